@@ -1,0 +1,19 @@
+// hearth-cli subcommands. Each takes its arguments (after the subcommand name) and
+// returns the process exit code: 0 success, 1 a runtime error (bad model file...),
+// 2 a usage error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hearth::cli {
+
+using CommandArgs = std::vector<std::string>;
+
+int run_info(const CommandArgs& args);
+int run_tokenize(const CommandArgs& args);
+
+// Prints "hearth-cli: message" to stderr and returns code.
+int fail(int code, const std::string& message);
+
+}  // namespace hearth::cli

@@ -1,0 +1,44 @@
+// hearth-cli: Hearth's headless, scriptable front end. Every subcommand can print
+// machine-readable JSON (--json), so scripts and benchmarks can drive the engine.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "common/log.h"
+
+namespace {
+
+struct Command {
+    const char* name;
+    const char* summary;
+    int (*run)(const hearth::cli::CommandArgs&);
+};
+
+constexpr Command kCommands[] = {
+    {"info", "describe a GGUF model as JSON", hearth::cli::run_info},
+    {"tokenize", "print the token ids of a text as a JSON array", hearth::cli::run_tokenize},
+};
+
+void print_usage(std::FILE* out) {
+    std::fprintf(out, "usage: hearth-cli COMMAND [options]\n\ncommands:\n");
+    for (const Command& c : kCommands) std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
+    std::fprintf(out, "\nRun 'hearth-cli COMMAND --help' for a command's options.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    hearth::log::set_level(std::getenv("HEARTH_LOG_LEVEL") ? std::getenv("HEARTH_LOG_LEVEL") : "warn");
+    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+        print_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    for (const Command& c : kCommands)
+        if (std::strcmp(argv[1], c.name) == 0) return c.run(args);
+    std::fprintf(stderr, "hearth-cli: unknown command '%s'\n\n", argv[1]);
+    print_usage(stderr);
+    return 2;
+}

@@ -1,0 +1,21 @@
+# HEARTH_CUDA=AUTO builds the CUDA backend whenever nvcc is found, so CI compiles the
+# CUDA code on machines without a GPU; ON makes a missing toolkit an error.
+set(HEARTH_WITH_CUDA OFF)
+if(NOT HEARTH_CUDA STREQUAL "OFF")
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      # sm_90 is the GPU we test on (H200); 75/86 cover common desktop cards. PTX for newer.
+      set(CMAKE_CUDA_ARCHITECTURES "75;86;90" CACHE STRING "CUDA architectures")
+    endif()
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)
+    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    set(HEARTH_WITH_CUDA ON)
+  elseif(HEARTH_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "HEARTH_CUDA=ON but no CUDA compiler was found (is nvcc on PATH?)")
+  endif()
+endif()
+message(STATUS "Hearth: CUDA backend ${HEARTH_WITH_CUDA}")

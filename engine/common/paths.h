@@ -1,0 +1,17 @@
+// Where Hearth keeps its data, without Qt (the CLI and tests use it; the app agrees with
+// it through QStandardPaths::AppDataLocation for the application name "Hearth").
+#pragma once
+
+#include <string>
+
+namespace hearth::paths {
+
+// Linux: $XDG_DATA_HOME/Hearth or ~/.local/share/Hearth. Windows: %APPDATA%\Hearth.
+std::string data_dir();
+
+inline constexpr const char* kDefaultModelFile = "SmolLM2-135M-Instruct.Q4_1.gguf";
+
+// $HEARTH_MODEL if set, else <data_dir>/models/SmolLM2-135M-Instruct.Q4_1.gguf.
+std::string default_model_path();
+
+}  // namespace hearth::paths

@@ -1,0 +1,100 @@
+#include "gguf/file_mapping.h"
+
+#include <cerrno>
+#include <cstring>
+
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#define NOMINMAX
+#include <windows.h>
+#else
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+namespace hearth::gguf {
+
+#ifdef _WIN32
+
+namespace {
+std::string last_error_text() {
+    char buf[256] = {};
+    FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr,
+                   GetLastError(), 0, buf, sizeof(buf), nullptr);
+    return buf;
+}
+std::wstring widen(const std::string& utf8) {
+    const int n = MultiByteToWideChar(CP_UTF8, 0, utf8.c_str(), -1, nullptr, 0);
+    std::wstring out(static_cast<size_t>(n > 0 ? n : 1), L'\0');
+    MultiByteToWideChar(CP_UTF8, 0, utf8.c_str(), -1, out.data(), n);
+    out.resize(wcslen(out.c_str()));
+    return out;
+}
+}  // namespace
+
+Result<std::unique_ptr<FileMapping>> FileMapping::open(const std::string& path) {
+    std::unique_ptr<FileMapping> m(new FileMapping);
+    m->file_ = CreateFileW(widen(path).c_str(), GENERIC_READ, FILE_SHARE_READ, nullptr,
+                           OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (m->file_ == INVALID_HANDLE_VALUE) {
+        m->file_ = nullptr;
+        return make_error("cannot open " + path + ": " + last_error_text());
+    }
+    LARGE_INTEGER size;
+    if (!GetFileSizeEx(m->file_, &size))
+        return make_error("cannot read the size of " + path + ": " + last_error_text());
+    m->size_ = static_cast<size_t>(size.QuadPart);
+    if (m->size_ == 0) return m;  // nothing to map; the parser reports the empty file
+    m->mapping_ = CreateFileMappingW(m->file_, nullptr, PAGE_READONLY, 0, 0, nullptr);
+    if (!m->mapping_) return make_error("cannot map " + path + ": " + last_error_text());
+    void* view = MapViewOfFile(m->mapping_, FILE_MAP_READ, 0, 0, 0);
+    if (!view) return make_error("cannot map " + path + ": " + last_error_text());
+    m->data_ = static_cast<const std::byte*>(view);
+    return m;
+}
+
+FileMapping::~FileMapping() {
+    if (data_) UnmapViewOfFile(data_);
+    if (mapping_) CloseHandle(mapping_);
+    if (file_) CloseHandle(file_);
+}
+
+#else
+
+Result<std::unique_ptr<FileMapping>> FileMapping::open(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return make_error("cannot open " + path + ": " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return make_error("cannot read the size of " + path + ": " + std::strerror(err));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return make_error(path + " is not a regular file");
+    }
+    std::unique_ptr<FileMapping> m(new FileMapping);
+    m->size_ = static_cast<size_t>(st.st_size);
+    if (m->size_ > 0) {
+        void* addr = ::mmap(nullptr, m->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (addr == MAP_FAILED) {
+            const int err = errno;
+            ::close(fd);
+            return make_error("cannot map " + path + ": " + std::strerror(err));
+        }
+        m->data_ = static_cast<const std::byte*>(addr);
+    }
+    ::close(fd);  // the mapping keeps the file alive
+    return m;
+}
+
+FileMapping::~FileMapping() {
+    if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
+}
+
+#endif
+
+}  // namespace hearth::gguf

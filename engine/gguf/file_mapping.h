@@ -1,0 +1,33 @@
+// A read-only memory mapping of a whole file. The only platform-specific code of the
+// GGUF reader lives in file_mapping.cpp (POSIX mmap, Windows file mappings).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "common/result.h"
+
+namespace hearth::gguf {
+
+class FileMapping {
+public:
+    static Result<std::unique_ptr<FileMapping>> open(const std::string& path);
+    ~FileMapping();
+    FileMapping(const FileMapping&) = delete;
+    FileMapping& operator=(const FileMapping&) = delete;
+
+    std::span<const std::byte> bytes() const { return {data_, size_}; }
+
+private:
+    FileMapping() = default;
+    const std::byte* data_ = nullptr;
+    std::size_t size_ = 0;
+#ifdef _WIN32
+    void* file_ = nullptr;
+    void* mapping_ = nullptr;
+#endif
+};
+
+}  // namespace hearth::gguf

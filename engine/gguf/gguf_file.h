@@ -1,0 +1,188 @@
+// A read-only, memory-mapped GGUF v2/v3 file.
+//
+// The file is untrusted. parse() validates every count, length, offset and shape
+// against the bytes actually present (with overflow checks) before anything is
+// allocated or dereferenced, so a truncated or hostile file yields an Error naming the
+// problem, never a crash, a hang or an unbounded allocation. After a successful parse
+// every accessor is safe: metadata values and tensor data are views into the mapping
+// and stay valid as long as the GgufFile lives.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "quant/quant_types.h"
+#include "common/result.h"
+
+namespace hearth::gguf {
+
+enum class ValueType : uint32_t {
+    U8 = 0,
+    I8 = 1,
+    U16 = 2,
+    I16 = 3,
+    U32 = 4,
+    I32 = 5,
+    F32 = 6,
+    Bool = 7,
+    String = 8,
+    Array = 9,
+    U64 = 10,
+    I64 = 11,
+    F64 = 12,
+};
+std::string_view value_type_name(ValueType type);
+
+class Value;
+
+// A view of a (possibly nested) metadata array. Elements are decoded on access; the
+// array was fully validated by the parser.
+class ArrayView {
+public:
+    ValueType element_type() const { return element_type_; }
+    uint64_t size() const { return count_; }
+
+    // Element i (i < size()). O(1) for fixed-size element types, O(i) for strings
+    // and nested arrays; use the bulk accessors below to read whole arrays.
+    Value at(uint64_t i) const;
+
+    // Whole-array conversions. Empty optional when the element type does not convert
+    // (integers convert to a wider or equal type when every value fits).
+    std::optional<std::vector<std::string_view>> strings() const;
+    std::optional<std::vector<int32_t>> i32s() const;
+    std::optional<std::vector<float>> f32s() const;
+
+private:
+    friend class Value;
+    friend class GgufParser;
+    ValueType element_type_ = ValueType::U8;
+    uint64_t count_ = 0;
+    const std::byte* data_ = nullptr;  // first element
+    uint64_t bytes_ = 0;               // total bytes of the elements
+};
+
+// One metadata value: a scalar, a string or an array.
+class Value {
+public:
+    ValueType type() const { return type_; }
+
+    // Integer value when this is an integer or bool type and fits in T.
+    template <typename T>
+    std::optional<T> as_int() const {
+        Integer v;
+        if (!integer(v)) return std::nullopt;
+        if (v.is_signed) {
+            if (!std::in_range<T>(v.s)) return std::nullopt;
+            return static_cast<T>(v.s);
+        }
+        if (!std::in_range<T>(v.u)) return std::nullopt;
+        return static_cast<T>(v.u);
+    }
+    std::optional<double> as_float() const;  // F32/F64 (and integers, converted)
+    std::optional<bool> as_bool() const;
+    std::optional<std::string_view> as_string() const;
+    std::optional<ArrayView> as_array() const;
+
+    // Human-readable rendering (arrays abbreviated), for `hearth-cli info`.
+    std::string to_string(std::size_t max_array_items = 8) const;
+
+private:
+    friend class ArrayView;
+    friend class GgufParser;
+    struct Integer {
+        bool is_signed = false;
+        int64_t s = 0;
+        uint64_t u = 0;
+    };
+    bool integer(Integer& out) const;
+
+    ValueType type_ = ValueType::U8;
+    const std::byte* data_ = nullptr;  // the encoded value (after the type tag)
+    uint64_t bytes_ = 0;               // its encoded size
+};
+
+struct MetadataEntry {
+    std::string_view key;
+    Value value;
+};
+
+struct TensorInfo {
+    std::string name;
+    quant::TensorType type = quant::TensorType::F32;
+    int n_dims = 0;
+    std::array<int64_t, 4> ne{1, 1, 1, 1};  // ne[0] is the contiguous dimension
+    uint64_t offset = 0;                    // relative to the data section
+    uint64_t nbytes = 0;
+    const std::byte* data = nullptr;  // into the mapping
+
+    int64_t n_elements() const { return ne[0] * ne[1] * ne[2] * ne[3]; }
+    int64_t rows() const { return ne[1] * ne[2] * ne[3]; }
+    std::span<const std::byte> bytes() const { return {data, static_cast<std::size_t>(nbytes)}; }
+    std::string shape_string() const;  // "[576, 49152]"
+};
+
+class FileMapping;
+
+class GgufFile {
+public:
+    // Maps and parses the file at path.
+    static Result<std::unique_ptr<GgufFile>> open(const std::string& path);
+    // Parses an in-memory file, which the result owns (tests, fuzzing, generated models).
+    static Result<std::unique_ptr<GgufFile>> parse(std::vector<std::byte> bytes);
+
+    ~GgufFile();
+    GgufFile(const GgufFile&) = delete;
+    GgufFile& operator=(const GgufFile&) = delete;
+
+    uint32_t version() const { return version_; }
+    uint64_t alignment() const { return alignment_; }
+    uint64_t file_size() const { return bytes_.size(); }
+    uint64_t data_offset() const { return data_offset_; }
+    const std::string& path() const { return path_; }
+
+    const std::vector<MetadataEntry>& metadata() const { return metadata_; }
+    const Value* find(std::string_view key) const;
+
+    // Typed accessors: nullopt when the key is absent or has another type.
+    std::optional<std::string_view> get_string(std::string_view key) const;
+    std::optional<uint32_t> get_u32(std::string_view key) const;
+    std::optional<uint64_t> get_u64(std::string_view key) const;
+    std::optional<int32_t> get_i32(std::string_view key) const;
+    std::optional<float> get_f32(std::string_view key) const;
+    std::optional<bool> get_bool(std::string_view key) const;
+    std::optional<ArrayView> get_array(std::string_view key) const;
+
+    const std::vector<TensorInfo>& tensors() const { return tensors_; }
+    const TensorInfo* find_tensor(std::string_view name) const;
+
+    // A stable fingerprint of the model: SHA-256 over the header, metadata and tensor
+    // infos plus the file size (not the weights, so it is fast), hex encoded.
+    const std::string& fingerprint() const { return fingerprint_; }
+
+private:
+    friend class GgufParser;
+    GgufFile() = default;
+
+    static Result<std::unique_ptr<GgufFile>> parse_view(std::span<const std::byte> bytes);
+
+    std::unique_ptr<FileMapping> mapping_;  // owns bytes_ for open()
+    std::vector<std::byte> owned_;          // owns bytes_ for parse()
+    std::span<const std::byte> bytes_;
+    std::string path_;
+    uint32_t version_ = 0;
+    uint64_t alignment_ = 32;
+    uint64_t data_offset_ = 0;
+    std::vector<MetadataEntry> metadata_;
+    std::vector<TensorInfo> tensors_;
+    std::string fingerprint_;
+};
+
+}  // namespace hearth::gguf

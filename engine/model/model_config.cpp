@@ -1,0 +1,89 @@
+#include "model/model_config.h"
+
+#include "gguf/gguf_file.h"
+
+namespace hearth {
+namespace {
+
+// Architectures Hearth runs, with their RoPE variant.
+struct ArchInfo {
+    std::string_view name;
+    RopeStyle rope;
+    bool qkv_bias;
+};
+constexpr ArchInfo kArchitectures[] = {
+    {"llama", RopeStyle::Normal, false},
+    {"qwen2", RopeStyle::Neox, true},
+};
+
+}  // namespace
+
+Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
+    ModelConfig c;
+    const auto arch = file.get_string("general.architecture");
+    if (!arch) return make_error("general.architecture is missing or not a string");
+    c.architecture = std::string(*arch);
+    const ArchInfo* info = nullptr;
+    for (const ArchInfo& a : kArchitectures)
+        if (a.name == c.architecture) info = &a;
+    if (!info)
+        return make_error("unsupported architecture \"" + c.architecture +
+                          "\" (Hearth runs llama and qwen2 models)");
+    c.rope_style = info->rope;
+    c.has_qkv_bias = info->qkv_bias;
+    if (auto n = file.get_string("general.name")) c.name = std::string(*n);
+
+    const std::string p = c.architecture + ".";
+    auto required = [&](const char* key, int64_t& out) -> Result<void> {
+        const auto v = file.get_u64(p + key);
+        if (!v) return make_error(p + key + " is missing or not an unsigned integer");
+        if (*v == 0 || *v > (1ull << 31)) return make_error(p + key + " has an invalid value " + std::to_string(*v));
+        out = static_cast<int64_t>(*v);
+        return {};
+    };
+    for (auto [key, out] : {std::pair{"context_length", &c.context_length},
+                            std::pair{"embedding_length", &c.n_embd},
+                            std::pair{"block_count", &c.n_layer},
+                            std::pair{"feed_forward_length", &c.n_ff},
+                            std::pair{"attention.head_count", &c.n_head}})
+        if (auto r = required(key, *out); !r) return r.error();
+
+    c.n_head_kv = c.n_head;
+    if (file.find(p + "attention.head_count_kv"))
+        if (auto r = required("attention.head_count_kv", c.n_head_kv); !r) return r.error();
+    if (c.n_head % c.n_head_kv != 0)
+        return make_error(p + "attention.head_count " + std::to_string(c.n_head) +
+                          " is not a multiple of head_count_kv " + std::to_string(c.n_head_kv));
+    c.head_dim = c.n_embd / c.n_head;
+    if (file.find(p + "attention.key_length"))
+        if (auto r = required("attention.key_length", c.head_dim); !r) return r.error();
+    if (c.head_dim % 2 != 0) return make_error("head dimension " + std::to_string(c.head_dim) + " is odd");
+    c.n_rot = c.head_dim;
+    if (file.find(p + "rope.dimension_count"))
+        if (auto r = required("rope.dimension_count", c.n_rot); !r) return r.error();
+    if (c.n_rot > c.head_dim || c.n_rot % 2 != 0)
+        return make_error(p + "rope.dimension_count " + std::to_string(c.n_rot) + " is invalid");
+
+    if (auto v = file.get_f32(p + "attention.layer_norm_rms_epsilon")) c.rms_eps = *v;
+    if (!(c.rms_eps > 0.0f)) return make_error(p + "attention.layer_norm_rms_epsilon must be positive");
+    if (auto v = file.get_f32(p + "rope.freq_base")) c.rope_freq_base = *v;
+    if (!(c.rope_freq_base > 0.0f)) return make_error(p + "rope.freq_base must be positive");
+    if (auto v = file.get_string(p + "rope.scaling.type")) c.rope_scaling_type = std::string(*v);
+    if (auto v = file.get_f32(p + "rope.scaling.factor")) c.rope_scaling_factor = *v;
+    if (auto v = file.get_u64(p + "rope.scaling.original_context_length"))
+        c.rope_original_context = static_cast<int64_t>(*v);
+
+    const auto* embd = file.find_tensor("token_embd.weight");
+    if (!embd) return make_error("tensor token_embd.weight is missing");
+    if (embd->ne[0] != c.n_embd)
+        return make_error("tensor token_embd.weight has shape " + embd->shape_string() +
+                          ", expected rows of " + std::to_string(c.n_embd));
+    c.n_vocab = embd->ne[1];
+    if (auto v = file.get_u64(p + "vocab_size"); v && static_cast<int64_t>(*v) != c.n_vocab)
+        return make_error(p + "vocab_size " + std::to_string(*v) + " disagrees with token_embd.weight " +
+                          embd->shape_string());
+    c.tied_embeddings = file.find_tensor("output.weight") == nullptr;
+    return c;
+}
+
+}  // namespace hearth

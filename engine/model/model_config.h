@@ -1,0 +1,42 @@
+// Hyperparameters of a llama-family model, read from GGUF metadata and validated.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/result.h"
+
+namespace hearth::gguf {
+class GgufFile;
+}
+
+namespace hearth {
+
+enum class RopeStyle { Normal, Neox };
+
+struct ModelConfig {
+    std::string architecture;  // "llama", "qwen2"
+    std::string name;          // general.name, may be empty
+    int64_t context_length = 0;
+    int64_t n_embd = 0;
+    int64_t n_layer = 0;
+    int64_t n_ff = 0;
+    int64_t n_head = 0;
+    int64_t n_head_kv = 0;
+    int64_t head_dim = 0;  // attention.key_length or n_embd / n_head
+    int64_t n_vocab = 0;
+    int64_t n_rot = 0;  // rope.dimension_count or head_dim
+    float rms_eps = 1e-5f;
+    float rope_freq_base = 10000.0f;
+    std::string rope_scaling_type;  // "", "none", "linear", "yarn"
+    float rope_scaling_factor = 1.0f;
+    int64_t rope_original_context = 0;
+    RopeStyle rope_style = RopeStyle::Normal;
+    bool tied_embeddings = false;  // no output.weight: logits use token_embd
+    bool has_qkv_bias = false;     // qwen2
+
+    // Reads and checks the configuration; errors name the missing or bad key.
+    static Result<ModelConfig> from_gguf(const gguf::GgufFile& file);
+};
+
+}  // namespace hearth

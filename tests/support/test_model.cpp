@@ -1,0 +1,19 @@
+#include "support/test_model.h"
+
+#include <QFileInfo>
+#include <QtGlobal>
+
+#include "common/paths.h"
+
+namespace hearth::test {
+
+QString default_model_path_if_present() {
+    const QString path = QString::fromStdString(paths::default_model_path());
+    return QFileInfo(path).isFile() ? path : QString();
+}
+
+bool in_ci() { return qEnvironmentVariable("CI") == QLatin1String("true"); }
+
+QString source_dir() { return QStringLiteral(HEARTH_SOURCE_DIR); }
+
+}  // namespace hearth::test

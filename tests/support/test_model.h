@@ -1,0 +1,27 @@
+// Helpers shared by the test suites.
+#pragma once
+
+#include <QString>
+
+namespace hearth::test {
+
+// Path of the default model ($HEARTH_MODEL or the data folder), or an empty string when
+// it is not there. Use HEARTH_REQUIRE_MODEL in a test function instead of calling this.
+QString default_model_path_if_present();
+
+// True when running in CI (CI=true), where a missing model is a failure, not a skip.
+bool in_ci();
+
+// Root of the source tree (for golden data under tests/data).
+QString source_dir();
+
+}  // namespace hearth::test
+
+// Declares `const QString model_path` or skips (fails in CI) when the model is missing.
+#define HEARTH_REQUIRE_MODEL(model_path)                                                    \
+    const QString model_path = ::hearth::test::default_model_path_if_present();             \
+    if ((model_path).isEmpty()) {                                                           \
+        if (::hearth::test::in_ci())                                                        \
+            QFAIL("default model missing in CI: run scripts/fetch-model (or set HEARTH_MODEL)"); \
+        QSKIP("default model not found: run scripts/fetch-model or set HEARTH_MODEL");      \
+    }

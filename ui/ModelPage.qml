@@ -1,0 +1,167 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+
+// The model page: what the open model is, and its tokenizer at work on any text.
+Page {
+    id: page
+    required property var inspector
+    padding: 24
+
+    function humanBytes(n) {
+        if (n >= 1e9) return (n / 1e9).toFixed(2) + " GB"
+        if (n >= 1e6) return (n / 1e6).toFixed(1) + " MB"
+        return n + " bytes"
+    }
+    function humanCount(n) {
+        if (n >= 1e9) return (n / 1e9).toFixed(2) + " B"
+        if (n >= 1e6) return (n / 1e6).toFixed(1) + " M"
+        return n
+    }
+
+    header: ToolBar {
+        RowLayout {
+            anchors.fill: parent
+            anchors.leftMargin: 16
+            anchors.rightMargin: 8
+            Label {
+                text: "Hearth"
+                font.pixelSize: 20
+                font.bold: true
+            }
+            Label {
+                text: page.inspector.status === "ready" ? page.inspector.facts.fileName : ""
+                opacity: 0.7
+                elide: Text.ElideMiddle
+                Layout.fillWidth: true
+            }
+        }
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 16
+
+        // No model yet, or it failed to load: say what to do.
+        Pane {
+            visible: page.inspector.status === "error" || page.inspector.status === "empty"
+            Layout.fillWidth: true
+            Material.elevation: 2
+            ColumnLayout {
+                width: parent.width
+                Label {
+                    text: qsTr("No model loaded")
+                    font.pixelSize: 18
+                    font.bold: true
+                }
+                Label {
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    textFormat: Text.PlainText
+                    text: page.inspector.errorText
+                }
+                Label {
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    text: qsTr("Get the default model (SmolLM2-135M-Instruct, 98 MB) with scripts/fetch-model, then restart Hearth. It is looked for at:\n%1").arg(page.inspector.defaultModelPath)
+                }
+            }
+        }
+
+        BusyIndicator {
+            visible: page.inspector.status === "loading"
+            running: visible
+            Layout.alignment: Qt.AlignHCenter
+        }
+
+        Pane {
+            visible: page.inspector.status === "ready"
+            Layout.fillWidth: true
+            Material.elevation: 2
+            ColumnLayout {
+                width: parent.width
+                spacing: 6
+                Label {
+                    text: page.inspector.facts.name || page.inspector.facts.fileName || ""
+                    font.pixelSize: 18
+                    font.bold: true
+                }
+                FactRow { label: qsTr("Architecture"); value: page.inspector.facts.architecture || "" }
+                FactRow { label: qsTr("Parameters"); value: page.humanCount(page.inspector.facts.parameters || 0) }
+                FactRow { label: qsTr("Quantisation"); value: page.inspector.facts.quantization || "" }
+                FactRow { label: qsTr("File size"); value: page.humanBytes(page.inspector.facts.fileSize || 0) }
+                FactRow {
+                    label: qsTr("Context length")
+                    value: page.inspector.facts.supported ? qsTr("%1 tokens").arg(page.inspector.facts.contextLength)
+                                                           : (page.inspector.facts.unsupportedReason || "")
+                }
+                FactRow { label: qsTr("Layers"); value: page.inspector.facts.layers ? qsTr("%1 × %2 wide, heads %3").arg(page.inspector.facts.layers).arg(page.inspector.facts.embedding).arg(page.inspector.facts.heads) : "" }
+                FactRow { label: qsTr("Tokenizer"); value: page.inspector.facts.tokenizer || "" }
+                FactRow { label: qsTr("Chat template"); value: page.inspector.facts.templateFamily || "" }
+                FactRow { label: qsTr("Fingerprint"); value: page.inspector.facts.fingerprint || "" }
+            }
+        }
+
+        // The tokenizer at work: type any text and see its tokens.
+        Pane {
+            visible: page.inspector.status === "ready"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            Material.elevation: 2
+            ColumnLayout {
+                anchors.fill: parent
+                RowLayout {
+                    Label {
+                        text: qsTr("Tokenizer")
+                        font.bold: true
+                        Layout.fillWidth: true
+                    }
+                    Switch {
+                        id: specialSwitch
+                        text: qsTr("Control tokens")
+                        checked: true
+                    }
+                    Label {
+                        text: qsTr("%1 tokens").arg(tokens.count)
+                        opacity: 0.7
+                    }
+                }
+                TextArea {
+                    id: input
+                    Layout.fillWidth: true
+                    placeholderText: qsTr("Type text to see how the model reads it")
+                    text: "<|im_start|>user\nHello, Hearth! 你好 👋<|im_end|>"
+                    wrapMode: TextEdit.Wrap
+                }
+                ScrollView {
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    clip: true
+                    Flow {
+                        width: parent.width
+                        spacing: 4
+                        Repeater {
+                            id: tokens
+                            model: page.inspector.status === "ready" ? page.inspector.tokenize(input.text, specialSwitch.checked) : []
+                            delegate: Rectangle {
+                                required property var modelData
+                                radius: 4
+                                color: modelData.special ? Qt.rgba(0.9, 0.4, 0.2, 0.35) : Qt.rgba(0.5, 0.5, 0.5, 0.18)
+                                implicitWidth: tokenLabel.implicitWidth + 10
+                                implicitHeight: tokenLabel.implicitHeight + 6
+                                Label {
+                                    id: tokenLabel
+                                    anchors.centerIn: parent
+                                    textFormat: Text.PlainText
+                                    text: modelData.piece.replace(/\n/g, "⏎").replace(/ /g, "·") + "  " + modelData.id
+                                    font.family: "monospace"
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

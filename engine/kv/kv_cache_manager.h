@@ -1,0 +1,158 @@
+// KvCacheManager: the facade the scheduler calls. Per sequence it keeps an append-only
+// block table, the token ids it holds and the hashes of its full blocks, and it serves
+// prompt prefixes from the block pool's cache (automatic prefix caching).
+//
+// Life of a sequence:
+//   allocate(seq, prompt)      table covering the prompt; n_computed tokens came from cache
+//   mark_computed(seq, n)      the next n known tokens have their KV written
+//   commit(seq, tokens)        tokens appended to the sequence (e.g. the sampled token)
+//   append_slots(seq, n)       room for n more tokens (fails cleanly: then preempt)
+//   free(seq) | park(seq)      end of the turn; resume(seq, tokens) continues a parked one
+// Failures are values and change nothing; the manager never throws.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "common/result.h"
+#include "kv/block_hash.h"
+#include "kv/block_pool.h"
+
+namespace hearth::kv {
+
+using SeqId = int64_t;
+using PinId = int64_t;
+
+struct KvCacheConfig {
+    int32_t n_blocks = 0;            // sized by the caller from a memory budget (KvStorage)
+    int32_t block_size = 16;         // tokens per block
+    double max_pinned_share = 0.25;  // of n_blocks, for pin()
+    BlockHashKeys hash_keys;         // at least the model fingerprint
+};
+
+struct CachedPrefix {
+    std::vector<BlockId> blocks;
+    std::vector<BlockHash> hashes;  // of those blocks
+    int32_t n_tokens = 0;           // blocks.size() * block_size
+};
+
+struct Allocation {
+    std::vector<BlockId> block_table;  // covers every prompt token
+    int32_t n_prompt_tokens = 0;
+    int32_t n_computed_tokens = 0;  // already in the KV cache (cache hit or parked tail)
+};
+
+struct PinInfo {
+    PinId id = 0;
+    int32_t n_blocks = 0;
+    int32_t n_tokens = 0;
+};
+
+struct KvCacheStats {
+    int32_t blocks_total = 0;
+    int32_t blocks_used = 0;    // held by a sequence, a pin or a parked tail
+    int32_t blocks_cached = 0;  // carry a hash (held or freed-but-cached)
+    int32_t blocks_pinned = 0;
+    int32_t blocks_free = 0;  // in the free queue, cached or not
+    int64_t prompt_tokens_queried = 0;
+    int64_t prompt_tokens_cached = 0;  // served without recompute
+    int64_t evictions = 0;
+    int64_t parked_reclaims = 0;
+};
+
+class KvCacheManager {
+  public:
+    explicit KvCacheManager(KvCacheConfig config);
+
+    int32_t block_size() const { return config_.block_size; }
+    const BlockPool& pool() const { return pool_; }
+    KvCacheStats stats() const;
+
+    // The longest run of cached full blocks that prefixes tokens, capped at
+    // tokens.size() - 1 and rounded down to whole blocks. Changes nothing.
+    CachedPrefix longest_cached_prefix(std::span<const TokenId> tokens) const;
+
+    // Starts a sequence with this prompt (not an active or parked id; not empty).
+    Result<Allocation> allocate(SeqId seq, std::span<const TokenId> prompt);
+    // Grows the table by room for n more tokens; returns the blocks added (maybe none).
+    Result<std::vector<BlockId>> append_slots(SeqId seq, int32_t n);
+    // Appends tokens to the sequence's token ids; their KV is not computed yet.
+    Result<void> commit(SeqId seq, std::span<const TokenId> tokens);
+    // The next n tokens (already known: prompt or committed, with slots) now have their KV
+    // written. Blocks that became full are hashed and cached.
+    Result<void> mark_computed(SeqId seq, int32_t n);
+    // Ends the sequence; its blocks go back to the pool tail first. Unknown ids: no-op.
+    void free(SeqId seq);
+
+    // Ends the turn but keeps the last partly filled block (with the computed tokens)
+    // held for this id; full blocks are freed-but-cached as by free().
+    Result<void> park(SeqId seq);
+    // Continues a parked sequence with its whole new token list. Reuses the parked tail
+    // when tokens extend the parked tokens and its full blocks are still cached; else it
+    // falls back to allocate(). On failure the parked state is kept.
+    Result<Allocation> resume(SeqId seq, std::span<const TokenId> tokens);
+    // Forgets a parked sequence (releases its tail). Unknown ids: no-op.
+    void drop_parked(SeqId seq);
+
+    // Holds the cached full blocks that prefix tokens so they are never evicted.
+    Result<PinInfo> pin(std::span<const TokenId> prefix);
+    Result<void> unpin(PinId pin);
+
+    // Introspection, for the scheduler and tests.
+    bool has_sequence(SeqId seq) const { return seqs_.count(seq) != 0; }
+    bool is_parked(SeqId seq) const { return parked_.count(seq) != 0; }
+    std::span<const BlockId> block_table(SeqId seq) const;    // empty if unknown
+    std::span<const TokenId> tokens(SeqId seq) const;         // empty if unknown
+    int32_t n_computed(SeqId seq) const;                      // 0 if unknown
+    BlockId parked_tail(SeqId seq) const;                     // kNoBlock if none (or reclaimed)
+    std::span<const BlockId> pinned_blocks(PinId pin) const;  // empty if unknown
+    int32_t max_pinned_blocks() const { return max_pinned_; }
+
+  private:
+    struct Sequence {
+        std::vector<BlockId> table;
+        std::vector<TokenId> tokens;
+        std::vector<BlockHash> hashes;  // of the first hashes.size() full computed blocks
+        int32_t n_computed = 0;
+        int32_t n_reserved = 0;  // token slots the table must cover
+    };
+    struct Parked {
+        std::vector<TokenId> tokens;    // the computed tokens at park time
+        std::vector<BlockHash> hashes;  // of its full blocks
+        BlockId tail = kNoBlock;        // holds tokens past the last full block
+        uint64_t stamp = 0;             // park order, for oldest-first reclaim
+    };
+
+    int32_t blocks_for(int64_t n_tokens) const;
+    // Can n blocks be had after taking `hits` (some may sit in the free queue), counting
+    // parked tails other than `keep`'s as reclaimable?
+    bool can_allocate(int32_t n, std::span<const BlockId> hits, std::optional<SeqId> keep) const;
+    // Reclaims parked tails, oldest first, until n blocks are free (or none are left).
+    void reclaim_parked(int32_t n);
+    void release_parked_tail(Parked& p);
+    void hash_new_full_blocks(Sequence& s);
+    Result<Allocation> allocate_fresh(SeqId seq, std::span<const TokenId> prompt,
+                                      std::optional<SeqId> keep);
+    // nullopt when the tail cannot be used (a full block was evicted): fall back.
+    std::optional<Result<Allocation>> resume_with_tail(SeqId seq, Parked& p,
+                                                       std::span<const TokenId> tokens);
+
+    KvCacheConfig config_;
+    BlockPool pool_;
+    int32_t max_pinned_ = 0;
+    std::unordered_map<SeqId, Sequence> seqs_;
+    std::unordered_map<SeqId, Parked> parked_;
+    std::map<uint64_t, SeqId> parked_order_;  // stamp -> seq, for parked with a tail
+    uint64_t next_stamp_ = 1;
+    std::unordered_map<PinId, std::vector<BlockId>> pins_;
+    PinId next_pin_ = 1;
+    int64_t prompt_tokens_queried_ = 0;
+    int64_t prompt_tokens_cached_ = 0;
+    int64_t parked_reclaims_ = 0;
+};
+
+}  // namespace hearth::kv

@@ -75,7 +75,7 @@ std::shared_ptr<const LoadedModelInfo> load_model(const QString& path) {
         m["tokenizer"] = QString::fromStdString("unusable: " + tokenizer.message());
     }
     m["templateFamily"] = qs(chat::family_name(
-        chat::detect_family(f.get_string("tokenizer.chat_template").value_or(""))));
+        chat::choose_family(f.get_string("tokenizer.chat_template"))));
     m["fingerprint"] = QString::fromStdString(f.fingerprint()).left(16);
     return info;
 }

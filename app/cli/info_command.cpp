@@ -114,7 +114,7 @@ int run_info(const CommandArgs& argv) {
     QJsonObject chat;
     const auto template_text = f.get_string("tokenizer.chat_template");
     chat["has_template"] = template_text.has_value();
-    chat["family"] = qs(chat::family_name(chat::detect_family(template_text.value_or(""))));
+    chat["family"] = qs(chat::family_name(chat::choose_family(template_text)));
     out["chat_template"] = chat;
 
     if (args->flag("tensors")) {

@@ -19,6 +19,8 @@ struct Command {
 constexpr Command kCommands[] = {
     {"info", "describe a GGUF model as JSON", hearth::cli::run_info},
     {"tokenize", "print the token ids of a text as a JSON array", hearth::cli::run_tokenize},
+    {"generate", "generate a completion (streamed, or JSON with statistics)", hearth::cli::run_generate},
+    {"chat", "chat with a model in the terminal", hearth::cli::run_chat},
 };
 
 void print_usage(std::FILE* out) {

@@ -1,0 +1,18 @@
+#include "cli/chat_prompt.h"
+
+#include "chat/prompt_builder.h"
+
+namespace hearth::cli {
+
+Result<std::vector<int32_t>> chat_prompt(const LoadedModel& model, const std::string& system,
+                                         const std::string& user) {
+    chat::PromptBuilder builder(*model.tokenizer, chat::ChatTemplate::from_gguf(*model.file));
+    std::vector<chat::Message> messages;
+    if (!system.empty()) messages.push_back({chat::Role::System, system, std::nullopt});
+    messages.push_back({chat::Role::User, user, std::nullopt});
+    auto prompt = builder.build(messages);
+    if (!prompt) return prompt.error();
+    return std::move(prompt->ids);
+}
+
+}  // namespace hearth::cli

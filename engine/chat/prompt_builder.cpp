@@ -1,0 +1,249 @@
+#include "chat/prompt_builder.h"
+
+#include <algorithm>
+#include <string>
+
+#include "common/log.h"
+
+namespace hearth::chat {
+
+namespace {
+
+void append(std::vector<TokenId>& out, std::span<const TokenId> ids) {
+    out.insert(out.end(), ids.begin(), ids.end());
+}
+
+bool ends_with(std::span<const TokenId> ids, std::span<const TokenId> suffix) {
+    return !suffix.empty() && ids.size() >= suffix.size() &&
+           std::equal(suffix.begin(), suffix.end(),
+                      ids.end() - static_cast<std::ptrdiff_t>(suffix.size()));
+}
+
+}  // namespace
+
+PromptBuilder::PromptBuilder(const Tokenizer& tokenizer, ChatTemplate chat_template)
+    : tokenizer_(tokenizer), template_(std::move(chat_template)) {
+    add_bos_ = tokenizer_.bos() >= 0 && (tokenizer_.add_bos() || template_.wants_bos());
+    // SentencePiece vocabularies with add_space_prefix put a space before every text
+    // handed to encode() (see encode_piece).
+    prefixes_space_ =
+        tokenizer_.kind() == TokenizerKind::SentencePiece && tokenizer_.add_space_prefix();
+    if (prefixes_space_) space_token_ = tokenizer_.find_token("\xE2\x96\x81");  // "▁"
+
+    end_of_turn_ids_ = encode_glue(template_.end_of_turn());
+    stop_tokens_ = tokenizer_.end_of_generation_tokens();
+    if (end_of_turn_ids_.size() == 1) {
+        stop_tokens_.push_back(end_of_turn_ids_.front());
+    } else {
+        log::get("chat")->warn(
+            "the vocabulary has no single token for '{}', which the {} format ends a reply "
+            "with; replies stop only at the end-of-generation tokens",
+            template_.end_of_turn(), family_name(template_.family()));
+    }
+    std::sort(stop_tokens_.begin(), stop_tokens_.end());
+    stop_tokens_.erase(std::unique(stop_tokens_.begin(), stop_tokens_.end()), stop_tokens_.end());
+}
+
+std::vector<TokenId> PromptBuilder::encode_piece(std::string_view text, bool parse_special) const {
+    if (!prefixes_space_ || !text.starts_with(' '))
+        return text.empty() ? std::vector<TokenId>{} : tokenizer_.encode(text, parse_special);
+    // The format's space at a piece boundary is the one such a tokenizer adds itself...
+    text.remove_prefix(1);
+    std::vector<TokenId> ids =
+        text.empty() ? std::vector<TokenId>{} : tokenizer_.encode(text, parse_special);
+    // ...except before a special token (" [/INST]" where [/INST] is one), where it adds
+    // none: the space is then the vocabulary's lone space token.
+    if (!ids.empty() && space_token_ >= 0) {
+        const TokenAttr attr = tokenizer_.token_attr(ids.front());
+        if (attr == TokenAttr::Control || attr == TokenAttr::UserDefined)
+            ids.insert(ids.begin(), space_token_);
+    }
+    return ids;
+}
+
+std::vector<TokenId> PromptBuilder::encode_glue(std::string_view text) const {
+    if (!prefixes_space_) return encode_piece(text, true);
+    // A space inside glue can follow a special token ("[INST] <<SYS>>" where [INST] is
+    // one), after which the tokenizer adds its own space too. Encoding the glue in parts
+    // that each start at a word's space gives every space once; SentencePiece pieces
+    // start at a space, so the split does not change them.
+    std::vector<TokenId> ids;
+    size_t begin = 0;
+    for (size_t at = 1; at <= text.size(); ++at) {
+        if (at < text.size() && !(text[at] == ' ' && text[at - 1] != ' ')) continue;
+        append(ids, encode_piece(text.substr(begin, at - begin), true));
+        begin = at;
+    }
+    return ids;
+}
+
+bool PromptBuilder::reply_is_closed(std::span<const TokenId> ids) const {
+    return ends_with(ids, end_of_turn_ids_);
+}
+
+std::vector<TokenId> PromptBuilder::encode_content(Role role, std::string_view text) const {
+    // lead and trim depend on the family and role only (chat_template.h), so any state
+    // gives the content ids build() uses for this message wherever it sits.
+    const MessageLayout l = template_.layout(role, LayoutState{});
+    std::string t = l.lead;
+    t += l.trim ? trim_text(text) : text;
+    return encode_piece(t, false);
+}
+
+void PromptBuilder::append_message(const Message* message, std::string_view text,
+                                   const MessageLayout& layout, bool leave_open,
+                                   std::vector<TokenId>& out) const {
+    append(out, encode_glue(layout.open));
+    bool closed = false;
+    if (message && message->ids) {
+        append(out, *message->ids);
+        // A reply that ended with its end-of-turn token is closed already; one that was
+        // cancelled or stopped on another token (EOS) gets the marker now.
+        closed = message->role == Role::Assistant &&
+                 ends_with(*message->ids, encode_glue(layout.end_of_turn));
+    } else {
+        std::string t = layout.lead;
+        t += layout.trim ? trim_text(text) : text;
+        append(out, encode_piece(t, false));
+    }
+    if (leave_open) return;
+    if (!closed) append(out, encode_glue(layout.end_of_turn));
+    append(out, encode_glue(layout.close));
+}
+
+Result<Prompt> PromptBuilder::build_plan(std::span<const Message> messages, const Plan& plan,
+                                         PromptEnd end) const {
+    if (end == PromptEnd::ContinueReply) {
+        const bool last_is_reply =
+            !plan.messages.empty() &&
+            plan.messages.back().index + 1 == static_cast<int64_t>(messages.size()) &&
+            plan.messages.back().role == Role::Assistant;
+        if (!last_is_reply)
+            return make_error(
+                "there is no reply to continue: the last message is not an assistant message");
+        const Message& last = messages.back();
+        if (last.ids && reply_is_closed(*last.ids))
+            return make_error("the last reply is finished (it ends with its end-of-turn token)");
+    }
+
+    Prompt p;
+    std::vector<TokenId>& ids = p.ids;
+    const auto add_span = [&p](SegmentKind kind, Role role, int64_t message, size_t begin) {
+        if (p.ids.size() > begin)
+            p.segments.push_back({kind, role, message, begin, p.ids.size() - begin});
+    };
+    for (size_t i = 0; i < plan.messages.size(); ++i) {
+        const PlannedMessage& m = plan.messages[i];
+        const Message* msg = m.index >= 0 ? &messages[static_cast<size_t>(m.index)] : nullptr;
+        const std::string_view text =
+            msg ? std::string_view(msg->text) : std::string_view(template_.default_system_prompt());
+        const bool leave_open = end == PromptEnd::ContinueReply && i + 1 == plan.messages.size();
+        const size_t begin = ids.size();
+        append_message(msg, text, m.layout, leave_open, ids);
+        p.segments.push_back({SegmentKind::Message, m.role, m.index, begin, ids.size() - begin});
+        if (m.role == Role::System) p.persona_prefix = ids.size();
+    }
+    if (end == PromptEnd::GenerationPrompt) {
+        const size_t begin = ids.size();
+        append(ids, encode_glue(plan.reply.open));
+        add_span(SegmentKind::GenerationPrompt, Role::Assistant, -1, begin);
+    }
+
+    // BOS goes first unless the first segment starts with it already (a vocabulary whose
+    // BOS is the format's own opening token, as SmolLM2's <|im_start|> is).
+    if (add_bos_ && (ids.empty() || ids.front() != tokenizer_.bos())) {
+        ids.insert(ids.begin(), tokenizer_.bos());
+        for (SegmentSpan& s : p.segments) ++s.begin;
+        p.segments.insert(p.segments.begin(), {SegmentKind::Bos, Role::System, -1, 0, 1});
+        ++p.persona_prefix;
+    }
+    return p;
+}
+
+Result<Prompt> PromptBuilder::build(std::span<const Message> messages, PromptEnd end) const {
+    auto plan = template_.plan(messages);
+    if (!plan) return plan.error();
+    return build_plan(messages, *plan, end);
+}
+
+Result<Prompt> PromptBuilder::fit_to_context(std::span<const Message> messages,
+                                             size_t max_tokens) const {
+    auto full_plan = template_.plan(messages);
+    if (!full_plan) return full_plan.error();
+    auto full = build_plan(messages, *full_plan, PromptEnd::GenerationPrompt);
+    if (!full || full->ids.size() <= max_tokens) return full;
+
+    // Every message after the first one kept has the same segment as in the full prompt
+    // (its layout depends only on the message before it), so a candidate's size follows
+    // from the full prompt and the first kept message's segment; only the chosen
+    // candidate is built.
+    size_t system_size = 0;
+    size_t generation_size = 0;
+    std::vector<size_t> segment_size(messages.size(), 0);
+    for (const SegmentSpan& s : full->segments) {
+        if (s.kind == SegmentKind::GenerationPrompt) generation_size = s.size;
+        if (s.kind != SegmentKind::Message) continue;
+        if (s.role == Role::System)
+            system_size = s.size;
+        else
+            segment_size[static_cast<size_t>(s.message)] = s.size;
+    }
+    std::vector<size_t> suffix(messages.size() + 1, 0);  // sizes of messages [i, n)
+    for (size_t i = messages.size(); i-- > 0;) suffix[i] = suffix[i + 1] + segment_size[i];
+
+    const bool has_system =
+        !full_plan->messages.empty() && full_plan->messages.front().role == Role::System;
+    const LayoutState after_system =
+        has_system ? full_plan->messages.front().layout.after() : LayoutState{};
+    const size_t first_turn = !messages.empty() && messages[0].role == Role::System ? 1 : 0;
+    size_t smallest = full->ids.size();
+    for (size_t k = first_turn + 1; k < messages.size(); ++k) {
+        if (messages[k].role != Role::User) continue;
+        std::vector<TokenId> first_ids;
+        append_message(&messages[k], messages[k].text, template_.layout(Role::User, after_system),
+                       false, first_ids);
+        const TokenId first_id = has_system          ? full->ids[full->persona_prefix - system_size]
+                                 : first_ids.empty() ? -1
+                                                     : first_ids.front();
+        const size_t size = system_size + first_ids.size() + suffix[k + 1] + generation_size +
+                            (add_bos_ && first_id != tokenizer_.bos() ? 1 : 0);
+        smallest = std::min(smallest, size);
+        if (size > max_tokens) continue;
+        auto plan = template_.plan(messages, k - first_turn);
+        if (!plan) return plan.error();
+        auto p = build_plan(messages, *plan, PromptEnd::GenerationPrompt);
+        if (p && p->ids.size() <= max_tokens) {  // always, unless the sizes above are wrong
+            p->dropped = k - first_turn;
+            return p;
+        }
+    }
+    return make_error("the conversation needs at least " + std::to_string(smallest) +
+                      " tokens (the system prompt and the last turn), more than the " +
+                      std::to_string(max_tokens) + " available");
+}
+
+Result<Segment> PromptBuilder::render_segment(std::span<const Message> messages,
+                                              size_t index) const {
+    if (index >= messages.size())
+        return make_error("message " + std::to_string(index) + " is past the conversation's end");
+    auto p = build(messages.first(index + 1), PromptEnd::None);
+    if (!p) return p.error();
+    Segment seg{messages[index].role, {}};
+    for (const SegmentSpan& s : p->segments) {
+        if (s.kind == SegmentKind::Message && s.message == static_cast<int64_t>(index))
+            seg.ids.assign(p->ids.begin() + static_cast<std::ptrdiff_t>(s.begin),
+                           p->ids.begin() + static_cast<std::ptrdiff_t>(s.begin + s.size));
+    }
+    return seg;  // empty for an empty system message, which is written as nothing
+}
+
+std::vector<TokenId> PromptBuilder::persona_prefix(
+    std::optional<std::string_view> system_text) const {
+    std::vector<Message> messages;
+    if (system_text) messages.push_back({Role::System, std::string(*system_text), std::nullopt});
+    auto p = build(messages, PromptEnd::None);
+    // Cannot fail: a lone system message is always a valid conversation.
+    return p ? std::move(p->ids) : std::vector<TokenId>{};
+}
+
+}  // namespace hearth::chat

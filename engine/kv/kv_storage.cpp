@@ -1,0 +1,44 @@
+#include "kv/kv_storage.h"
+
+#include <new>
+
+namespace hearth {
+
+std::size_t KvStorage::bytes_per_block(const KvShape& s) {
+    return 2u * sizeof(uint16_t) * static_cast<std::size_t>(s.n_layers) *
+           static_cast<std::size_t>(s.block_size) * static_cast<std::size_t>(s.n_kv_heads) *
+           static_cast<std::size_t>(s.head_dim);
+}
+
+Result<std::unique_ptr<KvStorage>> KvStorage::create(kernels::Backend& backend, const KvShape& shape,
+                                                     int32_t n_blocks) {
+    if (shape.block_size < 1 || n_blocks < 1 || shape.n_layers < 1)
+        return make_error("KV cache needs at least one block of at least one token");
+    std::unique_ptr<KvStorage> kv(new KvStorage);
+    kv->shape_ = shape;
+    kv->n_blocks_ = n_blocks;
+    const std::size_t layer_bytes = bytes_per_block(shape) / static_cast<std::size_t>(shape.n_layers) / 2;
+    try {
+        for (int32_t l = 0; l < shape.n_layers; ++l) {
+            kv->k_.push_back(backend.alloc(layer_bytes * static_cast<std::size_t>(n_blocks)));
+            kv->v_.push_back(backend.alloc(layer_bytes * static_cast<std::size_t>(n_blocks)));
+        }
+    } catch (const std::bad_alloc&) {
+        return make_error("not enough memory for a KV cache of " + std::to_string(n_blocks) + " blocks (" +
+                          std::to_string(kv->bytes() >> 20) + " MiB)");
+    }
+    return kv;
+}
+
+kernels::PagedKvLayer KvStorage::layer(int32_t l) const {
+    kernels::PagedKvLayer p;
+    p.k = k_[static_cast<size_t>(l)]->as<uint16_t>();
+    p.v = v_[static_cast<size_t>(l)]->as<uint16_t>();
+    p.n_blocks = n_blocks_;
+    p.block_size = shape_.block_size;
+    p.n_kv_heads = shape_.n_kv_heads;
+    p.head_dim = shape_.head_dim;
+    return p;
+}
+
+}  // namespace hearth

@@ -1,0 +1,44 @@
+// The memory of the paged KV cache: for every layer, K and V blocks in backend memory,
+//   k, v: [n_blocks][block_size][n_kv_heads][head_dim] fp16
+// Block ids index this storage and never move. Which block belongs to whom is decided
+// elsewhere (the block pool); this class only owns the bytes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backend.h"
+#include "common/result.h"
+
+namespace hearth {
+
+struct KvShape {
+    int32_t n_layers = 0;
+    int32_t n_kv_heads = 0;
+    int32_t head_dim = 0;
+    int32_t block_size = 16;
+};
+
+class KvStorage {
+public:
+    // Bytes of one block across all layers (K and V).
+    static std::size_t bytes_per_block(const KvShape& shape);
+    // Allocates n_blocks blocks; fails with a message when the backend cannot.
+    static Result<std::unique_ptr<KvStorage>> create(kernels::Backend& backend, const KvShape& shape,
+                                                     int32_t n_blocks);
+
+    const KvShape& shape() const { return shape_; }
+    int32_t n_blocks() const { return n_blocks_; }
+    int32_t block_size() const { return shape_.block_size; }
+    kernels::PagedKvLayer layer(int32_t l) const;
+    std::size_t bytes() const { return bytes_per_block(shape_) * static_cast<std::size_t>(n_blocks_); }
+
+private:
+    KvStorage() = default;
+    KvShape shape_;
+    int32_t n_blocks_ = 0;
+    std::vector<std::unique_ptr<kernels::Buffer>> k_, v_;  // one buffer per layer each
+};
+
+}  // namespace hearth

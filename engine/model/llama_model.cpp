@@ -1,0 +1,261 @@
+#include "model/llama_model.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "common/log.h"
+#include "cpu/dequant.h"
+#include "gguf/gguf_file.h"
+#include "kv/kv_storage.h"
+
+namespace hearth {
+
+struct LlamaModel::Layer {
+    std::unique_ptr<kernels::Buffer> attn_norm, ffn_norm;  // [n_embd] f32
+    std::unique_ptr<kernels::Weight> wq, wk, wv, wo, gate, up, down;
+    std::unique_ptr<kernels::Buffer> bq, bk, bv;  // qwen2 biases, else null
+};
+
+namespace {
+
+using quant::TensorType;
+
+// Finds a tensor and checks its shape (ne order, as in the file).
+Result<const gguf::TensorInfo*> tensor(const gguf::GgufFile& f, const std::string& name,
+                                       std::initializer_list<int64_t> ne) {
+    const gguf::TensorInfo* t = f.find_tensor(name);
+    if (!t) return make_error("tensor " + name + " is missing");
+    bool ok = true;
+    auto want = ne.begin();
+    for (size_t d = 0; d < 4; ++d) ok = ok && t->ne[d] == (want != ne.end() ? *want++ : 1);
+    if (!ok) {
+        std::string expected = "[";
+        for (int64_t v : ne) expected += (expected.size() > 1 ? ", " : "") + std::to_string(v);
+        return make_error("tensor " + name + " has shape " + t->shape_string() + ", expected " + expected + "]");
+    }
+    return t;
+}
+
+Result<std::unique_ptr<kernels::Weight>> weight(kernels::Backend& b, const gguf::GgufFile& f,
+                                                const std::string& name, int64_t cols, int64_t rows) {
+    auto t = tensor(f, name, {cols, rows});
+    if (!t) return t.error();
+    kernels::WeightSource src{name, (*t)->type, rows, cols, (*t)->data};
+    return b.load_weight(src);
+}
+
+// A vector tensor (norm weight, bias) as f32 in backend memory, whatever its file type.
+Result<std::unique_ptr<kernels::Buffer>> vector(kernels::Backend& b, const gguf::GgufFile& f,
+                                                const std::string& name, int64_t n) {
+    auto t = tensor(f, name, {n});
+    if (!t) return t.error();
+    std::vector<float> host(static_cast<size_t>(n));
+    if (!quant::dequantize((*t)->type, (*t)->data, host.data(), n))
+        return make_error("tensor " + name + " has a type that cannot hold a vector");
+    auto buf = b.alloc(host.size() * sizeof(float));
+    b.upload(*buf, 0, host.data(), host.size() * sizeof(float));
+    return buf;
+}
+
+// Moves a successful result into dst.
+template <typename T>
+Result<void> take(T& dst, Result<T> r) {
+    if (!r) return r.error();
+    dst = std::move(r).value();
+    return {};
+}
+
+}  // namespace
+
+LlamaModel::LlamaModel(const ModelConfig& config, kernels::Backend& backend)
+    : config_(config), backend_(backend) {}
+LlamaModel::~LlamaModel() = default;
+
+Result<std::unique_ptr<LlamaModel>> LlamaModel::load(const gguf::GgufFile& file, kernels::Backend& backend) {
+    auto config = ModelConfig::from_gguf(file);
+    if (!config) return config.error();
+    const ModelConfig& c = *config;
+    if (!c.rope_scaling_type.empty() && c.rope_scaling_type != "none" && c.rope_scaling_type != "linear")
+        return make_error("rope scaling \"" + c.rope_scaling_type + "\" is not supported (none and linear are)");
+
+    std::unique_ptr<LlamaModel> m(new LlamaModel(c, backend));
+    const int64_t E = c.n_embd, D = c.head_dim, Q = c.n_head * D, KV = c.n_head_kv * D, F = c.n_ff;
+
+#define HEARTH_TRY(dst, expr) \
+    if (auto taken = take(dst, expr); !taken) return taken.error()
+
+    HEARTH_TRY(m->token_embd_, weight(backend, file, "token_embd.weight", E, c.n_vocab));
+    if (!c.tied_embeddings) { HEARTH_TRY(m->output_, weight(backend, file, "output.weight", E, c.n_vocab)); }
+    HEARTH_TRY(m->output_norm_, vector(backend, file, "output_norm.weight", E));
+    if (file.find_tensor("rope_freqs.weight")) {
+        HEARTH_TRY(m->rope_freqs_, vector(backend, file, "rope_freqs.weight", c.n_rot / 2));
+    }
+    m->layers_.resize(static_cast<size_t>(c.n_layer));
+    for (int64_t l = 0; l < c.n_layer; ++l) {
+        Layer& L = m->layers_[static_cast<size_t>(l)];
+        const std::string p = "blk." + std::to_string(l) + ".";
+        HEARTH_TRY(L.attn_norm, vector(backend, file, p + "attn_norm.weight", E));
+        HEARTH_TRY(L.ffn_norm, vector(backend, file, p + "ffn_norm.weight", E));
+        HEARTH_TRY(L.wq, weight(backend, file, p + "attn_q.weight", E, Q));
+        HEARTH_TRY(L.wk, weight(backend, file, p + "attn_k.weight", E, KV));
+        HEARTH_TRY(L.wv, weight(backend, file, p + "attn_v.weight", E, KV));
+        HEARTH_TRY(L.wo, weight(backend, file, p + "attn_output.weight", Q, E));
+        HEARTH_TRY(L.gate, weight(backend, file, p + "ffn_gate.weight", E, F));
+        HEARTH_TRY(L.up, weight(backend, file, p + "ffn_up.weight", E, F));
+        HEARTH_TRY(L.down, weight(backend, file, p + "ffn_down.weight", F, E));
+        if (c.has_qkv_bias) {
+            HEARTH_TRY(L.bq, vector(backend, file, p + "attn_q.bias", Q));
+            HEARTH_TRY(L.bk, vector(backend, file, p + "attn_k.bias", KV));
+            HEARTH_TRY(L.bv, vector(backend, file, p + "attn_v.bias", KV));
+        }
+    }
+#undef HEARTH_TRY
+
+    m->rope_.n_rot = static_cast<int>(c.n_rot);
+    m->rope_.neox = c.rope_style == RopeStyle::Neox;
+    m->rope_.freq_base = c.rope_freq_base;
+    m->rope_.freq_scale = c.rope_scaling_type == "linear" && c.rope_scaling_factor > 0 ? 1.0f / c.rope_scaling_factor : 1.0f;
+    m->rope_.freq_factors = m->rope_freqs_ ? m->rope_freqs_->as<float>() : nullptr;
+    log::get("model")->info("loaded {} ({} layers, {} embd, {} heads / {} kv) on {}", c.architecture, c.n_layer,
+                            c.n_embd, c.n_head, c.n_head_kv, backend.name());
+    return m;
+}
+
+void LlamaModel::ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t n_index_ints) {
+    const auto f32 = [this](int64_t n) { return backend_.alloc(static_cast<std::size_t>(n) * sizeof(float)); };
+    if (n_tokens > scratch_tokens_) {
+        const int64_t T = n_tokens, E = config_.n_embd, D = config_.head_dim;
+        x_ = f32(T * E);
+        h_ = f32(T * E);
+        q_ = f32(T * config_.n_head * D);
+        k_ = f32(T * config_.n_head_kv * D);
+        v_ = f32(T * config_.n_head_kv * D);
+        attn_ = f32(T * std::max(config_.n_head * D, E));
+        gate_ = f32(T * config_.n_ff);
+        up_ = f32(T * config_.n_ff);
+        scratch_tokens_ = n_tokens;
+    }
+    if (n_logits > scratch_logits_) {
+        sel_ = f32(int64_t{n_logits} * config_.n_embd);
+        logits_ = f32(int64_t{n_logits} * config_.n_vocab);
+        scratch_logits_ = n_logits;
+    }
+    if (n_index_ints > scratch_ints_) {
+        ints_ = backend_.alloc(n_index_ints * sizeof(int32_t));
+        scratch_ints_ = n_index_ints;
+    }
+}
+
+Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& kv, std::vector<float>& logits) {
+    // Host-side index arrays, uploaded in one buffer:
+    //   ids[T] | positions[T] | slots[T] | q_start[S] | q_len[S] | kv_len[S] | bt_start[S] | logit_rows[L] | tables
+    const int32_t bs = kv.block_size();
+    std::vector<int32_t> ids, pos, slots, q_start, q_len, kv_len, bt_start, logit_rows, tables;
+    int32_t max_q = 0, max_kv = 0;
+    for (const SequenceStep& s : seqs) {
+        const auto n = static_cast<int32_t>(s.tokens.size());
+        if (n == 0) return make_error("a sequence step has no tokens");
+        const int64_t end = int64_t{s.start_pos} + n;
+        if (end > config_.context_length)
+            return make_error("the prompt needs " + std::to_string(end) + " tokens but the model's context holds " +
+                              std::to_string(config_.context_length));
+        if (static_cast<int64_t>(s.block_table.size()) * bs < end)
+            return make_error("block table too short for the sequence");
+        q_start.push_back(static_cast<int32_t>(ids.size()));
+        q_len.push_back(n);
+        kv_len.push_back(static_cast<int32_t>(end));
+        bt_start.push_back(static_cast<int32_t>(tables.size()));
+        for (int32_t b : s.block_table) {
+            if (b < 0 || b >= kv.n_blocks()) return make_error("block id out of range");
+            tables.push_back(b);
+        }
+        for (int32_t i = 0; i < n; ++i) {
+            const int32_t t = s.tokens[static_cast<size_t>(i)];
+            if (t < 0 || t >= config_.n_vocab)
+                return make_error("token id " + std::to_string(t) + " is outside the vocabulary");
+            const int32_t p = s.start_pos + i;
+            ids.push_back(t);
+            pos.push_back(p);
+            slots.push_back(s.block_table[static_cast<size_t>(p / bs)] * bs + p % bs);
+        }
+        if (s.want_logits) logit_rows.push_back(static_cast<int32_t>(ids.size()) - 1);
+        max_q = std::max(max_q, n);
+        max_kv = std::max(max_kv, static_cast<int32_t>(end));
+    }
+    const auto T = static_cast<int32_t>(ids.size());
+    const auto S = static_cast<int32_t>(seqs.size());
+    const auto L = static_cast<int32_t>(logit_rows.size());
+    if (T == 0) return make_error("empty forward step");
+
+    std::vector<int32_t> staged;
+    staged.reserve(3 * ids.size() + 4 * q_start.size() + logit_rows.size() + tables.size());
+    std::vector<size_t> at;
+    for (const auto* part : {&ids, &pos, &slots, &q_start, &q_len, &kv_len, &bt_start, &logit_rows, &tables}) {
+        at.push_back(staged.size());
+        staged.insert(staged.end(), part->begin(), part->end());
+    }
+    ensure_scratch(T, std::max(L, 1), staged.size());
+    kernels::Backend& b = backend_;
+    b.upload(*ints_, 0, staged.data(), staged.size() * sizeof(int32_t));
+    const int32_t* dev = ints_->as<int32_t>();
+
+    kernels::AttentionBatch batch;
+    batch.n_seqs = S;
+    batch.q_start = dev + at[3];
+    batch.q_len = dev + at[4];
+    batch.kv_len = dev + at[5];
+    batch.block_table_start = dev + at[6];
+    batch.block_tables = dev + at[8];
+    batch.max_q_len = max_q;
+    batch.max_kv_len = max_kv;
+
+    const ModelConfig& c = config_;
+    const auto E = static_cast<int32_t>(c.n_embd), H = static_cast<int32_t>(c.n_head),
+               HKV = static_cast<int32_t>(c.n_head_kv), D = static_cast<int32_t>(c.head_dim),
+               F = static_cast<int32_t>(c.n_ff);
+    float* x = x_->as<float>();
+    float* h = h_->as<float>();
+    float* q = q_->as<float>();
+    float* k = k_->as<float>();
+    float* v = v_->as<float>();
+    float* attn = attn_->as<float>();
+    float* gate = gate_->as<float>();
+    float* up = up_->as<float>();
+    const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+
+    b.embed(*token_embd_, dev + at[0], T, x);
+    for (int32_t l = 0; l < static_cast<int32_t>(layers_.size()); ++l) {
+        const Layer& ly = layers_[static_cast<size_t>(l)];
+        const kernels::PagedKvLayer cache = kv.layer(l);
+        b.rms_norm(x, ly.attn_norm->as<float>(), T, E, c.rms_eps, h);
+        b.matmul(*ly.wq, h, T, q, ly.bq ? ly.bq->as<float>() : nullptr);
+        b.matmul(*ly.wk, h, T, k, ly.bk ? ly.bk->as<float>() : nullptr);
+        b.matmul(*ly.wv, h, T, v, ly.bv ? ly.bv->as<float>() : nullptr);
+        b.rope(q, dev + at[1], T, H, D, rope_);
+        b.rope(k, dev + at[1], T, HKV, D, rope_);
+        b.kv_append(cache, k, v, dev + at[2], T);
+        b.attention(q, cache, batch, H, scale, attn);
+        b.matmul(*ly.wo, attn, T, h);
+        b.add(x, h, int64_t{T} * E);
+        b.rms_norm(x, ly.ffn_norm->as<float>(), T, E, c.rms_eps, h);
+        b.matmul(*ly.gate, h, T, gate);
+        b.matmul(*ly.up, h, T, up);
+        b.swiglu(gate, up, int64_t{T} * F, gate);
+        b.matmul(*ly.down, gate, T, h);
+        b.add(x, h, int64_t{T} * E);
+    }
+    logits.clear();
+    if (L == 0) {
+        b.synchronize();
+        return {};
+    }
+    float* sel = sel_->as<float>();
+    b.gather_rows(x, dev + at[7], L, E, sel);
+    b.rms_norm(sel, output_norm_->as<float>(), L, E, c.rms_eps, sel);
+    b.matmul(output_ ? *output_ : *token_embd_, sel, L, logits_->as<float>());
+    logits.resize(static_cast<size_t>(L) * static_cast<size_t>(c.n_vocab));
+    b.download(logits.data(), *logits_, 0, logits.size() * sizeof(float));
+    return {};
+}
+
+}  // namespace hearth

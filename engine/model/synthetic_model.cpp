@@ -1,0 +1,168 @@
+#include "model/synthetic_model.h"
+
+#include <cmath>
+#include <random>
+
+#include "cpu/quantize.h"
+#include "gguf/gguf_writer.h"
+
+namespace hearth {
+namespace {
+
+using quant::TensorType;
+
+// GPT-2's byte → unicode mapping, as the text of each byte token.
+std::string byte_token_text(int b) {
+    int cp = b;
+    if (!((b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF))) {
+        int n = 0;
+        for (int x = 0; x < b; ++x)
+            if (!((x >= 0x21 && x <= 0x7E) || (x >= 0xA1 && x <= 0xAC) || (x >= 0xAE && x <= 0xFF))) ++n;
+        cp = 256 + n;
+    }
+    std::string s;
+    if (cp < 0x80) {
+        s.push_back(static_cast<char>(cp));
+    } else {
+        s.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+        s.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+    return s;
+}
+
+struct Vocab {
+    std::vector<std::string> tokens;
+    std::vector<int32_t> types;
+    std::vector<std::string> merges;
+};
+
+Vocab make_vocab() {
+    Vocab v;
+    for (const char* special : {"<|endoftext|>", "<|im_start|>", "<|im_end|>"}) {
+        v.tokens.emplace_back(special);
+        v.types.push_back(3);  // control
+    }
+    for (int b = 0; b < 256; ++b) {
+        v.tokens.push_back(byte_token_text(b));
+        v.types.push_back(1);
+    }
+    // A few merges of common English pairs ("Ġ" is the space byte's text).
+    const std::string space = byte_token_text(' ');
+    const std::vector<std::pair<std::string, std::string>> pairs = {
+        {"t", "h"}, {"h", "e"}, {"i", "n"}, {"e", "r"}, {"a", "n"}, {space, "t"}, {space, "a"},
+        {"o", "n"}, {"r", "e"}, {space + "t", "h"}, {"th", "e"}, {space, "s"}, {"e", "n"}, {"o", "u"},
+        {space + "th", "e"}, {"u", "ser"}, {"s", "er"}, {"as", "s"}, {"a", "s"}, {"ss", "istant"}};
+    for (const auto& [a, b] : pairs) {
+        // Only merges whose parts exist (in order) are kept.
+        bool have_a = false, have_b = false;
+        for (const std::string& t : v.tokens) have_a |= t == a, have_b |= t == b;
+        if (!have_a || !have_b) continue;
+        v.merges.push_back(a + " " + b);
+        v.tokens.push_back(a + b);
+        v.types.push_back(1);
+    }
+    return v;
+}
+
+class Weights {
+public:
+    explicit Weights(uint32_t seed) : rng_(seed) {}
+
+    std::vector<float> normal(int64_t n, float stddev) {
+        std::normal_distribution<float> dist(0.0f, stddev);
+        std::vector<float> out(static_cast<size_t>(n));
+        for (float& x : out) x = dist(rng_);
+        return out;
+    }
+
+private:
+    std::mt19937 rng_;
+};
+
+Result<void> add_matrix(gguf::GgufWriter& w, const std::string& name, TensorType type, int64_t cols, int64_t rows,
+                        const std::vector<float>& values) {
+    const auto traits = quant::traits(type);
+    if (!traits || cols % traits->block_elems != 0)
+        return make_error("tensor " + name + ": rows of " + std::to_string(cols) + " do not fit type " +
+                          std::string(quant::type_name(static_cast<uint32_t>(type))));
+    std::vector<std::byte> data(static_cast<size_t>(cols / traits->block_elems * traits->block_bytes * rows));
+    const size_t row_bytes = data.size() / static_cast<size_t>(rows);
+    for (int64_t r = 0; r < rows; ++r)
+        if (!quant::quantize(type, values.data() + r * cols, data.data() + static_cast<size_t>(r) * row_bytes, cols))
+            return make_error("cannot quantise " + name);
+    const std::vector<int64_t> ne = rows == 1 ? std::vector<int64_t>{cols} : std::vector<int64_t>{cols, rows};
+    return w.add_tensor(name, type, ne, data);
+}
+
+}  // namespace
+
+int32_t synthetic_vocab_size() { return static_cast<int32_t>(make_vocab().tokens.size()); }
+
+Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s) {
+    if (s.n_head % s.n_head_kv != 0 || s.n_embd % s.n_head != 0) return make_error("inconsistent head counts");
+    const Vocab vocab = make_vocab();
+    const auto n_vocab = static_cast<int64_t>(vocab.tokens.size());
+    const int64_t E = s.n_embd, D = s.n_embd / s.n_head, Q = s.n_head * D, KV = s.n_head_kv * D, F = s.n_ff;
+    const std::string a = s.architecture;
+
+    gguf::GgufWriter w;
+    w.add_string("general.architecture", a);
+    w.add_string("general.name", "Hearth synthetic " + a);
+    w.add_u32(a + ".context_length", static_cast<uint32_t>(s.context_length));
+    w.add_u32(a + ".embedding_length", static_cast<uint32_t>(E));
+    w.add_u32(a + ".block_count", static_cast<uint32_t>(s.n_layer));
+    w.add_u32(a + ".feed_forward_length", static_cast<uint32_t>(F));
+    w.add_u32(a + ".attention.head_count", static_cast<uint32_t>(s.n_head));
+    w.add_u32(a + ".attention.head_count_kv", static_cast<uint32_t>(s.n_head_kv));
+    w.add_f32(a + ".attention.layer_norm_rms_epsilon", 1e-5f);
+    w.add_f32(a + ".rope.freq_base", s.rope_freq_base);
+    w.add_u32(a + ".vocab_size", static_cast<uint32_t>(n_vocab));
+    w.add_string("tokenizer.ggml.model", "gpt2");
+    w.add_string("tokenizer.ggml.pre", "smollm");
+    w.add_strings("tokenizer.ggml.tokens", vocab.tokens);
+    w.add_i32s("tokenizer.ggml.token_type", vocab.types);
+    w.add_strings("tokenizer.ggml.merges", vocab.merges);
+    w.add_u32("tokenizer.ggml.bos_token_id", 1);
+    w.add_u32("tokenizer.ggml.eos_token_id", 2);
+    w.add_bool("tokenizer.ggml.add_bos_token", false);
+    w.add_string("tokenizer.chat_template",
+                 "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + "
+                 "'<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}"
+                 "{% endif %}");
+
+    Weights rng(s.seed);
+    const auto matrix = [&](const std::string& name, TensorType type, int64_t cols, int64_t rows) {
+        return add_matrix(w, name, type, cols, rows, rng.normal(cols * rows, 1.0f / std::sqrt(static_cast<float>(cols))));
+    };
+    const auto norm = [&](const std::string& name, int64_t n) {
+        std::vector<float> v = rng.normal(n, 0.1f);
+        for (float& x : v) x += 1.0f;
+        return add_matrix(w, name, TensorType::F32, n, 1, v);
+    };
+#define HEARTH_CHECK(expr) \
+    if (auto r = (expr); !r) return r.error()
+    HEARTH_CHECK(add_matrix(w, "token_embd.weight", s.embedding_type, E, n_vocab, rng.normal(E * n_vocab, 1.0f)));
+    HEARTH_CHECK(norm("output_norm.weight", E));
+    if (!s.tied_embeddings) { HEARTH_CHECK(matrix("output.weight", s.weight_type, E, n_vocab)); }
+    for (int l = 0; l < s.n_layer; ++l) {
+        const std::string p = "blk." + std::to_string(l) + ".";
+        HEARTH_CHECK(norm(p + "attn_norm.weight", E));
+        HEARTH_CHECK(norm(p + "ffn_norm.weight", E));
+        HEARTH_CHECK(matrix(p + "attn_q.weight", s.weight_type, E, Q));
+        HEARTH_CHECK(matrix(p + "attn_k.weight", s.weight_type, E, KV));
+        HEARTH_CHECK(matrix(p + "attn_v.weight", s.weight_type, E, KV));
+        HEARTH_CHECK(matrix(p + "attn_output.weight", s.weight_type, Q, E));
+        HEARTH_CHECK(matrix(p + "ffn_gate.weight", s.weight_type, E, F));
+        HEARTH_CHECK(matrix(p + "ffn_up.weight", s.weight_type, E, F));
+        HEARTH_CHECK(matrix(p + "ffn_down.weight", s.weight_type, F, E));
+        if (a == "qwen2") {
+            HEARTH_CHECK(add_matrix(w, p + "attn_q.bias", TensorType::F32, Q, 1, rng.normal(Q, 0.1f)));
+            HEARTH_CHECK(add_matrix(w, p + "attn_k.bias", TensorType::F32, KV, 1, rng.normal(KV, 0.1f)));
+            HEARTH_CHECK(add_matrix(w, p + "attn_v.bias", TensorType::F32, KV, 1, rng.normal(KV, 0.1f)));
+        }
+    }
+#undef HEARTH_CHECK
+    return w.bytes();
+}
+
+}  // namespace hearth

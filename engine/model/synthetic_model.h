@@ -1,0 +1,37 @@
+// Small random-weight GGUF models for fast tests without the real model: llama or
+// qwen2 architecture, any supported weight type, a byte-level BPE vocabulary with ChatML
+// control tokens and a few merges, and a ChatML template. Deterministic for a seed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "quant/quant_types.h"
+
+namespace hearth {
+
+struct SyntheticModelSpec {
+    std::string architecture = "llama";  // or "qwen2" (q/k/v biases, neox RoPE)
+    int32_t n_embd = 64;
+    int32_t n_layer = 2;
+    int32_t n_head = 4;
+    int32_t n_head_kv = 2;
+    int32_t n_ff = 96;
+    int32_t context_length = 1024;
+    float rope_freq_base = 10000.0f;
+    quant::TensorType weight_type = quant::TensorType::F32;  // the projection matrices
+    quant::TensorType embedding_type = quant::TensorType::F32;
+    bool tied_embeddings = true;
+    uint32_t seed = 1;
+};
+
+// The complete GGUF file. Fails when a weight type's block size does not divide the
+// row lengths (e.g. K-quants need n_embd and n_ff multiples of 256).
+Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& spec);
+
+// Number of tokens in the synthetic vocabulary (3 control tokens, 256 bytes, merges).
+int32_t synthetic_vocab_size();
+
+}  // namespace hearth

@@ -1,0 +1,146 @@
+// The compute interface the model runs on. One op set, implemented by the CPU backend
+// (kernels/cpu, threaded and vectorised) and the CUDA backend (kernels/cuda); naive
+// versions of every op live in kernels/reference for tests.
+//
+// Memory: every float*/int32_t*/uint16_t* argument of an op points into memory of the
+// backend that runs it (host memory for the CPU backend, device memory for CUDA),
+// allocated with Backend::alloc. Weights are prepared once with Backend::load_weight
+// from the bytes of a GGUF tensor. Ops are issued in order; results are visible to the
+// host after synchronize() (download() synchronises).
+//
+// Shapes are written [outer, ..., inner]; the last index is contiguous.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "quant/quant_types.h"
+
+namespace hearth::kernels {
+
+// Backend memory. Owned by a unique_ptr; freed by the backend that allocated it.
+class Buffer {
+public:
+    virtual ~Buffer() = default;
+    virtual void* data() = 0;
+    virtual std::size_t bytes() const = 0;
+    template <typename T>
+    T* as() {
+        return static_cast<T*>(data());
+    }
+};
+
+// A weight matrix W [rows, cols] (GGUF ne = {cols, rows}): each row of `cols` elements
+// is stored contiguously in `type`'s block format. A backend may repack it internally.
+struct WeightSource {
+    std::string name;
+    quant::TensorType type;
+    int64_t rows = 0;
+    int64_t cols = 0;
+    const void* data = nullptr;  // host bytes (the mapped file), valid during load_weight
+};
+
+class Weight {
+public:
+    virtual ~Weight() = default;
+    quant::TensorType type() const { return type_; }
+    int64_t rows() const { return rows_; }
+    int64_t cols() const { return cols_; }
+
+protected:
+    Weight(quant::TensorType type, int64_t rows, int64_t cols)
+        : type_(type), rows_(rows), cols_(cols) {}
+    quant::TensorType type_;
+    int64_t rows_, cols_;
+};
+
+struct RopeParams {
+    int n_rot = 0;          // rotated dimensions (≤ head_dim, even)
+    bool neox = false;      // pairs (i, i + n_rot/2) instead of (2i, 2i+1)
+    float freq_base = 10000.0f;
+    float freq_scale = 1.0f;            // linear scaling: position · freq_scale
+    const float* freq_factors = nullptr;  // [n_rot/2] Llama 3 rope_freqs, or null
+};
+
+// The paged KV cache of one layer, passed to kernels by value (as FlashInfer's
+// paged_kv_t). Layout of k and v (fp16 bit patterns):
+//   [n_blocks][block_size][n_kv_heads][head_dim]
+// Token t of a sequence lives in block block_table[t / block_size] at row
+// t % block_size. Block ids never move; the block pool owns the storage.
+struct PagedKvLayer {
+    uint16_t* k = nullptr;
+    uint16_t* v = nullptr;
+    int32_t n_blocks = 0;
+    int32_t block_size = 0;
+    int32_t n_kv_heads = 0;
+    int32_t head_dim = 0;
+};
+
+// The sequences of one forward step. Query rows of sequence s are
+// [q_start[s], q_start[s] + q_len[s]) of the batch; they are the last q_len[s] tokens of
+// its kv_len[s] tokens of context (already appended to the cache), so query i (0-based
+// within s) sits at position kv_len[s] - q_len[s] + i and attends to context positions
+// ≤ its own: the cached prefix unmasked, the new tokens causally.
+// block_tables holds each sequence's table at offset block_table_start[s].
+struct AttentionBatch {
+    int32_t n_seqs = 0;
+    const int32_t* q_start = nullptr;            // [n_seqs]
+    const int32_t* q_len = nullptr;              // [n_seqs]
+    const int32_t* kv_len = nullptr;             // [n_seqs]
+    const int32_t* block_table_start = nullptr;  // [n_seqs]
+    const int32_t* block_tables = nullptr;       // concatenated tables
+    int32_t max_q_len = 0;                       // bounds for launch shapes
+    int32_t max_kv_len = 0;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;  // "cpu (AVX2, 2 threads)", "cuda (NVIDIA H200)"
+
+    // --- memory ---------------------------------------------------------------
+    virtual std::unique_ptr<Buffer> alloc(std::size_t bytes) = 0;
+    virtual void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) = 0;
+    virtual void download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) = 0;
+    virtual std::unique_ptr<Weight> load_weight(const WeightSource& source) = 0;
+    virtual void synchronize() = 0;
+
+    // --- ops ------------------------------------------------------------------
+    // out[t, :] = dequantised row ids[t] of table.                 out [n, table.cols]
+    virtual void embed(const Weight& table, const int32_t* ids, int32_t n, float* out) = 0;
+
+    // out[r, :] = x[r, :] / sqrt(mean(x[r, :]²) + eps) · weight.   x, out [rows, n]; out may be x
+    virtual void rms_norm(const float* x, const float* weight, int32_t rows, int32_t n, float eps,
+                          float* out) = 0;
+
+    // out[t, r] = Σ_c W[r, c] · x[t, c] (+ bias[r]).   x [n_tokens, W.cols], out [n_tokens, W.rows]
+    virtual void matmul(const Weight& w, const float* x, int32_t n_tokens, float* out,
+                        const float* bias = nullptr) = 0;
+
+    // Rotates the first n_rot dims of each head in place.   x [n_tokens, n_heads, head_dim]
+    virtual void rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
+                      int32_t head_dim, const RopeParams& params) = 0;
+
+    // Writes token t's K and V to cache slot slots[t] (= block · block_size + row).
+    // k, v [n_tokens, n_kv_heads, head_dim]
+    virtual void kv_append(const PagedKvLayer& cache, const float* k, const float* v,
+                           const int32_t* slots, int32_t n_tokens) = 0;
+
+    // Grouped-query attention over the paged cache.   q, out [n_tokens, n_heads, head_dim]
+    virtual void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
+                           int32_t n_heads, float scale, float* out) = 0;
+
+    // out = silu(gate) · up, elementwise.              [n]; out may be gate
+    virtual void swiglu(const float* gate, const float* up, int64_t n, float* out) = 0;
+
+    // x += y, elementwise.                                         [n]
+    virtual void add(float* x, const float* y, int64_t n) = 0;
+
+    // Rows of out selected for logits: out[i, :] = x[rows[i], :].   x [*, n], out [count, n]
+    virtual void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
+                             float* out) = 0;
+};
+
+}  // namespace hearth::kernels

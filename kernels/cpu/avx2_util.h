@@ -1,0 +1,124 @@
+// Small AVX2/FMA/F16C helpers shared by the *_avx2.cpp translation units, which are the
+// only files compiled with -mavx2 -mfma -mf16c (MSVC: /arch:AVX2).
+//
+// Everything here has internal linkage (static): an inline function with external
+// linkage compiled once with AVX2 and once without would be merged by the linker, and the
+// AVX2 copy could then run on a processor without AVX2. For the same reason the AVX2
+// files avoid std:: templates that other files also instantiate.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+// Fully unrolls the next loop. The kernels index small register arrays (accumulators
+// per row / token) by loop counters; only a complete unroll lets the compiler keep them
+// in registers instead of on the stack (GCC at -O2 does not unroll such loops itself).
+#if defined(__clang__)
+#define HEARTH_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define HEARTH_UNROLL _Pragma("GCC unroll 16")
+#else
+#define HEARTH_UNROLL
+#endif
+
+namespace hearth::kernels::cpu::avx2 {
+
+static inline float hsum(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+static inline int32_t hsum_i32(__m256i v) {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_cvtsi128_si32(s);
+}
+
+static inline uint32_t load_u32(const void* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+static inline uint16_t load_u16(const void* p) {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+}
+
+// One fp16 bit pattern → float.
+static inline float fp16(uint16_t h) {
+    return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(h))));
+}
+
+// Two adjacent fp16 values at p → lanes 0 and 1 (lanes 2, 3 are zero).
+static inline __m128 fp16x2(const void* p) {
+    return _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(load_u32(p))));
+}
+
+// 16 bytes of packed nibbles → 32 bytes: byte j = low nibble of p[j], byte 16 + j = high
+// nibble of p[j] (the element order of Q4_0/Q4_1/Q5_0/Q5_1 blocks).
+static inline __m256i nibbles32(const uint8_t* p) {
+    const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m256i b = _mm256_insertf128_si256(_mm256_castsi128_si256(t), _mm_srli_epi16(t, 4), 1);
+    return _mm256_and_si256(b, _mm256_set1_epi8(0x0f));
+}
+
+// 32 bits → 32 bytes, byte i = 0x10 where bit i is set (the 5th bit of Q5_0/Q5_1).
+static inline __m256i bits32_to_0x10(uint32_t bits) {
+    const __m256i shuf = _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202,
+                                           0x0101010101010101, 0x0000000000000000);
+    __m256i b = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(bits)), shuf);
+    // Each byte keeps one bit of its source byte: byte i tests bit i % 8.
+    const __m256i bit = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+    b = _mm256_cmpeq_epi8(_mm256_and_si256(b, bit), bit);
+    return _mm256_and_si256(b, _mm256_set1_epi8(0x10));
+}
+
+// Σ over byte pairs of unsigned a × signed b, widened to 8 × int32. Exact as long as each
+// pair sum a0·b0 + a1·b1 fits int16 (maddubs saturates): true for a ≤ 128 with |b| ≤ 127,
+// which holds for every weight format here against the Q8 activations.
+static inline __m256i dot_u8s8(__m256i a, __m256i b) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1));
+}
+
+// Σ over byte pairs of signed a × signed b (the sign of a moved onto b).
+static inline __m256i dot_s8s8(__m256i a, __m256i b) {
+    return dot_u8s8(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
+}
+
+// e^x for 8 floats, relative error ≤ 2e-7 (a few ulp); 0 for x < -87.3 (also -inf),
+// +inf for x > 88.3 (the clamp keeps 2^n a normal float).
+static inline __m256 exp_ps(__m256 x) {
+    const __m256 log2e = _mm256_set1_ps(1.44269504088896341f);
+    const __m256 ln2_hi = _mm256_set1_ps(0.693359375f);
+    const __m256 ln2_lo = _mm256_set1_ps(-2.12194440e-4f);
+    const __m256 hi = _mm256_set1_ps(88.3f);
+    const __m256 lo = _mm256_set1_ps(-87.3f);
+    const __m256 xc = _mm256_min_ps(_mm256_max_ps(x, lo), hi);
+    // x = n·ln2 + r, |r| ≤ ln2/2; e^x = 2^n · e^r.
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(xc, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, ln2_hi, xc);
+    r = _mm256_fnmadd_ps(n, ln2_lo, r);
+    // Degree-6 Taylor/minimax polynomial for e^r on [-ln2/2, ln2/2] (Cephes expf).
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    const __m256 r2 = _mm256_mul_ps(r, r);
+    p = _mm256_fmadd_ps(p, r2, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    // 2^n by building the exponent bits (n in [-126, 128] after the clamp).
+    const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    __m256 res = _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+    res = _mm256_blendv_ps(res, _mm256_setzero_ps(), _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
+    return _mm256_blendv_ps(res, _mm256_castsi256_ps(_mm256_set1_epi32(0x7f800000)), _mm256_cmp_ps(x, hi, _CMP_GT_OQ));
+}
+
+}  // namespace hearth::kernels::cpu::avx2

@@ -1,0 +1,167 @@
+// hearth-kernel-bench: timings of the CPU backend's matmul and attention on the default
+// model's shapes (SmolLM2-135M: hidden 576, FFN 1536, 9 heads / 3 KV heads of 64, 30
+// layers, Q4_1 weights, Q8_0 tied output 49152 × 576).
+//
+//   hearth-kernel-bench [--threads N] [--scalar] [--quick]
+//
+// "hot": the same matrix every call (it stays in cache). "cold": rotating over enough
+// copies to exceed the last-level cache, as decode streams all weights once per token.
+// GB/s = weight bytes read per call / time. "decode matmuls" runs the 211 matvecs of one
+// decode step (30 layers × 7 + output) over distinct weights: a lower bound on the time
+// per token, all other ops excluded.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/cpu_backend.h"
+#include "quant/fp16.h"
+
+using hearth::kernels::CpuBackend;
+using hearth::kernels::Weight;
+using hearth::kernels::WeightSource;
+using hearth::quant::TensorType;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<uint8_t> random_weight(std::mt19937& rng, TensorType type, int64_t rows, int64_t cols) {
+    const auto tr = *hearth::quant::traits(type);
+    std::vector<uint8_t> w(static_cast<std::size_t>(rows * cols / tr.block_elems * tr.block_bytes));
+    for (uint8_t& b : w) b = static_cast<uint8_t>(rng());
+    const uint16_t d = hearth::quant::f32_to_fp16(0.01f);
+    for (std::size_t off = 0; off < w.size(); off += static_cast<std::size_t>(tr.block_bytes)) {
+        std::memcpy(&w[off], &d, 2);  // finite scales (d, and m for Q4_1)
+        if (type == TensorType::Q4_1) std::memcpy(&w[off + 2], &d, 2);
+    }
+    return w;
+}
+
+struct Mat {
+    std::string name;
+    TensorType type;
+    int64_t rows, cols;
+};
+
+// Fastest of `reps` timings of fn() in microseconds: on a shared machine the minimum is
+// the run least disturbed by other processes.
+template <typename F>
+double time_us(int reps, F&& fn) {
+    std::vector<double> t;
+    for (int i = 0; i < reps; ++i) {
+        const auto a = Clock::now();
+        fn();
+        t.push_back(std::chrono::duration<double, std::micro>(Clock::now() - a).count());
+    }
+    return *std::min_element(t.begin(), t.end());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int threads = 2;
+    bool scalar = false, quick = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--threads" && i + 1 < argc) {
+            threads = std::atoi(argv[++i]);
+        } else if (a == "--scalar") {
+            scalar = true;
+        } else if (a == "--quick") {
+            quick = true;
+        } else {
+            std::fprintf(stderr, "usage: %s [--threads N] [--scalar] [--quick]\n", argv[0]);
+            return 2;
+        }
+    }
+    CpuBackend be(threads, scalar ? hearth::kernels::cpu::SimdLevel::Scalar : hearth::kernels::cpu::SimdLevel::Auto);
+    std::printf("%s\n", be.name().c_str());
+    std::mt19937 rng(1);
+    const int reps = quick ? 5 : 21;
+
+    const std::vector<Mat> mats = {{"ffn_gate/up 1536x576 Q4_1", TensorType::Q4_1, 1536, 576},
+                                   {"ffn_down 576x1536 Q4_1", TensorType::Q4_1, 576, 1536},
+                                   {"attn_q/o 576x576 Q4_1", TensorType::Q4_1, 576, 576},
+                                   {"attn_k/v 192x576 Q4_1", TensorType::Q4_1, 192, 576},
+                                   {"output 49152x576 Q8_0", TensorType::Q8_0, 49152, 576}};
+    constexpr std::size_t kColdBytes = 96u << 20;  // > the 32 MiB L3 of the test machine
+
+    std::printf("\n%-28s %10s %9s %10s %9s %12s %12s\n", "matvec (1 token)", "hot us", "hot GB/s", "cold us",
+                "cold GB/s", "512 tok ms", "512 GMAC/s");
+    for (const Mat& m : mats) {
+        const auto tr = *hearth::quant::traits(m.type);
+        const auto bytes = static_cast<std::size_t>(m.rows * m.cols / tr.block_elems * tr.block_bytes);
+        const std::size_t copies = std::max<std::size_t>(2, kColdBytes / bytes);
+        std::vector<std::vector<uint8_t>> data;
+        std::vector<std::unique_ptr<Weight>> w;
+        for (std::size_t c = 0; c < copies; ++c) {
+            data.push_back(random_weight(rng, m.type, m.rows, m.cols));
+            w.push_back(be.load_weight(WeightSource{m.name, m.type, m.rows, m.cols, data.back().data()}));
+        }
+        std::vector<float> x(static_cast<std::size_t>(512 * m.cols)), out(static_cast<std::size_t>(512 * m.rows));
+        for (float& v : x) v = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
+        const int inner = std::max<int>(1, static_cast<int>(2000000 / bytes));
+        const double hot = time_us(reps, [&] {
+                               for (int i = 0; i < inner; ++i) be.matmul(*w[0], x.data(), 1, out.data());
+                           }) / inner;
+        std::size_t next = 0;
+        const double cold = time_us(reps, [&] {
+                                for (std::size_t i = 0; i < copies; ++i) be.matmul(*w[next++ % copies], x.data(), 1, out.data());
+                            }) / static_cast<double>(copies);
+        const double pre = time_us(quick ? 3 : 7, [&] { be.matmul(*w[0], x.data(), 512, out.data()); });
+        std::printf("%-28s %10.1f %9.1f %10.1f %9.1f %12.2f %12.1f\n", m.name.c_str(), hot,
+                    static_cast<double>(bytes) / hot / 1e3, cold, static_cast<double>(bytes) / cold / 1e3, pre / 1e3,
+                    512.0 * static_cast<double>(m.rows * m.cols) / pre / 1e3);
+    }
+
+    // One decode step's matmuls over distinct weights (as the real model streams them).
+    {
+        const int L = 30;
+        std::vector<std::vector<uint8_t>> data;
+        std::vector<std::unique_ptr<Weight>> w;
+        std::vector<const Mat*> order;
+        for (int l = 0; l < L; ++l)
+            for (int i : {2, 3, 3, 2, 0, 0, 1}) order.push_back(&mats[static_cast<std::size_t>(i)]);  // q k v o gate up down
+        order.push_back(&mats[4]);
+        for (const Mat* m : order) {
+            data.push_back(random_weight(rng, m->type, m->rows, m->cols));
+            w.push_back(be.load_weight(WeightSource{m->name, m->type, m->rows, m->cols, data.back().data()}));
+        }
+        std::vector<float> x(1536, 0.5f), out(49152);
+        const double step = time_us(reps, [&] {
+            for (std::size_t i = 0; i < w.size(); ++i) be.matmul(*w[i], x.data(), 1, out.data());
+        });
+        std::size_t total = 0;
+        for (const auto& d : data) total += d.size();
+        std::printf("\ndecode matmuls (211 matvecs, %.1f MB): %.2f ms = %.1f GB/s -> at most %.0f tokens/s\n",
+                    static_cast<double>(total) / 1e6, step / 1e3, static_cast<double>(total) / step / 1e3, 1e6 / step);
+    }
+
+    // Attention: decode at several context lengths, and a 512-token prefill.
+    {
+        const int D = 64, n_kv = 3, n_heads = 9, bs = 16;
+        for (int ctx : {128, 512, 2048}) {
+            const int n_blocks = (ctx + bs - 1) / bs;
+            std::vector<uint16_t> k(static_cast<std::size_t>(n_blocks) * bs * n_kv * D, 0x3c00),
+                v(k.size(), 0x3800);
+            std::vector<int32_t> table(static_cast<std::size_t>(n_blocks));
+            for (int i = 0; i < n_blocks; ++i) table[static_cast<std::size_t>(i)] = (i * 7) % n_blocks;
+            hearth::kernels::PagedKvLayer cache{k.data(), v.data(), n_blocks, bs, n_kv, D};
+            for (int q_len : {1, 512}) {
+                if (q_len > ctx) continue;
+                const int32_t q_start = 0, kv_len = ctx, bt = 0;
+                hearth::kernels::AttentionBatch b{1, &q_start, &q_len, &kv_len, &bt, table.data(), q_len, ctx};
+                std::vector<float> q(static_cast<std::size_t>(q_len) * n_heads * D, 0.1f), o(q.size());
+                const double t = time_us(reps, [&] { be.attention(q.data(), cache, b, n_heads, 0.125f, o.data()); });
+                std::printf("attention ctx %4d q_len %3d: %8.1f us per layer (x30 = %.2f ms)\n", ctx, q_len, t,
+                            30 * t / 1e3);
+            }
+        }
+    }
+    return 0;
+}

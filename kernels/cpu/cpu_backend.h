@@ -1,0 +1,55 @@
+// The CPU backend: every op of backend.h on the host, vectorised (AVX2/FMA/F16C chosen
+// at run time, portable scalar code otherwise) and threaded over a persistent pool.
+//
+// Weights are not copied: load_weight keeps a pointer to the GGUF bytes (the memory-mapped
+// file), which must outlive the Weight (see WeightSource). Ops run synchronously on the
+// calling thread (which also works in the pool), so results are visible as soon as an op
+// returns; one thread at a time may issue ops.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "backend.h"
+#include "cpu/cpu_features.h"
+
+namespace hearth::kernels {
+
+class CpuBackend final : public Backend {
+public:
+    // n_threads: 0 = one per hardware thread. simd: Auto = the best the CPU supports
+    // (HEARTH_CPU_SIMD=scalar forces the fallback); Scalar forces it (tests).
+    explicit CpuBackend(int n_threads = 0, cpu::SimdLevel simd = cpu::SimdLevel::Auto);
+    ~CpuBackend() override;
+
+    std::string name() const override;  // "cpu (AVX2, 2 threads)"
+    cpu::SimdLevel simd_level() const;
+    int n_threads() const;
+
+    std::unique_ptr<Buffer> alloc(std::size_t bytes) override;  // 64-byte aligned, uninitialised
+    void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) override;
+    void download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) override;
+    // Throws std::invalid_argument for a type the backend cannot multiply with or a
+    // column count that is not a multiple of the type's block size.
+    std::unique_ptr<Weight> load_weight(const WeightSource& source) override;
+    void synchronize() override {}
+
+    void embed(const Weight& table, const int32_t* ids, int32_t n, float* out) override;
+    void rms_norm(const float* x, const float* weight, int32_t rows, int32_t n, float eps, float* out) override;
+    void matmul(const Weight& w, const float* x, int32_t n_tokens, float* out, const float* bias = nullptr) override;
+    void rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads, int32_t head_dim,
+              const RopeParams& params) override;
+    void kv_append(const PagedKvLayer& cache, const float* k, const float* v, const int32_t* slots,
+                   int32_t n_tokens) override;
+    void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch, int32_t n_heads,
+                   float scale, float* out) override;
+    void swiglu(const float* gate, const float* up, int64_t n, float* out) override;
+    void add(float* x, const float* y, int64_t n) override;
+    void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n, float* out) override;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hearth::kernels

@@ -1,0 +1,89 @@
+#include "cpu/cpu_features.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+// HEARTH_HAVE_AVX2_KERNELS is defined by the build on x86, where the *_avx2.cpp files
+// are compiled.
+#if defined(HEARTH_HAVE_AVX2_KERNELS) && defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+#include <immintrin.h>
+#include <intrin.h>
+#define HEARTH_X86 1
+#elif defined(HEARTH_HAVE_AVX2_KERNELS) && (defined(__x86_64__) || defined(__i386__))
+#include <cpuid.h>
+#define HEARTH_X86 1
+#endif
+
+namespace hearth::kernels::cpu {
+
+namespace {
+
+#ifdef HEARTH_X86
+void cpuid(uint32_t leaf, uint32_t sub, uint32_t regs[4]) {
+#ifdef _MSC_VER
+    int r[4];
+    __cpuidex(r, static_cast<int>(leaf), static_cast<int>(sub));
+    for (int i = 0; i < 4; ++i) regs[i] = static_cast<uint32_t>(r[i]);
+#else
+    __cpuid_count(leaf, sub, regs[0], regs[1], regs[2], regs[3]);
+#endif
+}
+
+uint64_t xgetbv0() {
+#ifdef _MSC_VER
+    return _xgetbv(0);
+#else
+    uint32_t lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (static_cast<uint64_t>(hi) << 32) | lo;
+#endif
+}
+#endif
+
+}  // namespace
+
+bool cpu_has_avx2() {
+#ifdef HEARTH_X86
+    uint32_t r[4];
+    cpuid(0, 0, r);
+    if (r[0] < 7) return false;
+    cpuid(1, 0, r);
+    const bool fma = (r[2] >> 12) & 1u;
+    const bool osxsave = (r[2] >> 27) & 1u;
+    const bool avx = (r[2] >> 28) & 1u;
+    const bool f16c = (r[2] >> 29) & 1u;
+    if (!(fma && osxsave && avx && f16c)) return false;
+    // The OS must save XMM (bit 1) and YMM (bit 2) state on context switches.
+    if ((xgetbv0() & 0x6u) != 0x6u) return false;
+    cpuid(7, 0, r);
+    return (r[1] >> 5) & 1u;  // EBX bit 5: AVX2
+#else
+    return false;
+#endif
+}
+
+SimdLevel resolve_simd_level(SimdLevel requested) {
+    if (requested == SimdLevel::Auto) {
+        requested = cpu_has_avx2() ? SimdLevel::Avx2 : SimdLevel::Scalar;
+        if (const char* env = std::getenv("HEARTH_CPU_SIMD")) {
+            if (std::strcmp(env, "scalar") == 0) requested = SimdLevel::Scalar;
+        }
+    }
+    if (requested == SimdLevel::Avx2 && !cpu_has_avx2()) return SimdLevel::Scalar;
+    return requested;
+}
+
+std::string_view simd_level_name(SimdLevel level) {
+    switch (level) {
+        case SimdLevel::Avx2:
+            return "AVX2";
+        case SimdLevel::Scalar:
+            return "scalar";
+        case SimdLevel::Auto:
+            break;
+    }
+    return "auto";
+}
+
+}  // namespace hearth::kernels::cpu

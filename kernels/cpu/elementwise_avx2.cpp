@@ -1,0 +1,78 @@
+// AVX2 row kernels of elementwise.h.
+#include "cpu/avx2_util.h"
+#include "cpu/elementwise_fns.h"
+
+namespace hearth::kernels::cpu {
+
+namespace {
+
+void rms_norm_avx2(const float* x, const float* w, int64_t rows, int64_t n, float eps, float* out) {
+    const int64_t n8 = n & ~int64_t{7};
+    for (int64_t r = 0; r < rows; ++r) {
+        const float* xr = x + r * n;
+        float* o = out + r * n;
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+        int64_t i = 0;
+        for (; i + 16 <= n8; i += 16) {
+            const __m256 a = _mm256_loadu_ps(xr + i), b = _mm256_loadu_ps(xr + i + 8);
+            s0 = _mm256_fmadd_ps(a, a, s0);
+            s1 = _mm256_fmadd_ps(b, b, s1);
+        }
+        for (; i < n8; i += 8) {
+            const __m256 a = _mm256_loadu_ps(xr + i);
+            s0 = _mm256_fmadd_ps(a, a, s0);
+        }
+        float ss = avx2::hsum(_mm256_add_ps(s0, s1));
+        for (; i < n; ++i) ss += xr[i] * xr[i];
+        const float scale = 1.0f / _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(ss / static_cast<float>(n) + eps)));
+        const __m256 sv = _mm256_set1_ps(scale);
+        for (i = 0; i < n8; i += 8)
+            _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(xr + i), sv), _mm256_loadu_ps(w + i)));
+        for (; i < n; ++i) o[i] = xr[i] * scale * w[i];
+    }
+}
+
+static inline __m256 silu_mul(__m256 g, __m256 u) {
+    const __m256 e = avx2::exp_ps(_mm256_sub_ps(_mm256_setzero_ps(), g));
+    return _mm256_mul_ps(_mm256_div_ps(g, _mm256_add_ps(_mm256_set1_ps(1.0f), e)), u);
+}
+
+void swiglu_avx2(const float* gate, const float* up, int64_t n, float* out) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(out + i, silu_mul(_mm256_loadu_ps(gate + i), _mm256_loadu_ps(up + i)));
+    if (i < n) {
+        // Tail through a padded vector so the scalar tail uses the same exp as the body.
+        alignas(32) float g[8] = {}, u[8] = {}, o[8];
+        for (int64_t j = i; j < n; ++j) {
+            g[j - i] = gate[j];
+            u[j - i] = up[j];
+        }
+        _mm256_store_ps(o, silu_mul(_mm256_load_ps(g), _mm256_load_ps(u)));
+        for (int64_t j = i; j < n; ++j) out[j] = o[j - i];
+    }
+}
+
+void add_avx2(float* x, const float* y, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_add_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
+    for (; i < n; ++i) x[i] += y[i];
+}
+
+void to_fp16_avx2(const float* x, int64_t n, uint16_t* out) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    for (; i < n; ++i)
+        out[i] = static_cast<uint16_t>(_mm_extract_epi16(
+            _mm_cvtps_ph(_mm_set_ss(x[i]), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), 0));
+}
+
+const ElementwiseFns kAvx2{rms_norm_avx2, swiglu_avx2, add_avx2, to_fp16_avx2};
+
+}  // namespace
+
+const ElementwiseFns& elementwise_fns_avx2() { return kAvx2; }
+
+}  // namespace hearth::kernels::cpu

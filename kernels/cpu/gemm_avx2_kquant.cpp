@@ -1,0 +1,153 @@
+// AVX2 kernels for the K-quants (Q4_K, Q5_K, Q6_K) against Q8xK activations
+// (act_quant.h), one weight row × one token per dot product; the driver keeps a tile of
+// rows in cache while the tile's tokens stream past.
+//
+// Per 256-element super-block: the quants are unpacked to bytes (Q4_K 0..15, Q5_K 0..31,
+// Q6_K 0..63), multiplied with the activation bytes by maddubs into int16 pair sums, and
+// those are weighted with the sub-block scales by madd (int16 × int16 → int32). The
+// sub-block minimums (Q4_K/Q5_K) and the −32 offset (Q6_K) only need Σ qa per sub-block,
+// which the activations carry in bsums.
+#include "cpu/act_quant.h"
+#include "cpu/avx2_util.h"
+#include "cpu/gemm_kernels.h"
+
+namespace hearth::kernels::cpu {
+
+namespace {
+
+using quant::TensorType;
+
+// Unpacks the 12 scale bytes of a Q4_K/Q5_K super-block into sc[0..7] and m[0..7]
+// (6 bits each), returned as bytes [sc0..sc7, m0..m7].
+static inline __m128i k4_scales_mins(const uint8_t* s) {
+    const uint32_t u0 = avx2::load_u32(s), u1 = avx2::load_u32(s + 4), u2 = avx2::load_u32(s + 8);
+    const uint32_t sc_lo = u0 & 0x3f3f3f3fu;
+    const uint32_t m_lo = u1 & 0x3f3f3f3fu;
+    const uint32_t sc_hi = (u2 & 0x0f0f0f0fu) | (((u0 >> 6) & 0x03030303u) << 4);
+    const uint32_t m_hi = ((u2 >> 4) & 0x0f0f0f0fu) | (((u1 >> 6) & 0x03030303u) << 4);
+    return _mm_set_epi32(static_cast<int>(m_hi), static_cast<int>(m_lo), static_cast<int>(sc_hi),
+                         static_cast<int>(sc_lo));
+}
+
+// Q4_K (kFive = false) and Q5_K (kFive = true).
+template <bool kFive>
+static inline float dot_q45k(const uint8_t* w, const int8_t* qa, const int16_t* bsums, const float* da, int64_t nb) {
+    constexpr std::size_t kBytes = kFive ? sizeof(quant::BlockQ5_K) : sizeof(quant::BlockQ4_K);
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    __m256 acc = _mm256_setzero_ps();
+    float acc_m = 0.0f;
+    for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t* p = w + static_cast<std::size_t>(b) * kBytes;
+        const uint8_t* qh = p + 4 + quant::kKScaleBytes;
+        const uint8_t* qs = kFive ? qh + 32 : qh;
+        const int8_t* q8 = qa + 256 * b;
+        const __m256i sm16 = _mm256_cvtepu8_epi16(k4_scales_mins(p + 4));  // [sc0..7, m0..7] int16
+
+        // Minimums: Σ_j m_j · (bsums[2j] + bsums[2j+1]).
+        const __m256i bs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bsums + 16 * b));
+        const __m128i bs8 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
+        const __m128i mprod = _mm_madd_epi16(_mm256_extracti128_si256(sm16, 1), bs8);
+        const __m128i mp2 = _mm_add_epi32(mprod, _mm_unpackhi_epi64(mprod, mprod));
+        const int32_t summ = _mm_cvtsi128_si32(_mm_add_epi32(mp2, _mm_shuffle_epi32(mp2, 1)));
+
+        alignas(16) int16_t sc[16];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(sc), sm16);
+        const __m256i hbits = kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh)) : _mm256_setzero_si256();
+        __m256i sumi = _mm256_setzero_si256();
+        HEARTH_UNROLL
+        for (int c = 0; c < 4; ++c) {
+            const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * c));
+            __m256i lo = _mm256_and_si256(bits, m4);
+            __m256i hi = _mm256_and_si256(_mm256_srli_epi16(bits, 4), m4);
+            if constexpr (kFive) {
+                // Bit 2c (low half) and 2c+1 (high half) of each qh byte is the 5th bit.
+                const __m256i one = _mm256_set1_epi8(1);
+                const __m128i sh_lo = _mm_cvtsi32_si128(2 * c), sh_hi = _mm_cvtsi32_si128(2 * c + 1);
+                lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(hbits, sh_lo), one), 4));
+                hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(hbits, sh_hi), one), 4));
+            }
+            const __m256i a_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c));
+            const __m256i a_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c + 32));
+            const __m256i p_lo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, a_lo), _mm256_set1_epi16(sc[2 * c]));
+            const __m256i p_hi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, a_hi), _mm256_set1_epi16(sc[2 * c + 1]));
+            sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(p_lo, p_hi));
+        }
+        const float d = avx2::fp16(avx2::load_u16(p)) * da[b];
+        const float dmin = avx2::fp16(avx2::load_u16(p + 2)) * da[b];
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
+        acc_m += dmin * static_cast<float>(summ);
+    }
+    return avx2::hsum(acc) - acc_m;
+}
+
+static inline float dot_q6k(const uint8_t* w, const int8_t* qa, const int16_t* bsums, const float* da, int64_t nb) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    const __m256i m3 = _mm256_set1_epi8(0x03);
+    // Per 32-element group k the scales of sub-blocks 2k (low 128 bits) and 2k+1 (high).
+    const __m256i pick = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3, 2,
+                                          3, 2, 3, 2, 3, 2, 3);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t* p = w + static_cast<std::size_t>(b) * sizeof(quant::BlockQ6_K);
+        const uint8_t* ql = p;
+        const uint8_t* qh = p + 128;
+        const auto* scales = reinterpret_cast<const int8_t*>(p + 192);
+        const int8_t* q8 = qa + 256 * b;
+        const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scales)));
+        // The −32 offset: 32 · Σ_j sc_j · bsums_j.
+        const __m256i bs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bsums + 16 * b));
+        const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(sc16, bs), 5);
+        __m256i sumi = _mm256_setzero_si256();
+        for (int n = 0; n < 2; ++n) {
+            const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n));
+            const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n + 32));
+            const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh + 32 * n));
+            __m256i q[4];
+            q[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m3), 4));
+            q[1] = _mm256_or_si256(_mm256_and_si256(l1, m4),
+                                   _mm256_slli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(0x0c)), 2));
+            q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+                                   _mm256_and_si256(h, _mm256_set1_epi8(0x30)));
+            q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                                   _mm256_srli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(static_cast<char>(0xc0))), 2));
+            HEARTH_UNROLL
+            for (int i = 0; i < 4; ++i) {
+                const int k = 4 * n + i;  // 32-element group: sub-blocks 2k, 2k+1
+                const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 32 * k));
+                const __m256i scv = _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(k)), pick);
+                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(q[i], a), scv));
+            }
+        }
+        sumi = _mm256_sub_epi32(sumi, offset);
+        const float d = avx2::fp16(avx2::load_u16(p + 208)) * da[b];
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
+    }
+    return avx2::hsum(acc);
+}
+
+template <TensorType T>
+void gemm_k(const GemmArgs& a) {
+    for (int t = 0; t < a.n_tokens; ++t) {
+        const uint8_t* row = a.act + static_cast<std::size_t>(t) * a.act_stride;
+        const auto* qa = reinterpret_cast<const int8_t*>(row);
+        const auto* bsums = reinterpret_cast<const int16_t*>(row + q8k_bsums_offset(a.nb));
+        const auto* da = reinterpret_cast<const float*>(row + q8k_d_offset(a.nb));
+        float* out = a.out + static_cast<std::size_t>(t) * a.out_stride;
+        for (int r = 0; r < a.n_rows; ++r) {
+            const uint8_t* w = a.w + static_cast<std::size_t>(r) * a.w_stride;
+            if constexpr (T == TensorType::Q6_K) {
+                out[r] = dot_q6k(w, qa, bsums, da, a.nb);
+            } else {
+                out[r] = dot_q45k<T == TensorType::Q5_K>(w, qa, bsums, da, a.nb);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+void gemm_avx2_q4_k(const GemmArgs& a) { gemm_k<TensorType::Q4_K>(a); }
+void gemm_avx2_q5_k(const GemmArgs& a) { gemm_k<TensorType::Q5_K>(a); }
+void gemm_avx2_q6_k(const GemmArgs& a) { gemm_k<TensorType::Q6_K>(a); }
+
+}  // namespace hearth::kernels::cpu

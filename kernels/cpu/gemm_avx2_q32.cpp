@@ -1,0 +1,214 @@
+// AVX2 kernels for the 32-element weight formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0) against
+// Q8x32 activations (act_quant.h). Per weight block and token:
+//     int32 Σ q·qa   (maddubs + madd: 32 byte products, 8 lane partial sums)
+//     acc += (dw·da) · Σ q·qa          (8-lane float accumulator)
+//     acc_m += mw · s                  (the block offset term, see act_quant.h)
+// Q4_0 and Q5_0 are handled as unsigned nibbles with offset m = -8·d / -16·d, so every
+// format except Q8_0 is an unsigned × signed byte product; Q8_0 moves the weight's sign
+// onto the activation first.
+//
+// Tiles: one token (decode) runs one weight row at a time (see gemv_row); several tokens
+// run R weight rows × 4 tokens, so each weight block is unpacked once and reused 4 times
+// from registers.
+#include "cpu/act_quant.h"
+#include "cpu/avx2_util.h"
+#include "cpu/gemm_kernels.h"
+
+namespace hearth::kernels::cpu {
+
+namespace {
+
+using quant::TensorType;
+
+template <TensorType T>
+struct Fmt;
+// kBytes: block size; kM: factor of the lane-1 offset sum at the end (0 = none).
+template <>
+struct Fmt<TensorType::Q4_0> {
+    static constexpr int kBytes = 18, kQs = 2;
+    static constexpr float kM = -8.0f;
+};
+template <>
+struct Fmt<TensorType::Q4_1> {
+    static constexpr int kBytes = 20, kQs = 4;
+    static constexpr float kM = 1.0f;
+};
+template <>
+struct Fmt<TensorType::Q5_0> {
+    static constexpr int kBytes = 22, kQs = 6;
+    static constexpr float kM = -16.0f;
+};
+template <>
+struct Fmt<TensorType::Q5_1> {
+    static constexpr int kBytes = 24, kQs = 8;
+    static constexpr float kM = 1.0f;
+};
+template <>
+struct Fmt<TensorType::Q8_0> {
+    static constexpr int kBytes = 34, kQs = 2;
+    static constexpr float kM = 0.0f;
+};
+
+// The block's 32 quants as bytes: 0..15 (Q4), 0..31 (Q5) or signed (Q8_0).
+template <TensorType T>
+static inline __m256i load_q(const uint8_t* p) {
+    if constexpr (T == TensorType::Q8_0) {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
+    } else if constexpr (T == TensorType::Q4_0 || T == TensorType::Q4_1) {
+        return avx2::nibbles32(p + Fmt<T>::kQs);
+    } else {
+        const uint32_t qh = avx2::load_u32(p + Fmt<T>::kQs - 4);
+        return _mm256_or_si256(avx2::nibbles32(p + Fmt<T>::kQs), avx2::bits32_to_0x10(qh));
+    }
+}
+
+// [d, m] of the block in lanes 0 and 1: m for Q4_1/Q5_1, d again for the others (their
+// offset is kM · d).
+template <TensorType T>
+static inline __m128 load_dm(const uint8_t* p) {
+    if constexpr (T == TensorType::Q4_1 || T == TensorType::Q5_1) {
+        return avx2::fp16x2(p);
+    } else {
+        return _mm_cvtph_ps(_mm_set1_epi16(static_cast<short>(avx2::load_u16(p))));
+    }
+}
+
+// The byte operands of maddubs: unsigned weight side, and the activation (signed, with
+// the weight's sign applied for Q8_0).
+template <TensorType T>
+static inline __m256i weight_u8(__m256i q) {
+    if constexpr (T == TensorType::Q8_0) return _mm256_sign_epi8(q, q);
+    return q;
+}
+template <TensorType T>
+static inline __m256i act_s8(__m256i a, __m256i q) {
+    if constexpr (T == TensorType::Q8_0) return _mm256_sign_epi8(a, q);
+    return a;
+}
+
+static inline __m256 block_dot(__m256i u, __m256i s) {
+    return _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
+}
+
+// One weight row × 1 token. qa [nb][32], ds [nb][2] = {d, s}. Rows are done one at a
+// time so the weights are read as one sequential stream: interleaving several rows
+// (to share the activation loads, which hit L1 anyway) halved the speed on matrices
+// that come from DRAM, because the hardware prefetcher no longer kept up.
+template <TensorType T>
+static inline float gemv_row(const uint8_t* w, int64_t nb, const int8_t* qa, const float* ds) {
+    // Two accumulators per kind hide the FMA latency across consecutive blocks.
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    __m128 acc_m = _mm_setzero_ps();
+    int64_t b = 0;
+    const auto step = [&](int64_t blk, __m256& acc) {
+        const uint8_t* p = w + static_cast<std::size_t>(blk) * Fmt<T>::kBytes;
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qa + 32 * blk));
+        const __m128 das = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(ds + 2 * blk)));  // [da, s]
+        const __m256i q = load_q<T>(p);
+        const __m128 prod = _mm_mul_ps(load_dm<T>(p), das);  // [dw·da, m·s]
+        if constexpr (Fmt<T>::kM != 0.0f) acc_m = _mm_add_ps(acc_m, prod);
+        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(prod), block_dot(weight_u8<T>(q), act_s8<T>(a, q)), acc);
+    };
+    for (; b + 2 <= nb; b += 2) {
+        step(b, acc0);
+        step(b + 1, acc1);
+    }
+    if (b < nb) step(b, acc0);
+    float v = avx2::hsum(_mm256_add_ps(acc0, acc1));
+    if constexpr (Fmt<T>::kM != 0.0f) v += Fmt<T>::kM * _mm_cvtss_f32(_mm_movehdup_ps(acc_m));
+    return v;
+}
+
+// R weight rows × one group of kGroup tokens. qs [nb][4][32], ds [nb][2][4];
+// out[t·os + r] for r < R, t < nt.
+template <TensorType T, int R>
+static inline void gemm4_rows(const uint8_t* w, std::size_t ws, int64_t nb, const int8_t* qs, const float* ds,
+                              float* out, std::size_t os, int nt) {
+    __m256 acc[R][4];
+    __m128 acc_m[R];
+    HEARTH_UNROLL
+    for (int r = 0; r < R; ++r) {
+        HEARTH_UNROLL
+        for (int t = 0; t < 4; ++t) acc[r][t] = _mm256_setzero_ps();
+        acc_m[r] = _mm_setzero_ps();
+    }
+    for (int64_t b = 0; b < nb; ++b) {
+        const __m128 da4 = _mm_loadu_ps(ds + 8 * b);
+        const __m128 s4 = _mm_loadu_ps(ds + 8 * b + 4);
+        const int8_t* qb = qs + 128 * b;
+        HEARTH_UNROLL
+        for (int r = 0; r < R; ++r) {
+            const uint8_t* p = w + static_cast<std::size_t>(r) * ws + static_cast<std::size_t>(b) * Fmt<T>::kBytes;
+            const __m256i q = load_q<T>(p);
+            const __m256i u = weight_u8<T>(q);
+            const __m128 dm = load_dm<T>(p);
+            const __m128 sc4 = _mm_mul_ps(_mm_shuffle_ps(dm, dm, 0x00), da4);  // dw·da per token
+            if constexpr (Fmt<T>::kM != 0.0f) acc_m[r] = _mm_fmadd_ps(_mm_shuffle_ps(dm, dm, 0x55), s4, acc_m[r]);
+            const __m256 sc8 = _mm256_insertf128_ps(_mm256_castps128_ps256(sc4), sc4, 1);
+            const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb));
+            acc[r][0] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0x00), block_dot(u, act_s8<T>(a0, q)), acc[r][0]);
+            const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb + 32));
+            acc[r][1] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0x55), block_dot(u, act_s8<T>(a1, q)), acc[r][1]);
+            const __m256i a2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb + 64));
+            acc[r][2] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0xaa), block_dot(u, act_s8<T>(a2, q)), acc[r][2]);
+            const __m256i a3 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb + 96));
+            acc[r][3] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0xff), block_dot(u, act_s8<T>(a3, q)), acc[r][3]);
+        }
+    }
+    HEARTH_UNROLL
+    for (int r = 0; r < R; ++r) {
+        alignas(16) float m[4];
+        _mm_store_ps(m, acc_m[r]);
+        for (int t = 0; t < nt; ++t) {
+            float v = avx2::hsum(acc[r][t]);
+            if constexpr (Fmt<T>::kM != 0.0f) v += Fmt<T>::kM * m[t];
+            out[static_cast<std::size_t>(t) * os + r] = v;
+        }
+    }
+}
+
+template <TensorType T>
+void gemm_q32(const GemmArgs& a) {
+    const std::size_t ws = a.w_stride;
+    if (a.group == 1) {
+        for (int t = 0; t < a.n_tokens; ++t) {
+            const uint8_t* row = a.act + static_cast<std::size_t>(t) * a.act_stride;
+            const auto* qa = reinterpret_cast<const int8_t*>(row);
+            const auto* ds = reinterpret_cast<const float*>(row + q8x32_ds_offset(a.nb, 1));
+            float* out = a.out + static_cast<std::size_t>(t) * a.out_stride;
+            for (int r = 0; r < a.n_rows; ++r) out[r] = gemv_row<T>(a.w + r * ws, a.nb, qa, ds);
+        }
+        return;
+    }
+    // Rows outer, token groups inner: the R rows (nb blocks each, a few hundred bytes)
+    // stay in L1 while every group of the tile streams past.
+    const int n_groups = (a.n_tokens + kGroup - 1) / kGroup;
+    constexpr int R = 2;
+    int r = 0;
+    for (; r < a.n_rows; r += R) {
+        const bool full = r + R <= a.n_rows;
+        for (int g = 0; g < n_groups; ++g) {
+            const uint8_t* grp = a.act + static_cast<std::size_t>(g) * a.act_stride;
+            const auto* qs = reinterpret_cast<const int8_t*>(grp);
+            const auto* ds = reinterpret_cast<const float*>(grp + q8x32_ds_offset(a.nb, kGroup));
+            const int nt = a.n_tokens - g * kGroup < kGroup ? a.n_tokens - g * kGroup : kGroup;
+            float* out = a.out + static_cast<std::size_t>(g) * kGroup * a.out_stride + r;
+            if (full) {
+                gemm4_rows<T, R>(a.w + r * ws, ws, a.nb, qs, ds, out, a.out_stride, nt);
+            } else {
+                for (int rr = r; rr < a.n_rows; ++rr)
+                    gemm4_rows<T, 1>(a.w + rr * ws, ws, a.nb, qs, ds, out + (rr - r), a.out_stride, nt);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+void gemm_avx2_q4_0(const GemmArgs& a) { gemm_q32<TensorType::Q4_0>(a); }
+void gemm_avx2_q4_1(const GemmArgs& a) { gemm_q32<TensorType::Q4_1>(a); }
+void gemm_avx2_q5_0(const GemmArgs& a) { gemm_q32<TensorType::Q5_0>(a); }
+void gemm_avx2_q5_1(const GemmArgs& a) { gemm_q32<TensorType::Q5_1>(a); }
+void gemm_avx2_q8_0(const GemmArgs& a) { gemm_q32<TensorType::Q8_0>(a); }
+
+}  // namespace hearth::kernels::cpu

@@ -1,0 +1,64 @@
+// Inner kernels of the CPU matmul: a tile of weight rows against a tile of tokens.
+// matmul.cpp quantises the activations, splits the output into tiles and runs the tiles
+// on the thread pool; a kernel only computes dot products.
+//
+// Weight memory: row r of the tile starts at w + r·w_stride bytes and holds nb blocks of
+// the weight type (the GGUF layout, read in place from the mapped file).
+// Activation memory depends on the type's ActFormat (see act_quant.h):
+//   Float — token t's row of floats at act + t·act_stride bytes (F32, F16, BF16 weights).
+//   Q8x32 — groups of `group` tokens, group g at act + g·act_stride bytes.
+//   Q8xK  — one token per row (group = 1), row t at act + t·act_stride bytes.
+// Output: out[t·out_stride + r] for r < n_rows, t < n_tokens (floats), overwritten.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cpu/cpu_features.h"
+#include "quant/quant_types.h"
+
+namespace hearth::kernels::cpu {
+
+enum class ActFormat { Float, Q8x32, Q8xK };
+
+struct GemmArgs {
+    const uint8_t* w = nullptr;  // [n_rows] rows of nb blocks, w_stride bytes apart
+    std::size_t w_stride = 0;
+    int64_t nb = 0;  // blocks per row (elements for F32/F16/BF16)
+    int n_rows = 0;
+    const uint8_t* act = nullptr;  // see above
+    std::size_t act_stride = 0;
+    int group = 1;  // tokens per activation group (Q8x32: 1 or kGroup; else 1)
+    int n_tokens = 0;
+    float* out = nullptr;  // [n_tokens][out_stride], columns [0, n_rows) written
+    std::size_t out_stride = 0;
+};
+
+using GemmFn = void (*)(const GemmArgs&);
+
+struct TypeKernels {
+    ActFormat act = ActFormat::Float;
+    GemmFn gemm = nullptr;
+};
+
+// The kernels for a weight type at a SIMD level (Scalar or Avx2), or null for a type the
+// matmul cannot use.
+const TypeKernels* gemm_kernels(quant::TensorType type, SimdLevel level);
+
+// The scalar table (gemm_scalar.cpp).
+const TypeKernels* gemm_kernels_scalar(quant::TensorType type);
+
+// The AVX2 kernels (gemm_avx2_*.cpp; call only when cpu_has_avx2()).
+void gemm_avx2_f32(const GemmArgs& a);
+void gemm_avx2_f16(const GemmArgs& a);
+void gemm_avx2_bf16(const GemmArgs& a);
+void gemm_avx2_q4_0(const GemmArgs& a);
+void gemm_avx2_q4_1(const GemmArgs& a);
+void gemm_avx2_q5_0(const GemmArgs& a);
+void gemm_avx2_q5_1(const GemmArgs& a);
+void gemm_avx2_q8_0(const GemmArgs& a);
+void gemm_avx2_q4_k(const GemmArgs& a);
+void gemm_avx2_q5_k(const GemmArgs& a);
+void gemm_avx2_q6_k(const GemmArgs& a);
+
+}  // namespace hearth::kernels::cpu

@@ -1,0 +1,266 @@
+// Portable kernels for every weight type: the fallback on processors without AVX2 and
+// the baseline the AVX2 kernels are tested against. Same arithmetic as the AVX2 kernels
+// (exact integer block sums, float scaling), different summation order.
+#include <algorithm>
+#include <cstring>
+
+#include "cpu/act_quant.h"
+#include "cpu/gemm_kernels.h"
+#include "quant/fp16.h"
+
+namespace hearth::kernels::cpu {
+
+namespace {
+
+using quant::TensorType;
+
+// One 32-element weight block as integers: value[i] = d · q[i] + m.
+struct Block32 {
+    int8_t q[32];
+    float d;
+    float m;
+};
+
+template <TensorType T>
+void decode32(const uint8_t* p, Block32& o) {
+    if constexpr (T == TensorType::Q8_0) {
+        quant::BlockQ8_0 b;
+        std::memcpy(&b, p, sizeof b);
+        std::memcpy(o.q, b.qs, 32);
+        o.d = quant::fp16_to_f32(b.d);
+        o.m = 0.0f;
+    } else if constexpr (T == TensorType::Q4_0 || T == TensorType::Q4_1) {
+        const uint8_t* qs = p + (T == TensorType::Q4_0 ? 2 : 4);
+        for (int j = 0; j < 16; ++j) {
+            o.q[j] = static_cast<int8_t>(qs[j] & 0x0f);
+            o.q[j + 16] = static_cast<int8_t>(qs[j] >> 4);
+        }
+        uint16_t d, m;
+        std::memcpy(&d, p, 2);
+        std::memcpy(&m, p + 2, 2);
+        o.d = quant::fp16_to_f32(d);
+        o.m = T == TensorType::Q4_0 ? -8.0f * o.d : quant::fp16_to_f32(m);
+    } else {
+        static_assert(T == TensorType::Q5_0 || T == TensorType::Q5_1);
+        const int off = T == TensorType::Q5_0 ? 2 : 4;  // qh follows d (and m)
+        uint32_t qh;
+        std::memcpy(&qh, p + off, 4);
+        const uint8_t* qs = p + off + 4;
+        for (int j = 0; j < 16; ++j) {
+            o.q[j] = static_cast<int8_t>((qs[j] & 0x0f) | (((qh >> j) & 1u) << 4));
+            o.q[j + 16] = static_cast<int8_t>((qs[j] >> 4) | (((qh >> (j + 16)) & 1u) << 4));
+        }
+        uint16_t d, m;
+        std::memcpy(&d, p, 2);
+        std::memcpy(&m, p + 2, 2);
+        o.d = quant::fp16_to_f32(d);
+        o.m = T == TensorType::Q5_0 ? -16.0f * o.d : quant::fp16_to_f32(m);
+    }
+}
+
+template <TensorType T>
+constexpr std::size_t block_bytes() {
+    switch (T) {
+        case TensorType::Q4_0: return sizeof(quant::BlockQ4_0);
+        case TensorType::Q4_1: return sizeof(quant::BlockQ4_1);
+        case TensorType::Q5_0: return sizeof(quant::BlockQ5_0);
+        case TensorType::Q5_1: return sizeof(quant::BlockQ5_1);
+        default: return sizeof(quant::BlockQ8_0);
+    }
+}
+
+// Q8x32 activations (act_quant.h): out = Σ_b dw·da·Σ q·qa + m·s.
+template <TensorType T>
+void gemm_q32(const GemmArgs& a) {
+    const int G = a.group;
+    const int n_groups = (a.n_tokens + G - 1) / G;
+    Block32 blk;
+    for (int r = 0; r < a.n_rows; ++r) {
+        const uint8_t* wr = a.w + static_cast<std::size_t>(r) * a.w_stride;
+        for (int g = 0; g < n_groups; ++g) {
+            const uint8_t* grp = a.act + static_cast<std::size_t>(g) * a.act_stride;
+            const auto* qs = reinterpret_cast<const int8_t*>(grp);                        // [nb][G][32]
+            const auto* ds = reinterpret_cast<const float*>(grp + q8x32_ds_offset(a.nb, G));  // [nb][2][G]
+            const int nt = std::min(G, a.n_tokens - g * G);
+            float acc[kGroup] = {}, acc_m[kGroup] = {};
+            for (int64_t b = 0; b < a.nb; ++b) {
+                decode32<T>(wr + static_cast<std::size_t>(b) * block_bytes<T>(), blk);
+                for (int t = 0; t < nt; ++t) {
+                    const int8_t* qa = qs + (b * G + t) * 32;
+                    int32_t sum = 0;
+                    for (int i = 0; i < 32; ++i) sum += blk.q[i] * qa[i];
+                    acc[t] += blk.d * ds[b * 2 * G + t] * static_cast<float>(sum);
+                    acc_m[t] += blk.m * ds[b * 2 * G + G + t];
+                }
+            }
+            for (int t = 0; t < nt; ++t)
+                a.out[static_cast<std::size_t>(g * G + t) * a.out_stride + r] = acc[t] + acc_m[t];
+        }
+    }
+}
+
+// The 6-bit scale and min of sub-block j (0..7) of a Q4_K/Q5_K super-block.
+void scale_min_k4(int j, const uint8_t* s, int& sc, int& m) {
+    if (j < 4) {
+        sc = s[j] & 63;
+        m = s[j + 4] & 63;
+    } else {
+        sc = (s[j + 4] & 0x0f) | ((s[j - 4] >> 6) << 4);
+        m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+    }
+}
+
+// Q4_K / Q5_K against Q8xK: per super-block d·da·Σ_j sc_j·Σ q·qa − dmin·da·Σ_j m_j·Σ qa.
+template <TensorType T>
+void gemm_q45k(const GemmArgs& a) {
+    constexpr bool five = T == TensorType::Q5_K;
+    constexpr std::size_t bb = five ? sizeof(quant::BlockQ5_K) : sizeof(quant::BlockQ4_K);
+    for (int t = 0; t < a.n_tokens; ++t) {
+        const uint8_t* row = a.act + static_cast<std::size_t>(t) * a.act_stride;
+        const auto* qa_all = reinterpret_cast<const int8_t*>(row);
+        const auto* bsums = reinterpret_cast<const int16_t*>(row + q8k_bsums_offset(a.nb));
+        const auto* da = reinterpret_cast<const float*>(row + q8k_d_offset(a.nb));
+        for (int r = 0; r < a.n_rows; ++r) {
+            const uint8_t* wr = a.w + static_cast<std::size_t>(r) * a.w_stride;
+            float acc = 0.0f;
+            for (int64_t b = 0; b < a.nb; ++b) {
+                const uint8_t* p = wr + static_cast<std::size_t>(b) * bb;
+                uint16_t d16, dmin16;
+                std::memcpy(&d16, p, 2);
+                std::memcpy(&dmin16, p + 2, 2);
+                const uint8_t* scales = p + 4;
+                const uint8_t* qh = p + 4 + quant::kKScaleBytes;  // Q5_K only
+                const uint8_t* qs = five ? qh + 32 : p + 4 + quant::kKScaleBytes;
+                const int8_t* qa = qa_all + b * 256;
+                int32_t sumi = 0, summ = 0;
+                for (int c = 0; c < 4; ++c) {
+                    int sc_lo, m_lo, sc_hi, m_hi;
+                    scale_min_k4(2 * c, scales, sc_lo, m_lo);
+                    scale_min_k4(2 * c + 1, scales, sc_hi, m_hi);
+                    int32_t lo = 0, hi = 0;
+                    for (int l = 0; l < 32; ++l) {
+                        int ql = qs[32 * c + l] & 0x0f, qhi = qs[32 * c + l] >> 4;
+                        if constexpr (five) {
+                            ql |= ((qh[l] >> (2 * c)) & 1) << 4;
+                            qhi |= ((qh[l] >> (2 * c + 1)) & 1) << 4;
+                        }
+                        lo += ql * qa[64 * c + l];
+                        hi += qhi * qa[64 * c + 32 + l];
+                    }
+                    sumi += sc_lo * lo + sc_hi * hi;
+                    const int16_t* bs = bsums + b * 16 + 4 * c;
+                    summ += m_lo * (bs[0] + bs[1]) + m_hi * (bs[2] + bs[3]);
+                }
+                acc += quant::fp16_to_f32(d16) * da[b] * static_cast<float>(sumi) -
+                       quant::fp16_to_f32(dmin16) * da[b] * static_cast<float>(summ);
+            }
+            a.out[static_cast<std::size_t>(t) * a.out_stride + r] = acc;
+        }
+    }
+}
+
+// Q6_K against Q8xK: d·da·Σ_j sc_j·(Σ q·qa − 32·Σ qa) over the 16 sub-blocks of 16.
+void gemm_q6k(const GemmArgs& a) {
+    for (int t = 0; t < a.n_tokens; ++t) {
+        const uint8_t* row = a.act + static_cast<std::size_t>(t) * a.act_stride;
+        const auto* qa_all = reinterpret_cast<const int8_t*>(row);
+        const auto* bsums = reinterpret_cast<const int16_t*>(row + q8k_bsums_offset(a.nb));
+        const auto* da = reinterpret_cast<const float*>(row + q8k_d_offset(a.nb));
+        for (int r = 0; r < a.n_rows; ++r) {
+            const uint8_t* wr = a.w + static_cast<std::size_t>(r) * a.w_stride;
+            float acc = 0.0f;
+            for (int64_t b = 0; b < a.nb; ++b) {
+                quant::BlockQ6_K blk;
+                std::memcpy(&blk, wr + static_cast<std::size_t>(b) * sizeof blk, sizeof blk);
+                const int8_t* qa = qa_all + b * 256;
+                int32_t sub[16] = {};
+                for (int n = 0; n < 2; ++n) {
+                    const uint8_t* ql = blk.ql + 64 * n;
+                    const uint8_t* qh = blk.qh + 32 * n;
+                    for (int l = 0; l < 32; ++l) {
+                        const int e = 128 * n + l;
+                        const int q1 = (ql[l] & 0x0f) | (((qh[l] >> 0) & 3) << 4);
+                        const int q2 = (ql[l + 32] & 0x0f) | (((qh[l] >> 2) & 3) << 4);
+                        const int q3 = (ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4);
+                        const int q4 = (ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4);
+                        sub[e / 16] += q1 * qa[e];
+                        sub[(e + 32) / 16] += q2 * qa[e + 32];
+                        sub[(e + 64) / 16] += q3 * qa[e + 64];
+                        sub[(e + 96) / 16] += q4 * qa[e + 96];
+                    }
+                }
+                int32_t sumi = 0;
+                for (int j = 0; j < 16; ++j) sumi += blk.scales[j] * (sub[j] - 32 * bsums[b * 16 + j]);
+                acc += quant::fp16_to_f32(blk.d) * da[b] * static_cast<float>(sumi);
+            }
+            a.out[static_cast<std::size_t>(t) * a.out_stride + r] = acc;
+        }
+    }
+}
+
+// Float weights against float activations. Rows are converted to float in chunks once
+// and reused for every token.
+template <TensorType T>
+void gemm_float(const GemmArgs& a) {
+    constexpr int kChunk = 256;
+    float wbuf[kChunk];
+    for (int r = 0; r < a.n_rows; ++r) {
+        const uint8_t* wr = a.w + static_cast<std::size_t>(r) * a.w_stride;
+        for (int t = 0; t < a.n_tokens; ++t) a.out[static_cast<std::size_t>(t) * a.out_stride + r] = 0.0f;
+        for (int64_t c0 = 0; c0 < a.nb; c0 += kChunk) {
+            const int n = static_cast<int>(std::min<int64_t>(kChunk, a.nb - c0));
+            for (int i = 0; i < n; ++i) {
+                if constexpr (T == TensorType::F32) {
+                    std::memcpy(&wbuf[i], wr + (c0 + i) * 4, 4);
+                } else {
+                    uint16_t h;
+                    std::memcpy(&h, wr + (c0 + i) * 2, 2);
+                    wbuf[i] = T == TensorType::F16 ? quant::fp16_to_f32(h) : quant::bf16_to_f32(h);
+                }
+            }
+            for (int t = 0; t < a.n_tokens; ++t) {
+                const auto* x = reinterpret_cast<const float*>(a.act + static_cast<std::size_t>(t) * a.act_stride) + c0;
+                float s[8] = {};
+                int i = 0;
+                for (; i + 8 <= n; i += 8)
+                    for (int k = 0; k < 8; ++k) s[k] += wbuf[i + k] * x[i + k];
+                for (; i < n; ++i) s[0] += wbuf[i] * x[i];
+                a.out[static_cast<std::size_t>(t) * a.out_stride + r] +=
+                    ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+            }
+        }
+    }
+}
+
+const TypeKernels kF32{ActFormat::Float, gemm_float<TensorType::F32>};
+const TypeKernels kF16{ActFormat::Float, gemm_float<TensorType::F16>};
+const TypeKernels kBF16{ActFormat::Float, gemm_float<TensorType::BF16>};
+const TypeKernels kQ4_0{ActFormat::Q8x32, gemm_q32<TensorType::Q4_0>};
+const TypeKernels kQ4_1{ActFormat::Q8x32, gemm_q32<TensorType::Q4_1>};
+const TypeKernels kQ5_0{ActFormat::Q8x32, gemm_q32<TensorType::Q5_0>};
+const TypeKernels kQ5_1{ActFormat::Q8x32, gemm_q32<TensorType::Q5_1>};
+const TypeKernels kQ8_0{ActFormat::Q8x32, gemm_q32<TensorType::Q8_0>};
+const TypeKernels kQ4_K{ActFormat::Q8xK, gemm_q45k<TensorType::Q4_K>};
+const TypeKernels kQ5_K{ActFormat::Q8xK, gemm_q45k<TensorType::Q5_K>};
+const TypeKernels kQ6_K{ActFormat::Q8xK, gemm_q6k};
+
+}  // namespace
+
+const TypeKernels* gemm_kernels_scalar(quant::TensorType type) {
+    switch (type) {
+        case TensorType::F32: return &kF32;
+        case TensorType::F16: return &kF16;
+        case TensorType::BF16: return &kBF16;
+        case TensorType::Q4_0: return &kQ4_0;
+        case TensorType::Q4_1: return &kQ4_1;
+        case TensorType::Q5_0: return &kQ5_0;
+        case TensorType::Q5_1: return &kQ5_1;
+        case TensorType::Q8_0: return &kQ8_0;
+        case TensorType::Q4_K: return &kQ4_K;
+        case TensorType::Q5_K: return &kQ5_K;
+        case TensorType::Q6_K: return &kQ6_K;
+    }
+    return nullptr;
+}
+
+}  // namespace hearth::kernels::cpu

@@ -1,0 +1,177 @@
+#include "cpu/matmul.h"
+
+#include <algorithm>
+
+#include "cpu/act_quant.h"
+#include "cpu/gemm_kernels.h"
+
+namespace hearth::kernels::cpu {
+
+namespace {
+
+using quant::TensorType;
+
+#ifdef HEARTH_HAVE_AVX2_KERNELS
+const TypeKernels kAvx2F32{ActFormat::Float, gemm_avx2_f32};
+const TypeKernels kAvx2F16{ActFormat::Float, gemm_avx2_f16};
+const TypeKernels kAvx2BF16{ActFormat::Float, gemm_avx2_bf16};
+const TypeKernels kAvx2Q4_0{ActFormat::Q8x32, gemm_avx2_q4_0};
+const TypeKernels kAvx2Q4_1{ActFormat::Q8x32, gemm_avx2_q4_1};
+const TypeKernels kAvx2Q5_0{ActFormat::Q8x32, gemm_avx2_q5_0};
+const TypeKernels kAvx2Q5_1{ActFormat::Q8x32, gemm_avx2_q5_1};
+const TypeKernels kAvx2Q8_0{ActFormat::Q8x32, gemm_avx2_q8_0};
+const TypeKernels kAvx2Q4_K{ActFormat::Q8xK, gemm_avx2_q4_k};
+const TypeKernels kAvx2Q5_K{ActFormat::Q8xK, gemm_avx2_q5_k};
+const TypeKernels kAvx2Q6_K{ActFormat::Q8xK, gemm_avx2_q6_k};
+
+const TypeKernels* gemm_kernels_avx2(TensorType type) {
+    switch (type) {
+        case TensorType::F32: return &kAvx2F32;
+        case TensorType::F16: return &kAvx2F16;
+        case TensorType::BF16: return &kAvx2BF16;
+        case TensorType::Q4_0: return &kAvx2Q4_0;
+        case TensorType::Q4_1: return &kAvx2Q4_1;
+        case TensorType::Q5_0: return &kAvx2Q5_0;
+        case TensorType::Q5_1: return &kAvx2Q5_1;
+        case TensorType::Q8_0: return &kAvx2Q8_0;
+        case TensorType::Q4_K: return &kAvx2Q4_K;
+        case TensorType::Q5_K: return &kAvx2Q5_K;
+        case TensorType::Q6_K: return &kAvx2Q6_K;
+    }
+    return nullptr;
+}
+#else
+const TypeKernels* gemm_kernels_avx2(TensorType type) { return gemm_kernels_scalar(type); }
+#endif
+
+int64_t block_elems(TensorType type) {
+    switch (type) {
+        case TensorType::F32:
+        case TensorType::F16:
+        case TensorType::BF16: return 1;
+        case TensorType::Q4_K:
+        case TensorType::Q5_K:
+        case TensorType::Q6_K: return quant::kQKK;
+        default: return quant::kQK;
+    }
+}
+
+// Tile sizes. Decode (a few tokens): rows only, about 8 chunks per thread so a thread
+// that was preempted or runs on a slower core does not hold the op up. Prefill: 64 rows ×
+// 64 tokens per tile — the tile's weight rows and quantised activations (~40 KB for 576
+// columns) stay in L2 while the kernel reuses them across each other.
+constexpr int kRowAlign = 16;
+constexpr int kGemmRows = 64;
+constexpr int kGemmTokens = 64;  // a multiple of kGroup
+constexpr int kFewTokens = 4;    // up to this many tokens: split rows only
+
+}  // namespace
+
+const TypeKernels* gemm_kernels(TensorType type, SimdLevel level) {
+    return level == SimdLevel::Avx2 ? gemm_kernels_avx2(type) : gemm_kernels_scalar(type);
+}
+
+bool matmul_supports(TensorType type, int64_t cols) {
+    return gemm_kernels_scalar(type) != nullptr && cols > 0 && cols % block_elems(type) == 0;
+}
+
+void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const WeightView& w, const float* x,
+            int32_t n_tokens, float* out, const float* bias) {
+    if (n_tokens <= 0 || w.rows <= 0) return;
+    const TypeKernels* k = gemm_kernels(w.type, level);
+#ifdef HEARTH_HAVE_AVX2_KERNELS
+    const bool avx2 = level == SimdLevel::Avx2;
+#else
+    const bool avx2 = false;
+#endif
+    const int64_t nb = w.cols / block_elems(w.type);
+    const auto cols = static_cast<std::size_t>(w.cols);
+
+    // (1) Activations.
+    GemmArgs base;
+    base.w_stride = w.row_bytes;
+    base.nb = nb;
+    base.out_stride = static_cast<std::size_t>(w.rows);
+    int tokens_per_act = 1;  // tokens per act_stride step
+    switch (k->act) {
+        case ActFormat::Float:
+            base.act = reinterpret_cast<const uint8_t*>(x);
+            base.act_stride = cols * sizeof(float);
+            break;
+        case ActFormat::Q8x32: {
+            const int G = n_tokens == 1 ? 1 : kGroup;
+            const int n_groups = (n_tokens + G - 1) / G;
+            const std::size_t gb = q8x32_group_bytes(nb, G);
+            auto* buf = static_cast<uint8_t*>(scratch.get(gb * static_cast<std::size_t>(n_groups)));
+            const QuantizeQ8x32Fn q = avx2 ? quantize_q8x32_avx2 : quantize_q8x32_scalar;
+            const auto quantize_group = [&](int64_t g, int) {
+                const int t0 = static_cast<int>(g) * G;
+                q(x + static_cast<std::size_t>(t0) * cols, cols, std::min(G, n_tokens - t0), G, nb,
+                  buf + static_cast<std::size_t>(g) * gb);
+            };
+            if (n_groups >= 16) {
+                pool.run(n_groups, quantize_group);
+            } else {
+                for (int g = 0; g < n_groups; ++g) quantize_group(g, 0);
+            }
+            base.act = buf;
+            base.act_stride = gb;
+            base.group = G;
+            tokens_per_act = G;
+            break;
+        }
+        case ActFormat::Q8xK: {
+            const std::size_t rb = q8k_row_bytes(nb);
+            auto* buf = static_cast<uint8_t*>(scratch.get(rb * static_cast<std::size_t>(n_tokens)));
+            const QuantizeQ8KFn q = avx2 ? quantize_q8k_avx2 : quantize_q8k_scalar;
+            const auto quantize_row = [&](int64_t t, int) {
+                q(x + static_cast<std::size_t>(t) * cols, nb, buf + static_cast<std::size_t>(t) * rb);
+            };
+            if (n_tokens >= 64) {
+                pool.run(n_tokens, quantize_row);
+            } else {
+                for (int t = 0; t < n_tokens; ++t) quantize_row(t, 0);
+            }
+            base.act = buf;
+            base.act_stride = rb;
+            break;
+        }
+    }
+
+    // (2) Tiles.
+    const auto rows = static_cast<int>(w.rows);
+    int row_chunk, token_chunk;
+    if (n_tokens <= kFewTokens) {
+        token_chunk = n_tokens;
+        const int target = pool.size() * 8;
+        row_chunk = (rows + target - 1) / target;
+        row_chunk = std::max(kRowAlign, (row_chunk + kRowAlign - 1) / kRowAlign * kRowAlign);
+    } else {
+        token_chunk = kGemmTokens;
+        row_chunk = kGemmRows;
+    }
+    const int n_row_chunks = (rows + row_chunk - 1) / row_chunk;
+    const int n_token_chunks = (n_tokens + token_chunk - 1) / token_chunk;
+
+    pool.run(int64_t{n_row_chunks} * n_token_chunks, [&](int64_t task, int) {
+        const int rc = static_cast<int>(task % n_row_chunks);
+        const int tc = static_cast<int>(task / n_row_chunks);
+        const int r0 = rc * row_chunk;
+        const int t0 = tc * token_chunk;
+        GemmArgs a = base;
+        a.w = w.data + static_cast<std::size_t>(r0) * w.row_bytes;
+        a.n_rows = std::min(row_chunk, rows - r0);
+        a.act = base.act + static_cast<std::size_t>(t0 / tokens_per_act) * base.act_stride;
+        a.n_tokens = std::min(token_chunk, n_tokens - t0);
+        a.out = out + static_cast<std::size_t>(t0) * base.out_stride + r0;
+        k->gemm(a);
+        if (bias) {
+            for (int t = 0; t < a.n_tokens; ++t) {
+                float* o = a.out + static_cast<std::size_t>(t) * a.out_stride;
+                for (int r = 0; r < a.n_rows; ++r) o[r] += bias[r0 + r];
+            }
+        }
+    });
+}
+
+}  // namespace hearth::kernels::cpu

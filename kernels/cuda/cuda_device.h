@@ -1,0 +1,21 @@
+// Finding out whether the CUDA backend can run here, without ever crashing: a machine
+// with no driver, no GPU, or a GPU our kernels were not compiled for just says no.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+namespace hearth::gpu {
+
+// True when device 0 exists and can run this build's kernels. On false, *why (when not
+// null) says why, e.g. "cudaGetDeviceCount: cudaErrorInsufficientDriver (CUDA driver
+// version is insufficient for CUDA runtime version)". On true, *why describes the
+// device: "NVIDIA H200, sm_90, 139.8 GiB". Makes device 0 current on the calling thread
+// (creating its context) when there is one.
+bool cuda_device_available(std::string* why);
+
+// "cudaErrorInvalidValue (invalid argument)"; for messages.
+std::string cuda_error_text(cudaError_t err);
+
+}  // namespace hearth::gpu

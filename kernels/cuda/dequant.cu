@@ -1,0 +1,354 @@
+// CUDA dequantisation kernels: device helpers, one element op per type, one grid-stride
+// __global__ template, then the host launchers. The formulas (and their evaluation
+// order) are those of cpu/dequant.cpp; every product is exact in float, so nvcc's FMA
+// contraction cannot change a result and the output matches the CPU bit for bit.
+//
+// Work decomposition: a type's block is split into Op::kItems independent work items,
+// one per thread. Each item reads the block header (scales; neighbouring threads share
+// it through L1) and one or two quant bytes, and writes 2 or 4 outputs, so a warp reads
+// a contiguous run of quant bytes and writes contiguous runs of floats.
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+#include "cuda/dequant.h"
+#include "quant/quant_types.h"
+
+namespace hearth::gpu {
+
+namespace {
+
+using namespace hearth::quant;
+
+// Block structs need only 2-byte alignment (their widest field is an fp16); the launcher
+// checks the source pointer against that.
+static_assert(alignof(BlockQ4_0) == 2 && alignof(BlockQ4_1) == 2 && alignof(BlockQ5_0) == 2 &&
+              alignof(BlockQ5_1) == 2 && alignof(BlockQ8_0) == 2 && alignof(BlockQ4_K) == 2 &&
+              alignof(BlockQ5_K) == 2 && alignof(BlockQ6_K) == 2);
+
+constexpr int kThreads = 256;          // threads per CUDA block
+constexpr int64_t kMaxGrid = 1 << 16;  // CUDA blocks; larger tensors loop (grid stride)
+
+// ---------------------------------------------------------------------------------------
+// Device helpers
+// ---------------------------------------------------------------------------------------
+
+// Everything up to the kernel is __host__ __device__ so that dequantize_on_host() can
+// run the very same per-thread code on the CPU (the kernels' indexing is then tested on
+// machines without a GPU).
+__host__ __device__ __forceinline__ uint32_t float_bits(float f) {
+#ifdef __CUDA_ARCH__
+    return __float_as_uint(f);
+#else
+    return std::bit_cast<uint32_t>(f);
+#endif
+}
+__host__ __device__ __forceinline__ float bits_float(uint32_t u) {
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(u);
+#else
+    return std::bit_cast<float>(u);
+#endif
+}
+
+// IEEE binary16 bits → float, branch-free, exact for every input (NaN payload kept);
+// the same computation as the CPU's row decoder.
+__host__ __device__ __forceinline__ float fp16_to_f32(uint16_t h) {
+    const uint32_t em = h & 0x7fffu;
+    const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+    uint32_t bits = (em << 13) + 0x38000000u;  // rebias exponent 15 → 127
+    if (em >= 0x7c00u) bits += 0x38000000u;    // inf/NaN: exponent 31 → 255
+    const uint32_t sub = float_bits(static_cast<float>(em) * 0x1p-24f);  // subnormal half
+    return bits_float(sign | (em < 0x400u ? sub : bits));
+}
+
+__host__ __device__ __forceinline__ float bf16_to_f32(uint16_t h) {
+    return bits_float(static_cast<uint32_t>(h) << 16);
+}
+
+// The 6-bit scale and min of sub-block j of a Q4_K/Q5_K super-block (layout in
+// cpu/dequant_rows.h, k_scale_min).
+__host__ __device__ __forceinline__ void k_scale_min(int j, const uint8_t* q, int* sc, int* m) {
+    if (j < 4) {
+        *sc = q[j] & 63;
+        *m = q[j + 4] & 63;
+    } else {
+        *sc = (q[j + 4] & 15) | ((q[j - 4] >> 6) << 4);
+        *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
+// Q5_0/Q5_1's qh[4] as a little-endian u32 (it sits at offset 2 or 4: not 4-aligned).
+__host__ __device__ __forceinline__ uint32_t load_qh(const uint8_t* qh) {
+    return qh[0] | (qh[1] << 8) | (qh[2] << 16) | (static_cast<uint32_t>(qh[3]) << 24);
+}
+
+// ---------------------------------------------------------------------------------------
+// Element ops: Block is the storage unit, kElems its outputs, kItems the work items it is
+// split into; apply(block, item, y) writes item's outputs into y = the block's outputs.
+// ---------------------------------------------------------------------------------------
+
+// Item j < 16: quant byte j → outputs j (low nibble) and j + 16 (high nibble).
+struct OpQ4_0 {
+    using Block = BlockQ4_0;
+    static constexpr int kElems = 32, kItems = 16;
+    __host__ __device__ static void apply(const Block& b, int j, float* y) {
+        const float d = fp16_to_f32(b.d);
+        const int q = b.qs[j];
+        y[j] = static_cast<float>((q & 15) - 8) * d;
+        y[j + 16] = static_cast<float>((q >> 4) - 8) * d;
+    }
+};
+
+struct OpQ4_1 {
+    using Block = BlockQ4_1;
+    static constexpr int kElems = 32, kItems = 16;
+    __host__ __device__ static void apply(const Block& b, int j, float* y) {
+        const float d = fp16_to_f32(b.d), m = fp16_to_f32(b.m);
+        const int q = b.qs[j];
+        y[j] = static_cast<float>(q & 15) * d + m;
+        y[j + 16] = static_cast<float>(q >> 4) * d + m;
+    }
+};
+
+// As Q4_0, with the fifth bit of output e at bit e of qh.
+struct OpQ5_0 {
+    using Block = BlockQ5_0;
+    static constexpr int kElems = 32, kItems = 16;
+    __host__ __device__ static void apply(const Block& b, int j, float* y) {
+        const float d = fp16_to_f32(b.d);
+        const uint32_t qh = load_qh(b.qh);
+        const int h0 = static_cast<int>(((qh >> j) << 4) & 0x10u);
+        const int h1 = static_cast<int>((qh >> (j + 12)) & 0x10u);
+        const int q = b.qs[j];
+        y[j] = static_cast<float>(((q & 15) | h0) - 16) * d;
+        y[j + 16] = static_cast<float>(((q >> 4) | h1) - 16) * d;
+    }
+};
+
+struct OpQ5_1 {
+    using Block = BlockQ5_1;
+    static constexpr int kElems = 32, kItems = 16;
+    __host__ __device__ static void apply(const Block& b, int j, float* y) {
+        const float d = fp16_to_f32(b.d), m = fp16_to_f32(b.m);
+        const uint32_t qh = load_qh(b.qh);
+        const int h0 = static_cast<int>(((qh >> j) << 4) & 0x10u);
+        const int h1 = static_cast<int>((qh >> (j + 12)) & 0x10u);
+        const int q = b.qs[j];
+        y[j] = static_cast<float>((q & 15) | h0) * d + m;
+        y[j + 16] = static_cast<float>((q >> 4) | h1) * d + m;
+    }
+};
+
+struct OpQ8_0 {
+    using Block = BlockQ8_0;
+    static constexpr int kElems = 32, kItems = 32;
+    __host__ __device__ static void apply(const Block& b, int j, float* y) {
+        y[j] = static_cast<float>(b.qs[j]) * fp16_to_f32(b.d);
+    }
+};
+
+// Item k < 128: quant byte k of chunk c = k / 32 → outputs 64c + l (low nibble,
+// sub-block 2c) and 64c + 32 + l (high nibble, sub-block 2c + 1), l = k % 32.
+struct OpQ4_K {
+    using Block = BlockQ4_K;
+    static constexpr int kElems = 256, kItems = 128;
+    __host__ __device__ static void apply(const Block& b, int k, float* y) {
+        const int c = k / 32, l = k % 32, is = 2 * c;
+        const float d = fp16_to_f32(b.d), dmin = fp16_to_f32(b.dmin);
+        int sc, m;
+        k_scale_min(is, b.scales, &sc, &m);
+        const float d1 = d * static_cast<float>(sc), m1 = dmin * static_cast<float>(m);
+        k_scale_min(is + 1, b.scales, &sc, &m);
+        const float d2 = d * static_cast<float>(sc), m2 = dmin * static_cast<float>(m);
+        const int q = b.qs[k];
+        y[64 * c + l] = d1 * static_cast<float>(q & 15) - m1;
+        y[64 * c + 32 + l] = d2 * static_cast<float>(q >> 4) - m2;
+    }
+};
+
+// As Q4_K; the fifth bit of an output in sub-block s is bit s of qh[l].
+struct OpQ5_K {
+    using Block = BlockQ5_K;
+    static constexpr int kElems = 256, kItems = 128;
+    __host__ __device__ static void apply(const Block& b, int k, float* y) {
+        const int c = k / 32, l = k % 32, is = 2 * c;
+        const float d = fp16_to_f32(b.d), dmin = fp16_to_f32(b.dmin);
+        int sc, m;
+        k_scale_min(is, b.scales, &sc, &m);
+        const float d1 = d * static_cast<float>(sc), m1 = dmin * static_cast<float>(m);
+        k_scale_min(is + 1, b.scales, &sc, &m);
+        const float d2 = d * static_cast<float>(sc), m2 = dmin * static_cast<float>(m);
+        const int q = b.qs[k], h = b.qh[l];
+        y[64 * c + l] = d1 * static_cast<float>((q & 15) | (((h >> is) & 1) << 4)) - m1;
+        y[64 * c + 32 + l] = d2 * static_cast<float>((q >> 4) | (((h >> (is + 1)) & 1) << 4)) - m2;
+    }
+};
+
+// Item k < 64: half = k / 32, l = k % 32 → outputs 128·half + l + {0, 32, 64, 96}, from
+// ql[64·half + l], ql[64·half + l + 32] and qh[32·half + l] (see cpu/dequant.cpp).
+struct OpQ6_K {
+    using Block = BlockQ6_K;
+    static constexpr int kElems = 256, kItems = 64;
+    __host__ __device__ static void apply(const Block& b, int k, float* y) {
+        const int half = k / 32, l = k % 32, is = l / 16;
+        const uint8_t* ql = b.ql + 64 * half;
+        const int qh = b.qh[32 * half + l];
+        const int8_t* sc = b.scales + 8 * half;
+        const float d = fp16_to_f32(b.d);
+        const int q1 = ((ql[l] & 15) | (((qh >> 0) & 3) << 4)) - 32;
+        const int q2 = ((ql[l + 32] & 15) | (((qh >> 2) & 3) << 4)) - 32;
+        const int q3 = ((ql[l] >> 4) | (((qh >> 4) & 3) << 4)) - 32;
+        const int q4 = ((ql[l + 32] >> 4) | (((qh >> 6) & 3) << 4)) - 32;
+        y += 128 * half;
+        y[l] = d * static_cast<float>(sc[is]) * static_cast<float>(q1);
+        y[l + 32] = d * static_cast<float>(sc[is + 2]) * static_cast<float>(q2);
+        y[l + 64] = d * static_cast<float>(sc[is + 4]) * static_cast<float>(q3);
+        y[l + 96] = d * static_cast<float>(sc[is + 6]) * static_cast<float>(q4);
+    }
+};
+
+struct OpF16 {
+    using Block = uint16_t;
+    static constexpr int kElems = 1, kItems = 1;
+    __host__ __device__ static void apply(const Block& h, int, float* y) { *y = fp16_to_f32(h); }
+};
+
+struct OpBF16 {
+    using Block = uint16_t;
+    static constexpr int kElems = 1, kItems = 1;
+    __host__ __device__ static void apply(const Block& h, int, float* y) { *y = bf16_to_f32(h); }
+};
+
+// ---------------------------------------------------------------------------------------
+// Kernel
+// ---------------------------------------------------------------------------------------
+
+// x: n_items / Op::kItems blocks, contiguous. y: n_items / Op::kItems · Op::kElems floats,
+// contiguous; block b's outputs are y[b·kElems, (b+1)·kElems). Thread `thread` of
+// `n_threads` handles work items thread, thread + n_threads, ... (item t is item
+// t % kItems of block t / kItems).
+template <typename Op>
+__host__ __device__ __forceinline__ void run_thread(const typename Op::Block* __restrict__ x,
+                                                    float* __restrict__ y, int64_t n_items,
+                                                    int64_t thread, int64_t n_threads) {
+    for (int64_t t = thread; t < n_items; t += n_threads) {
+        const int64_t b = t / Op::kItems;
+        Op::apply(x[b], static_cast<int>(t % Op::kItems), y + b * Op::kElems);
+    }
+}
+
+template <typename Op>
+__global__ void __launch_bounds__(kThreads)
+    dequantize_kernel(const typename Op::Block* __restrict__ x, float* __restrict__ y,
+                      int64_t n_items) {
+    run_thread<Op>(x, y, n_items, static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
+                   static_cast<int64_t>(gridDim.x) * blockDim.x);
+}
+
+// ---------------------------------------------------------------------------------------
+// Host launchers
+// ---------------------------------------------------------------------------------------
+
+bool aligned(const void* p, size_t alignment) {
+    return reinterpret_cast<uintptr_t>(p) % alignment == 0;
+}
+
+// Calls f(Op{}) with the element op of `type`; false for F32 (a plain copy) and for
+// unsupported types.
+template <typename F>
+bool with_op(TensorType type, F&& f) {
+    switch (type) {
+        case TensorType::F16:
+            f(OpF16{});
+            return true;
+        case TensorType::BF16:
+            f(OpBF16{});
+            return true;
+        case TensorType::Q4_0:
+            f(OpQ4_0{});
+            return true;
+        case TensorType::Q4_1:
+            f(OpQ4_1{});
+            return true;
+        case TensorType::Q5_0:
+            f(OpQ5_0{});
+            return true;
+        case TensorType::Q5_1:
+            f(OpQ5_1{});
+            return true;
+        case TensorType::Q8_0:
+            f(OpQ8_0{});
+            return true;
+        case TensorType::Q4_K:
+            f(OpQ4_K{});
+            return true;
+        case TensorType::Q5_K:
+            f(OpQ5_K{});
+            return true;
+        case TensorType::Q6_K:
+            f(OpQ6_K{});
+            return true;
+        case TensorType::F32:
+            return false;
+    }
+    return false;
+}
+
+// The checks dequantize_cuda documents; also used by dequantize_on_host.
+bool valid_call(TensorType type, const void* src, const float* dst, int64_t n) {
+    const auto t = traits(type);
+    if (!t || n < 0 || n % t->block_elems != 0) return false;
+    if (n == 0) return true;
+    const size_t align =
+        type == TensorType::F32 ? alignof(float) : alignof(uint16_t);  // see static_assert
+    return src && dst && aligned(src, align) && aligned(dst, alignof(float));
+}
+
+}  // namespace
+
+namespace detail {
+cudaError_t probe_kernel_image() {
+    cudaFuncAttributes attr{};
+    return cudaFuncGetAttributes(&attr, dequantize_kernel<OpQ4_0>);
+}
+}  // namespace detail
+
+cudaError_t dequantize_cuda(TensorType type, const void* d_src, float* d_dst, int64_t n,
+                            cudaStream_t stream) {
+    if (!valid_call(type, d_src, d_dst, n)) return cudaErrorInvalidValue;
+    if (n == 0) return cudaSuccess;
+    if (type == TensorType::F32) {
+        return cudaMemcpyAsync(d_dst, d_src, static_cast<size_t>(n) * sizeof(float),
+                               cudaMemcpyDeviceToDevice, stream);
+    }
+    with_op(type, [&](auto op) {
+        using Op = decltype(op);
+        const int64_t n_items = n / Op::kElems * Op::kItems;
+        const int64_t grid = (n_items + kThreads - 1) / kThreads;
+        dequantize_kernel<Op>
+            <<<static_cast<unsigned>(grid < kMaxGrid ? grid : kMaxGrid), kThreads, 0, stream>>>(
+                static_cast<const typename Op::Block*>(d_src), d_dst, n_items);
+    });
+    return cudaGetLastError();
+}
+
+bool dequantize_on_host(TensorType type, const void* src, float* dst, int64_t n,
+                        int64_t n_threads) {
+    if (!valid_call(type, src, dst, n) || n_threads <= 0) return false;
+    if (n == 0) return true;
+    if (type == TensorType::F32) {
+        std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
+        return true;
+    }
+    return with_op(type, [&](auto op) {
+        using Op = decltype(op);
+        const int64_t n_items = n / Op::kElems * Op::kItems;
+        for (int64_t thread = 0; thread < n_threads; ++thread) {
+            run_thread<Op>(static_cast<const typename Op::Block*>(src), dst, n_items, thread,
+                           n_threads);
+        }
+    });
+}
+
+}  // namespace hearth::gpu

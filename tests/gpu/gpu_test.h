@@ -1,0 +1,36 @@
+// Shared by the GPU test suites (CTest label `gpu`, run on the GPU machine by
+// tests/gpu/run.sh). Without a CUDA device a GPU test skips with the reason; with
+// HEARTH_REQUIRE_GPU=1 (run.sh sets it) a missing device fails instead, so a broken
+// driver on the GPU machine cannot pass as a row of skips.
+#pragma once
+
+#include <QString>
+#include <QtTest>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "cuda/cuda_device.h"
+
+namespace hearth::test {
+
+inline bool gpu_required() {
+    const char* v = std::getenv("HEARTH_REQUIRE_GPU");
+    return v && *v && std::strcmp(v, "0") != 0;
+}
+
+}  // namespace hearth::test
+
+// Use at the top of a test function that needs a device.
+#define HEARTH_REQUIRE_CUDA_DEVICE()                                                         \
+    do {                                                                                     \
+        std::string hearth_why_;                                                             \
+        if (!::hearth::gpu::cuda_device_available(&hearth_why_)) {                           \
+            const QString hearth_msg_ = QString::fromStdString(hearth_why_);                 \
+            if (::hearth::test::gpu_required())                                              \
+                QFAIL(qPrintable("HEARTH_REQUIRE_GPU is set but there is no CUDA device: " + \
+                                 hearth_msg_));                                              \
+            QSKIP(qPrintable("no CUDA device: " + hearth_msg_));                             \
+        }                                                                                    \
+    } while (false)

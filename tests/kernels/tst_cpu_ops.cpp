@@ -1,0 +1,411 @@
+// The CPU backend's ops against the naive reference (kernels/reference) on random inputs
+// with odd shapes, for both SIMD levels (AVX2 when the processor has it, and the forced
+// scalar fallback) and 1, 2 and 3 threads. Seeds are fixed and printed.
+//
+// Tolerances (and why):
+//  * matmul, quantised weights, against the float reference: relative L2 error ≤ 1e-2
+//    (32-element formats) / 1.5e-2 (K-quants). The kernels round activations to 8 bits
+//    per block (d = max|x|/127), an error of up to d/2 per element: ≈ 0.5 % RMS for
+//    uniform inputs over 32-blocks, more over 256-blocks where max|x| is larger.
+//  * matmul, quantised weights, against the reference with the same activation rounding
+//    (reference::matmul_q8_activations): |out − ref| ≤ 2e-5 · Σ_c |W[r,c]·x̂[c]| per
+//    element. The integer block sums are exact, so only float rounding of the scales and
+//    of the block accumulation remains (~1e-7 per term); any unpacking or scale bug is
+//    O(1) of that bound.
+//  * matmul, F32/F16/BF16 weights: same per-element bound 2e-5 · Σ|W·x| against the float
+//    reference (float accumulation vs double).
+//  * AVX2 vs scalar matmul: 2e-5 · Σ|W·x̂| (same integer sums, different float order).
+//  * activation quantisation: AVX2 bytes == scalar bytes, and d·q == the reference's.
+//  * rms_norm: 1e-5 relative per element (float sum of squares vs double).
+//  * rope: 2e-5 absolute on |x| ≤ 1 (cos/sin from double angles, rounded to float).
+//  * swiglu: 1e-5 relative + 1e-30 absolute (vector exp is within a few ulp).
+//  * add, gather_rows, embed: exact (no arithmetic beyond the shared dequantise).
+#include <QTest>
+
+#include <map>
+#include <memory>
+#include <random>
+
+#include "cpu/act_quant.h"
+#include "cpu/cpu_backend.h"
+#include "reference/reference_ops.h"
+#include "tst_cpu_helpers.h"
+
+using hearth::kernels::CpuBackend;
+using hearth::kernels::RopeParams;
+using hearth::kernels::WeightSource;
+using hearth::kernels::cpu::SimdLevel;
+namespace ref = hearth::kernels::reference;
+namespace cpu = hearth::kernels::cpu;
+using namespace hearth::test;
+
+namespace {
+
+constexpr uint32_t kSeed = 20250611;
+
+struct Shape {
+    int rows, blocks, tokens;
+};
+
+}  // namespace
+
+class TestCpuOps : public QObject {
+    Q_OBJECT
+
+    std::map<std::pair<int, SimdLevel>, std::unique_ptr<CpuBackend>> backends_;
+    bool have_avx2_ = false;
+
+    CpuBackend& backend(int threads, SimdLevel level) {
+        auto& b = backends_[{threads, level}];
+        if (!b) b = std::make_unique<CpuBackend>(threads, level);
+        return *b;
+    }
+    std::vector<SimdLevel> levels() const {
+        if (have_avx2_) return {SimdLevel::Scalar, SimdLevel::Avx2};
+        return {SimdLevel::Scalar};
+    }
+
+private slots:
+    void initTestCase() {
+        have_avx2_ = cpu::cpu_has_avx2();
+        qInfo("seed %u; AVX2 %s", kSeed, have_avx2_ ? "available (testing AVX2 and scalar)" : "not available (scalar only)");
+        QVERIFY(backend(2, SimdLevel::Scalar).name().find("scalar, 2 threads") != std::string::npos);
+        if (have_avx2_) QVERIFY(backend(3, SimdLevel::Avx2).name().find("AVX2, 3 threads") != std::string::npos);
+        QCOMPARE(backend(1, SimdLevel::Scalar).n_threads(), 1);
+        QVERIFY(CpuBackend(0).n_threads() >= 1);
+    }
+
+    void buffers_are_aligned() {
+        CpuBackend& b = backend(1, SimdLevel::Scalar);
+        for (std::size_t n : {1u, 3u, 100u, 4096u}) {
+            auto buf = b.alloc(n);
+            QCOMPARE(buf->bytes(), n);
+            QCOMPARE(reinterpret_cast<uintptr_t>(buf->data()) % 64, uintptr_t{0});
+            std::vector<uint8_t> src(n), dst(n);
+            for (std::size_t i = 0; i < n; ++i) src[i] = static_cast<uint8_t>(i * 7);
+            b.upload(*buf, 0, src.data(), n);
+            b.download(dst.data(), *buf, 0, n);
+            QVERIFY(src == dst);
+        }
+    }
+
+    void load_weight_rejects_bad_shapes() {
+        CpuBackend& b = backend(1, SimdLevel::Scalar);
+        std::vector<uint8_t> bytes(1024);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 b.load_weight(WeightSource{"w", TensorType::Q4_K, 1, 128, bytes.data()}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 b.load_weight(WeightSource{"w", TensorType::Q8_0, 1, 33, bytes.data()}));
+        QVERIFY(b.load_weight(WeightSource{"w", TensorType::Q8_0, 2, 64, bytes.data()}) != nullptr);
+    }
+
+    // The AVX2 activation quantiser writes the scalar one's bytes, and both match the
+    // reference rounding.
+    void activation_quantisation() {
+        std::mt19937 rng(kSeed);
+        for (int nb : {1, 3, 18}) {
+            for (int G : {1, 4}) {
+                for (int nt = 1; nt <= G; ++nt) {
+                    std::vector<float> x = random_floats(rng, static_cast<std::size_t>(nt * nb * 32), -3.0f, 3.0f);
+                    if (nb > 1) std::fill(x.begin(), x.begin() + 32, 0.0f);  // an all-zero block
+                    const std::size_t bytes = cpu::q8x32_group_bytes(nb, G);
+                    std::vector<uint8_t> a(bytes, 0xAA), s(bytes, 0x55);
+                    cpu::quantize_q8x32_scalar(x.data(), static_cast<std::size_t>(nb) * 32, nt, G, nb, s.data());
+                    if (have_avx2_) {
+                        cpu::quantize_q8x32_avx2(x.data(), static_cast<std::size_t>(nb) * 32, nt, G, nb, a.data());
+                        QVERIFY(std::memcmp(a.data(), s.data(), cpu::q8x32_ds_offset(nb, G) + nb * 8 * G) == 0);
+                    }
+                    const auto* qs = reinterpret_cast<const int8_t*>(s.data());
+                    const auto* ds = reinterpret_cast<const float*>(s.data() + cpu::q8x32_ds_offset(nb, G));
+                    for (int t = 0; t < nt; ++t) {
+                        const std::vector<double> r = ref::q8_roundtrip(x.data() + t * nb * 32, nb * 32, 32);
+                        for (int b = 0; b < nb; ++b) {
+                            int sum = 0;
+                            for (int i = 0; i < 32; ++i) {
+                                const int q = qs[(b * G + t) * 32 + i];
+                                sum += q;
+                                QCOMPARE(static_cast<double>(ds[b * 2 * G + t]) * q, r[static_cast<std::size_t>(b * 32 + i)]);
+                            }
+                            QCOMPARE(ds[b * 2 * G + G + t], ds[b * 2 * G + t] * static_cast<float>(sum));
+                        }
+                    }
+                }
+            }
+        }
+        for (int nb : {1, 2}) {
+            std::vector<float> x = random_floats(rng, static_cast<std::size_t>(nb) * 256, -2.0f, 2.0f);
+            const std::size_t bytes = cpu::q8k_row_bytes(nb);
+            std::vector<uint8_t> a(bytes, 0), s(bytes, 0);
+            cpu::quantize_q8k_scalar(x.data(), nb, s.data());
+            if (have_avx2_) {
+                cpu::quantize_q8k_avx2(x.data(), nb, a.data());
+                QVERIFY(std::memcmp(a.data(), s.data(), cpu::q8k_d_offset(nb) + 4u * nb) == 0);
+            }
+            const auto* qs = reinterpret_cast<const int8_t*>(s.data());
+            const auto* bsums = reinterpret_cast<const int16_t*>(s.data() + cpu::q8k_bsums_offset(nb));
+            const auto* d = reinterpret_cast<const float*>(s.data() + cpu::q8k_d_offset(nb));
+            const std::vector<double> r = ref::q8_roundtrip(x.data(), nb * 256, 256);
+            for (int b = 0; b < nb; ++b)
+                for (int j = 0; j < 16; ++j) {
+                    int sum = 0;
+                    for (int i = 0; i < 16; ++i) {
+                        const int e = b * 256 + 16 * j + i;
+                        sum += qs[e];
+                        QCOMPARE(static_cast<double>(d[b]) * qs[e], r[static_cast<std::size_t>(e)]);
+                    }
+                    QCOMPARE(static_cast<int>(bsums[b * 16 + j]), sum);
+                }
+        }
+    }
+
+    void matmul_data() {
+        QTest::addColumn<int>("type_id");
+        for (TensorType t : all_weight_types()) QTest::newRow(qPrintable(type_name(t))) << static_cast<int>(t);
+    }
+
+    void matmul() {
+        QFETCH(int, type_id);
+        const auto type = static_cast<TensorType>(type_id);
+        std::mt19937 rng(kSeed + static_cast<uint32_t>(type_id));
+        const int64_t blk = is_float_type(type) ? 32 : block_of(type);
+        // Rows and tokens 1, 3, 7, 33, 130, 257 (several row chunks and 64 × 64 tiles),
+        // token counts on both sides of the decode / tiled switch (4 / 5) and of the
+        // 4-token groups; columns from one block up.
+        const std::vector<Shape> shapes = {{1, 1, 1},   {3, 2, 1},  {7, 1, 2},  {33, 3, 3},  {130, 2, 4},
+                                           {33, 5, 5},  {7, 3, 7},  {130, 1, 33}, {257, 2, 1}, {130, 3, 130}};
+        const double tol_float = is_k_quant(type) ? 1.5e-2 : 1e-2;
+        int checked = 0;
+        for (const Shape& s : shapes) {
+            const int64_t cols = s.blocks * blk;
+            const std::vector<uint8_t> wbytes = random_weights(rng, type, s.rows, cols);
+            const std::vector<float> x = random_floats(rng, static_cast<std::size_t>(s.tokens * cols));
+            const bool with_bias = s.tokens % 2 == 1;
+            const std::vector<float> bias = random_floats(rng, static_cast<std::size_t>(s.rows));
+            const ref::WeightRef wr{type, s.rows, cols, wbytes.data()};
+            const std::size_t n_out = static_cast<std::size_t>(s.rows) * s.tokens;
+
+            // References: float activations, and the kernels' 8-bit activation rounding.
+            std::vector<float> exact(n_out), rounded(n_out);
+            ref::matmul(wr, x.data(), s.tokens, exact.data(), with_bias ? bias.data() : nullptr);
+            const std::vector<float> wf = ref::dequantize_matrix(wr);
+            std::vector<double> mag(n_out);  // Σ_c |W[r,c] · x̂[c]|
+            for (int t = 0; t < s.tokens; ++t) {
+                const float* xt = x.data() + t * cols;
+                std::vector<double> xq(static_cast<std::size_t>(cols));
+                if (is_float_type(type)) {
+                    for (int64_t c = 0; c < cols; ++c) xq[static_cast<std::size_t>(c)] = xt[c];
+                } else {
+                    xq = ref::q8_roundtrip(xt, cols, block_of(type));
+                }
+                for (int r = 0; r < s.rows; ++r) {
+                    double m = 0.0;
+                    for (int64_t c = 0; c < cols; ++c) m += std::fabs(wf[static_cast<std::size_t>(r * cols + c)] * xq[static_cast<std::size_t>(c)]);
+                    mag[static_cast<std::size_t>(t * s.rows + r)] = m;
+                }
+            }
+            if (is_float_type(type)) {
+                rounded = exact;
+            } else {
+                ref::matmul_q8_activations(wr, x.data(), s.tokens, block_of(type), rounded.data());
+                if (with_bias)
+                    for (int t = 0; t < s.tokens; ++t)
+                        for (int r = 0; r < s.rows; ++r) rounded[static_cast<std::size_t>(t * s.rows + r)] += bias[r];
+            }
+
+            std::vector<float> first;
+            for (SimdLevel level : levels()) {
+                for (int threads : {1, 2, 3}) {
+                    CpuBackend& b = backend(threads, level);
+                    auto w = b.load_weight(WeightSource{"w", type, s.rows, cols, wbytes.data()});
+                    std::vector<float> out(n_out, std::nanf(""));
+                    b.matmul(*w, x.data(), s.tokens, out.data(), with_bias ? bias.data() : nullptr);
+                    const QString where = QString("%1 rows %2 cols %3 tokens %4, %5")
+                                              .arg(type_name(type)).arg(s.rows).arg(cols).arg(s.tokens)
+                                              .arg(QString::fromStdString(b.name()));
+                    if (!is_float_type(type)) {
+                        const double e = rel_l2(out.data(), exact.data(), n_out);
+                        HEARTH_CHECK(e <= tol_float, (where + QString(": rel L2 %1 vs float").arg(e)));
+                    }
+                    for (std::size_t i = 0; i < n_out; ++i) {
+                        const double bound = 2e-5 * mag[i] + 1e-6;
+                        const double e = std::fabs(static_cast<double>(out[i]) - rounded[i]);
+                        HEARTH_CHECK(e <= bound, (where + QString(": out[%1] = %2, reference %3 (bound %4)")
+                                                                     .arg(i).arg(out[i]).arg(rounded[i]).arg(bound)));
+                    }
+                    if (first.empty()) {
+                        first = out;
+                    } else {
+                        // Every level and thread count agrees (only float order differs).
+                        for (std::size_t i = 0; i < n_out; ++i)
+                            HEARTH_CHECK(std::fabs(static_cast<double>(out[i]) - first[i]) <= 2e-5 * mag[i] + 1e-6,
+                                     (where + " differs from the scalar single-thread result"));
+                    }
+                    ++checked;
+                }
+            }
+        }
+        QVERIFY(checked >= static_cast<int>(shapes.size()) * 3);
+    }
+
+    void rms_norm() {
+        std::mt19937 rng(kSeed + 100);
+        for (int rows : {1, 3, 130}) {
+            for (int n : {1, 7, 64, 576, 1000}) {
+                const std::vector<float> x = random_floats(rng, static_cast<std::size_t>(rows * n), -4.0f, 4.0f);
+                const std::vector<float> w = random_floats(rng, static_cast<std::size_t>(n), 0.5f, 2.0f);
+                std::vector<float> want(x.size());
+                ref::rms_norm(x.data(), w.data(), rows, n, 1e-5f, want.data());
+                for (SimdLevel level : levels()) {
+                    for (int threads : {1, 3}) {
+                        std::vector<float> out(x.size());
+                        backend(threads, level).rms_norm(x.data(), w.data(), rows, n, 1e-5f, out.data());
+                        for (std::size_t i = 0; i < out.size(); ++i)
+                            HEARTH_CHECK(std::fabs(out[i] - want[i]) <= 1e-5 * std::fabs(want[i]) + 1e-7,
+                                     (QString("rows %1 n %2 i %3: %4 vs %5").arg(rows).arg(n).arg(i).arg(out[i]).arg(want[i])));
+                        // In place.
+                        std::vector<float> inplace = x;
+                        backend(threads, level).rms_norm(inplace.data(), w.data(), rows, n, 1e-5f, inplace.data());
+                        QVERIFY(inplace == out);
+                    }
+                }
+            }
+        }
+    }
+
+    void rope_data() {
+        QTest::addColumn<bool>("neox");
+        QTest::addColumn<int>("n_rot");
+        QTest::addColumn<float>("freq_scale");
+        QTest::addColumn<bool>("factors");
+        QTest::newRow("normal") << false << 64 << 1.0f << false;
+        QTest::newRow("neox") << true << 64 << 1.0f << false;
+        QTest::newRow("partial rotation") << false << 32 << 1.0f << false;
+        QTest::newRow("neox partial") << true << 16 << 1.0f << false;
+        QTest::newRow("linear scaling") << false << 64 << 0.25f << false;
+        QTest::newRow("llama3 factors") << false << 64 << 1.0f << true;
+        QTest::newRow("neox factors scaled") << true << 64 << 0.5f << true;
+    }
+
+    void rope() {
+        QFETCH(bool, neox);
+        QFETCH(int, n_rot);
+        QFETCH(float, freq_scale);
+        QFETCH(bool, factors);
+        std::mt19937 rng(kSeed + 200);
+        const int head_dim = 64, n_heads = 3;
+        std::vector<float> ff = random_floats(rng, static_cast<std::size_t>(n_rot / 2), 1.0f, 8.0f);
+        RopeParams p;
+        p.n_rot = n_rot;
+        p.neox = neox;
+        p.freq_base = 500000.0f;
+        p.freq_scale = freq_scale;
+        p.freq_factors = factors ? ff.data() : nullptr;
+        for (int n_tokens : {1, 7, 130}) {
+            std::vector<int32_t> pos(static_cast<std::size_t>(n_tokens));
+            std::uniform_int_distribution<int32_t> pd(0, 8191);
+            for (int32_t& v : pos) v = pd(rng);
+            const std::vector<float> x = random_floats(rng, static_cast<std::size_t>(n_tokens * n_heads * head_dim));
+            std::vector<float> want = x;
+            ref::rope(want.data(), pos.data(), n_tokens, n_heads, head_dim, p);
+            for (SimdLevel level : levels()) {
+                for (int threads : {1, 2}) {
+                    CpuBackend& b = backend(threads, level);
+                    for (int round = 0; round < 3; ++round) {
+                        // Round 1 hits the backend's cos/sin cache; round 2 changes one
+                        // position and one factor, which must not reuse it.
+                        if (round == 2) {
+                            pos[0] += 17;
+                            ff[0] *= 1.5f;
+                            want = x;
+                            ref::rope(want.data(), pos.data(), n_tokens, n_heads, head_dim, p);
+                        }
+                        std::vector<float> out = x;
+                        b.rope(out.data(), pos.data(), n_tokens, n_heads, head_dim, p);
+                        HEARTH_CHECK(max_abs_diff(out.data(), want.data(), out.size()) <= 2e-5,
+                                 (QString("tokens %1 round %2: max error %3").arg(n_tokens).arg(round)
+                                                .arg(max_abs_diff(out.data(), want.data(), out.size()))));
+                        for (int t = 0; t < n_tokens * n_heads; ++t)  // dims past n_rot are untouched
+                            for (int d = n_rot; d < head_dim; ++d)
+                                QCOMPARE(out[static_cast<std::size_t>(t * head_dim + d)], x[static_cast<std::size_t>(t * head_dim + d)]);
+                    }
+                    pos[0] -= 17;
+                    ff[0] /= 1.5f;
+                    want = x;
+                    ref::rope(want.data(), pos.data(), n_tokens, n_heads, head_dim, p);
+                }
+            }
+        }
+    }
+
+    void swiglu_add_gather() {
+        std::mt19937 rng(kSeed + 300);
+        for (int64_t n : {int64_t{1}, int64_t{13}, int64_t{1536}, int64_t{100003}}) {
+            std::vector<float> g = random_floats(rng, static_cast<std::size_t>(n), -12.0f, 12.0f);
+            if (n > 4) {
+                g[0] = -100.0f;  // e^100 overflows float: silu → −0
+                g[1] = 90.0f;
+                g[2] = 0.0f;
+            }
+            const std::vector<float> u = random_floats(rng, static_cast<std::size_t>(n), -2.0f, 2.0f);
+            std::vector<float> want(g.size()), sum = g;
+            ref::swiglu(g.data(), u.data(), n, want.data());
+            ref::add(sum.data(), u.data(), n);
+            for (SimdLevel level : levels()) {
+                for (int threads : {1, 3}) {
+                    CpuBackend& b = backend(threads, level);
+                    std::vector<float> out(g.size());
+                    b.swiglu(g.data(), u.data(), n, out.data());
+                    for (std::size_t i = 0; i < out.size(); ++i)
+                        HEARTH_CHECK(std::fabs(out[i] - want[i]) <= 1e-5 * std::fabs(want[i]) + 1e-30,
+                                 (QString("n %1 i %2: silu(%3)·%4 = %5 vs %6").arg(n).arg(i).arg(g[i]).arg(u[i]).arg(out[i]).arg(want[i])));
+                    std::vector<float> inplace = g;
+                    b.swiglu(inplace.data(), u.data(), n, inplace.data());
+                    QVERIFY(inplace == out);
+                    std::vector<float> x = g;
+                    b.add(x.data(), u.data(), n);
+                    QVERIFY(x == sum);
+                }
+            }
+        }
+        const int n = 37;
+        const std::vector<float> x = random_floats(rng, 11 * n);
+        const std::vector<int32_t> rows = {10, 0, 5, 5};
+        std::vector<float> want(rows.size() * n), out(rows.size() * n);
+        ref::gather_rows(x.data(), rows.data(), 4, n, want.data());
+        backend(2, levels().back()).gather_rows(x.data(), rows.data(), 4, n, out.data());
+        QVERIFY(out == want);
+    }
+
+    void embed_data() {
+        QTest::addColumn<int>("type_id");
+        for (TensorType t : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q4_1, TensorType::Q5_0,
+                             TensorType::Q8_0, TensorType::Q6_K})
+            QTest::newRow(qPrintable(type_name(t))) << static_cast<int>(t);
+    }
+
+    void embed() {
+        QFETCH(int, type_id);
+        const auto type = static_cast<TensorType>(type_id);
+        std::mt19937 rng(kSeed + 400);
+        const int64_t vocab = 300, cols = 2 * (is_float_type(type) ? 32 : block_of(type));
+        const std::vector<uint8_t> table = random_weights(rng, type, vocab, cols);
+        for (int n : {1, 5, 600}) {
+            std::vector<int32_t> ids(static_cast<std::size_t>(n));
+            std::uniform_int_distribution<int32_t> id(0, static_cast<int32_t>(vocab - 1));
+            for (int32_t& v : ids) v = id(rng);
+            ids[0] = static_cast<int32_t>(vocab - 1);
+            std::vector<float> want(static_cast<std::size_t>(n * cols));
+            ref::embed(ref::WeightRef{type, vocab, cols, table.data()}, ids.data(), n, want.data());
+            for (SimdLevel level : levels()) {
+                CpuBackend& b = backend(2, level);
+                auto w = b.load_weight(WeightSource{"emb", type, vocab, cols, table.data()});
+                std::vector<float> out(want.size());
+                b.embed(*w, ids.data(), n, out.data());
+                QVERIFY(out == want);
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCpuOps)
+#include "tst_cpu_ops.moc"

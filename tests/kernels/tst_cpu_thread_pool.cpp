@@ -1,0 +1,73 @@
+// The CPU backend's thread pool: every task of every job runs exactly once, on a valid
+// thread index, with the caller participating; back-to-back jobs of very different sizes
+// (the case where a late worker could claim a task of the next job), and jobs issued
+// after the workers have gone to sleep.
+#include <QTest>
+
+#include <atomic>
+#include <chrono>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "cpu/thread_pool.h"
+#include "tst_cpu_helpers.h"
+
+using hearth::kernels::cpu::ThreadPool;
+
+class TestCpuThreadPool : public QObject {
+    Q_OBJECT
+
+private slots:
+    void every_task_once_data() {
+        QTest::addColumn<int>("threads");
+        for (int t : {1, 2, 3, 5}) QTest::newRow(qPrintable(QString("%1 threads").arg(t))) << t;
+    }
+
+    void every_task_once() {
+        QFETCH(int, threads);
+        ThreadPool pool(threads);
+        QCOMPARE(pool.size(), threads);
+        std::mt19937 rng(7);
+        std::vector<std::atomic<int>> hits(2000);
+        std::vector<std::atomic<int>> by_thread(static_cast<std::size_t>(threads));
+        std::atomic<int> bad_thread{0};
+        for (int job = 0; job < 1000; ++job) {
+            const int n = job % 7 == 0 ? static_cast<int>(rng() % 2000) + 1 : static_cast<int>(rng() % 9) + 1;
+            for (int i = 0; i < n; ++i) hits[static_cast<std::size_t>(i)].store(0);
+            pool.run(n, [&](int64_t task, int thread) {
+                if (thread < 0 || thread >= threads) {
+                    bad_thread.fetch_add(1);
+                    return;
+                }
+                hits[static_cast<std::size_t>(task)].fetch_add(1);
+                by_thread[static_cast<std::size_t>(thread)].fetch_add(1);
+            });
+            QCOMPARE(bad_thread.load(), 0);
+            for (int i = 0; i < n; ++i)
+                HEARTH_CHECK(hits[static_cast<std::size_t>(i)].load() == 1,
+                         (QString("job %1 task %2 ran %3 times").arg(job).arg(i).arg(hits[static_cast<std::size_t>(i)].load())));
+        }
+        QVERIFY(by_thread[0].load() > 0);  // the caller works too
+    }
+
+    void wakes_after_sleep() {
+        ThreadPool pool(3);
+        for (int round = 0; round < 3; ++round) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));  // past the spin time
+            std::atomic<int> sum{0};
+            std::vector<std::atomic<int>> seen(3);
+            pool.run(300, [&](int64_t task, int thread) {
+                sum.fetch_add(static_cast<int>(task));
+                seen[static_cast<std::size_t>(thread)].store(1);
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
+            });
+            QCOMPARE(sum.load(), 300 * 299 / 2);
+            // With 60 ms of sleeping tasks every worker has woken up and taken some.
+            QCOMPARE(seen[1].load() + seen[2].load(), 2);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCpuThreadPool)
+#include "tst_cpu_thread_pool.moc"

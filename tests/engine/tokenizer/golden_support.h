@@ -1,0 +1,96 @@
+// Shared by the golden suites: reading tests/data/tokenizer and reporting mismatches.
+#pragma once
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QStringList>
+#include <QTest>
+
+#include <string>
+#include <vector>
+
+#include "support/test_model.h"
+#include "tokenizer/tokenizer.h"
+
+namespace hearth::test {
+
+inline QJsonObject load_golden_json(const QString& name) {
+    const QString path = source_dir() + "/tests/data/tokenizer/" + name;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) qFatal("cannot open %s", qPrintable(path));
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &error);
+    if (doc.isNull()) qFatal("%s: %s", qPrintable(path), qPrintable(error.errorString()));
+    return doc.object();
+}
+
+inline std::vector<TokenId> ids_of(const QJsonValue& v) {
+    std::vector<TokenId> ids;
+    for (const QJsonValue& x : v.toArray()) ids.push_back(x.toInt());
+    return ids;
+}
+
+inline std::string from_hex(const QJsonValue& v) {
+    return QByteArray::fromHex(v.toString().toLatin1()).toStdString();
+}
+
+inline QString show(const std::vector<TokenId>& ids) {
+    QStringList l;
+    for (const TokenId id : ids) l << QString::number(id);
+    return "[" + l.join(", ") + "]";
+}
+
+// Text for a failure message: UTF-8 as is, control characters and bad bytes escaped.
+inline QString quoted(const std::string& s) {
+    QString out = "\"";
+    const QByteArray bytes = QByteArray::fromStdString(s);
+    for (qsizetype i = 0; i < bytes.size();) {
+        const auto c = static_cast<unsigned char>(bytes[i]);
+        qsizetype len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        const QByteArray ch = bytes.mid(i, len);
+        const QString decoded = QString::fromUtf8(ch);
+        if (c == '\n')
+            out += "\\n";
+        else if (c == '\r')
+            out += "\\r";
+        else if (c == '\t')
+            out += "\\t";
+        else if (c < 0x20 || c == 0x7F ||
+                 (c >= 0x80 && (len == 1 || decoded.contains(QChar(0xFFFD)))))
+            out += QString("\\x%1").arg(c, 2, 16, QChar('0')), len = 1;
+        else
+            out += decoded;
+        i += len;
+    }
+    return out + "\"";
+}
+
+// Collects mismatches and reports the first few with both sides.
+class Mismatches {
+  public:
+    void add(const QString& what) {
+        if (count_++ < 8) lines_ << what;
+    }
+    void add_ids(const std::string& text, const std::vector<TokenId>& want,
+                 const std::vector<TokenId>& got) {
+        add(quoted(text) + "\n  llama.cpp " + show(want) + "\n  hearth    " + show(got));
+    }
+    // Fails the calling test function when anything was added.
+    void check(const QString& label, qsizetype total) const {
+        if (count_ == 0) return;
+        const QString msg = QString("%1: %2 of %3 differ from llama.cpp; first ones:\n%4")
+                                .arg(label)
+                                .arg(count_)
+                                .arg(total)
+                                .arg(lines_.join("\n"));
+        QFAIL(qPrintable(msg));
+    }
+
+  private:
+    int count_ = 0;
+    QStringList lines_;
+};
+
+}  // namespace hearth::test

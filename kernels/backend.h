@@ -39,7 +39,10 @@ struct WeightSource {
     quant::TensorType type;
     int64_t rows = 0;
     int64_t cols = 0;
-    const void* data = nullptr;  // host bytes (the mapped file), valid during load_weight
+    // Host bytes (the mapped file). The CPU backend reads them in place instead of
+    // copying them, so they must stay valid and unchanged for the Weight's lifetime;
+    // device backends copy them during load_weight.
+    const void* data = nullptr;
 };
 
 class Weight {

@@ -47,9 +47,7 @@ std::optional<long long> parse_number(const std::string& text) {
 
 // Returns an error message for wrong usage, or nothing.
 std::optional<std::string> parse(const std::vector<std::string>& args, Options& o) {
-    if (args.empty()) return "missing command";
-    o.command = args[0];
-    for (std::size_t i = 1; i < args.size(); ++i) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
         std::string arg = args[i];
         std::optional<std::string> inline_value;
         if (arg.rfind("--", 0) == 0) {
@@ -62,41 +60,66 @@ std::optional<std::string> parse(const std::vector<std::string>& args, Options& 
             if (inline_value) {
                 into = *inline_value;
             } else {
-                if (i + 1 >= args.size()) return arg + " needs a value";
+                if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0)
+                    return arg + " needs a value";
                 into = args[++i];
             }
             return std::nullopt;
         };
         std::optional<std::string> problem;
-        if (arg == "--db") problem = value(o.db);
-        else if (arg == "--format") problem = value(o.format);
-        else if (arg == "--out") problem = value(o.out);
+        if (arg == "--db")
+            problem = value(o.db);
+        else if (arg == "--format")
+            problem = value(o.format);
+        else if (arg == "--out")
+            problem = value(o.out);
         else if (arg == "--limit") {
             std::string text;
             problem = value(text);
             const auto n = parse_number(text);
-            if (!problem && (!n || *n < 0 || *n > 1'000'000)) problem = "--limit needs a number from 0 to 1000000";
+            if (!problem && (!n || *n < 0 || *n > 1'000'000))
+                problem = "--limit needs a number from 0 to 1000000";
             if (!problem) o.limit = static_cast<int>(*n);
-        } else if (arg == "--json") o.json = true;
-        else if (arg == "--force") o.force = true;
-        else if (arg == "--archived") o.archived = true;
-        else if (arg == "--all") o.all = true;
+        } else if (arg == "--json")
+            o.json = true;
+        else if (arg == "--force")
+            o.force = true;
+        else if (arg == "--archived")
+            o.archived = true;
+        else if (arg == "--all")
+            o.all = true;
+        else if (arg == "--help" || arg == "-h")
+            o.words.insert(o.words.begin(), "help");
         else if (arg == "--") {
-            o.words.insert(o.words.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+            o.words.insert(o.words.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                           args.end());
             break;
-        } else if (arg.size() > 1 && arg[0] == '-' && !parse_number(arg)) problem = "unknown option " + arg;
-        else o.words.push_back(args[i]);
+        } else if (arg.size() > 1 && arg[0] == '-' && !parse_number(arg))
+            problem = "unknown option " + arg;
+        else
+            o.words.push_back(args[i]);
         if (problem) return problem;
     }
+    // The command is the first word that is not an option, so options may come first.
+    if (o.words.empty()) return "missing command";
+    o.command = o.words.front();
+    o.words.erase(o.words.begin());
     return std::nullopt;
 }
 
-std::string utf8(const QString& s) { return s.toStdString(); }
-std::string when(const QDateTime& t) { return utf8(t.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm"))); }
-QString iso(const QDateTime& t) { return t.toUTC().toString(Qt::ISODateWithMs); }
+std::string utf8(const QString& s) {
+    return s.toStdString();
+}
+std::string when(const QDateTime& t) {
+    return utf8(t.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+}
+QString iso(const QDateTime& t) {
+    return t.toUTC().toString(Qt::ISODateWithMs);
+}
 
 void write_json(std::ostream& out, const QJsonValue& value) {
-    const QJsonDocument doc = value.isArray() ? QJsonDocument(value.toArray()) : QJsonDocument(value.toObject());
+    const QJsonDocument doc =
+        value.isArray() ? QJsonDocument(value.toArray()) : QJsonDocument(value.toObject());
     out << doc.toJson(QJsonDocument::Indented).toStdString();
 }
 
@@ -107,7 +130,9 @@ std::optional<Id> parse_id(const Options& o, std::ostream& err) {
     }
     const auto id = parse_number(o.words[0]);
     if (!id || *id <= 0) {
-        err << "hearth-cli history " << o.command << ": \"" << o.words[0] << "\" is not a conversation id\n";
+        err << "hearth-cli history " << o.command << ": \"" << o.words[0]
+            << "\" is not a conversation id\n"
+            << kUsage;
         return std::nullopt;
     }
     return *id;
@@ -115,9 +140,9 @@ std::optional<Id> parse_id(const Options& o, std::ostream& err) {
 
 int list(store::Store& db, const Options& o, std::ostream& out, std::ostream& err) {
     store::ConversationFilter filter;
-    filter.archived = o.all ? store::ConversationFilter::Archived::Include
-                            : o.archived ? store::ConversationFilter::Archived::Only
-                                         : store::ConversationFilter::Archived::Exclude;
+    filter.archived = o.all        ? store::ConversationFilter::Archived::Include
+                      : o.archived ? store::ConversationFilter::Archived::Only
+                                   : store::ConversationFilter::Archived::Exclude;
     filter.limit = o.limit;
     auto conversations = db.conversations(filter);
     if (!conversations) {
@@ -166,7 +191,9 @@ int show(store::Store& db, const Options& o, std::ostream& out, std::ostream& er
         if (o.json) {
             QJsonObject j;
             j.insert(QLatin1String("id"), static_cast<qint64>(m.id));
-            j.insert(QLatin1String("parent"), m.parent_id ? QJsonValue(static_cast<qint64>(*m.parent_id)) : QJsonValue::Null);
+            j.insert(QLatin1String("parent"), m.parent_id
+                                                  ? QJsonValue(static_cast<qint64>(*m.parent_id))
+                                                  : QJsonValue::Null);
             j.insert(QLatin1String("role"), store::role_name(m.role));
             j.insert(QLatin1String("state"), store::state_name(m.state));
             j.insert(QLatin1String("text"), m.text);
@@ -177,7 +204,8 @@ int show(store::Store& db, const Options& o, std::ostream& out, std::ostream& er
         } else {
             out << "[" << m.id << " " << utf8(store::role_name(m.role));
             if (e.variant_count > 1) out << " " << e.variant_index + 1 << "/" << e.variant_count;
-            if (m.state != store::MessageState::Complete) out << " " << utf8(store::state_name(m.state));
+            if (m.state != store::MessageState::Complete)
+                out << " " << utf8(store::state_name(m.state));
             out << " " << when(m.created_at) << "]\n" << utf8(m.text) << "\n\n";
         }
     }
@@ -189,8 +217,10 @@ int export_one(store::Store& db, const Options& o, std::ostream& out, std::ostre
     const auto id = parse_id(o, err);
     if (!id) return kUsageError;
     store::ExportFormat format;
-    if (o.format == "md" || o.format == "markdown") format = store::ExportFormat::Markdown;
-    else if (o.format == "json") format = store::ExportFormat::Json;
+    if (o.format == "md" || o.format == "markdown")
+        format = store::ExportFormat::Markdown;
+    else if (o.format == "json")
+        format = store::ExportFormat::Json;
     else {
         err << "hearth-cli history export: --format must be md or json\n" << kUsage;
         return kUsageError;
@@ -237,14 +267,17 @@ int search(store::Store& db, const Options& o, std::ostream& out, std::ostream& 
             j.insert(QLatin1String("created_at"), iso(h.created_at));
             j.insert(QLatin1String("snippet"), h.snippet);
             QJsonArray ranges;
-            for (const auto& [start, length] : h.highlights) ranges.append(QJsonArray{start, length});
+            for (const auto& [start, length] : h.highlights)
+                ranges.append(QJsonArray{start, length});
             j.insert(QLatin1String("highlights"), ranges);
             array.append(j);
         } else {
-            QString snippet = store::mark_highlights(h.snippet, h.highlights, QStringLiteral("["), QStringLiteral("]"));
+            QString snippet = store::mark_highlights(h.snippet, h.highlights, QStringLiteral("["),
+                                                     QStringLiteral("]"));
             snippet.replace(QLatin1Char('\n'), QLatin1Char(' '));
-            out << h.conversation_id << '\t' << h.message_id << '\t' << utf8(store::role_name(h.role)) << '\t'
-                << utf8(h.conversation_title) << '\t' << utf8(snippet) << '\n';
+            out << h.conversation_id << '\t' << h.message_id << '\t'
+                << utf8(store::role_name(h.role)) << '\t' << utf8(h.conversation_title) << '\t'
+                << utf8(snippet) << '\n';
         }
     }
     if (o.json) write_json(out, array);
@@ -253,19 +286,23 @@ int search(store::Store& db, const Options& o, std::ostream& out, std::ostream& 
 
 }  // namespace
 
-const char* history_usage() { return kUsage; }
+const char* history_usage() {
+    return kUsage;
+}
 
-int run_history_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int run_history_command(const std::vector<std::string>& args, std::ostream& out,
+                        std::ostream& err) {
     Options o;
     if (auto problem = parse(args, o)) {
         err << "hearth-cli history: " << *problem << "\n" << kUsage;
         return kUsageError;
     }
-    if (o.command == "help" || o.command == "--help" || o.command == "-h") {
+    if (o.command == "help") {
         out << kUsage;
         return 0;
     }
-    if (o.command != "list" && o.command != "show" && o.command != "export" && o.command != "search") {
+    if (o.command != "list" && o.command != "show" && o.command != "export" &&
+        o.command != "search") {
         err << "hearth-cli history: unknown command \"" << o.command << "\"\n" << kUsage;
         return kUsageError;
     }
@@ -277,7 +314,7 @@ int run_history_command(const std::vector<std::string>& args, std::ostream& out,
     options.read_only = true;
     options.on_corrupt = store::OpenOptions::OnCorrupt::Fail;
     // The app checks at start-up; a script listing conversations should not pay for it.
-    options.quick_check = false;
+    options.integrity_check = store::OpenOptions::IntegrityCheck::Never;
     const QString path = o.db.empty() ? store::Store::default_path() : QString::fromStdString(o.db);
     auto db = store::Store::open(path, std::move(options));
     if (!db) {

@@ -2,13 +2,19 @@
 // machine-readable JSON (--json), so scripts and benchmarks can drive the engine.
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/history_commands.h"
 #include "common/log.h"
 
 namespace {
+
+int run_history(const hearth::cli::CommandArgs& args) {
+    return hearth::cli::run_history_command(args, std::cout, std::cerr);
+}
 
 struct Command {
     const char* name;
@@ -21,6 +27,7 @@ constexpr Command kCommands[] = {
     {"tokenize", "print the token ids of a text as a JSON array", hearth::cli::run_tokenize},
     {"generate", "generate a completion (streamed, or JSON with statistics)", hearth::cli::run_generate},
     {"chat", "chat with a model in the terminal", hearth::cli::run_chat},
+    {"history", "read the chat history: list, show, export, search", run_history},
 };
 
 void print_usage(std::FILE* out) {

@@ -30,7 +30,7 @@ int32_t quantize_block(const float* x, int n, int8_t* q, float* d_out) {
 
 void quantize_q8x32_scalar(const float* x, std::size_t x_stride, int nt, int G, int64_t nb,
                            uint8_t* out) {
-    auto* qs = reinterpret_cast<int8_t*>(out);                             // [nb][G][32]
+    auto* qs = reinterpret_cast<int8_t*>(out);                          // [nb][G][32]
     auto* ds = reinterpret_cast<float*>(out + q8x32_ds_offset(nb, G));  // [nb][2][G]
     for (int64_t b = 0; b < nb; ++b) {
         for (int t = 0; t < G; ++t) {
@@ -43,7 +43,8 @@ void quantize_q8x32_scalar(const float* x, std::size_t x_stride, int nt, int G, 
                 continue;
             }
             float d = 0.0f;
-            const int32_t sum = quantize_block(x + static_cast<std::size_t>(t) * x_stride + b * 32, 32, q, &d);
+            const int32_t sum =
+                quantize_block(x + static_cast<std::size_t>(t) * x_stride + b * 32, 32, q, &d);
             dsb[t] = d;
             dsb[G + t] = d * static_cast<float>(sum);
         }
@@ -51,7 +52,7 @@ void quantize_q8x32_scalar(const float* x, std::size_t x_stride, int nt, int G, 
 }
 
 void quantize_q8k_scalar(const float* x, int64_t nb, uint8_t* out) {
-    auto* qs = reinterpret_cast<int8_t*>(out);                              // [nb][256]
+    auto* qs = reinterpret_cast<int8_t*>(out);                             // [nb][256]
     auto* bsums = reinterpret_cast<int16_t*>(out + q8k_bsums_offset(nb));  // [nb][16]
     auto* d = reinterpret_cast<float*>(out + q8k_d_offset(nb));            // [nb]
     for (int64_t b = 0; b < nb; ++b) {

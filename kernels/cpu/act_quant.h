@@ -31,18 +31,23 @@ namespace hearth::kernels::cpu {
 
 inline constexpr int kGroup = 4;  // tokens per Q8x32 group in multi-token products
 
-inline constexpr std::size_t round_up64(std::size_t n) { return (n + 63) & ~std::size_t{63}; }
+inline constexpr std::size_t round_up64(std::size_t n) {
+    return (n + 63) & ~std::size_t{63};
+}
 
 // Bytes of one Q8x32 group of G tokens with nb blocks each, and the offset of ds in it.
 inline constexpr std::size_t q8x32_ds_offset(int64_t nb, int G) {
     return static_cast<std::size_t>(nb) * static_cast<std::size_t>(G) * 32u;
 }
 inline constexpr std::size_t q8x32_group_bytes(int64_t nb, int G) {
-    return round_up64(q8x32_ds_offset(nb, G) + static_cast<std::size_t>(nb) * 2u * static_cast<std::size_t>(G) * 4u);
+    return round_up64(q8x32_ds_offset(nb, G) +
+                      static_cast<std::size_t>(nb) * 2u * static_cast<std::size_t>(G) * 4u);
 }
 
 // Bytes of one Q8xK row with nb super-blocks, and the offsets of bsums and d in it.
-inline constexpr std::size_t q8k_bsums_offset(int64_t nb) { return static_cast<std::size_t>(nb) * 256u; }
+inline constexpr std::size_t q8k_bsums_offset(int64_t nb) {
+    return static_cast<std::size_t>(nb) * 256u;
+}
 inline constexpr std::size_t q8k_d_offset(int64_t nb) {
     return q8k_bsums_offset(nb) + static_cast<std::size_t>(nb) * 16u * 2u;
 }
@@ -61,7 +66,8 @@ void quantize_q8x32_scalar(const float* x, std::size_t x_stride, int nt, int G, 
                            uint8_t* out);
 void quantize_q8k_scalar(const float* x, int64_t nb, uint8_t* out);
 // Same results bit for bit (same float operations, same rounding).
-void quantize_q8x32_avx2(const float* x, std::size_t x_stride, int nt, int G, int64_t nb, uint8_t* out);
+void quantize_q8x32_avx2(const float* x, std::size_t x_stride, int nt, int G, int64_t nb,
+                         uint8_t* out);
 void quantize_q8k_avx2(const float* x, int64_t nb, uint8_t* out);
 
 }  // namespace hearth::kernels::cpu

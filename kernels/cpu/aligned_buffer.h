@@ -10,7 +10,7 @@ namespace hearth::kernels::cpu {
 inline constexpr std::size_t kAlignment = 64;  // cache line; also ≥ any SIMD register
 
 class AlignedBuffer {
-public:
+  public:
     AlignedBuffer() = default;
     ~AlignedBuffer() { release(); }
     AlignedBuffer(const AlignedBuffer&) = delete;
@@ -21,7 +21,7 @@ public:
         if (bytes > capacity_) {
             release();
             const std::size_t cap = (bytes + kAlignment - 1) & ~(kAlignment - 1);
-            data_ = ::operator new(cap, std::align_val_t{kAlignment});
+            data_ = ::operator new (cap, std::align_val_t{kAlignment});
             capacity_ = cap;
         }
         return data_;
@@ -31,9 +31,9 @@ public:
         return static_cast<T*>(get(count * sizeof(T)));
     }
 
-private:
+  private:
     void release() {
-        if (data_) ::operator delete(data_, std::align_val_t{kAlignment});
+        if (data_) ::operator delete (data_, std::align_val_t{kAlignment});
         data_ = nullptr;
         capacity_ = 0;
     }

@@ -24,9 +24,9 @@ constexpr int32_t kMinSplit = 256;
 
 void attend_scalar(const AttnTile& t) {
     const int M = t.M, D = t.D;
-    float* kf = t.scratch;                   // [chunk][D]
-    float* vf = kf + kAttnChunk * D;         // [chunk][D]
-    float* S = vf + kAttnChunk * D;          // [M][chunk]
+    float* kf = t.scratch;            // [chunk][D]
+    float* vf = kf + kAttnChunk * D;  // [chunk][D]
+    float* S = vf + kAttnChunk * D;   // [M][chunk]
     for (int i = 0; i < M; ++i) {
         std::fill(t.acc + i * D, t.acc + (i + 1) * D, 0.0f);
         t.m[i] = kNegInf;
@@ -37,7 +37,9 @@ void attend_scalar(const AttnTile& t) {
         for (int j = 0; j < n; ++j) {
             const int32_t p = p0 + j;
             const std::size_t row =
-                (static_cast<std::size_t>(t.table[p / t.block_size]) * t.block_size + p % t.block_size) * t.row_stride +
+                (static_cast<std::size_t>(t.table[p / t.block_size]) * t.block_size +
+                 p % t.block_size) *
+                    t.row_stride +
                 t.head_offset;
             for (int d = 0; d < D; ++d) {
                 kf[j * D + d] = quant::fp16_to_f32(t.k[row + d]);
@@ -108,7 +110,8 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
     // Tiles. The last query blocks of a sequence see the most context, so they go first:
     // the dynamic task order then finishes with the small ones.
     int64_t base = 0;
-    for (int32_t s = 0; s < batch.n_seqs; ++s) base += int64_t{n_kv} * ((batch.q_len[s] + tq - 1) / tq);
+    for (int32_t s = 0; s < batch.n_seqs; ++s)
+        base += int64_t{n_kv} * ((batch.q_len[s] + tq - 1) / tq);
     const int64_t target = 4 * int64_t{pool.size()};
     const auto max_splits = static_cast<int32_t>(base >= target ? 1 : (target + base - 1) / base);
     items_.clear();
@@ -121,7 +124,8 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
             const int32_t nq = std::min(tq, ql - i0);
             const int32_t ctx = first_pos + i0 + nq;  // last query's position + 1
             const int32_t splits = std::clamp((ctx + kMinSplit - 1) / kMinSplit, 1, max_splits);
-            const int32_t chunk = ((ctx + splits - 1) / splits + kAttnChunk - 1) / kAttnChunk * kAttnChunk;
+            const int32_t chunk =
+                ((ctx + splits - 1) / splits + kAttnChunk - 1) / kAttnChunk * kAttnChunk;
             for (int32_t g = 0; g < n_kv; ++g) {
                 if (splits == 1) {
                     items_.push_back({s, g, i0, nq, 0, ctx, -1});
@@ -138,7 +142,8 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
 
     const std::size_t vec = static_cast<std::size_t>(D) + 2;  // acc[D], m, l
     float* partials = partials_.get_as<float>(static_cast<std::size_t>(slots) * m_max * vec);
-    if (thread_scratch_.size() < static_cast<std::size_t>(pool.size())) thread_scratch_.resize(pool.size());
+    if (thread_scratch_.size() < static_cast<std::size_t>(pool.size()))
+        thread_scratch_.resize(pool.size());
     const std::size_t kernel_floats = (attn_scratch_floats(m_max, D) + 15) & ~std::size_t{15};
     for (auto& ts : thread_scratch_) {
         if (!ts) ts = std::make_unique<ThreadScratch>();
@@ -163,7 +168,8 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
             }
         }
         float* fl = static_cast<float*>(ts.floats.get(0));
-        float* res = it.partial >= 0 ? partials + static_cast<std::size_t>(it.partial) * m_max * vec : fl + kernel_floats;
+        float* res = it.partial >= 0 ? partials + static_cast<std::size_t>(it.partial) * m_max * vec
+                                     : fl + kernel_floats;
         AttnTile t;
         t.q = ts.q.data();
         t.qpos = ts.qpos.data();
@@ -203,13 +209,15 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
             float* o = out + (static_cast<std::size_t>(tok0 + qi) * n_heads + h) * D;
             float mx = kNegInf;
             for (int32_t k = 0; k < mg.count; ++k) {
-                const float* r = partials + static_cast<std::size_t>(items_[mg.first + k].partial) * m_max * vec;
+                const float* r =
+                    partials + static_cast<std::size_t>(items_[mg.first + k].partial) * m_max * vec;
                 mx = std::max(mx, r[static_cast<std::size_t>(M) * D + i]);
             }
             float l = 0.0f;
             std::fill(o, o + D, 0.0f);
             for (int32_t k = 0; k < mg.count; ++k) {
-                const float* r = partials + static_cast<std::size_t>(items_[mg.first + k].partial) * m_max * vec;
+                const float* r =
+                    partials + static_cast<std::size_t>(items_[mg.first + k].partial) * m_max * vec;
                 const float mk = r[static_cast<std::size_t>(M) * D + i];
                 if (mk == kNegInf) continue;
                 const float w = std::exp(mk - mx);

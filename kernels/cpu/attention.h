@@ -17,14 +17,14 @@
 namespace hearth::kernels::cpu {
 
 class Attention {
-public:
+  public:
     Attention();
     ~Attention();
     // q, out [n_tokens, n_heads, head_dim]. n_heads must be a multiple of cache.n_kv_heads.
     void run(ThreadPool& pool, SimdLevel level, const float* q, const PagedKvLayer& cache,
              const AttentionBatch& batch, int32_t n_heads, float scale, float* out);
 
-private:
+  private:
     struct Item {
         int32_t seq, kv_head, i0, nq;  // queries [i0, i0 + nq) of the sequence
         int32_t c0, c1;                // context range

@@ -2,10 +2,10 @@
 //
 // Per chunk of 16 context positions: the K rows are converted from fp16 and transposed
 // into kT [D][16], so the scores of one query for all 16 positions are D broadcast-FMAs
-// into two vectors (no horizontal sums); the V rows are converted into vf [16][D]. Then
-// per query vector: mask, online-softmax update (running max m, running sum l, rescale
-// of acc by e^(m_old − m_new)), and acc += p_j · v_j with acc held in registers in slabs
-// of 64 dimensions.
+// into two vectors (no horizontal sums), computed for four queries at once; the V rows
+// are converted into vf [16][D]. Then per query vector: mask, online-softmax update
+// (running max m, running sum l, rescale of acc by e^(m_old − m_new)), and
+// acc += p_j · v_j with acc held in registers in slabs of 64 dimensions.
 #include <cmath>
 
 #include "cpu/attention_fns.h"
@@ -43,6 +43,28 @@ static inline float hmax(__m256 v) {
     return _mm_cvtss_f32(m);
 }
 
+// s[b][0, 16) = q[b] · kT[:, 0, 16) for the QB queries b (raw dot products).
+template <int QB>
+static inline void scores(const float* const* q, const float* kT, int D, float* s) {
+    __m256 a[QB][2];
+    HEARTH_UNROLL
+    for (int b = 0; b < QB; ++b) a[b][0] = a[b][1] = _mm256_setzero_ps();
+    for (int d = 0; d < D; ++d) {
+        const __m256 k0 = _mm256_loadu_ps(kT + d * 16), k1 = _mm256_loadu_ps(kT + d * 16 + 8);
+        HEARTH_UNROLL
+        for (int b = 0; b < QB; ++b) {
+            const __m256 qd = _mm256_broadcast_ss(q[b] + d);
+            a[b][0] = _mm256_fmadd_ps(qd, k0, a[b][0]);
+            a[b][1] = _mm256_fmadd_ps(qd, k1, a[b][1]);
+        }
+    }
+    HEARTH_UNROLL
+    for (int b = 0; b < QB; ++b) {
+        _mm256_storeu_ps(s + 16 * b, a[b][0]);
+        _mm256_storeu_ps(s + 16 * b + 8, a[b][1]);
+    }
+}
+
 // acc[0, 8·NK) = acc · alpha + Σ_{j<n} p[j] · vf[j][0, 8·NK)   (vf rows D floats apart)
 template <int NK>
 static inline void pv_slab(float* acc, float alpha, const float* p, const float* vf, int n, int D) {
@@ -63,14 +85,30 @@ static inline void pv_slab(float* acc, float alpha, const float* p, const float*
 static inline void pv(float* acc, float alpha, const float* p, const float* vf, int n, int D) {
     for (int d0 = 0; d0 < D; d0 += 64) {
         switch ((D - d0) / 8) {
-            case 1: pv_slab<1>(acc + d0, alpha, p, vf + d0, n, D); break;
-            case 2: pv_slab<2>(acc + d0, alpha, p, vf + d0, n, D); break;
-            case 3: pv_slab<3>(acc + d0, alpha, p, vf + d0, n, D); break;
-            case 4: pv_slab<4>(acc + d0, alpha, p, vf + d0, n, D); break;
-            case 5: pv_slab<5>(acc + d0, alpha, p, vf + d0, n, D); break;
-            case 6: pv_slab<6>(acc + d0, alpha, p, vf + d0, n, D); break;
-            case 7: pv_slab<7>(acc + d0, alpha, p, vf + d0, n, D); break;
-            default: pv_slab<8>(acc + d0, alpha, p, vf + d0, n, D); break;
+            case 1:
+                pv_slab<1>(acc + d0, alpha, p, vf + d0, n, D);
+                break;
+            case 2:
+                pv_slab<2>(acc + d0, alpha, p, vf + d0, n, D);
+                break;
+            case 3:
+                pv_slab<3>(acc + d0, alpha, p, vf + d0, n, D);
+                break;
+            case 4:
+                pv_slab<4>(acc + d0, alpha, p, vf + d0, n, D);
+                break;
+            case 5:
+                pv_slab<5>(acc + d0, alpha, p, vf + d0, n, D);
+                break;
+            case 6:
+                pv_slab<6>(acc + d0, alpha, p, vf + d0, n, D);
+                break;
+            case 7:
+                pv_slab<7>(acc + d0, alpha, p, vf + d0, n, D);
+                break;
+            default:
+                pv_slab<8>(acc + d0, alpha, p, vf + d0, n, D);
+                break;
         }
     }
 }
@@ -79,9 +117,9 @@ static inline void pv(float* acc, float alpha, const float* p, const float* vf, 
 
 void attend_avx2(const AttnTile& t) {
     const int M = t.M, D = t.D;
-    float* kT = t.scratch;                                  // [D][16]
-    float* vf = kT + static_cast<std::size_t>(D) * 16;     // [16][D]
-    float* S = vf + static_cast<std::size_t>(D) * 16;      // [M][16]
+    float* kT = t.scratch;                              // [D][16]
+    float* vf = kT + static_cast<std::size_t>(D) * 16;  // [16][D]
+    float* S = vf + static_cast<std::size_t>(D) * 16;   // [M][16]
     const __m256 neg_inf = _mm256_set1_ps(-HUGE_VALF);
     const __m256i iota0 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i iota1 = _mm256_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15);
@@ -90,25 +128,41 @@ void attend_avx2(const AttnTile& t) {
         t.m[i] = -HUGE_VALF;
         t.l[i] = 0.0f;
     }
+    // Offset of the K/V vector of context position p (fp16 elements).
+    const auto row_of = [&t](int32_t p) {
+        return (static_cast<std::size_t>(t.table[p / t.block_size]) * t.block_size +
+                p % t.block_size) *
+                   t.row_stride +
+               t.head_offset;
+    };
+    const std::size_t row_bytes = static_cast<std::size_t>(D) * 2;
     const uint16_t* kr[16];
     const uint16_t* vr[16];
     for (int32_t p0 = t.c0; p0 < t.c1; p0 += 16) {
         const int n = t.c1 - p0 < 16 ? t.c1 - p0 : 16;
         for (int j = 0; j < 16; ++j) {
             // Positions past the range reuse the last row; their scores are masked out.
-            const int32_t p = p0 + (j < n ? j : n - 1);
-            const std::size_t row =
-                (static_cast<std::size_t>(t.table[p / t.block_size]) * t.block_size + p % t.block_size) * t.row_stride +
-                t.head_offset;
+            const std::size_t row = row_of(p0 + (j < n ? j : n - 1));
             kr[j] = t.k + row;
             vr[j] = t.v + row;
+        }
+        // Decode reads the cache from DRAM (the weights stream through the caches
+        // between layers) as scattered 2-line rows the hardware prefetcher does not
+        // follow: fetch the next chunk's rows while this one is computed.
+        for (int32_t p = p0 + 16; p < p0 + 32 && p < t.c1; ++p) {
+            const std::size_t row = row_of(p);
+            for (std::size_t b = 0; b < row_bytes; b += 64) {
+                _mm_prefetch(reinterpret_cast<const char*>(t.k + row) + b, _MM_HINT_T0);
+                _mm_prefetch(reinterpret_cast<const char*>(t.v + row) + b, _MM_HINT_T0);
+            }
         }
         for (int d0 = 0; d0 < D; d0 += 8) {
             for (int jg = 0; jg < 16; jg += 8) {
                 __m256 r[8];
                 HEARTH_UNROLL
                 for (int i = 0; i < 8; ++i)
-                    r[i] = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kr[jg + i] + d0)));
+                    r[i] = _mm256_cvtph_ps(
+                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(kr[jg + i] + d0)));
                 transpose8(r);
                 HEARTH_UNROLL
                 for (int k = 0; k < 8; ++k) _mm256_storeu_ps(kT + (d0 + k) * 16 + jg, r[k]);
@@ -116,25 +170,41 @@ void attend_avx2(const AttnTile& t) {
         }
         for (int j = 0; j < n; ++j)
             for (int d0 = 0; d0 < D; d0 += 8)
-                _mm256_storeu_ps(vf + j * D + d0,
-                                 _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(vr[j] + d0))));
+                _mm256_storeu_ps(
+                    vf + j * D + d0,
+                    _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(vr[j] + d0))));
 
+        // Raw scores of all queries, four at a time: 8 independent FMA chains (a single
+        // query's two would leave the FMA units waiting on their latency) sharing each
+        // kT load.
+        for (int i0 = 0; i0 < M; i0 += 4) {
+            switch (M - i0) {
+                case 1:
+                    scores<1>(t.q + i0, kT, D, S + i0 * 16);
+                    break;
+                case 2:
+                    scores<2>(t.q + i0, kT, D, S + i0 * 16);
+                    break;
+                case 3:
+                    scores<3>(t.q + i0, kT, D, S + i0 * 16);
+                    break;
+                default:
+                    scores<4>(t.q + i0, kT, D, S + i0 * 16);
+                    break;
+            }
+        }
         for (int i = 0; i < M; ++i) {
             // Positions j < lim are visible to query i.
             int lim = t.qpos[i] - p0 + 1;
             lim = lim < n ? lim : n;
             if (lim <= 0) continue;
-            const float* qi = t.q[i];
-            __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
-            for (int d = 0; d < D; ++d) {
-                const __m256 qd = _mm256_broadcast_ss(qi + d);
-                s0 = _mm256_fmadd_ps(qd, _mm256_loadu_ps(kT + d * 16), s0);
-                s1 = _mm256_fmadd_ps(qd, _mm256_loadu_ps(kT + d * 16 + 8), s1);
-            }
+            __m256 s0 = _mm256_loadu_ps(S + i * 16), s1 = _mm256_loadu_ps(S + i * 16 + 8);
             const __m256 sc = _mm256_set1_ps(t.scale);
             const __m256i lv = _mm256_set1_epi32(lim);
-            s0 = _mm256_blendv_ps(neg_inf, _mm256_mul_ps(s0, sc), _mm256_castsi256_ps(_mm256_cmpgt_epi32(lv, iota0)));
-            s1 = _mm256_blendv_ps(neg_inf, _mm256_mul_ps(s1, sc), _mm256_castsi256_ps(_mm256_cmpgt_epi32(lv, iota1)));
+            s0 = _mm256_blendv_ps(neg_inf, _mm256_mul_ps(s0, sc),
+                                  _mm256_castsi256_ps(_mm256_cmpgt_epi32(lv, iota0)));
+            s1 = _mm256_blendv_ps(neg_inf, _mm256_mul_ps(s1, sc),
+                                  _mm256_castsi256_ps(_mm256_cmpgt_epi32(lv, iota1)));
             const float mx = hmax(_mm256_max_ps(s0, s1));
             const float m_new = t.m[i] > mx ? t.m[i] : mx;
             // 0 on the first visible chunk (e^−inf). exp_ps rather than std::exp: see avx2_util.h.

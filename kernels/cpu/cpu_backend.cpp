@@ -16,37 +16,41 @@ namespace hearth::kernels {
 namespace {
 
 class CpuBuffer final : public Buffer {
-public:
+  public:
     explicit CpuBuffer(std::size_t bytes)
-        : data_(::operator new(bytes == 0 ? 1 : bytes, std::align_val_t{cpu::kAlignment})), bytes_(bytes) {}
-    ~CpuBuffer() override { ::operator delete(data_, std::align_val_t{cpu::kAlignment}); }
+        : data_(::operator new (bytes == 0 ? 1 : bytes, std::align_val_t{cpu::kAlignment})),
+          bytes_(bytes) {}
+    ~CpuBuffer() override { ::operator delete (data_, std::align_val_t{cpu::kAlignment}); }
     CpuBuffer(const CpuBuffer&) = delete;
     CpuBuffer& operator=(const CpuBuffer&) = delete;
     void* data() override { return data_; }
     std::size_t bytes() const override { return bytes_; }
     const void* cdata() const { return data_; }
 
-private:
+  private:
     void* data_;
     std::size_t bytes_;
 };
 
 // A weight read in place from the mapped model file.
 class CpuWeight final : public Weight {
-public:
+  public:
     explicit CpuWeight(const cpu::WeightView& v) : Weight(v.type, v.rows, v.cols), view_(v) {}
     const cpu::WeightView& view() const { return view_; }
 
-private:
+  private:
     cpu::WeightView view_;
 };
 
-const cpu::WeightView& view_of(const Weight& w) { return static_cast<const CpuWeight&>(w).view(); }
+const cpu::WeightView& view_of(const Weight& w) {
+    return static_cast<const CpuWeight&>(w).view();
+}
 
 }  // namespace
 
 struct CpuBackend::Impl {
-    Impl(int n_threads, cpu::SimdLevel simd) : level(simd), fns(cpu::elementwise_fns(simd)), pool(n_threads) {}
+    Impl(int n_threads, cpu::SimdLevel simd)
+        : level(simd), fns(cpu::elementwise_fns(simd)), pool(n_threads) {}
     cpu::SimdLevel level;
     const cpu::ElementwiseFns& fns;
     cpu::ThreadPool pool;
@@ -69,25 +73,33 @@ std::string CpuBackend::name() const {
            (n == 1 ? " thread)" : " threads)");
 }
 
-cpu::SimdLevel CpuBackend::simd_level() const { return impl_->level; }
-int CpuBackend::n_threads() const { return impl_->pool.size(); }
+cpu::SimdLevel CpuBackend::simd_level() const {
+    return impl_->level;
+}
+int CpuBackend::n_threads() const {
+    return impl_->pool.size();
+}
 
-std::unique_ptr<Buffer> CpuBackend::alloc(std::size_t bytes) { return std::make_unique<CpuBuffer>(bytes); }
+std::unique_ptr<Buffer> CpuBackend::alloc(std::size_t bytes) {
+    return std::make_unique<CpuBuffer>(bytes);
+}
 
 void CpuBackend::upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) {
     std::memcpy(static_cast<char*>(dst.data()) + offset, src, bytes);
 }
 
 void CpuBackend::download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) {
-    std::memcpy(dst, static_cast<const char*>(static_cast<const CpuBuffer&>(src).cdata()) + offset, bytes);
+    std::memcpy(dst, static_cast<const char*>(static_cast<const CpuBuffer&>(src).cdata()) + offset,
+                bytes);
 }
 
 std::unique_ptr<Weight> CpuBackend::load_weight(const WeightSource& source) {
     const auto tr = quant::traits(source.type);
     if (!tr || !cpu::matmul_supports(source.type, source.cols) || source.rows <= 0 || !source.data)
-        throw std::invalid_argument("cpu backend: cannot use weight " + source.name + " (" +
-                                    std::string(quant::type_name(static_cast<uint32_t>(source.type))) + ", " +
-                                    std::to_string(source.rows) + " x " + std::to_string(source.cols) + ")");
+        throw std::invalid_argument(
+            "cpu backend: cannot use weight " + source.name + " (" +
+            std::string(quant::type_name(static_cast<uint32_t>(source.type))) + ", " +
+            std::to_string(source.rows) + " x " + std::to_string(source.cols) + ")");
     cpu::WeightView v;
     v.type = source.type;
     v.rows = source.rows;
@@ -101,26 +113,28 @@ void CpuBackend::embed(const Weight& table, const int32_t* ids, int32_t n, float
     cpu::embed(impl_->pool, view_of(table), ids, n, out);
 }
 
-void CpuBackend::rms_norm(const float* x, const float* weight, int32_t rows, int32_t n, float eps, float* out) {
+void CpuBackend::rms_norm(const float* x, const float* weight, int32_t rows, int32_t n, float eps,
+                          float* out) {
     cpu::rms_norm(impl_->pool, impl_->fns, x, weight, rows, n, eps, out);
 }
 
-void CpuBackend::matmul(const Weight& w, const float* x, int32_t n_tokens, float* out, const float* bias) {
+void CpuBackend::matmul(const Weight& w, const float* x, int32_t n_tokens, float* out,
+                        const float* bias) {
     cpu::matmul(impl_->pool, impl_->level, impl_->act_scratch, view_of(w), x, n_tokens, out, bias);
 }
 
-void CpuBackend::rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads, int32_t head_dim,
-                      const RopeParams& params) {
+void CpuBackend::rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
+                      int32_t head_dim, const RopeParams& params) {
     cpu::rope(impl_->pool, impl_->rope_table, x, positions, n_tokens, n_heads, head_dim, params);
 }
 
-void CpuBackend::kv_append(const PagedKvLayer& cache, const float* k, const float* v, const int32_t* slots,
-                           int32_t n_tokens) {
+void CpuBackend::kv_append(const PagedKvLayer& cache, const float* k, const float* v,
+                           const int32_t* slots, int32_t n_tokens) {
     cpu::kv_append(impl_->fns, cache, k, v, slots, n_tokens);
 }
 
-void CpuBackend::attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch, int32_t n_heads,
-                           float scale, float* out) {
+void CpuBackend::attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
+                           int32_t n_heads, float scale, float* out) {
     impl_->attention.run(impl_->pool, impl_->level, q, cache, batch, n_heads, scale, out);
 }
 
@@ -128,9 +142,12 @@ void CpuBackend::swiglu(const float* gate, const float* up, int64_t n, float* ou
     cpu::swiglu(impl_->pool, impl_->fns, gate, up, n, out);
 }
 
-void CpuBackend::add(float* x, const float* y, int64_t n) { cpu::add(impl_->pool, impl_->fns, x, y, n); }
+void CpuBackend::add(float* x, const float* y, int64_t n) {
+    cpu::add(impl_->pool, impl_->fns, x, y, n);
+}
 
-void CpuBackend::gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n, float* out) {
+void CpuBackend::gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
+                             float* out) {
     cpu::gather_rows(x, rows, count, n, out);
 }
 

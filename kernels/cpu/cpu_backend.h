@@ -16,7 +16,7 @@
 namespace hearth::kernels {
 
 class CpuBackend final : public Backend {
-public:
+  public:
     // n_threads: 0 = one per hardware thread. simd: Auto = the best the CPU supports
     // (HEARTH_CPU_SIMD=scalar forces the fallback); Scalar forces it (tests).
     explicit CpuBackend(int n_threads = 0, cpu::SimdLevel simd = cpu::SimdLevel::Auto);
@@ -35,19 +35,22 @@ public:
     void synchronize() override {}
 
     void embed(const Weight& table, const int32_t* ids, int32_t n, float* out) override;
-    void rms_norm(const float* x, const float* weight, int32_t rows, int32_t n, float eps, float* out) override;
-    void matmul(const Weight& w, const float* x, int32_t n_tokens, float* out, const float* bias = nullptr) override;
-    void rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads, int32_t head_dim,
-              const RopeParams& params) override;
+    void rms_norm(const float* x, const float* weight, int32_t rows, int32_t n, float eps,
+                  float* out) override;
+    void matmul(const Weight& w, const float* x, int32_t n_tokens, float* out,
+                const float* bias = nullptr) override;
+    void rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
+              int32_t head_dim, const RopeParams& params) override;
     void kv_append(const PagedKvLayer& cache, const float* k, const float* v, const int32_t* slots,
                    int32_t n_tokens) override;
-    void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch, int32_t n_heads,
-                   float scale, float* out) override;
+    void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
+                   int32_t n_heads, float scale, float* out) override;
     void swiglu(const float* gate, const float* up, int64_t n, float* out) override;
     void add(float* x, const float* y, int64_t n) override;
-    void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n, float* out) override;
+    void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
+                     float* out) override;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

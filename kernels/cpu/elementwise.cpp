@@ -16,7 +16,8 @@ namespace {
 constexpr int64_t kParallelElems = 1 << 15;
 constexpr int64_t kChunkElems = 1 << 14;
 
-void rms_norm_scalar(const float* x, const float* w, int64_t rows, int64_t n, float eps, float* out) {
+void rms_norm_scalar(const float* x, const float* w, int64_t rows, int64_t n, float eps,
+                     float* out) {
     for (int64_t r = 0; r < rows; ++r) {
         const float* xr = x + r * n;
         float* o = out + r * n;
@@ -66,11 +67,12 @@ const ElementwiseFns& elementwise_fns(SimdLevel level) {
 
 const float* RopeTable::get(const int32_t* positions, int32_t n_tokens, const RopeParams& p) {
     const int half = p.n_rot / 2;
-    const bool same = valid_ && positions_.size() == static_cast<size_t>(n_tokens) &&
-                      std::equal(positions_.begin(), positions_.end(), positions) && params_.n_rot == p.n_rot &&
-                      params_.freq_base == p.freq_base && params_.freq_scale == p.freq_scale &&
-                      (p.freq_factors == nullptr) == factors_.empty() &&
-                      (p.freq_factors == nullptr || std::equal(factors_.begin(), factors_.end(), p.freq_factors));
+    const bool same =
+        valid_ && positions_.size() == static_cast<size_t>(n_tokens) &&
+        std::equal(positions_.begin(), positions_.end(), positions) && params_.n_rot == p.n_rot &&
+        params_.freq_base == p.freq_base && params_.freq_scale == p.freq_scale &&
+        (p.freq_factors == nullptr) == factors_.empty() &&
+        (p.freq_factors == nullptr || std::equal(factors_.begin(), factors_.end(), p.freq_factors));
     if (same) return table_.data();
     positions_.assign(positions, positions + n_tokens);
     factors_.clear();
@@ -83,7 +85,8 @@ const float* RopeTable::get(const int32_t* positions, int32_t n_tokens, const Ro
     std::vector<double> inv_freq(static_cast<size_t>(half));
     for (int i = 0; i < half; ++i) {
         inv_freq[static_cast<size_t>(i)] =
-            std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot) / (p.freq_factors ? p.freq_factors[i] : 1.0);
+            std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot) /
+            (p.freq_factors ? p.freq_factors[i] : 1.0);
     }
     table_.resize(static_cast<size_t>(n_tokens) * static_cast<size_t>(half) * 2);
     for (int32_t t = 0; t < n_tokens; ++t) {
@@ -126,13 +129,17 @@ void rope(ThreadPool& pool, RopeTable& table, float* x, const int32_t* positions
     });
 }
 
-void rms_norm(ThreadPool& pool, const ElementwiseFns& f, const float* x, const float* w, int32_t rows,
-              int32_t n, float eps, float* out) {
-    split(pool, rows, n, [&](int64_t r0, int64_t r1) { f.rms_norm(x + r0 * n, w, r1 - r0, n, eps, out + r0 * n); });
+void rms_norm(ThreadPool& pool, const ElementwiseFns& f, const float* x, const float* w,
+              int32_t rows, int32_t n, float eps, float* out) {
+    split(pool, rows, n, [&](int64_t r0, int64_t r1) {
+        f.rms_norm(x + r0 * n, w, r1 - r0, n, eps, out + r0 * n);
+    });
 }
 
-void swiglu(ThreadPool& pool, const ElementwiseFns& f, const float* gate, const float* up, int64_t n, float* out) {
-    split(pool, n, 1, [&](int64_t i0, int64_t i1) { f.swiglu(gate + i0, up + i0, i1 - i0, out + i0); });
+void swiglu(ThreadPool& pool, const ElementwiseFns& f, const float* gate, const float* up,
+            int64_t n, float* out) {
+    split(pool, n, 1,
+          [&](int64_t i0, int64_t i1) { f.swiglu(gate + i0, up + i0, i1 - i0, out + i0); });
 }
 
 void add(ThreadPool& pool, const ElementwiseFns& f, float* x, const float* y, int64_t n) {
@@ -146,7 +153,8 @@ void embed(ThreadPool& pool, const WeightView& table, const int32_t* ids, int32_
             float* o = out + t * cols;
             const int32_t id = ids[t];
             if (id < 0 || id >= table.rows ||
-                !quant::dequantize(table.type, table.data + static_cast<size_t>(id) * table.row_bytes, o, cols))
+                !quant::dequantize(table.type,
+                                   table.data + static_cast<size_t>(id) * table.row_bytes, o, cols))
                 std::fill(o, o + cols, 0.0f);
         }
     });
@@ -154,7 +162,8 @@ void embed(ThreadPool& pool, const WeightView& table, const int32_t* ids, int32_
 
 void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n, float* out) {
     for (int32_t i = 0; i < count; ++i)
-        std::memcpy(out + static_cast<size_t>(i) * n, x + static_cast<size_t>(rows[i]) * n, sizeof(float) * n);
+        std::memcpy(out + static_cast<size_t>(i) * n, x + static_cast<size_t>(rows[i]) * n,
+                    sizeof(float) * n);
 }
 
 void kv_append(const ElementwiseFns& f, const PagedKvLayer& cache, const float* k, const float* v,

@@ -18,11 +18,11 @@ namespace hearth::kernels::cpu {
 // pass rotates Q and K of every layer at the same positions, so the table is built once
 // per step instead of 2 · n_layers times.
 class RopeTable {
-public:
+  public:
     // Table for these positions and parameters: [n_tokens][n_rot/2] pairs (cos, sin).
     const float* get(const int32_t* positions, int32_t n_tokens, const RopeParams& p);
 
-private:
+  private:
     std::vector<int32_t> positions_;
     std::vector<float> factors_;
     RopeParams params_;
@@ -33,9 +33,10 @@ private:
 void rope(ThreadPool& pool, RopeTable& table, float* x, const int32_t* positions, int32_t n_tokens,
           int32_t n_heads, int32_t head_dim, const RopeParams& params);
 
-void rms_norm(ThreadPool& pool, const ElementwiseFns& f, const float* x, const float* w, int32_t rows,
-              int32_t n, float eps, float* out);
-void swiglu(ThreadPool& pool, const ElementwiseFns& f, const float* gate, const float* up, int64_t n, float* out);
+void rms_norm(ThreadPool& pool, const ElementwiseFns& f, const float* x, const float* w,
+              int32_t rows, int32_t n, float eps, float* out);
+void swiglu(ThreadPool& pool, const ElementwiseFns& f, const float* gate, const float* up,
+            int64_t n, float* out);
 void add(ThreadPool& pool, const ElementwiseFns& f, float* x, const float* y, int64_t n);
 
 // out[t, :] = dequantised row ids[t] of the table (zeros for an id outside it).

@@ -24,10 +24,12 @@ void rms_norm_avx2(const float* x, const float* w, int64_t rows, int64_t n, floa
         }
         float ss = avx2::hsum(_mm256_add_ps(s0, s1));
         for (; i < n; ++i) ss += xr[i] * xr[i];
-        const float scale = 1.0f / _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(ss / static_cast<float>(n) + eps)));
+        const float scale =
+            1.0f / _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(ss / static_cast<float>(n) + eps)));
         const __m256 sv = _mm256_set1_ps(scale);
         for (i = 0; i < n8; i += 8)
-            _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(xr + i), sv), _mm256_loadu_ps(w + i)));
+            _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(xr + i), sv),
+                                                  _mm256_loadu_ps(w + i)));
         for (; i < n; ++i) o[i] = xr[i] * scale * w[i];
     }
 }
@@ -55,15 +57,17 @@ void swiglu_avx2(const float* gate, const float* up, int64_t n, float* out) {
 
 void add_avx2(float* x, const float* y, int64_t n) {
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_add_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(x + i, _mm256_add_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
     for (; i < n; ++i) x[i] += y[i];
 }
 
 void to_fp16_avx2(const float* x, int64_t n, uint16_t* out) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8)
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
-                         _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        _mm_storeu_si128(
+            reinterpret_cast<__m128i*>(out + i),
+            _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     for (; i < n; ++i)
         out[i] = static_cast<uint16_t>(_mm_extract_epi16(
             _mm_cvtps_ph(_mm_set_ss(x[i]), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), 0));
@@ -73,6 +77,8 @@ const ElementwiseFns kAvx2{rms_norm_avx2, swiglu_avx2, add_avx2, to_fp16_avx2};
 
 }  // namespace
 
-const ElementwiseFns& elementwise_fns_avx2() { return kAvx2; }
+const ElementwiseFns& elementwise_fns_avx2() {
+    return kAvx2;
+}
 
 }  // namespace hearth::kernels::cpu

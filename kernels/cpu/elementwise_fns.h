@@ -11,7 +11,8 @@ namespace hearth::kernels::cpu {
 
 struct ElementwiseFns {
     // out[r, :] = x[r, :] / sqrt(mean(x[r, :]²) + eps) · w.   x, out [rows, n]; in place ok.
-    void (*rms_norm)(const float* x, const float* w, int64_t rows, int64_t n, float eps, float* out);
+    void (*rms_norm)(const float* x, const float* w, int64_t rows, int64_t n, float eps,
+                     float* out);
     // out[i] = gate[i] / (1 + e^-gate[i]) · up[i]. In place (out = gate or up) ok.
     void (*swiglu)(const float* gate, const float* up, int64_t n, float* out);
     void (*add)(float* x, const float* y, int64_t n);  // x[i] += y[i]

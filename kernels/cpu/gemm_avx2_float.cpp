@@ -40,16 +40,16 @@ static inline float load1(const uint8_t* row, int64_t c) {
 
 // out[t·os + r] = Σ_c W[r, c] · x_t[c] for r < R, t < TT. x_t = act + t·as bytes.
 template <TensorType T, int R, int TT>
-static inline void tile(const uint8_t* w, std::size_t ws, int64_t n, const uint8_t* act, std::size_t as, float* out,
-                        std::size_t os) {
+static inline void tile(const uint8_t* w, std::size_t ws, int64_t n, const uint8_t* act,
+                        std::size_t as, float* out, std::size_t os) {
     __m256 acc[R][TT];
     HEARTH_UNROLL
-    for (int r = 0; r < R; ++r)
-        HEARTH_UNROLL
-        for (int t = 0; t < TT; ++t) acc[r][t] = _mm256_setzero_ps();
+    for (int r = 0; r < R; ++r) HEARTH_UNROLL
+    for (int t = 0; t < TT; ++t) acc[r][t] = _mm256_setzero_ps();
     const float* x[TT];
     HEARTH_UNROLL
-    for (int t = 0; t < TT; ++t) x[t] = reinterpret_cast<const float*>(act + static_cast<std::size_t>(t) * as);
+    for (int t = 0; t < TT; ++t)
+        x[t] = reinterpret_cast<const float*>(act + static_cast<std::size_t>(t) * as);
     const int64_t n8 = n & ~int64_t{7};
     for (int64_t c = 0; c < n8; c += 8) {
         __m256 wv[R];
@@ -74,13 +74,43 @@ static inline void tile(const uint8_t* w, std::size_t ws, int64_t n, const uint8
     }
 }
 
+// One row · one token with four independent accumulators (FMA latency). Rows are read
+// one after the other: a single sequential stream keeps the hardware prefetcher ahead
+// when the matrix comes from DRAM (see gemm_avx2_q32.cpp).
+template <TensorType T>
+static inline float dot_row(const uint8_t* w, int64_t n, const float* x) {
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(),
+           a3 = _mm256_setzero_ps();
+    int64_t c = 0;
+    constexpr int kElem = T == TensorType::F32 ? 4 : 2;
+    for (; c + 32 <= n; c += 32) {
+        avx2::prefetch_ahead(w + c * kElem);
+        if constexpr (kElem == 4) avx2::prefetch_ahead(w + c * kElem + 64);
+        a0 = _mm256_fmadd_ps(load8<T>(w, c), _mm256_loadu_ps(x + c), a0);
+        a1 = _mm256_fmadd_ps(load8<T>(w, c + 8), _mm256_loadu_ps(x + c + 8), a1);
+        a2 = _mm256_fmadd_ps(load8<T>(w, c + 16), _mm256_loadu_ps(x + c + 16), a2);
+        a3 = _mm256_fmadd_ps(load8<T>(w, c + 24), _mm256_loadu_ps(x + c + 24), a3);
+    }
+    for (; c + 8 <= n; c += 8) a0 = _mm256_fmadd_ps(load8<T>(w, c), _mm256_loadu_ps(x + c), a0);
+    float v = avx2::hsum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+    for (; c < n; ++c) v += load1<T>(w, c) * x[c];
+    return v;
+}
+
 template <TensorType T, int TT>
 static inline void rows_x_tokens(const GemmArgs& a, const uint8_t* act, float* out) {
-    constexpr int R = TT == 1 ? 4 : 2;
     const std::size_t ws = a.w_stride;
-    int r = 0;
-    for (; r + R <= a.n_rows; r += R) tile<T, R, TT>(a.w + r * ws, ws, a.nb, act, a.act_stride, out + r, a.out_stride);
-    for (; r < a.n_rows; ++r) tile<T, 1, TT>(a.w + r * ws, ws, a.nb, act, a.act_stride, out + r, a.out_stride);
+    if constexpr (TT == 1) {
+        const auto* x = reinterpret_cast<const float*>(act);
+        for (int r = 0; r < a.n_rows; ++r) out[r] = dot_row<T>(a.w + r * ws, a.nb, x);
+    } else {
+        constexpr int R = 2;
+        int r = 0;
+        for (; r + R <= a.n_rows; r += R)
+            tile<T, R, TT>(a.w + r * ws, ws, a.nb, act, a.act_stride, out + r, a.out_stride);
+        for (; r < a.n_rows; ++r)
+            tile<T, 1, TT>(a.w + r * ws, ws, a.nb, act, a.act_stride, out + r, a.out_stride);
+    }
 }
 
 template <TensorType T>
@@ -89,18 +119,32 @@ void gemm_float(const GemmArgs& a) {
         const uint8_t* act = a.act + static_cast<std::size_t>(t0) * a.act_stride;
         float* out = a.out + static_cast<std::size_t>(t0) * a.out_stride;
         switch (a.n_tokens - t0) {
-            case 1: rows_x_tokens<T, 1>(a, act, out); break;
-            case 2: rows_x_tokens<T, 2>(a, act, out); break;
-            case 3: rows_x_tokens<T, 3>(a, act, out); break;
-            default: rows_x_tokens<T, 4>(a, act, out); break;
+            case 1:
+                rows_x_tokens<T, 1>(a, act, out);
+                break;
+            case 2:
+                rows_x_tokens<T, 2>(a, act, out);
+                break;
+            case 3:
+                rows_x_tokens<T, 3>(a, act, out);
+                break;
+            default:
+                rows_x_tokens<T, 4>(a, act, out);
+                break;
         }
     }
 }
 
 }  // namespace
 
-void gemm_avx2_f32(const GemmArgs& a) { gemm_float<TensorType::F32>(a); }
-void gemm_avx2_f16(const GemmArgs& a) { gemm_float<TensorType::F16>(a); }
-void gemm_avx2_bf16(const GemmArgs& a) { gemm_float<TensorType::BF16>(a); }
+void gemm_avx2_f32(const GemmArgs& a) {
+    gemm_float<TensorType::F32>(a);
+}
+void gemm_avx2_f16(const GemmArgs& a) {
+    gemm_float<TensorType::F16>(a);
+}
+void gemm_avx2_bf16(const GemmArgs& a) {
+    gemm_float<TensorType::BF16>(a);
+}
 
 }  // namespace hearth::kernels::cpu

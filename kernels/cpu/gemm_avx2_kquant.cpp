@@ -31,13 +31,15 @@ static inline __m128i k4_scales_mins(const uint8_t* s) {
 
 // Q4_K (kFive = false) and Q5_K (kFive = true).
 template <bool kFive>
-static inline float dot_q45k(const uint8_t* w, const int8_t* qa, const int16_t* bsums, const float* da, int64_t nb) {
+static inline float dot_q45k(const uint8_t* w, const int8_t* qa, const int16_t* bsums,
+                             const float* da, int64_t nb) {
     constexpr std::size_t kBytes = kFive ? sizeof(quant::BlockQ5_K) : sizeof(quant::BlockQ4_K);
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     __m256 acc = _mm256_setzero_ps();
     float acc_m = 0.0f;
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t* p = w + static_cast<std::size_t>(b) * kBytes;
+        for (std::size_t line = 0; line < kBytes; line += 64) avx2::prefetch_ahead(p + line);
         const uint8_t* qh = p + 4 + quant::kKScaleBytes;
         const uint8_t* qs = kFive ? qh + 32 : qh;
         const int8_t* q8 = qa + 256 * b;
@@ -45,14 +47,16 @@ static inline float dot_q45k(const uint8_t* w, const int8_t* qa, const int16_t* 
 
         // Minimums: Σ_j m_j · (bsums[2j] + bsums[2j+1]).
         const __m256i bs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bsums + 16 * b));
-        const __m128i bs8 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
+        const __m128i bs8 =
+            _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
         const __m128i mprod = _mm_madd_epi16(_mm256_extracti128_si256(sm16, 1), bs8);
         const __m128i mp2 = _mm_add_epi32(mprod, _mm_unpackhi_epi64(mprod, mprod));
         const int32_t summ = _mm_cvtsi128_si32(_mm_add_epi32(mp2, _mm_shuffle_epi32(mp2, 1)));
 
         alignas(16) int16_t sc[16];
         _mm256_store_si256(reinterpret_cast<__m256i*>(sc), sm16);
-        const __m256i hbits = kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh)) : _mm256_setzero_si256();
+        const __m256i hbits = kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh))
+                                    : _mm256_setzero_si256();
         __m256i sumi = _mm256_setzero_si256();
         HEARTH_UNROLL
         for (int c = 0; c < 4; ++c) {
@@ -62,14 +66,22 @@ static inline float dot_q45k(const uint8_t* w, const int8_t* qa, const int16_t* 
             if constexpr (kFive) {
                 // Bit 2c (low half) and 2c+1 (high half) of each qh byte is the 5th bit.
                 const __m256i one = _mm256_set1_epi8(1);
-                const __m128i sh_lo = _mm_cvtsi32_si128(2 * c), sh_hi = _mm_cvtsi32_si128(2 * c + 1);
-                lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(hbits, sh_lo), one), 4));
-                hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(hbits, sh_hi), one), 4));
+                const __m128i sh_lo = _mm_cvtsi32_si128(2 * c),
+                              sh_hi = _mm_cvtsi32_si128(2 * c + 1);
+                lo = _mm256_or_si256(
+                    lo,
+                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(hbits, sh_lo), one), 4));
+                hi = _mm256_or_si256(
+                    hi,
+                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(hbits, sh_hi), one), 4));
             }
             const __m256i a_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c));
-            const __m256i a_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c + 32));
-            const __m256i p_lo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, a_lo), _mm256_set1_epi16(sc[2 * c]));
-            const __m256i p_hi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, a_hi), _mm256_set1_epi16(sc[2 * c + 1]));
+            const __m256i a_hi =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c + 32));
+            const __m256i p_lo =
+                _mm256_madd_epi16(_mm256_maddubs_epi16(lo, a_lo), _mm256_set1_epi16(sc[2 * c]));
+            const __m256i p_hi =
+                _mm256_madd_epi16(_mm256_maddubs_epi16(hi, a_hi), _mm256_set1_epi16(sc[2 * c + 1]));
             sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(p_lo, p_hi));
         }
         const float d = avx2::fp16(avx2::load_u16(p)) * da[b];
@@ -80,42 +92,53 @@ static inline float dot_q45k(const uint8_t* w, const int8_t* qa, const int16_t* 
     return avx2::hsum(acc) - acc_m;
 }
 
-static inline float dot_q6k(const uint8_t* w, const int8_t* qa, const int16_t* bsums, const float* da, int64_t nb) {
+static inline float dot_q6k(const uint8_t* w, const int8_t* qa, const int16_t* bsums,
+                            const float* da, int64_t nb) {
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     const __m256i m3 = _mm256_set1_epi8(0x03);
     // Per 32-element group k the scales of sub-blocks 2k (low 128 bits) and 2k+1 (high).
-    const __m256i pick = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3, 2,
-                                          3, 2, 3, 2, 3, 2, 3);
+    const __m256i pick = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2,
+                                          3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
     __m256 acc = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t* p = w + static_cast<std::size_t>(b) * sizeof(quant::BlockQ6_K);
+        for (std::size_t line = 0; line < sizeof(quant::BlockQ6_K); line += 64)
+            avx2::prefetch_ahead(p + line);
         const uint8_t* ql = p;
         const uint8_t* qh = p + 128;
         const auto* scales = reinterpret_cast<const int8_t*>(p + 192);
         const int8_t* q8 = qa + 256 * b;
-        const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scales)));
+        const __m256i sc16 =
+            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scales)));
         // The −32 offset: 32 · Σ_j sc_j · bsums_j.
         const __m256i bs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bsums + 16 * b));
         const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(sc16, bs), 5);
         __m256i sumi = _mm256_setzero_si256();
         for (int n = 0; n < 2; ++n) {
             const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n));
-            const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n + 32));
+            const __m256i l1 =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n + 32));
             const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh + 32 * n));
             __m256i q[4];
-            q[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m3), 4));
-            q[1] = _mm256_or_si256(_mm256_and_si256(l1, m4),
-                                   _mm256_slli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(0x0c)), 2));
+            q[0] = _mm256_or_si256(_mm256_and_si256(l0, m4),
+                                   _mm256_slli_epi16(_mm256_and_si256(h, m3), 4));
+            q[1] =
+                _mm256_or_si256(_mm256_and_si256(l1, m4),
+                                _mm256_slli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(0x0c)), 2));
             q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
                                    _mm256_and_si256(h, _mm256_set1_epi8(0x30)));
-            q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                                   _mm256_srli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(static_cast<char>(0xc0))), 2));
+            q[3] = _mm256_or_si256(
+                _mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                _mm256_srli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(static_cast<char>(0xc0))),
+                                  2));
             HEARTH_UNROLL
             for (int i = 0; i < 4; ++i) {
                 const int k = 4 * n + i;  // 32-element group: sub-blocks 2k, 2k+1
                 const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 32 * k));
-                const __m256i scv = _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(k)), pick);
-                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(q[i], a), scv));
+                const __m256i scv = _mm256_shuffle_epi8(
+                    _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(k)), pick);
+                sumi =
+                    _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(q[i], a), scv));
             }
         }
         sumi = _mm256_sub_epi32(sumi, offset);
@@ -146,8 +169,14 @@ void gemm_k(const GemmArgs& a) {
 
 }  // namespace
 
-void gemm_avx2_q4_k(const GemmArgs& a) { gemm_k<TensorType::Q4_K>(a); }
-void gemm_avx2_q5_k(const GemmArgs& a) { gemm_k<TensorType::Q5_K>(a); }
-void gemm_avx2_q6_k(const GemmArgs& a) { gemm_k<TensorType::Q6_K>(a); }
+void gemm_avx2_q4_k(const GemmArgs& a) {
+    gemm_k<TensorType::Q4_K>(a);
+}
+void gemm_avx2_q5_k(const GemmArgs& a) {
+    gemm_k<TensorType::Q5_K>(a);
+}
+void gemm_avx2_q6_k(const GemmArgs& a) {
+    gemm_k<TensorType::Q6_K>(a);
+}
 
 }  // namespace hearth::kernels::cpu

@@ -103,13 +103,16 @@ static inline float gemv_row(const uint8_t* w, int64_t nb, const int8_t* qa, con
     const auto step = [&](int64_t blk, __m256& acc) {
         const uint8_t* p = w + static_cast<std::size_t>(blk) * Fmt<T>::kBytes;
         const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qa + 32 * blk));
-        const __m128 das = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(ds + 2 * blk)));  // [da, s]
+        const __m128 das =
+            _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(ds + 2 * blk)));  // [da, s]
         const __m256i q = load_q<T>(p);
         const __m128 prod = _mm_mul_ps(load_dm<T>(p), das);  // [dw·da, m·s]
         if constexpr (Fmt<T>::kM != 0.0f) acc_m = _mm_add_ps(acc_m, prod);
-        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(prod), block_dot(weight_u8<T>(q), act_s8<T>(a, q)), acc);
+        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(prod),
+                              block_dot(weight_u8<T>(q), act_s8<T>(a, q)), acc);
     };
     for (; b + 2 <= nb; b += 2) {
+        avx2::prefetch_ahead(w + static_cast<std::size_t>(b) * Fmt<T>::kBytes);
         step(b, acc0);
         step(b + 1, acc1);
     }
@@ -122,8 +125,8 @@ static inline float gemv_row(const uint8_t* w, int64_t nb, const int8_t* qa, con
 // R weight rows × one group of kGroup tokens. qs [nb][4][32], ds [nb][2][4];
 // out[t·os + r] for r < R, t < nt.
 template <TensorType T, int R>
-static inline void gemm4_rows(const uint8_t* w, std::size_t ws, int64_t nb, const int8_t* qs, const float* ds,
-                              float* out, std::size_t os, int nt) {
+static inline void gemm4_rows(const uint8_t* w, std::size_t ws, int64_t nb, const int8_t* qs,
+                              const float* ds, float* out, std::size_t os, int nt, bool stream) {
     __m256 acc[R][4];
     __m128 acc_m[R];
     HEARTH_UNROLL
@@ -136,23 +139,30 @@ static inline void gemm4_rows(const uint8_t* w, std::size_t ws, int64_t nb, cons
         const __m128 da4 = _mm_loadu_ps(ds + 8 * b);
         const __m128 s4 = _mm_loadu_ps(ds + 8 * b + 4);
         const int8_t* qb = qs + 128 * b;
+        if (stream) avx2::prefetch_ahead(w + static_cast<std::size_t>(b) * Fmt<T>::kBytes);
         HEARTH_UNROLL
         for (int r = 0; r < R; ++r) {
-            const uint8_t* p = w + static_cast<std::size_t>(r) * ws + static_cast<std::size_t>(b) * Fmt<T>::kBytes;
+            const uint8_t* p =
+                w + static_cast<std::size_t>(r) * ws + static_cast<std::size_t>(b) * Fmt<T>::kBytes;
             const __m256i q = load_q<T>(p);
             const __m256i u = weight_u8<T>(q);
             const __m128 dm = load_dm<T>(p);
             const __m128 sc4 = _mm_mul_ps(_mm_shuffle_ps(dm, dm, 0x00), da4);  // dw·da per token
-            if constexpr (Fmt<T>::kM != 0.0f) acc_m[r] = _mm_fmadd_ps(_mm_shuffle_ps(dm, dm, 0x55), s4, acc_m[r]);
+            if constexpr (Fmt<T>::kM != 0.0f)
+                acc_m[r] = _mm_fmadd_ps(_mm_shuffle_ps(dm, dm, 0x55), s4, acc_m[r]);
             const __m256 sc8 = _mm256_insertf128_ps(_mm256_castps128_ps256(sc4), sc4, 1);
             const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb));
-            acc[r][0] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0x00), block_dot(u, act_s8<T>(a0, q)), acc[r][0]);
+            acc[r][0] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0x00),
+                                        block_dot(u, act_s8<T>(a0, q)), acc[r][0]);
             const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb + 32));
-            acc[r][1] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0x55), block_dot(u, act_s8<T>(a1, q)), acc[r][1]);
+            acc[r][1] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0x55),
+                                        block_dot(u, act_s8<T>(a1, q)), acc[r][1]);
             const __m256i a2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb + 64));
-            acc[r][2] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0xaa), block_dot(u, act_s8<T>(a2, q)), acc[r][2]);
+            acc[r][2] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0xaa),
+                                        block_dot(u, act_s8<T>(a2, q)), acc[r][2]);
             const __m256i a3 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb + 96));
-            acc[r][3] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0xff), block_dot(u, act_s8<T>(a3, q)), acc[r][3]);
+            acc[r][3] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0xff),
+                                        block_dot(u, act_s8<T>(a3, q)), acc[r][3]);
         }
     }
     HEARTH_UNROLL
@@ -181,12 +191,14 @@ void gemm_q32(const GemmArgs& a) {
         return;
     }
     // Rows outer, token groups inner: the R rows (nb blocks each, a few hundred bytes)
-    // stay in L1 while every group of the tile streams past.
+    // stay in L1 while every group of the tile streams past. Two rows at a time when
+    // several groups reuse them; one when a single group streams them, so that they are
+    // read sequentially (see gemv_row).
     const int n_groups = (a.n_tokens + kGroup - 1) / kGroup;
     constexpr int R = 2;
     int r = 0;
     for (; r < a.n_rows; r += R) {
-        const bool full = r + R <= a.n_rows;
+        const bool full = r + R <= a.n_rows && n_groups > 1;
         for (int g = 0; g < n_groups; ++g) {
             const uint8_t* grp = a.act + static_cast<std::size_t>(g) * a.act_stride;
             const auto* qs = reinterpret_cast<const int8_t*>(grp);
@@ -194,10 +206,11 @@ void gemm_q32(const GemmArgs& a) {
             const int nt = a.n_tokens - g * kGroup < kGroup ? a.n_tokens - g * kGroup : kGroup;
             float* out = a.out + static_cast<std::size_t>(g) * kGroup * a.out_stride + r;
             if (full) {
-                gemm4_rows<T, R>(a.w + r * ws, ws, a.nb, qs, ds, out, a.out_stride, nt);
+                gemm4_rows<T, R>(a.w + r * ws, ws, a.nb, qs, ds, out, a.out_stride, nt, false);
             } else {
-                for (int rr = r; rr < a.n_rows; ++rr)
-                    gemm4_rows<T, 1>(a.w + rr * ws, ws, a.nb, qs, ds, out + (rr - r), a.out_stride, nt);
+                for (int rr = r; rr < a.n_rows && rr < r + R; ++rr)
+                    gemm4_rows<T, 1>(a.w + rr * ws, ws, a.nb, qs, ds, out + (rr - r), a.out_stride,
+                                     nt, n_groups == 1);
             }
         }
     }
@@ -205,10 +218,20 @@ void gemm_q32(const GemmArgs& a) {
 
 }  // namespace
 
-void gemm_avx2_q4_0(const GemmArgs& a) { gemm_q32<TensorType::Q4_0>(a); }
-void gemm_avx2_q4_1(const GemmArgs& a) { gemm_q32<TensorType::Q4_1>(a); }
-void gemm_avx2_q5_0(const GemmArgs& a) { gemm_q32<TensorType::Q5_0>(a); }
-void gemm_avx2_q5_1(const GemmArgs& a) { gemm_q32<TensorType::Q5_1>(a); }
-void gemm_avx2_q8_0(const GemmArgs& a) { gemm_q32<TensorType::Q8_0>(a); }
+void gemm_avx2_q4_0(const GemmArgs& a) {
+    gemm_q32<TensorType::Q4_0>(a);
+}
+void gemm_avx2_q4_1(const GemmArgs& a) {
+    gemm_q32<TensorType::Q4_1>(a);
+}
+void gemm_avx2_q5_0(const GemmArgs& a) {
+    gemm_q32<TensorType::Q5_0>(a);
+}
+void gemm_avx2_q5_1(const GemmArgs& a) {
+    gemm_q32<TensorType::Q5_1>(a);
+}
+void gemm_avx2_q8_0(const GemmArgs& a) {
+    gemm_q32<TensorType::Q8_0>(a);
+}
 
 }  // namespace hearth::kernels::cpu

@@ -61,11 +61,16 @@ void decode32(const uint8_t* p, Block32& o) {
 template <TensorType T>
 constexpr std::size_t block_bytes() {
     switch (T) {
-        case TensorType::Q4_0: return sizeof(quant::BlockQ4_0);
-        case TensorType::Q4_1: return sizeof(quant::BlockQ4_1);
-        case TensorType::Q5_0: return sizeof(quant::BlockQ5_0);
-        case TensorType::Q5_1: return sizeof(quant::BlockQ5_1);
-        default: return sizeof(quant::BlockQ8_0);
+        case TensorType::Q4_0:
+            return sizeof(quant::BlockQ4_0);
+        case TensorType::Q4_1:
+            return sizeof(quant::BlockQ4_1);
+        case TensorType::Q5_0:
+            return sizeof(quant::BlockQ5_0);
+        case TensorType::Q5_1:
+            return sizeof(quant::BlockQ5_1);
+        default:
+            return sizeof(quant::BlockQ8_0);
     }
 }
 
@@ -79,8 +84,9 @@ void gemm_q32(const GemmArgs& a) {
         const uint8_t* wr = a.w + static_cast<std::size_t>(r) * a.w_stride;
         for (int g = 0; g < n_groups; ++g) {
             const uint8_t* grp = a.act + static_cast<std::size_t>(g) * a.act_stride;
-            const auto* qs = reinterpret_cast<const int8_t*>(grp);                        // [nb][G][32]
-            const auto* ds = reinterpret_cast<const float*>(grp + q8x32_ds_offset(a.nb, G));  // [nb][2][G]
+            const auto* qs = reinterpret_cast<const int8_t*>(grp);  // [nb][G][32]
+            const auto* ds =
+                reinterpret_cast<const float*>(grp + q8x32_ds_offset(a.nb, G));  // [nb][2][G]
             const int nt = std::min(G, a.n_tokens - g * G);
             float acc[kGroup] = {}, acc_m[kGroup] = {};
             for (int64_t b = 0; b < a.nb; ++b) {
@@ -190,7 +196,8 @@ void gemm_q6k(const GemmArgs& a) {
                     }
                 }
                 int32_t sumi = 0;
-                for (int j = 0; j < 16; ++j) sumi += blk.scales[j] * (sub[j] - 32 * bsums[b * 16 + j]);
+                for (int j = 0; j < 16; ++j)
+                    sumi += blk.scales[j] * (sub[j] - 32 * bsums[b * 16 + j]);
                 acc += quant::fp16_to_f32(blk.d) * da[b] * static_cast<float>(sumi);
             }
             a.out[static_cast<std::size_t>(t) * a.out_stride + r] = acc;
@@ -206,7 +213,8 @@ void gemm_float(const GemmArgs& a) {
     float wbuf[kChunk];
     for (int r = 0; r < a.n_rows; ++r) {
         const uint8_t* wr = a.w + static_cast<std::size_t>(r) * a.w_stride;
-        for (int t = 0; t < a.n_tokens; ++t) a.out[static_cast<std::size_t>(t) * a.out_stride + r] = 0.0f;
+        for (int t = 0; t < a.n_tokens; ++t)
+            a.out[static_cast<std::size_t>(t) * a.out_stride + r] = 0.0f;
         for (int64_t c0 = 0; c0 < a.nb; c0 += kChunk) {
             const int n = static_cast<int>(std::min<int64_t>(kChunk, a.nb - c0));
             for (int i = 0; i < n; ++i) {
@@ -219,7 +227,9 @@ void gemm_float(const GemmArgs& a) {
                 }
             }
             for (int t = 0; t < a.n_tokens; ++t) {
-                const auto* x = reinterpret_cast<const float*>(a.act + static_cast<std::size_t>(t) * a.act_stride) + c0;
+                const auto* x = reinterpret_cast<const float*>(a.act + static_cast<std::size_t>(t) *
+                                                                           a.act_stride) +
+                                c0;
                 float s[8] = {};
                 int i = 0;
                 for (; i + 8 <= n; i += 8)
@@ -248,17 +258,28 @@ const TypeKernels kQ6_K{ActFormat::Q8xK, gemm_q6k};
 
 const TypeKernels* gemm_kernels_scalar(quant::TensorType type) {
     switch (type) {
-        case TensorType::F32: return &kF32;
-        case TensorType::F16: return &kF16;
-        case TensorType::BF16: return &kBF16;
-        case TensorType::Q4_0: return &kQ4_0;
-        case TensorType::Q4_1: return &kQ4_1;
-        case TensorType::Q5_0: return &kQ5_0;
-        case TensorType::Q5_1: return &kQ5_1;
-        case TensorType::Q8_0: return &kQ8_0;
-        case TensorType::Q4_K: return &kQ4_K;
-        case TensorType::Q5_K: return &kQ5_K;
-        case TensorType::Q6_K: return &kQ6_K;
+        case TensorType::F32:
+            return &kF32;
+        case TensorType::F16:
+            return &kF16;
+        case TensorType::BF16:
+            return &kBF16;
+        case TensorType::Q4_0:
+            return &kQ4_0;
+        case TensorType::Q4_1:
+            return &kQ4_1;
+        case TensorType::Q5_0:
+            return &kQ5_0;
+        case TensorType::Q5_1:
+            return &kQ5_1;
+        case TensorType::Q8_0:
+            return &kQ8_0;
+        case TensorType::Q4_K:
+            return &kQ4_K;
+        case TensorType::Q5_K:
+            return &kQ5_K;
+        case TensorType::Q6_K:
+            return &kQ6_K;
     }
     return nullptr;
 }

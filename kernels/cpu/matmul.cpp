@@ -26,33 +26,49 @@ const TypeKernels kAvx2Q6_K{ActFormat::Q8xK, gemm_avx2_q6_k};
 
 const TypeKernels* gemm_kernels_avx2(TensorType type) {
     switch (type) {
-        case TensorType::F32: return &kAvx2F32;
-        case TensorType::F16: return &kAvx2F16;
-        case TensorType::BF16: return &kAvx2BF16;
-        case TensorType::Q4_0: return &kAvx2Q4_0;
-        case TensorType::Q4_1: return &kAvx2Q4_1;
-        case TensorType::Q5_0: return &kAvx2Q5_0;
-        case TensorType::Q5_1: return &kAvx2Q5_1;
-        case TensorType::Q8_0: return &kAvx2Q8_0;
-        case TensorType::Q4_K: return &kAvx2Q4_K;
-        case TensorType::Q5_K: return &kAvx2Q5_K;
-        case TensorType::Q6_K: return &kAvx2Q6_K;
+        case TensorType::F32:
+            return &kAvx2F32;
+        case TensorType::F16:
+            return &kAvx2F16;
+        case TensorType::BF16:
+            return &kAvx2BF16;
+        case TensorType::Q4_0:
+            return &kAvx2Q4_0;
+        case TensorType::Q4_1:
+            return &kAvx2Q4_1;
+        case TensorType::Q5_0:
+            return &kAvx2Q5_0;
+        case TensorType::Q5_1:
+            return &kAvx2Q5_1;
+        case TensorType::Q8_0:
+            return &kAvx2Q8_0;
+        case TensorType::Q4_K:
+            return &kAvx2Q4_K;
+        case TensorType::Q5_K:
+            return &kAvx2Q5_K;
+        case TensorType::Q6_K:
+            return &kAvx2Q6_K;
     }
     return nullptr;
 }
 #else
-const TypeKernels* gemm_kernels_avx2(TensorType type) { return gemm_kernels_scalar(type); }
+const TypeKernels* gemm_kernels_avx2(TensorType type) {
+    return gemm_kernels_scalar(type);
+}
 #endif
 
 int64_t block_elems(TensorType type) {
     switch (type) {
         case TensorType::F32:
         case TensorType::F16:
-        case TensorType::BF16: return 1;
+        case TensorType::BF16:
+            return 1;
         case TensorType::Q4_K:
         case TensorType::Q5_K:
-        case TensorType::Q6_K: return quant::kQKK;
-        default: return quant::kQK;
+        case TensorType::Q6_K:
+            return quant::kQKK;
+        default:
+            return quant::kQK;
     }
 }
 
@@ -75,8 +91,8 @@ bool matmul_supports(TensorType type, int64_t cols) {
     return gemm_kernels_scalar(type) != nullptr && cols > 0 && cols % block_elems(type) == 0;
 }
 
-void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const WeightView& w, const float* x,
-            int32_t n_tokens, float* out, const float* bias) {
+void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const WeightView& w,
+            const float* x, int32_t n_tokens, float* out, const float* bias) {
     if (n_tokens <= 0 || w.rows <= 0) return;
     const TypeKernels* k = gemm_kernels(w.type, level);
 #ifdef HEARTH_HAVE_AVX2_KERNELS
@@ -125,7 +141,8 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
             auto* buf = static_cast<uint8_t*>(scratch.get(rb * static_cast<std::size_t>(n_tokens)));
             const QuantizeQ8KFn q = avx2 ? quantize_q8k_avx2 : quantize_q8k_scalar;
             const auto quantize_row = [&](int64_t t, int) {
-                q(x + static_cast<std::size_t>(t) * cols, nb, buf + static_cast<std::size_t>(t) * rb);
+                q(x + static_cast<std::size_t>(t) * cols, nb,
+                  buf + static_cast<std::size_t>(t) * rb);
             };
             if (n_tokens >= 64) {
                 pool.run(n_tokens, quantize_row);

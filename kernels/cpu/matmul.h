@@ -31,7 +31,7 @@ bool matmul_supports(quant::TensorType type, int64_t cols);
 
 // x [n_tokens, w.cols], out [n_tokens, w.rows], bias [w.rows] or null. `scratch` holds
 // the quantised activations (owned by the caller so it is reused across calls).
-void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const WeightView& w, const float* x,
-            int32_t n_tokens, float* out, const float* bias);
+void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const WeightView& w,
+            const float* x, int32_t n_tokens, float* out, const float* bias);
 
 }  // namespace hearth::kernels::cpu

@@ -17,7 +17,11 @@ namespace {
 
 // How long an idle worker polls for the next job before it blocks. Ops in a forward
 // pass are microseconds apart; a blocked worker needs tens of microseconds to wake.
+// After kPauseTime the poll also yields, so that on a machine with more runnable
+// threads than cores (other programs, or more threads than cores) a polling worker
+// gives its core to a thread with work, such as the caller.
 constexpr auto kSpinTime = std::chrono::microseconds(1000);
+constexpr auto kPauseTime = std::chrono::microseconds(50);
 
 constexpr uint64_t kLowMask = 0xffffffffu;
 
@@ -85,11 +89,20 @@ void ThreadPool::worker_main(int thread) {
         uint64_t job = job_.load(std::memory_order_acquire);
         if (static_cast<uint32_t>(job >> 32) == seen) {
             const auto start = std::chrono::steady_clock::now();
+            bool yielding = false;
             for (int i = 1;; ++i) {
-                HEARTH_PAUSE();
+                if (yielding) {
+                    std::this_thread::yield();
+                } else {
+                    HEARTH_PAUSE();
+                }
                 job = job_.load(std::memory_order_acquire);
                 if (static_cast<uint32_t>(job >> 32) != seen) break;
-                if ((i & 255) == 0 && std::chrono::steady_clock::now() - start > kSpinTime) break;
+                if ((i & 63) == 0) {
+                    const auto waited = std::chrono::steady_clock::now() - start;
+                    if (waited > kSpinTime) break;
+                    yielding = waited > kPauseTime;
+                }
             }
         }
         if (static_cast<uint32_t>(job >> 32) == seen) {

@@ -18,7 +18,7 @@
 namespace hearth::kernels::cpu {
 
 class ThreadPool {
-public:
+  public:
     // n_threads participants in total: the calling thread plus n_threads - 1 workers.
     explicit ThreadPool(int n_threads);
     ~ThreadPool();
@@ -38,11 +38,13 @@ public:
             for (int64_t t = 0; t < n_tasks; ++t) fn(t, 0);
             return;
         }
-        run_job(n_tasks, [](void* ctx, int64_t task, int thread) { (*static_cast<Fn*>(ctx))(task, thread); },
-                const_cast<void*>(static_cast<const void*>(&fn)));
+        run_job(
+            n_tasks,
+            [](void* ctx, int64_t task, int thread) { (*static_cast<Fn*>(ctx))(task, thread); },
+            const_cast<void*>(static_cast<const void*>(&fn)));
     }
 
-private:
+  private:
     using TaskFn = void (*)(void* ctx, int64_t task, int thread);
 
     void run_job(int64_t n_tasks, TaskFn fn, void* ctx);
@@ -59,7 +61,7 @@ private:
     // swallow one of the next job.
     alignas(64) std::atomic<uint64_t> job_{0};
     alignas(64) std::atomic<uint64_t> next_{0};
-    alignas(64) std::atomic<uint32_t> done_{0};  // finished tasks of the current job
+    alignas(64) std::atomic<uint32_t> done_{0};      // finished tasks of the current job
     alignas(64) std::atomic<uint32_t> wake_seq_{0};  // bumped per job; sleepers wait on it
     std::atomic<int> sleepers_{0};
     std::atomic<bool> stop_{false};

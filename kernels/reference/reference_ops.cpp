@@ -11,7 +11,8 @@ namespace hearth::kernels::reference {
 
 std::size_t row_bytes(quant::TensorType type, int64_t cols) {
     const auto tr = quant::traits(type);
-    if (!tr || cols % tr->block_elems != 0) throw std::invalid_argument("reference: bad weight type or shape");
+    if (!tr || cols % tr->block_elems != 0)
+        throw std::invalid_argument("reference: bad weight type or shape");
     return static_cast<std::size_t>(cols / tr->block_elems * tr->block_bytes);
 }
 
@@ -19,8 +20,9 @@ std::vector<float> dequantize_matrix(const WeightRef& w) {
     const std::size_t rb = row_bytes(w.type, w.cols);
     std::vector<float> out(static_cast<std::size_t>(w.rows * w.cols));
     for (int64_t r = 0; r < w.rows; ++r) {
-        if (!quant::dequantize(w.type, static_cast<const uint8_t*>(w.data) + static_cast<std::size_t>(r) * rb,
-                               out.data() + r * w.cols, w.cols))
+        if (!quant::dequantize(
+                w.type, static_cast<const uint8_t*>(w.data) + static_cast<std::size_t>(r) * rb,
+                out.data() + r * w.cols, w.cols))
             throw std::invalid_argument("reference: dequantize failed");
     }
     return out;
@@ -29,8 +31,10 @@ std::vector<float> dequantize_matrix(const WeightRef& w) {
 void embed(const WeightRef& table, const int32_t* ids, int32_t n, float* out) {
     const std::size_t rb = row_bytes(table.type, table.cols);
     for (int32_t t = 0; t < n; ++t) {
-        if (!quant::dequantize(table.type, static_cast<const uint8_t*>(table.data) + static_cast<std::size_t>(ids[t]) * rb,
-                               out + static_cast<int64_t>(t) * table.cols, table.cols))
+        if (!quant::dequantize(
+                table.type,
+                static_cast<const uint8_t*>(table.data) + static_cast<std::size_t>(ids[t]) * rb,
+                out + static_cast<int64_t>(t) * table.cols, table.cols))
             throw std::invalid_argument("reference: dequantize failed");
     }
 }
@@ -52,7 +56,8 @@ void matmul(const WeightRef& w, const float* x, int32_t n_tokens, float* out, co
         const float* xt = x + static_cast<int64_t>(t) * w.cols;
         for (int64_t r = 0; r < w.rows; ++r) {
             double s = bias ? bias[r] : 0.0;
-            for (int64_t c = 0; c < w.cols; ++c) s += static_cast<double>(wf[static_cast<std::size_t>(r * w.cols + c)]) * xt[c];
+            for (int64_t c = 0; c < w.cols; ++c)
+                s += static_cast<double>(wf[static_cast<std::size_t>(r * w.cols + c)]) * xt[c];
             out[t * w.rows + r] = static_cast<float>(s);
         }
     }
@@ -71,14 +76,17 @@ std::vector<double> q8_roundtrip(const float* x, int64_t n, int64_t block) {
     return out;
 }
 
-void matmul_q8_activations(const WeightRef& w, const float* x, int32_t n_tokens, int64_t block, float* out) {
+void matmul_q8_activations(const WeightRef& w, const float* x, int32_t n_tokens, int64_t block,
+                           float* out) {
     const std::vector<float> wf = dequantize_matrix(w);
     for (int32_t t = 0; t < n_tokens; ++t) {
-        const std::vector<double> xq = q8_roundtrip(x + static_cast<int64_t>(t) * w.cols, w.cols, block);
+        const std::vector<double> xq =
+            q8_roundtrip(x + static_cast<int64_t>(t) * w.cols, w.cols, block);
         for (int64_t r = 0; r < w.rows; ++r) {
             double s = 0.0;
             for (int64_t c = 0; c < w.cols; ++c)
-                s += static_cast<double>(wf[static_cast<std::size_t>(r * w.cols + c)]) * xq[static_cast<std::size_t>(c)];
+                s += static_cast<double>(wf[static_cast<std::size_t>(r * w.cols + c)]) *
+                     xq[static_cast<std::size_t>(c)];
             out[t * w.rows + r] = static_cast<float>(s);
         }
     }
@@ -104,7 +112,8 @@ void rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
     }
 }
 
-void kv_append(const PagedKvLayer& cache, const float* k, const float* v, const int32_t* slots, int32_t n_tokens) {
+void kv_append(const PagedKvLayer& cache, const float* k, const float* v, const int32_t* slots,
+               int32_t n_tokens) {
     const int64_t row = static_cast<int64_t>(cache.n_kv_heads) * cache.head_dim;
     for (int32_t t = 0; t < n_tokens; ++t) {
         for (int64_t i = 0; i < row; ++i) {
@@ -114,8 +123,8 @@ void kv_append(const PagedKvLayer& cache, const float* k, const float* v, const 
     }
 }
 
-void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch, int32_t n_heads,
-               float scale, float* out) {
+void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
+               int32_t n_heads, float scale, float* out) {
     const int32_t D = cache.head_dim;
     const int32_t group = n_heads / cache.n_kv_heads;
     std::vector<double> scores, acc(static_cast<std::size_t>(D));
@@ -129,8 +138,9 @@ void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& 
                 const int32_t g = h / group;
                 const float* qv = q + (static_cast<int64_t>(tok) * n_heads + h) * D;
                 const auto kv_at = [&](const uint16_t* base, int32_t p) {
-                    const int64_t slot = static_cast<int64_t>(table[p / cache.block_size]) * cache.block_size +
-                                         p % cache.block_size;
+                    const int64_t slot =
+                        static_cast<int64_t>(table[p / cache.block_size]) * cache.block_size +
+                        p % cache.block_size;
                     return base + (slot * cache.n_kv_heads + g) * D;
                 };
                 scores.assign(static_cast<std::size_t>(pos + 1), 0.0);
@@ -138,7 +148,8 @@ void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& 
                 for (int32_t p = 0; p <= pos; ++p) {
                     const uint16_t* kv = kv_at(cache.k, p);
                     double d = 0.0;
-                    for (int32_t e = 0; e < D; ++e) d += static_cast<double>(qv[e]) * quant::fp16_to_f32(kv[e]);
+                    for (int32_t e = 0; e < D; ++e)
+                        d += static_cast<double>(qv[e]) * quant::fp16_to_f32(kv[e]);
                     scores[static_cast<std::size_t>(p)] = d * scale;
                     mx = std::max(mx, d * scale);
                 }
@@ -151,10 +162,12 @@ void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& 
                 for (int32_t p = 0; p <= pos; ++p) {
                     const uint16_t* vv = kv_at(cache.v, p);
                     for (int32_t e = 0; e < D; ++e)
-                        acc[static_cast<std::size_t>(e)] += scores[static_cast<std::size_t>(p)] * quant::fp16_to_f32(vv[e]);
+                        acc[static_cast<std::size_t>(e)] +=
+                            scores[static_cast<std::size_t>(p)] * quant::fp16_to_f32(vv[e]);
                 }
                 float* o = out + (static_cast<int64_t>(tok) * n_heads + h) * D;
-                for (int32_t e = 0; e < D; ++e) o[e] = static_cast<float>(acc[static_cast<std::size_t>(e)] / sum);
+                for (int32_t e = 0; e < D; ++e)
+                    o[e] = static_cast<float>(acc[static_cast<std::size_t>(e)] / sum);
             }
         }
     }
@@ -173,7 +186,8 @@ void add(float* x, const float* y, int64_t n) {
 
 void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n, float* out) {
     for (int32_t i = 0; i < count; ++i)
-        for (int32_t e = 0; e < n; ++e) out[static_cast<int64_t>(i) * n + e] = x[static_cast<int64_t>(rows[i]) * n + e];
+        for (int32_t e = 0; e < n; ++e)
+            out[static_cast<int64_t>(i) * n + e] = x[static_cast<int64_t>(rows[i]) * n + e];
 }
 
 }  // namespace hearth::kernels::reference

@@ -29,7 +29,8 @@ void embed(const WeightRef& table, const int32_t* ids, int32_t n, float* out);
 void rms_norm(const float* x, const float* weight, int32_t rows, int32_t n, float eps, float* out);
 
 // out[t, r] = Σ_c W[r, c] · x[t, c] (+ bias[r]) with W dequantised and double sums.
-void matmul(const WeightRef& w, const float* x, int32_t n_tokens, float* out, const float* bias = nullptr);
+void matmul(const WeightRef& w, const float* x, int32_t n_tokens, float* out,
+            const float* bias = nullptr);
 
 // The activation rounding of the CPU backend's integer dot products, undone: each block
 // of `block` values (32, or 256 for the K-quants) is quantised symmetrically to int8 —
@@ -39,15 +40,17 @@ void matmul(const WeightRef& w, const float* x, int32_t n_tokens, float* out, co
 std::vector<double> q8_roundtrip(const float* x, int64_t n, int64_t block);
 
 // out[t, r] = Σ_c W[r, c] · q8_roundtrip(x[t, :])[c], double sums; block as above.
-void matmul_q8_activations(const WeightRef& w, const float* x, int32_t n_tokens, int64_t block, float* out);
+void matmul_q8_activations(const WeightRef& w, const float* x, int32_t n_tokens, int64_t block,
+                           float* out);
 
 void rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads, int32_t head_dim,
           const RopeParams& params);
 
-void kv_append(const PagedKvLayer& cache, const float* k, const float* v, const int32_t* slots, int32_t n_tokens);
+void kv_append(const PagedKvLayer& cache, const float* k, const float* v, const int32_t* slots,
+               int32_t n_tokens);
 
-void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch, int32_t n_heads,
-               float scale, float* out);
+void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
+               int32_t n_heads, float scale, float* out);
 
 void swiglu(const float* gate, const float* up, int64_t n, float* out);
 

@@ -48,8 +48,8 @@ struct Case {
     AttentionBatch batch;
     PagedKvLayer cache;
 
-    Case(std::mt19937& rng, int32_t bs, int32_t kv_heads, int32_t D, int32_t n_heads, const std::vector<SeqSpec>& seqs,
-         float k_scale)
+    Case(std::mt19937& rng, int32_t bs, int32_t kv_heads, int32_t D, int32_t n_heads,
+         const std::vector<SeqSpec>& seqs, float k_scale)
         : block_size(bs), n_kv(kv_heads), head_dim(D) {
         int32_t need = 0;
         for (const SeqSpec& s : seqs) need += (s.prefix + s.q_len + bs - 1) / bs;
@@ -68,7 +68,8 @@ struct Case {
             q_len.push_back(s.q_len);
             kv_len.push_back(s.prefix + s.q_len);
             bt_start.push_back(static_cast<int32_t>(tables.size()));
-            for (int32_t b = 0; b < (s.prefix + s.q_len + bs - 1) / bs; ++b) tables.push_back(pool[next++]);
+            for (int32_t b = 0; b < (s.prefix + s.q_len + bs - 1) / bs; ++b)
+                tables.push_back(pool[next++]);
             n_tokens += s.q_len;
         }
         q = random_floats(rng, static_cast<std::size_t>(n_tokens) * n_heads * D);
@@ -118,12 +119,15 @@ class TestCpuAttention : public QObject {
                 std::vector<float> out(n, std::nanf(""));
                 b.attention(c.q.data(), c.cache, c.batch, n_heads, scale, out.data());
                 const double e = max_abs_diff(out.data(), want.data(), n);
-                HEARTH_CHECK(e <= 3e-5, (what + QString(", %1: max error %2").arg(QString::fromStdString(b.name())).arg(e)));
+                HEARTH_CHECK(
+                    e <= 3e-5,
+                    (what +
+                     QString(", %1: max error %2").arg(QString::fromStdString(b.name())).arg(e)));
             }
         }
     }
 
-private slots:
+  private slots:
     void initTestCase() { qInfo("seed %u", kSeed); }
 
     void attention_data() {
@@ -131,7 +135,9 @@ private slots:
         QTest::addColumn<int>("gqa");
         QTest::addColumn<int>("head_dim");
         for (int bs : {1, 3, 7, 16, 32})
-            for (int gqa : {1, 3}) QTest::newRow(qPrintable(QString("bs %1 gqa %2").arg(bs).arg(gqa))) << bs << gqa << 64;
+            for (int gqa : {1, 3})
+                QTest::newRow(qPrintable(QString("bs %1 gqa %2").arg(bs).arg(gqa)))
+                    << bs << gqa << 64;
         QTest::newRow("head_dim 128") << 16 << 3 << 128;
         QTest::newRow("head_dim 80") << 7 << 3 << 80;
         QTest::newRow("head_dim 20 (scalar kernel)") << 3 << 1 << 20;
@@ -170,9 +176,11 @@ private slots:
         const int32_t bs = 7, n_kv = 3, D = 64, n_blocks = 6, n_tokens = 9;
         const std::size_t row = static_cast<std::size_t>(n_kv) * D;
         const std::size_t elems = static_cast<std::size_t>(n_blocks) * bs * row;
-        std::vector<float> k = random_floats(rng, n_tokens * row, -70000.0f, 70000.0f);  // incl. overflow to inf
-        const std::vector<float> v = random_floats(rng, n_tokens * row, -1e-6f, 1e-6f);  // subnormal halves
-        k[0] = 0.5f + 1.0f / 4096.0f;  // a tie: rounds to even
+        std::vector<float> k =
+            random_floats(rng, n_tokens * row, -70000.0f, 70000.0f);  // incl. overflow to inf
+        const std::vector<float> v =
+            random_floats(rng, n_tokens * row, -1e-6f, 1e-6f);  // subnormal halves
+        k[0] = 0.5f + 1.0f / 4096.0f;                           // a tie: rounds to even
         std::vector<int32_t> slot_ids(n_tokens);
         std::vector<int32_t> all(static_cast<std::size_t>(n_blocks * bs));
         for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int32_t>(i);
@@ -182,7 +190,8 @@ private slots:
         PagedKvLayer rc{want_k.data(), want_v.data(), n_blocks, bs, n_kv, D};
         ref::kv_append(rc, k.data(), v.data(), slot_ids.data(), n_tokens);
         for (SimdLevel level : levels()) {
-            std::vector<uint16_t> ck(elems, 0x7e01), cv(elems, 0x7e01);  // untouched slots keep the sentinel
+            std::vector<uint16_t> ck(elems, 0x7e01),
+                cv(elems, 0x7e01);  // untouched slots keep the sentinel
             PagedKvLayer cc{ck.data(), cv.data(), n_blocks, bs, n_kv, D};
             backend(2, level).kv_append(cc, k.data(), v.data(), slot_ids.data(), n_tokens);
             QVERIFY(ck == want_k);

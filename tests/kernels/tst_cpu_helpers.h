@@ -16,8 +16,8 @@
 #include "quant/quant_types.h"
 
 // QVERIFY2 builds its message even when the check passes; per-element checks use this.
-#define HEARTH_CHECK(cond, msg)                \
-    do {                                       \
+#define HEARTH_CHECK(cond, msg)              \
+    do {                                     \
         if (!(cond)) QFAIL(qPrintable(msg)); \
     } while (0)
 
@@ -27,8 +27,9 @@ using quant::TensorType;
 
 inline const std::vector<TensorType>& all_weight_types() {
     static const std::vector<TensorType> types = {
-        TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0,
-        TensorType::Q5_1, TensorType::Q8_0, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
+        TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q4_0,
+        TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
+        TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
     return types;
 }
 
@@ -38,11 +39,16 @@ inline bool is_k_quant(TensorType t) {
 inline bool is_float_type(TensorType t) {
     return t == TensorType::F32 || t == TensorType::F16 || t == TensorType::BF16;
 }
-inline int64_t block_of(TensorType t) { return quant::traits(t)->block_elems; }
+inline int64_t block_of(TensorType t) {
+    return quant::traits(t)->block_elems;
+}
 
-inline QString type_name(TensorType t) { return QString::fromLatin1(quant::traits(t)->name); }
+inline QString type_name(TensorType t) {
+    return QString::fromLatin1(quant::traits(t)->name);
+}
 
-inline std::vector<float> random_floats(std::mt19937& rng, std::size_t n, float lo = -1.0f, float hi = 1.0f) {
+inline std::vector<float> random_floats(std::mt19937& rng, std::size_t n, float lo = -1.0f,
+                                        float hi = 1.0f) {
     std::uniform_real_distribution<float> u(lo, hi);
     std::vector<float> v(n);
     for (float& x : v) x = u(rng);
@@ -51,7 +57,8 @@ inline std::vector<float> random_floats(std::mt19937& rng, std::size_t n, float 
 
 // rows × cols weights of `type` in GGUF layout. Scales: |d| in [0.002, 0.05] with a random
 // sign for the symmetric formats, positive d and a random min for Q4_1/Q5_1 and the K-quants.
-inline std::vector<uint8_t> random_weights(std::mt19937& rng, TensorType type, int64_t rows, int64_t cols) {
+inline std::vector<uint8_t> random_weights(std::mt19937& rng, TensorType type, int64_t rows,
+                                           int64_t cols) {
     const auto tr = *quant::traits(type);
     const int64_t nblocks = rows * cols / tr.block_elems;
     std::vector<uint8_t> w(static_cast<std::size_t>(nblocks * tr.block_bytes));
@@ -67,7 +74,8 @@ inline std::vector<uint8_t> random_weights(std::mt19937& rng, TensorType type, i
             if (type == TensorType::F32) {
                 std::memcpy(&w[4 * i], &f[i], 4);
             } else {
-                const uint16_t h = type == TensorType::F16 ? quant::f32_to_fp16(f[i]) : quant::f32_to_bf16(f[i]);
+                const uint16_t h =
+                    type == TensorType::F16 ? quant::f32_to_fp16(f[i]) : quant::f32_to_bf16(f[i]);
                 std::memcpy(&w[2 * i], &h, 2);
             }
         }
@@ -80,7 +88,9 @@ inline std::vector<uint8_t> random_weights(std::mt19937& rng, TensorType type, i
         switch (type) {
             case TensorType::Q4_0:
             case TensorType::Q5_0:
-            case TensorType::Q8_0: put16(off, s * scale(rng)); break;
+            case TensorType::Q8_0:
+                put16(off, s * scale(rng));
+                break;
             case TensorType::Q4_1:
             case TensorType::Q5_1:
                 put16(off, scale(rng));
@@ -91,8 +101,11 @@ inline std::vector<uint8_t> random_weights(std::mt19937& rng, TensorType type, i
                 put16(off, scale(rng) * 0.05f);  // × 6-bit sub-block scales
                 put16(off + 2, scale(rng) * 0.05f);
                 break;
-            case TensorType::Q6_K: put16(off + 208, s * scale(rng) * 0.05f); break;
-            default: break;
+            case TensorType::Q6_K:
+                put16(off + 208, s * scale(rng) * 0.05f);
+                break;
+            default:
+                break;
         }
     }
     return w;
@@ -110,7 +123,8 @@ inline double rel_l2(const float* a, const float* b, std::size_t n) {
 
 inline double max_abs_diff(const float* a, const float* b, std::size_t n) {
     double m = 0.0;
-    for (std::size_t i = 0; i < n; ++i) m = std::max(m, std::fabs(static_cast<double>(a[i]) - b[i]));
+    for (std::size_t i = 0; i < n; ++i)
+        m = std::max(m, std::fabs(static_cast<double>(a[i]) - b[i]));
     return m;
 }
 

@@ -18,7 +18,7 @@ using hearth::kernels::cpu::ThreadPool;
 class TestCpuThreadPool : public QObject {
     Q_OBJECT
 
-private slots:
+  private slots:
     void every_task_once_data() {
         QTest::addColumn<int>("threads");
         for (int t : {1, 2, 3, 5}) QTest::newRow(qPrintable(QString("%1 threads").arg(t))) << t;
@@ -33,7 +33,8 @@ private slots:
         std::vector<std::atomic<int>> by_thread(static_cast<std::size_t>(threads));
         std::atomic<int> bad_thread{0};
         for (int job = 0; job < 1000; ++job) {
-            const int n = job % 7 == 0 ? static_cast<int>(rng() % 2000) + 1 : static_cast<int>(rng() % 9) + 1;
+            const int n =
+                job % 7 == 0 ? static_cast<int>(rng() % 2000) + 1 : static_cast<int>(rng() % 9) + 1;
             for (int i = 0; i < n; ++i) hits[static_cast<std::size_t>(i)].store(0);
             pool.run(n, [&](int64_t task, int thread) {
                 if (thread < 0 || thread >= threads) {
@@ -46,7 +47,10 @@ private slots:
             QCOMPARE(bad_thread.load(), 0);
             for (int i = 0; i < n; ++i)
                 HEARTH_CHECK(hits[static_cast<std::size_t>(i)].load() == 1,
-                         (QString("job %1 task %2 ran %3 times").arg(job).arg(i).arg(hits[static_cast<std::size_t>(i)].load())));
+                             (QString("job %1 task %2 ran %3 times")
+                                  .arg(job)
+                                  .arg(i)
+                                  .arg(hits[static_cast<std::size_t>(i)].load())));
         }
         QVERIFY(by_thread[0].load() > 0);  // the caller works too
     }

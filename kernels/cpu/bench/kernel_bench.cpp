@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    CpuBackend be(threads, scalar ? hearth::kernels::cpu::SimdLevel::Scalar : hearth::kernels::cpu::SimdLevel::Auto);
+    CpuBackend be(threads, scalar ? hearth::kernels::cpu::SimdLevel::Scalar
+                                  : hearth::kernels::cpu::SimdLevel::Auto);
     std::printf("%s\n", be.name().c_str());
     std::mt19937 rng(1);
     const int reps = quick ? 5 : 21;
@@ -91,31 +92,42 @@ int main(int argc, char** argv) {
                                    {"output 49152x576 Q8_0", TensorType::Q8_0, 49152, 576}};
     constexpr std::size_t kColdBytes = 96u << 20;  // > the 32 MiB L3 of the test machine
 
-    std::printf("\n%-28s %10s %9s %10s %9s %12s %12s\n", "matvec (1 token)", "hot us", "hot GB/s", "cold us",
-                "cold GB/s", "512 tok ms", "512 GMAC/s");
+    std::printf("\n%-28s %10s %9s %10s %9s %12s %12s\n", "matvec (1 token)", "hot us", "hot GB/s",
+                "cold us", "cold GB/s", "512 tok ms", "512 GMAC/s");
     for (const Mat& m : mats) {
         const auto tr = *hearth::quant::traits(m.type);
-        const auto bytes = static_cast<std::size_t>(m.rows * m.cols / tr.block_elems * tr.block_bytes);
+        const auto bytes =
+            static_cast<std::size_t>(m.rows * m.cols / tr.block_elems * tr.block_bytes);
         const std::size_t copies = std::max<std::size_t>(2, kColdBytes / bytes);
         std::vector<std::vector<uint8_t>> data;
         std::vector<std::unique_ptr<Weight>> w;
         for (std::size_t c = 0; c < copies; ++c) {
             data.push_back(random_weight(rng, m.type, m.rows, m.cols));
-            w.push_back(be.load_weight(WeightSource{m.name, m.type, m.rows, m.cols, data.back().data()}));
+            w.push_back(
+                be.load_weight(WeightSource{m.name, m.type, m.rows, m.cols, data.back().data()}));
         }
-        std::vector<float> x(static_cast<std::size_t>(512 * m.cols)), out(static_cast<std::size_t>(512 * m.rows));
+        std::vector<float> x(static_cast<std::size_t>(512 * m.cols)),
+            out(static_cast<std::size_t>(512 * m.rows));
         for (float& v : x) v = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
         const int inner = std::max<int>(1, static_cast<int>(2000000 / bytes));
-        const double hot = time_us(reps, [&] {
-                               for (int i = 0; i < inner; ++i) be.matmul(*w[0], x.data(), 1, out.data());
-                           }) / inner;
+        const double hot = time_us(reps,
+                                   [&] {
+                                       for (int i = 0; i < inner; ++i)
+                                           be.matmul(*w[0], x.data(), 1, out.data());
+                                   }) /
+                           inner;
         std::size_t next = 0;
-        const double cold = time_us(reps, [&] {
-                                for (std::size_t i = 0; i < copies; ++i) be.matmul(*w[next++ % copies], x.data(), 1, out.data());
-                            }) / static_cast<double>(copies);
-        const double pre = time_us(quick ? 3 : 7, [&] { be.matmul(*w[0], x.data(), 512, out.data()); });
+        const double cold = time_us(reps,
+                                    [&] {
+                                        for (std::size_t i = 0; i < copies; ++i)
+                                            be.matmul(*w[next++ % copies], x.data(), 1, out.data());
+                                    }) /
+                            static_cast<double>(copies);
+        const double pre =
+            time_us(quick ? 3 : 7, [&] { be.matmul(*w[0], x.data(), 512, out.data()); });
         std::printf("%-28s %10.1f %9.1f %10.1f %9.1f %12.2f %12.1f\n", m.name.c_str(), hot,
-                    static_cast<double>(bytes) / hot / 1e3, cold, static_cast<double>(bytes) / cold / 1e3, pre / 1e3,
+                    static_cast<double>(bytes) / hot / 1e3, cold,
+                    static_cast<double>(bytes) / cold / 1e3, pre / 1e3,
                     512.0 * static_cast<double>(m.rows * m.cols) / pre / 1e3);
     }
 
@@ -126,11 +138,13 @@ int main(int argc, char** argv) {
         std::vector<std::unique_ptr<Weight>> w;
         std::vector<const Mat*> order;
         for (int l = 0; l < L; ++l)
-            for (int i : {2, 3, 3, 2, 0, 0, 1}) order.push_back(&mats[static_cast<std::size_t>(i)]);  // q k v o gate up down
+            for (int i : {2, 3, 3, 2, 0, 0, 1})
+                order.push_back(&mats[static_cast<std::size_t>(i)]);  // q k v o gate up down
         order.push_back(&mats[4]);
         for (const Mat* m : order) {
             data.push_back(random_weight(rng, m->type, m->rows, m->cols));
-            w.push_back(be.load_weight(WeightSource{m->name, m->type, m->rows, m->cols, data.back().data()}));
+            w.push_back(be.load_weight(
+                WeightSource{m->name, m->type, m->rows, m->cols, data.back().data()}));
         }
         std::vector<float> x(1536, 0.5f), out(49152);
         const double step = time_us(reps, [&] {
@@ -138,8 +152,11 @@ int main(int argc, char** argv) {
         });
         std::size_t total = 0;
         for (const auto& d : data) total += d.size();
-        std::printf("\ndecode matmuls (211 matvecs, %.1f MB): %.2f ms = %.1f GB/s -> at most %.0f tokens/s\n",
-                    static_cast<double>(total) / 1e6, step / 1e3, static_cast<double>(total) / step / 1e3, 1e6 / step);
+        std::printf(
+            "\ndecode matmuls (211 matvecs, %.1f MB): %.2f ms = %.1f GB/s -> at most %.0f "
+            "tokens/s\n",
+            static_cast<double>(total) / 1e6, step / 1e3, static_cast<double>(total) / step / 1e3,
+            1e6 / step);
     }
 
     // Attention: decode at several context lengths, and a 512-token prefill.
@@ -150,16 +167,20 @@ int main(int argc, char** argv) {
             std::vector<uint16_t> k(static_cast<std::size_t>(n_blocks) * bs * n_kv * D, 0x3c00),
                 v(k.size(), 0x3800);
             std::vector<int32_t> table(static_cast<std::size_t>(n_blocks));
-            for (int i = 0; i < n_blocks; ++i) table[static_cast<std::size_t>(i)] = (i * 7) % n_blocks;
+            for (int i = 0; i < n_blocks; ++i)
+                table[static_cast<std::size_t>(i)] = (i * 7) % n_blocks;
             hearth::kernels::PagedKvLayer cache{k.data(), v.data(), n_blocks, bs, n_kv, D};
             for (int q_len : {1, 512}) {
                 if (q_len > ctx) continue;
                 const int32_t q_start = 0, kv_len = ctx, bt = 0;
-                hearth::kernels::AttentionBatch b{1, &q_start, &q_len, &kv_len, &bt, table.data(), q_len, ctx};
-                std::vector<float> q(static_cast<std::size_t>(q_len) * n_heads * D, 0.1f), o(q.size());
-                const double t = time_us(reps, [&] { be.attention(q.data(), cache, b, n_heads, 0.125f, o.data()); });
-                std::printf("attention ctx %4d q_len %3d: %8.1f us per layer (x30 = %.2f ms)\n", ctx, q_len, t,
-                            30 * t / 1e3);
+                hearth::kernels::AttentionBatch b{1,   &q_start,     &q_len, &kv_len,
+                                                  &bt, table.data(), q_len,  ctx};
+                std::vector<float> q(static_cast<std::size_t>(q_len) * n_heads * D, 0.1f),
+                    o(q.size());
+                const double t = time_us(
+                    reps, [&] { be.attention(q.data(), cache, b, n_heads, 0.125f, o.data()); });
+                std::printf("attention ctx %4d q_len %3d: %8.1f us per layer (x30 = %.2f ms)\n",
+                            ctx, q_len, t, 30 * t / 1e3);
             }
         }
     }

@@ -1,0 +1,25 @@
+// The JSON exchange format for one conversation (export_conversation / import_json):
+//
+//   { "format": "hearth.conversation", "version": 1, "exported_at": ISO-8601,
+//     "conversation": { "title", "created_at", "updated_at", "pinned", "archived",
+//                       "sampling": { "temperature", "top_p", "min_p", "top_k",
+//                                     "repeat_penalty", "seed", "max_tokens" } },
+//     "persona": null | { "name", "system_prompt", "keep_warm", "color", "avatar" },
+//     "model": null | { "fingerprint", "display_name" },
+//     "messages": [ { "parent": null | index of an earlier message, "role", "state",
+//                     "text", "created_at", "updated_at",
+//                     "tokens": { "fingerprint", "ids": [int32...] },        (optional)
+//                     "stats": { "ttft_ms", "tokens_per_second", "prompt_tokens_cached",
+//                                "prompt_tokens_computed", "generated_tokens" } } ],  (optional)
+//     "active_leaf": null | index }
+//
+// Times are UTC with milliseconds ("2024-05-01T10:00:00.123Z"). Database ids never appear.
+#pragma once
+
+namespace hearth::store {
+
+inline constexpr const char* kExchangeFormat = "hearth.conversation";
+inline constexpr int kExchangeVersion = 1;
+inline constexpr int kMaxImportMessages = 100'000;
+
+}  // namespace hearth::store

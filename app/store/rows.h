@@ -1,0 +1,58 @@
+// Internal to the store: reading records from rows, times and shared SQL fragments.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <QDateTime>
+
+#include "common/result.h"
+#include "store/database.h"
+#include "store/types.h"
+
+namespace hearth::store::detail {
+
+inline std::int64_t now_ms() {
+    return QDateTime::currentMSecsSinceEpoch();
+}
+inline std::int64_t to_ms(const QDateTime& time) {
+    return time.toMSecsSinceEpoch();
+}
+inline QDateTime from_ms(std::int64_t ms) {
+    return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
+}
+
+// "what: message", for errors passed up with the action that failed.
+inline Error context(std::string_view what, const Error& error) {
+    return make_error(std::string(what) + ": " + error.message);
+}
+
+// Columns read by read_message, in order; `m` is the messages table alias.
+inline constexpr const char* kMessageColumns =
+    "m.id, m.conversation_id, m.parent_id, m.role, m.content, m.token_ids, m.token_fingerprint, "
+    "m.state, m.created_at, m.updated_at, m.ttft_ms, m.tokens_per_second, "
+    "m.prompt_tokens_cached, m.prompt_tokens_computed, m.generated_tokens";
+inline constexpr int kMessageColumnCount = 15;
+
+Result<Message> read_message(const Statement& row, int first_column = 0);
+
+// Columns read by read_conversation; `c` is the conversations table alias.
+inline constexpr const char* kConversationColumns =
+    "c.id, c.title, c.persona_id, c.model_id, c.temperature, c.top_p, c.min_p, c.top_k, "
+    "c.repeat_penalty, c.seed, c.max_tokens, c.active_leaf_id, c.pinned, c.archived, "
+    "c.created_at, c.updated_at";
+
+Conversation read_conversation(const Statement& row);
+
+// Checks shared by the API and by import: they describe what is wrong in words.
+Result<void> validate_persona(const Persona& persona);
+Result<void> validate_sampling(const SamplingSettings& sampling);
+Result<void> validate_title(const QString& title);
+inline constexpr qsizetype kMaxMessageChars = 16 << 20;
+inline constexpr std::size_t kMaxMessageTokens = 4 << 20;
+Result<void> validate_message(const QString& text, std::size_t token_count);
+// Lower-cases a model fingerprint and checks it is hex (1..128 digits); empty stays empty.
+Result<QString> normalize_fingerprint(const QString& fingerprint);
+
+}  // namespace hearth::store::detail

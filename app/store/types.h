@@ -1,0 +1,185 @@
+// The records the chat store keeps. Text is QString (UTF-8 in the database), times are
+// UTC QDateTime (milliseconds since the epoch in the database), ids are int64 rowids.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include <QDateTime>
+#include <QString>
+
+namespace hearth::store {
+
+using Id = std::int64_t;
+
+enum class Role { System, User, Assistant };
+
+// Where a message stands. Streaming: a reply being generated. Interrupted: a reply cut
+// short (the user stopped it, or Hearth closed or crashed while it was streaming).
+enum class MessageState { Complete, Streaming, Interrupted, Failed };
+
+QString role_name(Role role);  // "system", "user", "assistant"
+std::optional<Role> role_from_name(const QString& name);
+QString state_name(MessageState state);  // "complete", "streaming", ...
+std::optional<MessageState> state_from_name(const QString& name);
+
+// Per-conversation sampling overrides; an empty optional means "the app's default".
+struct SamplingSettings {
+    std::optional<double> temperature;
+    std::optional<double> top_p;
+    std::optional<double> min_p;
+    std::optional<int> top_k;
+    std::optional<double> repeat_penalty;
+    std::optional<std::int64_t> seed;
+    std::optional<int> max_tokens;
+    bool operator==(const SamplingSettings&) const = default;
+};
+
+// How a reply was generated; fields are empty when not measured.
+struct GenerationStats {
+    std::optional<double> ttft_ms;                       // time to first token
+    std::optional<double> tokens_per_second;             // decode speed
+    std::optional<std::int64_t> prompt_tokens_cached;    // reused from the KV prefix cache
+    std::optional<std::int64_t> prompt_tokens_computed;  // evaluated for this reply
+    std::optional<std::int64_t> generated_tokens;
+    bool operator==(const GenerationStats&) const = default;
+};
+
+struct Persona {
+    Id id = 0;
+    QString name;
+    QString system_prompt;
+    bool keep_warm = false;  // keep this persona's model and prompt loaded
+    QString color;           // "#rrggbb" or empty
+    QString avatar;          // a short glyph (emoji, initials) or empty
+    QDateTime created_at;
+    QDateTime updated_at;
+};
+
+struct ModelRecord {
+    Id id = 0;
+    QString path;
+    QString fingerprint;  // lower-case hex, identifies the weights and tokenizer
+    QString display_name;
+    QDateTime added_at;
+    std::optional<QDateTime> last_used_at;
+};
+
+struct Conversation {
+    Id id = 0;
+    QString title;
+    std::optional<Id> persona_id;
+    std::optional<Id> model_id;
+    SamplingSettings sampling;
+    std::optional<Id> active_leaf_id;  // the last message of the thread on screen
+    bool pinned = false;
+    bool archived = false;
+    QDateTime created_at;
+    QDateTime updated_at;  // changes with every new message
+};
+
+struct Message {
+    Id id = 0;
+    Id conversation_id = 0;
+    std::optional<Id> parent_id;  // previous message in the thread; empty for the first
+    Role role = Role::User;
+    QString text;
+    // Token ids as the engine produced or consumed them, and the fingerprint of the model
+    // whose tokenizer they belong to; reused verbatim to hit the KV prefix cache.
+    std::vector<std::int32_t> token_ids;
+    QString token_fingerprint;
+    MessageState state = MessageState::Complete;
+    QDateTime created_at;
+    QDateTime updated_at;
+    GenerationStats stats;
+};
+
+// What to add: the store fills in ids and times.
+struct MessageDraft {
+    Role role = Role::User;
+    QString text;
+    std::vector<std::int32_t> token_ids;
+    QString token_fingerprint;
+};
+
+// One message of the active thread, with its place among its variants (siblings share
+// a parent: edits of a user message, regenerations of a reply).
+struct ThreadEntry {
+    Message message;
+    int variant_index = 0;  // 0-based, oldest first
+    int variant_count = 1;
+};
+
+struct ConversationFilter {
+    enum class Archived { Exclude, Include, Only };
+    Archived archived = Archived::Exclude;
+    int limit = -1;  // -1: all
+    int offset = 0;
+};
+
+struct SearchOptions {
+    int limit = 50;
+    // A query matching at most this many messages lists the best matches (bm25) first;
+    // one matching more lists the newest first (ranking them all would take too long).
+    int rank_at_most = 2000;
+    std::optional<Id> conversation_id;  // search one conversation only
+    bool include_archived = true;
+};
+
+// A search result. The snippet is plain text; highlights are [start, start+length)
+// ranges into it (QString indices), so the UI decides how to show them and message text
+// never needs escaping.
+struct SearchHit {
+    Id message_id = 0;
+    Id conversation_id = 0;
+    QString conversation_title;
+    Role role = Role::User;
+    QDateTime created_at;
+    QString snippet;
+    std::vector<std::pair<int, int>> highlights;
+    double score = 0;  // bm25, lower is better; 0 when the newest came first (see search)
+};
+
+// Settings for opening a store.
+struct OpenOptions {
+    enum class OnCorrupt { SetAside, Fail };
+    // A damaged or non-SQLite file is renamed to <name>.corrupt-<time> (with its -wal and
+    // -shm) and a fresh database is created; Fail leaves it and reports an error.
+    OnCorrupt on_corrupt = OnCorrupt::SetAside;
+    bool read_only = false;  // never write: no migration, no recovery, no journal
+    // PRAGMA quick_check finds damaged pages but reads the whole file (about 1 s per
+    // 100 MiB). Auto runs it when the file is under check_below_bytes, when the last
+    // session did not close cleanly (its -wal is still there), or when the last check is
+    // over a week old; a read-only open under Auto checks small files only. Never still
+    // parses the schema, which catches the commonest damage.
+    enum class IntegrityCheck { Always, Auto, Never };
+    IntegrityCheck integrity_check = IntegrityCheck::Auto;
+    std::int64_t check_below_bytes = 32LL << 20;
+    // synchronous=FULL (default) fsyncs the WAL at every commit, so an acknowledged message
+    // survives a power cut too; NORMAL survives process crashes only (faster bulk writes).
+    bool full_sync = true;
+    std::chrono::milliseconds busy_timeout{5000};
+    // A streaming reply is written at most this often (and at its end).
+    std::chrono::milliseconds reply_flush_interval{1000};
+    // Caps the database at this many pages (4 KiB each); SQLite then fails writes with
+    // SQLITE_FULL exactly as on a full disk. 0: no cap. Used to test that path.
+    std::int64_t max_page_count = 0;
+    // The clock that paces reply writes; tests substitute their own.
+    std::function<std::chrono::steady_clock::time_point()> clock;
+};
+
+// What open() found and did, for the UI to tell the user.
+struct OpenReport {
+    QString path;
+    bool created = false;         // no database was there
+    int migrated_from = -1;       // schema version before migration; -1 when none ran
+    QString corrupt_backup_path;  // where a damaged file was moved; empty when none
+    QString corrupt_reason;
+    int interrupted_replies = 0;     // replies left streaming by a crash, now Interrupted
+    bool integrity_checked = false;  // quick_check ran (and passed) at this open
+};
+
+}  // namespace hearth::store

@@ -1,0 +1,286 @@
+// Messages as a tree of variants, the active thread, and streaming replies (coalesced
+// writes on a fake clock, recovery after a stop mid-reply).
+#include <QTest>
+
+#include "store_test_util.h"
+
+using namespace hearth::store;
+using namespace hearth::store::test;
+using std::chrono::milliseconds;
+
+namespace {
+
+std::vector<Id> ids_of(const std::vector<ThreadEntry>& thread) {
+    std::vector<Id> out;
+    for (const ThreadEntry& e : thread) out.push_back(e.message.id);
+    return out;
+}
+
+// What another connection sees: the committed text of a message.
+QString committed_text(const QString& path, Id id) {
+    auto db = Database::open(path, OpenMode::ReadOnly);
+    if (!db) return QStringLiteral("<open failed>");
+    auto stmt = db->prepare("SELECT content FROM messages WHERE id = ?");
+    if (!stmt) return QStringLiteral("<prepare failed>");
+    stmt->bind(1, id);
+    auto row = stmt->step();
+    return row && *row ? stmt->column_text(0) : QStringLiteral("<missing>");
+}
+
+}  // namespace
+
+class TestStoreMessages : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    std::optional<Store> store_;
+    QString path_;
+    int n_ = 0;
+    std::chrono::steady_clock::time_point fake_now_{};
+    Id conv_ = 0;
+
+    void open_store(bool fake_clock) {
+        path_ = dir_.filePath(QStringLiteral("messages-%1.sqlite3").arg(++n_));
+        OpenOptions options;
+        if (fake_clock) options.clock = [this] { return fake_now_; };
+        auto store = Store::open(path_, options);
+        HEARTH_CHECK(store);
+        store_.emplace(std::move(*store));
+        auto c = store_->create_conversation(titled(QStringLiteral("thread")));
+        HEARTH_CHECK(c);
+        conv_ = c->id;
+    }
+
+  private slots:
+    void init() { open_store(true); }
+    void cleanup() { store_.reset(); }
+
+    void a_simple_thread() {
+        const std::vector<std::int32_t> prompt_ids{15496, 11, -7, 2147483647};
+        auto u = store_->append_message(conv_, draft(Role::User, QStringLiteral("Hello?"),
+                                                     prompt_ids, QStringLiteral("ABC123")));
+        HEARTH_CHECK(u);
+        QCOMPARE(u->token_ids, prompt_ids);
+        QCOMPARE(u->token_fingerprint, QStringLiteral("abc123"));
+        auto a = store_->append_message(conv_, draft(Role::Assistant, QStringLiteral("Hi.")));
+        HEARTH_CHECK(a);
+        QCOMPARE(a->parent_id, std::optional<Id>(u->id));
+        auto thread = store_->active_thread(conv_);
+        HEARTH_CHECK(thread);
+        QCOMPARE(ids_of(*thread), (std::vector<Id>{u->id, a->id}));
+        QCOMPARE(thread->at(0).message.token_ids, prompt_ids);
+        QCOMPARE(thread->at(1).variant_count, 1);
+        auto c = store_->conversation(conv_);
+        HEARTH_CHECK(c);
+        QCOMPARE(c->active_leaf_id, std::optional<Id>(a->id));
+    }
+
+    void regenerate_and_edit_make_variants() {
+        auto u1 = store_->append_message(conv_, draft(Role::User, QStringLiteral("question")));
+        HEARTH_CHECK(u1);
+        auto a1 =
+            store_->append_message(conv_, draft(Role::Assistant, QStringLiteral("answer one")));
+        HEARTH_CHECK(a1);
+        // Regenerate: a new reply with the same parent.
+        auto a2 = store_->begin_reply(conv_, u1->id, {});
+        HEARTH_CHECK(a2);
+        HEARTH_CHECK(store_->update_reply(*a2, QStringLiteral("answer two"), {}));
+        HEARTH_CHECK(store_->finish_reply(*a2, {}));
+        auto thread = store_->active_thread(conv_);
+        HEARTH_CHECK(thread);
+        QCOMPARE(ids_of(*thread), (std::vector<Id>{u1->id, *a2}));
+        QCOMPARE(thread->at(1).variant_index, 1);
+        QCOMPARE(thread->at(1).variant_count, 2);
+        auto variants = store_->variants(*a2);
+        HEARTH_CHECK(variants);
+        QCOMPARE(*variants, (std::vector<Id>{a1->id, *a2}));
+
+        // Edit the question: a sibling user message, shown at once with nothing after it.
+        auto u2 =
+            store_->edit_message(u1->id, draft(Role::Assistant, QStringLiteral("better question")));
+        HEARTH_CHECK(u2);
+        QCOMPARE(u2->role, Role::User);  // an edit keeps the speaker
+        QVERIFY(!u2->parent_id);
+        auto b1 =
+            store_->append_message(conv_, draft(Role::Assistant, QStringLiteral("better answer")));
+        HEARTH_CHECK(b1);
+        thread = store_->active_thread(conv_);
+        HEARTH_CHECK(thread);
+        QCOMPARE(ids_of(*thread), (std::vector<Id>{u2->id, b1->id}));
+        QCOMPARE(thread->at(0).variant_index, 1);
+
+        // Page back to the first question: its branch comes back as last shown (a2).
+        auto shown = store_->page_variant(u2->id, -1);
+        HEARTH_CHECK(shown);
+        QCOMPARE(*shown, u1->id);
+        thread = store_->active_thread(conv_);
+        HEARTH_CHECK(thread);
+        QCOMPARE(ids_of(*thread), (std::vector<Id>{u1->id, *a2}));
+        // Choose the first answer there, then page forward and back again.
+        HEARTH_CHECK(store_->page_variant(*a2, -1));
+        HEARTH_CHECK(store_->page_variant(u1->id, +1));
+        thread = store_->active_thread(conv_);
+        HEARTH_CHECK(thread);
+        QCOMPARE(ids_of(*thread), (std::vector<Id>{u2->id, b1->id}));
+        HEARTH_CHECK(store_->page_variant(u2->id, -1));
+        thread = store_->active_thread(conv_);
+        HEARTH_CHECK(thread);
+        QCOMPARE(ids_of(*thread), (std::vector<Id>{u1->id, a1->id}));
+
+        HEARTH_CHECK_ERROR(store_->page_variant(u1->id, -1), "no variant 0 of 2");
+        HEARTH_CHECK_ERROR(store_->page_variant(u1->id, +2), "no variant 3 of 2");
+    }
+
+    void parents_must_be_in_the_same_conversation() {
+        auto other = store_->create_conversation(titled(QStringLiteral("other")));
+        HEARTH_CHECK(other);
+        auto m = store_->append_message(other->id, draft(Role::User, QStringLiteral("elsewhere")));
+        HEARTH_CHECK(m);
+        HEARTH_CHECK_ERROR(
+            store_->add_message(conv_, m->id, draft(Role::User, QStringLiteral("x"))),
+            "another conversation");
+        HEARTH_CHECK_ERROR(
+            store_->add_message(conv_, 424242, draft(Role::User, QStringLiteral("x"))),
+            "no message 424242");
+        HEARTH_CHECK_ERROR(store_->append_message(999, draft(Role::User, QStringLiteral("x"))),
+                           "no conversation");
+    }
+
+    void deleting_the_shown_branch_falls_back() {
+        auto u = store_->append_message(conv_, draft(Role::User, QStringLiteral("q")));
+        HEARTH_CHECK(u);
+        auto a1 = store_->append_message(conv_, draft(Role::Assistant, QStringLiteral("a1")));
+        HEARTH_CHECK(a1);
+        auto a2 = store_->add_message(conv_, u->id, draft(Role::Assistant, QStringLiteral("a2")));
+        HEARTH_CHECK(a2);
+        auto follow = store_->append_message(conv_, draft(Role::User, QStringLiteral("more")));
+        HEARTH_CHECK(follow);
+        HEARTH_CHECK(store_->delete_message(a2->id));  // takes `follow` with it
+        HEARTH_CHECK_ERROR(store_->message(follow->id), "no message");
+        auto thread = store_->active_thread(conv_);
+        HEARTH_CHECK(thread);
+        QCOMPARE(ids_of(*thread), (std::vector<Id>{u->id, a1->id}));
+        HEARTH_CHECK(store_->delete_message(u->id));
+        thread = store_->active_thread(conv_);
+        HEARTH_CHECK(thread);
+        QVERIFY(thread->empty());
+    }
+
+    void reply_updates_are_coalesced() {
+        auto u = store_->append_message(conv_, draft(Role::User, QStringLiteral("tell me")));
+        HEARTH_CHECK(u);
+        auto r = store_->begin_reply(conv_, u->id, QStringLiteral("fe"));
+        HEARTH_CHECK(r);
+        auto begun = store_->message(*r);
+        HEARTH_CHECK(begun);
+        QCOMPARE(begun->state, MessageState::Streaming);
+        QCOMPARE(begun->role, Role::Assistant);
+
+        std::vector<std::int32_t> ids;
+        QString text;
+        const auto step = [&](int advance_ms, const QString& piece) {
+            fake_now_ += milliseconds(advance_ms);
+            text += piece;
+            ids.push_back(static_cast<std::int32_t>(ids.size()) * 7 - 3);
+            return store_->update_reply(*r, text, ids);
+        };
+        // Within a second of the first update nothing is written...
+        for (int i = 0; i < 10; ++i) {
+            auto wrote = step(100, QStringLiteral("w%1 ").arg(i));
+            HEARTH_CHECK(wrote);
+            QVERIFY(!*wrote);
+        }
+        QCOMPARE(committed_text(path_, *r), QString());
+        // ...and a second after the first unwritten update, the latest state is.
+        auto wrote = step(100, QStringLiteral("w10 "));
+        HEARTH_CHECK(wrote);
+        QVERIFY(*wrote);
+        QCOMPARE(committed_text(path_, *r), text);
+        const QString written = text;
+
+        // A stalled stream: the flush pass writes it once it is due.
+        wrote = step(50, QStringLiteral("late"));
+        HEARTH_CHECK(wrote);
+        QVERIFY(!*wrote);
+        QVERIFY(store_->has_pending_replies());
+        fake_now_ += milliseconds(900);
+        auto flushed = store_->flush_replies();
+        HEARTH_CHECK(flushed);
+        QCOMPARE(*flushed, 0);
+        QCOMPARE(committed_text(path_, *r), written);
+        fake_now_ += milliseconds(100);
+        flushed = store_->flush_replies();
+        HEARTH_CHECK(flushed);
+        QCOMPARE(*flushed, 1);
+        QCOMPARE(committed_text(path_, *r), text);
+        QVERIFY(!store_->has_pending_replies());
+
+        // The end: the last update (not yet written) and the statistics.
+        wrote = step(10, QStringLiteral(" end."));
+        HEARTH_CHECK(wrote);
+        QVERIFY(!*wrote);
+        GenerationStats stats;
+        stats.ttft_ms = 123.5;
+        stats.tokens_per_second = 42.25;
+        stats.prompt_tokens_cached = 100;
+        stats.prompt_tokens_computed = 7;
+        stats.generated_tokens = static_cast<std::int64_t>(ids.size());
+        HEARTH_CHECK(store_->finish_reply(*r, stats));
+        auto done = store_->message(*r);
+        HEARTH_CHECK(done);
+        QCOMPARE(done->text, text);
+        QCOMPARE(done->token_ids, ids);
+        QCOMPARE(done->token_fingerprint, QStringLiteral("fe"));
+        QCOMPARE(done->state, MessageState::Complete);
+        QCOMPARE(done->stats, stats);
+        HEARTH_CHECK_ERROR(store_->update_reply(*r, text, ids), "not a reply being streamed");
+        HEARTH_CHECK_ERROR(store_->finish_reply(*r, stats), "not a reply being streamed");
+    }
+
+    void a_stopped_reply_is_kept_as_interrupted() {
+        auto r = store_->begin_reply(conv_, std::nullopt, {});
+        HEARTH_CHECK(r);
+        const std::vector<std::int32_t> ids{1, 2, 3};
+        auto wrote = store_->update_reply(*r, QStringLiteral("partial"), ids);
+        HEARTH_CHECK(wrote);
+        QVERIFY(!*wrote);
+        store_.reset();  // closing writes what is pending
+        auto reopened = Store::open(path_);
+        HEARTH_CHECK(reopened);
+        QCOMPARE(reopened->report().interrupted_replies, 1);
+        auto m = reopened->message(*r);
+        HEARTH_CHECK(m);
+        QCOMPARE(m->state, MessageState::Interrupted);
+        QCOMPARE(m->text, QStringLiteral("partial"));
+        QCOMPARE(m->token_ids, ids);
+        // It can still be closed off (keeping its text), e.g. with statistics.
+        GenerationStats stats;
+        stats.generated_tokens = 3;
+        HEARTH_CHECK(reopened->finish_reply(*r, stats, MessageState::Interrupted));
+        m = reopened->message(*r);
+        HEARTH_CHECK(m);
+        QCOMPARE(m->text, QStringLiteral("partial"));
+        QCOMPARE(m->stats.generated_tokens, std::optional<std::int64_t>(3));
+    }
+
+    void a_reply_deleted_while_streaming_stops_quietly() {
+        auto r = store_->begin_reply(conv_, std::nullopt, {});
+        HEARTH_CHECK(r);
+        HEARTH_CHECK(store_->delete_message(*r));
+        HEARTH_CHECK_ERROR(store_->update_reply(*r, QStringLiteral("x"), {}),
+                           "not a reply being streamed");
+    }
+
+    void update_needs_a_begun_reply() {
+        auto m =
+            store_->append_message(conv_, draft(Role::Assistant, QStringLiteral("done already")));
+        HEARTH_CHECK(m);
+        HEARTH_CHECK_ERROR(store_->update_reply(m->id, QStringLiteral("x"), {}),
+                           "not a reply being streamed");
+        HEARTH_CHECK_ERROR(store_->finish_reply(m->id, {}, MessageState::Streaming),
+                           "cannot still be streaming");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStoreMessages)
+#include "tst_store_messages.moc"

@@ -62,7 +62,8 @@ Result<int32_t> Sampler::sample(std::span<const float> logits, std::span<const i
 
     // Softmax over the kept candidates at temperature 1 for the p-based filters (as
     // llama.cpp's chain: filters before temperature).
-    std::vector<double> probs(keep);
+    std::vector<double>& probs = probs_;
+    probs.resize(keep);
     const double max_logit = candidates_[0].logit;
     double sum = 0;
     for (size_t i = 0; i < keep; ++i) sum += probs[i] = std::exp(static_cast<double>(candidates_[i].logit) - max_logit);

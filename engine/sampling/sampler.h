@@ -49,8 +49,10 @@ private:
     };
     SamplingParams params_;
     std::mt19937_64 rng_;
+    // Scratch reused across calls: sampling runs once per generated token.
     std::vector<Candidate> candidates_;
     std::vector<float> penalised_;
+    std::vector<double> probs_;
 };
 
 // Index of the largest value, lowest index on ties.

@@ -5,6 +5,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "store/database.h"
 #include "store/store.h"
 
 // Fails the test with the error's message when a hearth::Result is not ok.
@@ -25,6 +26,17 @@
     } while (0)
 
 namespace hearth::store::test {
+
+// What another connection sees: the committed text of a message.
+inline QString committed_text(const QString& path, Id id) {
+    auto db = Database::open(path, OpenMode::ReadOnly);
+    if (!db) return QStringLiteral("<open failed>");
+    auto stmt = db->prepare("SELECT content FROM messages WHERE id = ?");
+    if (!stmt) return QStringLiteral("<prepare failed>");
+    stmt->bind(1, id);
+    auto row = stmt->step();
+    return row && *row ? stmt->column_text(0) : QStringLiteral("<missing>");
+}
 
 inline QByteArray read_all(const QString& path) {
     QFile f(path);

@@ -16,17 +16,6 @@ std::vector<Id> ids_of(const std::vector<ThreadEntry>& thread) {
     return out;
 }
 
-// What another connection sees: the committed text of a message.
-QString committed_text(const QString& path, Id id) {
-    auto db = Database::open(path, OpenMode::ReadOnly);
-    if (!db) return QStringLiteral("<open failed>");
-    auto stmt = db->prepare("SELECT content FROM messages WHERE id = ?");
-    if (!stmt) return QStringLiteral("<prepare failed>");
-    stmt->bind(1, id);
-    auto row = stmt->step();
-    return row && *row ? stmt->column_text(0) : QStringLiteral("<missing>");
-}
-
 }  // namespace
 
 class TestStoreMessages : public QObject {

@@ -1,0 +1,201 @@
+// The sampler chain and the streaming text filter, against properties that follow from
+// their definitions (seeded determinism, what each filter may keep, UTF-8 and stop
+// string boundaries), with fixed seeds.
+#include <QTest>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+
+#include "generation/text_stream.h"
+#include "sampling/sampler.h"
+
+using namespace hearth;
+
+namespace {
+
+std::vector<float> random_logits(uint32_t seed, size_t n) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> dist(0.0f, 3.0f);
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(rng);
+    return v;
+}
+
+// Ids sorted by logit, best first.
+std::vector<int32_t> ranking(const std::vector<float>& logits) {
+    std::vector<int32_t> ids(logits.size());
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
+    std::stable_sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) {
+        return logits[static_cast<size_t>(a)] > logits[static_cast<size_t>(b)];
+    });
+    return ids;
+}
+
+}  // namespace
+
+class TestSampling : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void greedyIsArgmaxLowestIdOnTies() {
+        Sampler s(SamplingParams::greedy());
+        const std::vector<float> logits = {0.5f, 2.0f, -1.0f, 2.0f};
+        QCOMPARE(*s.sample(logits, {}), 1);
+        QCOMPARE(argmax(logits), 1);
+    }
+
+    void invalidLogitsAreErrorsNotSamples() {
+        Sampler s(SamplingParams{});
+        std::vector<float> logits = random_logits(1, 50);
+        logits[7] = NAN;
+        auto r = s.sample(logits, {});
+        QVERIFY(!r);
+        QVERIFY(r.message().find("NaN") != std::string::npos);
+        logits[7] = INFINITY;
+        QVERIFY(!s.sample(logits, {}));
+        // -inf is a mask, not an error.
+        logits[7] = -INFINITY;
+        QVERIFY(s.sample(logits, {}));
+        QVERIFY(!s.sample({}, {}));
+    }
+
+    void sameSeedSameTokens() {
+        SamplingParams p;
+        p.temperature = 1.0f;
+        p.top_k = 0;
+        p.top_p = 1.0f;
+        p.min_p = 0.0f;
+        p.seed = 1234;
+        const auto logits = random_logits(2, 300);
+        Sampler a(p), b(p);
+        std::vector<int32_t> ta, tb;
+        for (int i = 0; i < 200; ++i) {
+            ta.push_back(*a.sample(logits, {}));
+            tb.push_back(*b.sample(logits, {}));
+        }
+        QCOMPARE(ta, tb);
+        p.seed = 1235;
+        Sampler c(p);
+        std::vector<int32_t> tc;
+        for (int i = 0; i < 200; ++i) tc.push_back(*c.sample(logits, {}));
+        QVERIFY(ta != tc);
+    }
+
+    void filtersKeepOnlyWhatTheyMay() {
+        const auto logits = random_logits(3, 500);
+        const auto order = ranking(logits);
+        // Softmax probabilities at temperature 1, for the p-based filters.
+        std::vector<double> prob(logits.size());
+        double sum = 0;
+        for (size_t i = 0; i < logits.size(); ++i)
+            sum += prob[i] = std::exp(double(logits[i]) - logits[size_t(order[0])]);
+        for (double& q : prob) q /= sum;
+
+        SamplingParams p;
+        p.temperature = 1.5f;
+        p.top_p = 1.0f;
+        p.min_p = 0.0f;
+        p.top_k = 5;
+        p.seed = 9;
+        Sampler topk(p);
+        const std::set<int32_t> top5(order.begin(), order.begin() + 5);
+        std::set<int32_t> seen;
+        for (int i = 0; i < 2000; ++i) seen.insert(*topk.sample(logits, {}));
+        for (int32_t id : seen) QVERIFY2(top5.count(id), "top-k sampled outside the k best");
+        QCOMPARE(seen.size(), size_t{5});  // at temperature 1.5 all five appear in 2000 draws
+
+        p.top_k = 0;
+        p.min_p = 0.2f;
+        Sampler minp(p);
+        for (int i = 0; i < 2000; ++i) {
+            const int32_t id = *minp.sample(logits, {});
+            QVERIFY(prob[size_t(id)] >= 0.2 * prob[size_t(order[0])] - 1e-12);
+        }
+
+        p.min_p = 0.0f;
+        p.top_p = 0.5f;
+        Sampler topp(p);
+        // The nucleus: the fewest best tokens whose probability reaches 0.5.
+        std::set<int32_t> nucleus;
+        double cumulative = 0;
+        for (int32_t id : order) {
+            nucleus.insert(id);
+            cumulative += prob[size_t(id)];
+            if (cumulative >= 0.5) break;
+        }
+        for (int i = 0; i < 2000; ++i) QVERIFY(nucleus.count(*topp.sample(logits, {})));
+    }
+
+    void temperatureFollowsTheDistribution() {
+        // Two tokens with logits 0 and ln 3 at temperature 1: p = 1/4, 3/4.
+        SamplingParams p;
+        p.temperature = 1.0f;
+        p.top_k = 0;
+        p.top_p = 1.0f;
+        p.min_p = 0.0f;
+        p.seed = 5;
+        Sampler s(p);
+        const std::vector<float> logits = {0.0f, std::log(3.0f)};
+        int ones = 0;
+        const int n = 20000;
+        for (int i = 0; i < n; ++i) ones += *s.sample(logits, {}) == 1;
+        // 4.5 standard deviations of a binomial(20000, 0.75) is about 275.
+        QVERIFY2(std::abs(ones - 15000) < 275, qPrintable(QString::number(ones)));
+    }
+
+    void penaltiesFollowLlamaCppsRule() {
+        SamplingParams p = SamplingParams::greedy();
+        p.repeat_penalty = 2.0f;
+        Sampler s(p);
+        // Token 0 (logit 3) is in the history: 3 / 2 = 1.5 < 2 (token 1) → token 1 wins.
+        QCOMPARE(*s.sample(std::vector<float>{3.0f, 2.0f, -5.0f}, std::vector<int32_t>{0}), 1);
+        // A negative logit is multiplied: -1 · 2 = -2 < -1.5.
+        QCOMPARE(*s.sample(std::vector<float>{-1.0f, -1.5f}, std::vector<int32_t>{0}), 1);
+        SamplingParams f = SamplingParams::greedy();
+        f.frequency_penalty = 0.6f;
+        f.presence_penalty = 0.5f;
+        Sampler fs(f);
+        // Token 0 appears twice: 3 - 2·0.6 - 0.5 = 1.3 < 1.5.
+        QCOMPARE(*fs.sample(std::vector<float>{3.0f, 1.5f}, std::vector<int32_t>{0, 0}), 1);
+        // Outside the window the penalty does not apply.
+        f.penalty_last_n = 1;
+        Sampler window(f);
+        QCOMPARE(*window.sample(std::vector<float>{3.0f, 1.5f}, std::vector<int32_t>{0, 1}), 0);
+    }
+
+    void textStreamHoldsPartialUtf8() {
+        TextStream t;
+        const std::string euro = "\xE2\x82\xAC";  // €, split across three tokens
+        QCOMPARE(t.push("a" + euro.substr(0, 1)), std::string("a"));
+        QCOMPARE(t.push(euro.substr(1, 1)), std::string());
+        QCOMPARE(t.push(euro.substr(2, 1)), euro);
+        QCOMPARE(t.text(), "a" + euro);
+        // A truncated character at the end becomes U+FFFD.
+        QCOMPARE(t.push("\xF0\x9F"), std::string());
+        QCOMPARE(t.flush(), std::string("\xEF\xBF\xBD"));
+    }
+
+    void textStreamStopsBeforeStopStrings() {
+        TextStream t({"</answer>", "STOP"});
+        std::string shown;
+        for (const char* piece : {"The result", " is 4", "</", "ans", "wer> trailing"})
+            shown += t.push(piece);
+        QVERIFY(t.stopped());
+        QCOMPARE(shown, std::string("The result is 4"));
+        QCOMPARE(t.push("more"), std::string());
+
+        // A held-back prefix that turns out not to be a stop string is released.
+        TextStream u({"STOP"});
+        QCOMPARE(u.push("ST"), std::string());
+        QCOMPARE(u.push("AR"), std::string("STAR"));
+        QVERIFY(!u.stopped());
+        QCOMPARE(u.push("S"), std::string());  // could begin "STOP": held back
+        QCOMPARE(u.flush(), std::string("S"));
+        QCOMPARE(u.text(), std::string("STARS"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSampling)
+#include "tst_sampling.moc"

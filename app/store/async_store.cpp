@@ -35,7 +35,8 @@ AsyncStore::AsyncStore(QObject* parent) : QObject(parent) {
                 if (auto rc = worker_->store->flush_replies(false); !rc) report_error(rc.error());
             }
             // Idle while nothing is pending (post() restarts it), so it costs no wake-ups.
-            if (!worker_->store || !worker_->store->has_pending_replies()) worker_->flush_timer->stop();
+            if (!worker_->store || !worker_->store->has_pending_replies())
+                worker_->flush_timer->stop();
         });
     });
 }
@@ -59,7 +60,8 @@ void AsyncStore::post(std::function<void(Store*)> work) {
         [this, work = std::move(work)] {
             work(worker_->store ? &*worker_->store : nullptr);
             QTimer* timer = worker_->flush_timer;
-            if (timer && !timer->isActive() && worker_->store && worker_->store->has_pending_replies())
+            if (timer && !timer->isActive() && worker_->store &&
+                worker_->store->has_pending_replies())
                 timer->start();
         },
         Qt::QueuedConnection);

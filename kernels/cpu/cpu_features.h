@@ -17,8 +17,8 @@ enum class SimdLevel {
 // kernels were compiled in (HEARTH_HAVE_AVX2_KERNELS: x86 builds).
 bool cpu_has_avx2();
 
-// Resolves a request: Auto → HEARTH_CPU_SIMD if set ("scalar" or "avx2"), else the best
-// supported level. A level the CPU lacks falls back to Scalar.
+// Resolves a request: Auto → Scalar if HEARTH_CPU_SIMD=scalar, else the best supported
+// level. A level the CPU lacks falls back to Scalar.
 SimdLevel resolve_simd_level(SimdLevel requested);
 
 std::string_view simd_level_name(SimdLevel level);  // "scalar", "AVX2"

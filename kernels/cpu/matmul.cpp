@@ -73,9 +73,9 @@ int64_t block_elems(TensorType type) {
 }
 
 // Tile sizes. Decode (a few tokens): rows only, about 8 chunks per thread so a thread
-// that was preempted or runs on a slower core does not hold the op up. Prefill: 64 rows ×
-// 64 tokens per tile — the tile's weight rows and quantised activations (~40 KB for 576
-// columns) stay in L2 while the kernel reuses them across each other.
+// that was preempted or runs on a slower core does not hold the op up. Prefill: up to 64
+// rows × 64 tokens per tile — the tile's weight rows and quantised activations (~40 KB
+// for 576 columns) stay in L2 while the kernel reuses them across each other.
 constexpr int kRowAlign = 16;
 constexpr int kGemmRows = 64;
 constexpr int kGemmTokens = 64;  // a multiple of kGroup
@@ -164,8 +164,13 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
         row_chunk = (rows + target - 1) / target;
         row_chunk = std::max(kRowAlign, (row_chunk + kRowAlign - 1) / kRowAlign * kRowAlign);
     } else {
+        // Smaller row chunks when a short batch would leave fewer than ~4 tiles per thread.
         token_chunk = kGemmTokens;
-        row_chunk = kGemmRows;
+        const int token_chunks = (n_tokens + token_chunk - 1) / token_chunk;
+        const int want_row_chunks = (pool.size() * 4 + token_chunks - 1) / token_chunks;
+        row_chunk = (rows + want_row_chunks - 1) / want_row_chunks;
+        row_chunk =
+            std::clamp((row_chunk + kRowAlign - 1) / kRowAlign * kRowAlign, kRowAlign, kGemmRows);
     }
     const int n_row_chunks = (rows + row_chunk - 1) / row_chunk;
     const int n_token_chunks = (n_tokens + token_chunk - 1) / token_chunk;

@@ -96,6 +96,12 @@ struct AttentionBatch {
     const int32_t* block_tables = nullptr;       // concatenated tables
     int32_t max_q_len = 0;                       // bounds for launch shapes
     int32_t max_kv_len = 0;
+    // false: llama.cpp's orders of summation, bit for bit: a one-token step of a sequence
+    // (decode) reduces as ggml_vec_dot_f16, longer steps as its batched product.
+    // true: every step in the batched order, so a token's attention output (and so the
+    // KV of the layers above) is the same whether it was computed in a prefill chunk or
+    // in a decode step: with prefix caching, cached and recomputed KV then agree exactly.
+    bool batch_invariant = false;
 };
 
 class Backend {

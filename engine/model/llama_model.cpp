@@ -208,6 +208,7 @@ Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& 
     batch.block_tables = dev + at[8];
     batch.max_q_len = max_q;
     batch.max_kv_len = max_kv;
+    batch.batch_invariant = batch_invariant_;
 
     const ModelConfig& c = config_;
     const auto E = static_cast<int32_t>(c.n_embd), H = static_cast<int32_t>(c.n_head),

@@ -38,6 +38,12 @@ public:
     ~LlamaModel();
 
     const ModelConfig& config() const { return config_; }
+
+    // Batch-invariant numerics (kernels::AttentionBatch::batch_invariant): every token's
+    // results independent of the step that computed it, as the shared prefix cache needs.
+    // Off (the default): llama.cpp's orders of summation, bit for bit on the CPU backend.
+    void set_batch_invariant(bool on) { batch_invariant_ = on; }
+    bool batch_invariant() const { return batch_invariant_; }
     kernels::Backend& backend() { return backend_; }
 
     // Runs one step over several sequences. `logits` receives n_vocab floats for each
@@ -58,6 +64,7 @@ private:
     std::unique_ptr<kernels::Buffer> rope_freqs_;  // null unless the file has rope_freqs
     std::vector<Layer> layers_;
     kernels::RopeParams rope_;
+    bool batch_invariant_ = false;
 
     // Scratch activations, grown on demand.
     int32_t scratch_tokens_ = 0;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "cpu/act_quant.h"
+#include "quant/fp16.h"
 
 namespace hearth::kernels::cpu {
 
@@ -26,10 +27,14 @@ int32_t quantize_block(const float* x, int n, int8_t* q, float* d_out) {
     return sum;
 }
 
+float round_fp16(float v) {
+    return quant::fp16_to_f32(quant::f32_to_fp16(v));
+}
+
 }  // namespace
 
 void quantize_q8x32_scalar(const float* x, std::size_t x_stride, int nt, int G, int64_t nb,
-                           uint8_t* out) {
+                           Q8Sums sums, uint8_t* out) {
     auto* qs = reinterpret_cast<int8_t*>(out);                          // [nb][G][32]
     auto* ds = reinterpret_cast<float*>(out + q8x32_ds_offset(nb, G));  // [nb][2][G]
     for (int64_t b = 0; b < nb; ++b) {
@@ -45,8 +50,10 @@ void quantize_q8x32_scalar(const float* x, std::size_t x_stride, int nt, int G, 
             float d = 0.0f;
             const int32_t sum =
                 quantize_block(x + static_cast<std::size_t>(t) * x_stride + b * 32, 32, q, &d);
-            dsb[t] = d;
-            dsb[G + t] = d * static_cast<float>(sum);
+            const float dh = round_fp16(d);
+            dsb[t] = dh;
+            dsb[G + t] = sums == Q8Sums::Q8_1 ? round_fp16(d * static_cast<float>(sum))
+                                              : dh * static_cast<float>(sum);
         }
     }
 }

@@ -11,9 +11,16 @@
 // can walk one weight block against G tokens with contiguous loads. One group of nb
 // blocks, G tokens (tokens past the real count are zero):
 //     int8_t qs[nb][G][32]     x[t][32·b + i] ≈ d[b][t] · qs[b][t][i]
-//     float  ds[nb][2][G]      ds[b][0][t] = d, ds[b][1][t] = s = d · Σ_i qs[b][t][i]
+//     float  ds[nb][2][G]      ds[b][0][t] = d, ds[b][1][t] = s ≈ d · Σ_i qs[b][t][i]
 // s lets the kernels apply a weight block's offset (the m of Q4_1/Q5_1, the -8·d of
 // Q4_0, the -16·d of Q5_0) as one multiply per block: Σ (dw·q + m) · da·qa = dw·da·Σ q·qa + m·s.
+//
+// d and s hold the values llama.cpp's block_q8_0 / block_q8_1 store, which keep them in
+// fp16: d = fp16(amax / 127), and s (Q8Sums) = fp16(amax / 127 · Σq) for Q8_1, the
+// partner of Q4_1/Q5_1, or d · Σq for Q8_0 (Q4_0, Q5_0, Q8_0), which has no s and sums
+// the offset in integers (d · Σq is exact in float: 11 × 12 significant bits). Matching
+// these roundings matters: they are the largest difference between two otherwise equal
+// forward passes, and small models amplify them (tests/engine/model/tst_model_golden.cpp).
 //
 // Q8xK — 256-element super-blocks for the K-quants (Q4_K, Q5_K, Q6_K), one token:
 //     int8_t  qs[nb][256]
@@ -55,19 +62,22 @@ inline constexpr std::size_t q8k_row_bytes(int64_t nb) {
     return round_up64(q8k_d_offset(nb) + static_cast<std::size_t>(nb) * 4u);
 }
 
+// How s is rounded (see Q8x32 above).
+enum class Q8Sums { Q8_0, Q8_1 };
+
 // Quantises nt ≤ G token rows (x [nt, nb·32], rows x_stride floats apart) into one Q8x32
 // group at out (q8x32_group_bytes(nb, G) bytes); tokens nt..G-1 are zero-filled.
 using QuantizeQ8x32Fn = void (*)(const float* x, std::size_t x_stride, int nt, int G, int64_t nb,
-                                 uint8_t* out);
+                                 Q8Sums sums, uint8_t* out);
 // Quantises one token row x [nb·256] into a Q8xK row at out (q8k_row_bytes(nb) bytes).
 using QuantizeQ8KFn = void (*)(const float* x, int64_t nb, uint8_t* out);
 
 void quantize_q8x32_scalar(const float* x, std::size_t x_stride, int nt, int G, int64_t nb,
-                           uint8_t* out);
+                           Q8Sums sums, uint8_t* out);
 void quantize_q8k_scalar(const float* x, int64_t nb, uint8_t* out);
 // Same results bit for bit (same float operations, same rounding).
 void quantize_q8x32_avx2(const float* x, std::size_t x_stride, int nt, int G, int64_t nb,
-                         uint8_t* out);
+                         Q8Sums sums, uint8_t* out);
 void quantize_q8k_avx2(const float* x, int64_t nb, uint8_t* out);
 
 }  // namespace hearth::kernels::cpu

@@ -1,6 +1,6 @@
 // AVX2 activation quantisers: the float operations of act_quant.cpp (max|x|, d = amax /
-// 127, q = nearest-even(x · (127 / amax))) eight lanes at a time, so the bytes are the
-// same as the scalar path's.
+// 127, q = nearest-even(x · (127 / amax)), the fp16 roundings of d and s) eight lanes at a
+// time, so the bytes are the same as the scalar path's.
 #include "cpu/act_quant.h"
 #include "cpu/avx2_util.h"
 
@@ -44,7 +44,7 @@ static inline int32_t quantize32(const float* x, int8_t* q, float* d_out) {
 }  // namespace
 
 void quantize_q8x32_avx2(const float* x, std::size_t x_stride, int nt, int G, int64_t nb,
-                         uint8_t* out) {
+                         Q8Sums sums, uint8_t* out) {
     auto* qs = reinterpret_cast<int8_t*>(out);                          // [nb][G][32]
     auto* ds = reinterpret_cast<float*>(out + q8x32_ds_offset(nb, G));  // [nb][2][G]
     for (int64_t b = 0; b < nb; ++b) {
@@ -60,8 +60,10 @@ void quantize_q8x32_avx2(const float* x, std::size_t x_stride, int nt, int G, in
             float d = 0.0f;
             const int32_t sum =
                 quantize32(x + static_cast<std::size_t>(t) * x_stride + b * 32, q, &d);
-            dsb[t] = d;
-            dsb[G + t] = d * static_cast<float>(sum);
+            const float dh = avx2::round_fp16(d);
+            dsb[t] = dh;
+            dsb[G + t] = sums == Q8Sums::Q8_1 ? avx2::round_fp16(d * static_cast<float>(sum))
+                                              : dh * static_cast<float>(sum);
         }
     }
 }

@@ -3,7 +3,9 @@
 // split): each tile loads every K/V row of its context range once and uses it for all of
 // its query vectors (query positions × the n_heads / n_kv_heads heads sharing that KV
 // head). Decode (one query per sequence) splits long contexts into several ranges so that
-// all threads have work, and merges the partial softmax results afterwards.
+// all threads have work: the splits' scores are computed in parallel and kept, then per
+// tile the softmax runs over all of them as one row and P · V over the splits in order.
+// The numerics are llama.cpp's default CPU attention (attention_fns.h), bit for bit.
 #pragma once
 
 #include <memory>
@@ -29,6 +31,7 @@ class Attention {
         int32_t seq, kv_head, i0, nq;  // queries [i0, i0 + nq) of the sequence
         int32_t c0, c1;                // context range
         int32_t partial;               // slot in partials_, or −1: write the output directly
+        std::size_t s_offset;          // a split's scores in partials_ (after the slots)
     };
     struct Merge {
         int32_t first, count;  // items_[first, first + count) are the splits of one tile
@@ -37,7 +40,7 @@ class Attention {
     std::vector<Item> items_;
     std::vector<Merge> merges_;
     std::vector<std::unique_ptr<ThreadScratch>> thread_scratch_;  // one per pool thread
-    AlignedBuffer partials_;  // [slot][M][D + 2]: acc, then m and l
+    AlignedBuffer partials_;  // per slot maxima and lanes, then the splits' scores
 };
 
 }  // namespace hearth::kernels::cpu

@@ -65,6 +65,11 @@ static inline float fp16(uint16_t h) {
     return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(h))));
 }
 
+// x rounded to the nearest fp16 value (ties to even), back as float.
+static inline float round_fp16(float x) {
+    return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(_mm_set_ss(x), _MM_FROUND_TO_NEAREST_INT)));
+}
+
 // Two adjacent fp16 values at p → lanes 0 and 1 (lanes 2, 3 are zero).
 static inline __m128 fp16x2(const void* p) {
     return _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(load_u32(p))));
@@ -101,36 +106,41 @@ static inline __m256i dot_s8s8(__m256i a, __m256i b) {
     return dot_u8s8(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
 }
 
-// e^x for 8 floats, relative error ≤ 2e-7 (a few ulp); 0 for x < -87.3 (also -inf),
-// +inf for x > 88.3 (the clamp keeps 2^n a normal float).
-static inline __m256 exp_ps(__m256 x) {
-    const __m256 log2e = _mm256_set1_ps(1.44269504088896341f);
-    const __m256 ln2_hi = _mm256_set1_ps(0.693359375f);
-    const __m256 ln2_lo = _mm256_set1_ps(-2.12194440e-4f);
-    const __m256 hi = _mm256_set1_ps(88.3f);
-    const __m256 lo = _mm256_set1_ps(-87.3f);
-    const __m256 xc = _mm256_min_ps(_mm256_max_ps(x, lo), hi);
-    // x = n·ln2 + r, |r| ≤ ln2/2; e^x = 2^n · e^r.
-    const __m256 n =
-        _mm256_round_ps(_mm256_mul_ps(xc, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(n, ln2_hi, xc);
-    r = _mm256_fnmadd_ps(n, ln2_lo, r);
-    // Degree-6 Taylor/minimax polynomial for e^r on [-ln2/2, ln2/2] (Cephes expf).
-    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-    const __m256 r2 = _mm256_mul_ps(r, r);
-    p = _mm256_fmadd_ps(p, r2, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-    // 2^n by building the exponent bits (n in [-126, 128] after the clamp).
-    const __m256i e =
-        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    __m256 res = _mm256_mul_ps(p, _mm256_castsi256_ps(e));
-    res = _mm256_blendv_ps(res, _mm256_setzero_ps(), _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
-    return _mm256_blendv_ps(res, _mm256_castsi256_ps(_mm256_set1_epi32(0x7f800000)),
-                            _mm256_cmp_ps(x, hi, _CMP_GT_OQ));
+// ggml_v_expf of ggml-cpu/vec.h (MIT, the ggml authors), unchanged: e^x within about
+// 1.5 ulp, the exponential of llama.cpp's softmax and SiLU, so that ours give its bits.
+// scalar_math.h has the same operations for one float.
+static inline __m256 expv(__m256 x) {
+    const __m256 r = _mm256_set1_ps(0x1.8p23f);
+    const __m256 z = _mm256_fmadd_ps(x, _mm256_set1_ps(0x1.715476p+0f), r);
+    const __m256 n = _mm256_sub_ps(z, r);
+    const __m256 b = _mm256_fnmadd_ps(n, _mm256_set1_ps(0x1.7f7d1cp-20f),
+                                      _mm256_fnmadd_ps(n, _mm256_set1_ps(0x1.62e4p-1f), x));
+    const __m256i e = _mm256_slli_epi32(_mm256_castps_si256(z), 23);
+    const __m256 k =
+        _mm256_castsi256_ps(_mm256_add_epi32(e, _mm256_castps_si256(_mm256_set1_ps(1))));
+    const __m256i c = _mm256_castps_si256(
+        _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.f), n), _mm256_set1_ps(126), _CMP_GT_OQ));
+    const __m256 u = _mm256_mul_ps(b, b);
+    const __m256 j = _mm256_fmadd_ps(
+        _mm256_fmadd_ps(
+            _mm256_fmadd_ps(_mm256_set1_ps(0x1.0e4020p-7f), b, _mm256_set1_ps(0x1.573e2ep-5f)), u,
+            _mm256_fmadd_ps(_mm256_set1_ps(0x1.555e66p-3f), b, _mm256_set1_ps(0x1.fffdb6p-2f))),
+        u, _mm256_mul_ps(_mm256_set1_ps(0x1.ffffecp-1f), b));
+    if (!_mm256_movemask_ps(_mm256_castsi256_ps(c))) return _mm256_fmadd_ps(j, k, k);
+    const __m256i g =
+        _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(n, _mm256_setzero_ps(), _CMP_LE_OQ)),
+                         _mm256_set1_epi32(static_cast<int>(0x82000000u)));
+    const __m256 s1 = _mm256_castsi256_ps(_mm256_add_epi32(g, _mm256_set1_epi32(0x7f000000)));
+    const __m256 s2 = _mm256_castsi256_ps(_mm256_sub_epi32(e, g));
+    const __m256i d = _mm256_castps_si256(
+        _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.f), n), _mm256_set1_ps(192), _CMP_GT_OQ));
+    return _mm256_or_ps(
+        _mm256_and_ps(_mm256_castsi256_ps(d), _mm256_mul_ps(s1, s1)),
+        _mm256_andnot_ps(
+            _mm256_castsi256_ps(d),
+            _mm256_or_ps(_mm256_and_ps(_mm256_castsi256_ps(c),
+                                       _mm256_mul_ps(_mm256_fmadd_ps(s2, j, s2), s1)),
+                         _mm256_andnot_ps(_mm256_castsi256_ps(c), _mm256_fmadd_ps(k, j, k)))));
 }
 
 }  // namespace hearth::kernels::cpu::avx2

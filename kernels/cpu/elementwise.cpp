@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cpu/dequant.h"
+#include "cpu/scalar_math.h"
 #include "quant/fp16.h"
 
 namespace hearth::kernels::cpu {
@@ -16,20 +17,30 @@ namespace {
 constexpr int64_t kParallelElems = 1 << 15;
 constexpr int64_t kChunkElems = 1 << 14;
 
+// As ggml's rms_norm: the squares in float, summed in double, the mean rounded to float,
+// scale = 1 / sqrtf(mean + eps) in float. The sum runs in eight interleaved partial sums
+// combined in the order of the AVX2 kernel's lanes, so both paths give the same bits
+// (and ggml's sequential double sum rounds to the same float mean but for rare ties).
 void rms_norm_scalar(const float* x, const float* w, int64_t rows, int64_t n, float eps,
                      float* out) {
+    const int64_t n8 = n & ~int64_t{7};
     for (int64_t r = 0; r < rows; ++r) {
         const float* xr = x + r * n;
         float* o = out + r * n;
-        double ss = 0.0;
-        for (int64_t i = 0; i < n; ++i) ss += static_cast<double>(xr[i]) * xr[i];
-        const auto scale = static_cast<float>(1.0 / std::sqrt(ss / static_cast<double>(n) + eps));
+        double part[8] = {};
+        for (int64_t i = 0; i < n8; ++i) part[i & 7] += static_cast<double>(xr[i] * xr[i]);
+        double ss = ((part[0] + part[4]) + (part[2] + part[6])) +
+                    ((part[1] + part[5]) + (part[3] + part[7]));
+        for (int64_t i = n8; i < n; ++i) ss += static_cast<double>(xr[i] * xr[i]);
+        const auto mean = static_cast<float>(ss / static_cast<double>(n));
+        const float scale = 1.0f / std::sqrt(mean + eps);
         for (int64_t i = 0; i < n; ++i) o[i] = xr[i] * scale * w[i];
     }
 }
 
+// ggml's SiLU (with its exponential, scalar_math.h), then the product.
 void swiglu_scalar(const float* gate, const float* up, int64_t n, float* out) {
-    for (int64_t i = 0; i < n; ++i) out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+    for (int64_t i = 0; i < n; ++i) out[i] = gate[i] / (1.0f + expv(0.0f - gate[i])) * up[i];
 }
 
 void add_scalar(float* x, const float* y, int64_t n) {
@@ -80,22 +91,19 @@ const float* RopeTable::get(const int32_t* positions, int32_t n_tokens, const Ro
     params_ = p;
     params_.freq_factors = nullptr;
     valid_ = true;
-    // θ(t, i) = pos_t · freq_scale · base^(−2i / n_rot) / ff[i], in double so that large
-    // positions keep their precision.
-    std::vector<double> inv_freq(static_cast<size_t>(half));
-    for (int i = 0; i < half; ++i) {
-        inv_freq[static_cast<size_t>(i)] =
-            std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot) /
-            (p.freq_factors ? p.freq_factors[i] : 1.0);
-    }
+    // θ(t, i) = freq_scale · pos_t · base^(−2i / n_rot) / ff[i], computed as ggml's rope
+    // cache does (float, the power by repeated multiplication, cosf / sinf), because the
+    // rotated Q and K then round to the same fp16 values as llama.cpp's.
+    const float theta_scale = std::pow(p.freq_base, -2.0f / static_cast<float>(p.n_rot));
     table_.resize(static_cast<size_t>(n_tokens) * static_cast<size_t>(half) * 2);
     for (int32_t t = 0; t < n_tokens; ++t) {
-        const double pos = static_cast<double>(positions[t]) * p.freq_scale;
+        float theta = static_cast<float>(positions[t]);
         float* row = table_.data() + static_cast<size_t>(t) * static_cast<size_t>(half) * 2;
         for (int i = 0; i < half; ++i) {
-            const double th = pos * inv_freq[static_cast<size_t>(i)];
-            row[2 * i] = static_cast<float>(std::cos(th));
-            row[2 * i + 1] = static_cast<float>(std::sin(th));
+            const float th = p.freq_scale * (p.freq_factors ? theta / p.freq_factors[i] : theta);
+            row[2 * i] = std::cos(th);
+            row[2 * i + 1] = std::sin(th);
+            theta *= theta_scale;
         }
     }
     return table_.data();
@@ -111,18 +119,17 @@ void rope(ThreadPool& pool, RopeTable& table, float* x, const int32_t* positions
             const float* c = cs + t * half * 2;  // [half][cos, sin]
             for (int32_t h = 0; h < n_heads; ++h) {
                 float* v = x + (t * n_heads + h) * head_dim;
+                // The FMAs that GCC contracts ggml's rotate_pairs into (checked bit for bit
+                // against llama.cpp's rotated Q): a·cos − (b·sin), a·sin + (b·cos).
+                const auto rotate = [c](float& a, float& b, int i) {
+                    const float a0 = a, b0 = b;
+                    a = fma_exact(a0, c[2 * i], -(b0 * c[2 * i + 1]));
+                    b = fma_exact(a0, c[2 * i + 1], b0 * c[2 * i]);
+                };
                 if (params.neox) {
-                    for (int i = 0; i < half; ++i) {
-                        const float a = v[i], b = v[i + half];
-                        v[i] = a * c[2 * i] - b * c[2 * i + 1];
-                        v[i + half] = a * c[2 * i + 1] + b * c[2 * i];
-                    }
+                    for (int i = 0; i < half; ++i) rotate(v[i], v[i + half], i);
                 } else {
-                    for (int i = 0; i < half; ++i) {
-                        const float a = v[2 * i], b = v[2 * i + 1];
-                        v[2 * i] = a * c[2 * i] - b * c[2 * i + 1];
-                        v[2 * i + 1] = a * c[2 * i + 1] + b * c[2 * i];
-                    }
+                    for (int i = 0; i < half; ++i) rotate(v[2 * i], v[2 * i + 1], i);
                 }
             }
         }

@@ -6,26 +6,28 @@ namespace hearth::kernels::cpu {
 
 namespace {
 
+// The arithmetic of rms_norm_scalar (elementwise.cpp): float squares summed in double,
+// lane j of lo / hi holding elements 8k + j / 8k + 4 + j.
 void rms_norm_avx2(const float* x, const float* w, int64_t rows, int64_t n, float eps, float* out) {
     const int64_t n8 = n & ~int64_t{7};
     for (int64_t r = 0; r < rows; ++r) {
         const float* xr = x + r * n;
         float* o = out + r * n;
-        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+        __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
         int64_t i = 0;
-        for (; i + 16 <= n8; i += 16) {
-            const __m256 a = _mm256_loadu_ps(xr + i), b = _mm256_loadu_ps(xr + i + 8);
-            s0 = _mm256_fmadd_ps(a, a, s0);
-            s1 = _mm256_fmadd_ps(b, b, s1);
-        }
         for (; i < n8; i += 8) {
             const __m256 a = _mm256_loadu_ps(xr + i);
-            s0 = _mm256_fmadd_ps(a, a, s0);
+            const __m256 sq = _mm256_mul_ps(a, a);
+            lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(sq)));
+            hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(sq, 1)));
         }
-        float ss = avx2::hsum(_mm256_add_ps(s0, s1));
-        for (; i < n; ++i) ss += xr[i] * xr[i];
-        const float scale =
-            1.0f / _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(ss / static_cast<float>(n) + eps)));
+        // [p0+p4, p1+p5, p2+p6, p3+p7] → ((p0+p4) + (p2+p6)) + ((p1+p5) + (p3+p7)).
+        const __m256d t = _mm256_add_pd(lo, hi);
+        const __m128d h = _mm_add_pd(_mm256_castpd256_pd128(t), _mm256_extractf128_pd(t, 1));
+        double ss = _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+        for (; i < n; ++i) ss += static_cast<double>(xr[i] * xr[i]);
+        const auto mean = static_cast<float>(ss / static_cast<double>(n));
+        const float scale = 1.0f / _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(mean + eps)));
         const __m256 sv = _mm256_set1_ps(scale);
         for (i = 0; i < n8; i += 8)
             _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(xr + i), sv),
@@ -34,8 +36,9 @@ void rms_norm_avx2(const float* x, const float* w, int64_t rows, int64_t n, floa
     }
 }
 
+// ggml_v_silu(g) · u, as ggml's swiglu.
 static inline __m256 silu_mul(__m256 g, __m256 u) {
-    const __m256 e = avx2::exp_ps(_mm256_sub_ps(_mm256_setzero_ps(), g));
+    const __m256 e = avx2::expv(_mm256_sub_ps(_mm256_setzero_ps(), g));
     return _mm256_mul_ps(_mm256_div_ps(g, _mm256_add_ps(_mm256_set1_ps(1.0f), e)), u);
 }
 

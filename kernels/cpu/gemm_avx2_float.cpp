@@ -74,35 +74,16 @@ static inline void tile(const uint8_t* w, std::size_t ws, int64_t n, const uint8
     }
 }
 
-// One row · one token with four independent accumulators (FMA latency). Rows are read
-// one after the other: a single sequential stream keeps the hardware prefetcher ahead
-// when the matrix comes from DRAM (see gemm_avx2_q32.cpp).
-template <TensorType T>
-static inline float dot_row(const uint8_t* w, int64_t n, const float* x) {
-    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(),
-           a3 = _mm256_setzero_ps();
-    int64_t c = 0;
-    constexpr int kElem = T == TensorType::F32 ? 4 : 2;
-    for (; c + 32 <= n; c += 32) {
-        avx2::prefetch_ahead(w + c * kElem);
-        if constexpr (kElem == 4) avx2::prefetch_ahead(w + c * kElem + 64);
-        a0 = _mm256_fmadd_ps(load8<T>(w, c), _mm256_loadu_ps(x + c), a0);
-        a1 = _mm256_fmadd_ps(load8<T>(w, c + 8), _mm256_loadu_ps(x + c + 8), a1);
-        a2 = _mm256_fmadd_ps(load8<T>(w, c + 16), _mm256_loadu_ps(x + c + 16), a2);
-        a3 = _mm256_fmadd_ps(load8<T>(w, c + 24), _mm256_loadu_ps(x + c + 24), a3);
-    }
-    for (; c + 8 <= n; c += 8) a0 = _mm256_fmadd_ps(load8<T>(w, c), _mm256_loadu_ps(x + c), a0);
-    float v = avx2::hsum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
-    for (; c < n; ++c) v += load1<T>(w, c) * x[c];
-    return v;
-}
-
 template <TensorType T, int TT>
 static inline void rows_x_tokens(const GemmArgs& a, const uint8_t* act, float* out) {
     const std::size_t ws = a.w_stride;
     if constexpr (TT == 1) {
-        const auto* x = reinterpret_cast<const float*>(act);
-        for (int r = 0; r < a.n_rows; ++r) out[r] = dot_row<T>(a.w + r * ws, a.nb, x);
+        // NOTE: the same tile, one accumulator per output, as for several tokens: a token's
+        // result must not depend on how many tokens share its product (batch invariance,
+        // docs/architecture.md). Four interleaved accumulators decoded faster but summed
+        // in another order than the multi-token tiles.
+        for (int r = 0; r < a.n_rows; ++r)
+            tile<T, 1, 1>(a.w + r * ws, ws, a.nb, act, a.act_stride, out + r, a.out_stride);
     } else {
         constexpr int R = 2;
         int r = 0;

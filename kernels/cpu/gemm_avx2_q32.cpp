@@ -94,31 +94,30 @@ static inline __m256 block_dot(__m256i u, __m256i s) {
 // time so the weights are read as one sequential stream: interleaving several rows
 // (to share the activation loads, which hit L1 anyway) halved the speed on matrices
 // that come from DRAM, because the hardware prefetcher no longer kept up.
+// One accumulator per kind, blocks in order, as ggml_vec_dot_q4_1_q8_1 and gemm4_rows:
+// two interleaved accumulators hid FMA latency but summed in a different order, and the
+// decode steps then drifted from llama.cpp's (see act_quant.h on why the bits matter).
 template <TensorType T>
 static inline float gemv_row(const uint8_t* w, int64_t nb, const int8_t* qa, const float* ds) {
-    // Two accumulators per kind hide the FMA latency across consecutive blocks.
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    __m256 acc = _mm256_setzero_ps();
     __m128 acc_m = _mm_setzero_ps();
-    int64_t b = 0;
-    const auto step = [&](int64_t blk, __m256& acc) {
-        const uint8_t* p = w + static_cast<std::size_t>(blk) * Fmt<T>::kBytes;
-        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qa + 32 * blk));
+    for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t* p = w + static_cast<std::size_t>(b) * Fmt<T>::kBytes;
+        if ((b & 1) == 0) avx2::prefetch_ahead(p);
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qa + 32 * b));
         const __m128 das =
-            _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(ds + 2 * blk)));  // [da, s]
+            _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(ds + 2 * b)));  // [da, s]
         const __m256i q = load_q<T>(p);
-        const __m128 prod = _mm_mul_ps(load_dm<T>(p), das);  // [dw·da, m·s]
-        if constexpr (Fmt<T>::kM != 0.0f) acc_m = _mm_add_ps(acc_m, prod);
-        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(prod),
+        const __m128 dm = load_dm<T>(p);  // [dw, m]
+        if constexpr (Fmt<T>::kM != 0.0f)
+            acc_m =
+                _mm_fmadd_ps(_mm_shuffle_ps(dm, dm, 0x55), _mm_shuffle_ps(das, das, 0x55), acc_m);
+        const __m128 sc = _mm_mul_ss(dm, das);  // dw·da
+        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(sc),
                               block_dot(weight_u8<T>(q), act_s8<T>(a, q)), acc);
-    };
-    for (; b + 2 <= nb; b += 2) {
-        avx2::prefetch_ahead(w + static_cast<std::size_t>(b) * Fmt<T>::kBytes);
-        step(b, acc0);
-        step(b + 1, acc1);
     }
-    if (b < nb) step(b, acc0);
-    float v = avx2::hsum(_mm256_add_ps(acc0, acc1));
-    if constexpr (Fmt<T>::kM != 0.0f) v += Fmt<T>::kM * _mm_cvtss_f32(_mm_movehdup_ps(acc_m));
+    float v = avx2::hsum(acc);
+    if constexpr (Fmt<T>::kM != 0.0f) v += Fmt<T>::kM * _mm_cvtss_f32(acc_m);
     return v;
 }
 

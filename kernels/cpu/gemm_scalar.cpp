@@ -1,11 +1,15 @@
 // Portable kernels for every weight type: the fallback on processors without AVX2 and
 // the baseline the AVX2 kernels are tested against. Same arithmetic as the AVX2 kernels
-// (exact integer block sums, float scaling), different summation order.
+// (exact integer block sums, float scaling); the 32-element formats also in the same
+// order, bit for bit, the others in a different order.
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstring>
 
 #include "cpu/act_quant.h"
 #include "cpu/gemm_kernels.h"
+#include "cpu/scalar_math.h"
 #include "quant/fp16.h"
 
 namespace hearth::kernels::cpu {
@@ -74,9 +78,35 @@ constexpr std::size_t block_bytes() {
     }
 }
 
-// Q8x32 activations (act_quant.h): out = Σ_b dw·da·Σ q·qa + m·s.
+// acc[l] = fma(sc, isum[l], acc[l]) for the 8 lanes: fma_exact's test once for all of
+// them, so that the common case is straight-line double arithmetic.
+inline void fma8(float sc, const int32_t isum[8], float acc[8]) {
+    double r[8];
+    bool exact = true;
+    for (int l = 0; l < 8; ++l) {
+        r[l] = static_cast<double>(sc) * isum[l] + static_cast<double>(acc[l]);
+        const uint64_t bits = std::bit_cast<uint64_t>(r[l]);
+        exact = exact && (bits & 0x1fffffffu) != 0x10000000u &&
+                !(r[l] != 0.0 && std::fabs(r[l]) < 0x1p-126);
+    }
+    if (exact) {
+        for (int l = 0; l < 8; ++l) acc[l] = static_cast<float>(r[l]);
+    } else {
+        for (int l = 0; l < 8; ++l) acc[l] = fma_exact(sc, static_cast<float>(isum[l]), acc[l]);
+    }
+}
+
+// Q8x32 activations (act_quant.h): out = Σ_b dw·da·Σ q·qa + m·s, in the AVX2 kernels'
+// (and llama.cpp's ggml_vec_dot_*_q8_*) order and roundings, so the bits are theirs: the
+// integer sums in 8 lanes of 4 elements each, acc[l] = fma(dw·da, Σ_l, acc[l]) block
+// after block, the offsets as acc_m = fma(m, s, acc_m) (m = d for Q4_0/Q5_0, whose
+// offset factor kM = -8 / -16 is applied at the end), then hsum8(acc) + kM · acc_m.
 template <TensorType T>
 void gemm_q32(const GemmArgs& a) {
+    constexpr float kM = T == TensorType::Q4_0   ? -8.0f
+                         : T == TensorType::Q5_0 ? -16.0f
+                         : T == TensorType::Q8_0 ? 0.0f
+                                                 : 1.0f;
     const int G = a.group;
     const int n_groups = (a.n_tokens + G - 1) / G;
     Block32 blk;
@@ -88,19 +118,30 @@ void gemm_q32(const GemmArgs& a) {
             const auto* ds =
                 reinterpret_cast<const float*>(grp + q8x32_ds_offset(a.nb, G));  // [nb][2][G]
             const int nt = std::min(G, a.n_tokens - g * G);
-            float acc[kGroup] = {}, acc_m[kGroup] = {};
+            float acc[kGroup][8] = {}, acc_m[kGroup] = {};
             for (int64_t b = 0; b < a.nb; ++b) {
                 decode32<T>(wr + static_cast<std::size_t>(b) * block_bytes<T>(), blk);
+                const float mw = kM == 1.0f ? blk.m : blk.d;
                 for (int t = 0; t < nt; ++t) {
                     const int8_t* qa = qs + (b * G + t) * 32;
-                    int32_t sum = 0;
-                    for (int i = 0; i < 32; ++i) sum += blk.q[i] * qa[i];
-                    acc[t] += blk.d * ds[b * 2 * G + t] * static_cast<float>(sum);
-                    acc_m[t] += blk.m * ds[b * 2 * G + G + t];
+                    const float sc = blk.d * ds[b * 2 * G + t];
+                    // Lane l: elements 4l..4l+3 (pairs first, as maddubs + madd).
+                    int32_t pair[16], isum[8];
+                    for (int i = 0; i < 16; ++i)
+                        pair[i] = blk.q[2 * i] * qa[2 * i] + blk.q[2 * i + 1] * qa[2 * i + 1];
+                    for (int l = 0; l < 8; ++l) isum[l] = pair[2 * l] + pair[2 * l + 1];
+                    fma8(sc, isum, acc[t]);
+                    if constexpr (kM != 0.0f)
+                        acc_m[t] = fma_exact(mw, ds[b * 2 * G + G + t], acc_m[t]);
                 }
             }
-            for (int t = 0; t < nt; ++t)
-                a.out[static_cast<std::size_t>(g * G + t) * a.out_stride + r] = acc[t] + acc_m[t];
+            for (int t = 0; t < nt; ++t) {
+                const float* l = acc[t];
+                const float h = ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
+                float v = h;
+                if constexpr (kM != 0.0f) v += kM * acc_m[t];
+                a.out[static_cast<std::size_t>(g * G + t) * a.out_stride + r] = v;
+            }
         }
     }
 }

@@ -120,10 +120,14 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
             const std::size_t gb = q8x32_group_bytes(nb, G);
             auto* buf = static_cast<uint8_t*>(scratch.get(gb * static_cast<std::size_t>(n_groups)));
             const QuantizeQ8x32Fn q = avx2 ? quantize_q8x32_avx2 : quantize_q8x32_scalar;
+            // Q4_1/Q5_1 pair with llama.cpp's Q8_1 activations, the others with Q8_0.
+            const Q8Sums sums = w.type == TensorType::Q4_1 || w.type == TensorType::Q5_1
+                                    ? Q8Sums::Q8_1
+                                    : Q8Sums::Q8_0;
             const auto quantize_group = [&](int64_t g, int) {
                 const int t0 = static_cast<int>(g) * G;
                 q(x + static_cast<std::size_t>(t0) * cols, cols, std::min(G, n_tokens - t0), G, nb,
-                  buf + static_cast<std::size_t>(g) * gb);
+                  sums, buf + static_cast<std::size_t>(g) * gb);
             };
             if (n_groups >= 16) {
                 pool.run(n_groups, quantize_group);

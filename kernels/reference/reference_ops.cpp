@@ -1,5 +1,6 @@
 #include "reference/reference_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -63,30 +64,73 @@ void matmul(const WeightRef& w, const float* x, int32_t n_tokens, float* out, co
     }
 }
 
-std::vector<double> q8_roundtrip(const float* x, int64_t n, int64_t block) {
-    std::vector<double> out(static_cast<std::size_t>(n));
+namespace {
+
+struct Q8Block {
+    float d;      // the scale as stored (fp16-rounded for 32-blocks)
+    float d_raw;  // max|x| / 127
+    int32_t sum;  // Σq
+};
+
+std::vector<Q8Block> q8_quantise(const float* x, int64_t n, int64_t block,
+                                 std::vector<double>* out) {
+    std::vector<Q8Block> blocks;
     for (int64_t b = 0; b < n; b += block) {
         float amax = 0.0f;
         for (int64_t i = b; i < b + block; ++i) amax = std::max(amax, std::fabs(x[i]));
         const float d = amax / 127.0f;
         const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
-        for (int64_t i = b; i < b + block; ++i)
-            out[static_cast<std::size_t>(i)] = static_cast<double>(d) * std::nearbyint(x[i] * id);
+        const float dh = block == 32 ? quant::fp16_to_f32(quant::f32_to_fp16(d)) : d;
+        int32_t sum = 0;
+        for (int64_t i = b; i < b + block; ++i) {
+            const float q = std::nearbyint(x[i] * id);
+            sum += static_cast<int32_t>(q);
+            if (out) (*out)[static_cast<std::size_t>(i)] = static_cast<double>(dh) * q;
+        }
+        blocks.push_back({dh, d, sum});
     }
+    return blocks;
+}
+
+}  // namespace
+
+std::vector<double> q8_roundtrip(const float* x, int64_t n, int64_t block) {
+    std::vector<double> out(static_cast<std::size_t>(n));
+    q8_quantise(x, n, block, &out);
     return out;
 }
 
 void matmul_q8_activations(const WeightRef& w, const float* x, int32_t n_tokens, int64_t block,
                            float* out) {
     const std::vector<float> wf = dequantize_matrix(w);
+    const bool q8_1 =
+        block == 32 && (w.type == quant::TensorType::Q4_1 || w.type == quant::TensorType::Q5_1);
+    const std::size_t rb = row_bytes(w.type, w.cols);
+    const std::size_t bb =
+        w.type == quant::TensorType::Q4_1 ? sizeof(quant::BlockQ4_1) : sizeof(quant::BlockQ5_1);
     for (int32_t t = 0; t < n_tokens; ++t) {
-        const std::vector<double> xq =
-            q8_roundtrip(x + static_cast<int64_t>(t) * w.cols, w.cols, block);
+        std::vector<double> xq(static_cast<std::size_t>(w.cols));
+        const std::vector<Q8Block> blocks =
+            q8_quantise(x + static_cast<int64_t>(t) * w.cols, w.cols, block, &xq);
         for (int64_t r = 0; r < w.rows; ++r) {
             double s = 0.0;
             for (int64_t c = 0; c < w.cols; ++c)
                 s += static_cast<double>(wf[static_cast<std::size_t>(r * w.cols + c)]) *
                      xq[static_cast<std::size_t>(c)];
+            if (q8_1) {
+                // Σ_i m·d·q_i was counted above; the kernels use m · fp16(d_raw · Σq).
+                const auto* row =
+                    static_cast<const uint8_t*>(w.data) + static_cast<std::size_t>(r) * rb;
+                for (std::size_t b = 0; b < blocks.size(); ++b) {
+                    uint16_t m16;
+                    std::memcpy(&m16, row + b * bb + 2, 2);  // d, then m, in both formats
+                    const Q8Block& q = blocks[b];
+                    const float s_h =
+                        quant::fp16_to_f32(quant::f32_to_fp16(q.d_raw * static_cast<float>(q.sum)));
+                    s += static_cast<double>(quant::fp16_to_f32(m16)) *
+                         (static_cast<double>(s_h) - static_cast<double>(q.d) * q.sum);
+                }
+            }
             out[t * w.rows + r] = static_cast<float>(s);
         }
     }

@@ -35,11 +35,15 @@ void matmul(const WeightRef& w, const float* x, int32_t n_tokens, float* out,
 // The activation rounding of the CPU backend's integer dot products, undone: each block
 // of `block` values (32, or 256 for the K-quants) is quantised symmetrically to int8 —
 // d = max|x| / 127, q = nearest-even(x · (127 / max|x|)) in float, as llama.cpp's Q8_0 —
-// and returned as d · q in double. matmul over these values is what the integer kernels
-// compute up to float rounding, independent of their unpacking and summation tricks.
+// and returned as d · q in double, where d is rounded to fp16 for 32-blocks (llama.cpp's
+// block_q8_0 / block_q8_1 store it so) and stays float for 256 (block_q8_K). matmul over
+// these values is what the integer kernels compute up to float rounding, independent of
+// their unpacking and summation tricks.
 std::vector<double> q8_roundtrip(const float* x, int64_t n, int64_t block);
 
-// out[t, r] = Σ_c W[r, c] · q8_roundtrip(x[t, :])[c], double sums; block as above.
+// out[t, r] = Σ_c W[r, c] · q8_roundtrip(x[t, :])[c], double sums; block as above. For
+// Q4_1 / Q5_1 weights the offset m of each weight block meets the activation block's
+// s = fp16(d · Σq) of llama.cpp's block_q8_1, as in its dot product, instead of Σ d · q.
 void matmul_q8_activations(const WeightRef& w, const float* x, int32_t n_tokens, int64_t block,
                            float* out);
 

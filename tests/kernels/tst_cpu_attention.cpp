@@ -1,17 +1,29 @@
-// Paged attention and the KV append of the CPU backend against the reference, over
-// random non-contiguous block tables (shuffled block ids), block sizes 1, 3, 7, 16, 32,
-// batches mixing prefill with a cached prefix (q_len > 1, prefix ending mid-block),
-// fresh prompts and decode steps (q_len = 1), GQA ratios 1 and 3, both SIMD levels and
-// 1, 2, 3 threads. Seeds are fixed and printed.
+// Paged attention and the KV append of the CPU backend, over random non-contiguous block
+// tables (shuffled block ids), block sizes 1, 3, 7, 16, 32, batches mixing prefill with a
+// cached prefix (q_len > 1, prefix ending mid-block), fresh prompts and decode steps
+// (q_len = 1, alone and in a batch), GQA ratios 1 and 3, both SIMD levels and 1, 2, 3
+// threads. Seeds are fixed and printed.
 //
-// Tolerances: attention ≤ 3e-5 absolute per element. Outputs are convex combinations of
-// V rows in [-1, 1]; the kernel's errors are float accumulation over ≤ 2000 positions
-// and its vector exp (a few ulp), ~1e-6 in practice, while any masking, paging or
-// online-softmax mistake moves outputs by ≳ 1e-2. kv_append: exact (round to nearest
-// even in both).
+// The backend reproduces llama.cpp's default attention (kernels/cpu/attention_fns.h): Q
+// and the softmax probabilities rounded to fp16, float accumulation in a fixed lane
+// order. So:
+//  * every SIMD level and thread count (which changes the context splits) gives the
+//    same bits;
+//  * against the llama.cpp-convention reference below (the same fp16 roundings, all
+//    else in double), ≤ 1.5e-4 absolute per element, or 2e-3 for scores of several
+//    hundred: outputs are convex combinations of V rows in [-1, 1]; the float scores
+//    and exponentials (~1e-7 relative) flip a probability p's fp16 rounding now and
+//    then, which moves an output by up to 2^-11 · p (float error alone is ~1e-6), and
+//    with large scores that is often the one dominant position;
+//  * against the naive float reference (kernels/reference), ≤ 2e-3 (or 5e-2 for large
+//    scores): the fp16 roundings themselves, while any masking, paging or softmax
+//    mistake moves outputs by ≳ 1e-2 on the ordinary cases.
+// kv_append: exact (round to nearest even in both).
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -109,22 +121,81 @@ class TestCpuAttention : public QObject {
         return {SimdLevel::Scalar};
     }
 
-    void check(Case& c, int32_t n_heads, float scale, const QString& what) {
+    void check(Case& c, int32_t n_heads, float scale, const QString& what, bool large = false) {
         const std::size_t n = c.q.size();
-        std::vector<float> want(n);
-        ref::attention(c.q.data(), c.cache, c.batch, n_heads, scale, want.data());
+        std::vector<float> naive(n);
+        ref::attention(c.q.data(), c.cache, c.batch, n_heads, scale, naive.data());
+        const std::vector<double> want = llama_reference(c, n_heads, scale);
+        std::vector<float> first;
         for (SimdLevel level : levels()) {
             for (int threads : {1, 2, 3}) {
                 CpuBackend& b = backend(threads, level);
                 std::vector<float> out(n, std::nanf(""));
                 b.attention(c.q.data(), c.cache, c.batch, n_heads, scale, out.data());
-                const double e = max_abs_diff(out.data(), want.data(), n);
-                HEARTH_CHECK(
-                    e <= 3e-5,
-                    (what +
-                     QString(", %1: max error %2").arg(QString::fromStdString(b.name())).arg(e)));
+                const QString where = what + ", " + QString::fromStdString(b.name());
+                double e = 0.0;
+                for (std::size_t i = 0; i < n; ++i) e = std::max(e, std::fabs(out[i] - want[i]));
+                HEARTH_CHECK(e <= (large ? 2e-3 : 1.5e-4),
+                             (where + QString(": max error %1 vs llama.cpp's rounding").arg(e)));
+                const double en = max_abs_diff(out.data(), naive.data(), n);
+                HEARTH_CHECK(en <= (large ? 5e-2 : 2e-3),
+                             (where + QString(": max error %1 vs the float reference").arg(en)));
+                if (first.empty()) {
+                    first = out;
+                } else {
+                    HEARTH_CHECK(std::memcmp(first.data(), out.data(), n * sizeof(float)) == 0,
+                                 (where + ": differs from the scalar single-thread result"));
+                }
             }
         }
+    }
+
+    // llama.cpp's non-flash attention with its fp16 roundings (Q, and the normalised
+    // probabilities before P · V), everything else exact in double.
+    static std::vector<double> llama_reference(const Case& c, int32_t n_heads, float scale) {
+        using hearth::quant::f32_to_fp16;
+        using hearth::quant::fp16_to_f32;
+        const int32_t D = c.head_dim, group = n_heads / c.n_kv;
+        std::vector<double> out(c.q.size());
+        const auto row = [&](const std::vector<uint16_t>& kv, int32_t seq, int32_t p, int32_t g) {
+            const int32_t blk = c.tables[static_cast<std::size_t>(
+                c.bt_start[static_cast<std::size_t>(seq)] + p / c.block_size)];
+            return kv.data() +
+                   ((static_cast<std::size_t>(blk) * c.block_size + p % c.block_size) * c.n_kv +
+                    g) *
+                       D;
+        };
+        for (int32_t s = 0; s < c.batch.n_seqs; ++s) {
+            const int32_t ql = c.q_len[static_cast<std::size_t>(s)],
+                          kl = c.kv_len[static_cast<std::size_t>(s)];
+            for (int32_t i = 0; i < ql; ++i) {
+                const int32_t tok = c.q_start[static_cast<std::size_t>(s)] + i, pos = kl - ql + i;
+                for (int32_t h = 0; h < n_heads; ++h) {
+                    const float* q = c.q.data() + (static_cast<std::size_t>(tok) * n_heads + h) * D;
+                    std::vector<double> sc(static_cast<std::size_t>(pos + 1));
+                    double mx = -1e300;
+                    for (int32_t p = 0; p <= pos; ++p) {
+                        const uint16_t* k = row(c.k, s, p, h / group);
+                        double dot = 0.0;
+                        for (int32_t d = 0; d < D; ++d)
+                            dot += static_cast<double>(fp16_to_f32(f32_to_fp16(q[d]))) *
+                                   fp16_to_f32(k[d]);
+                        sc[static_cast<std::size_t>(p)] = dot * scale;
+                        mx = std::max(mx, sc[static_cast<std::size_t>(p)]);
+                    }
+                    double sum = 0.0;
+                    for (double& v : sc) sum += (v = std::exp(v - mx));
+                    double* o = out.data() + (static_cast<std::size_t>(tok) * n_heads + h) * D;
+                    for (int32_t p = 0; p <= pos; ++p) {
+                        const double ph = fp16_to_f32(
+                            f32_to_fp16(static_cast<float>(sc[static_cast<std::size_t>(p)] / sum)));
+                        const uint16_t* v = row(c.v, s, p, h / group);
+                        for (int32_t d = 0; d < D; ++d) o[d] += ph * fp16_to_f32(v[d]);
+                    }
+                }
+            }
+        }
+        return out;
     }
 
   private slots:
@@ -158,6 +229,9 @@ class TestCpuAttention : public QObject {
         const std::vector<SeqSpec> decode = {{1500, 1}};
         Case d(rng, block_size, n_kv, head_dim, n_heads, decode, 1.0f);
         check(d, n_heads, 1.0f / std::sqrt(static_cast<float>(head_dim)), "long decode");
+        const std::vector<SeqSpec> short_decode = {{40, 1}};  // one token, unsplit
+        Case sd(rng, block_size, n_kv, head_dim, n_heads, short_decode, 1.0f);
+        check(sd, n_heads, 1.0f / std::sqrt(static_cast<float>(head_dim)), "short decode");
         const std::vector<SeqSpec> prefill = {{0, 150}, {300, 70}};
         Case p(rng, block_size, n_kv, head_dim, n_heads, prefill, 1.0f);
         check(p, n_heads, 1.0f / std::sqrt(static_cast<float>(head_dim)), "long prefill");
@@ -168,7 +242,7 @@ class TestCpuAttention : public QObject {
         std::mt19937 rng(kSeed + 1);
         const std::vector<SeqSpec> seqs = {{290, 5}, {700, 1}};
         Case c(rng, 16, 3, 64, 9, seqs, 40.0f);
-        check(c, 9, 1.0f, "large scores");
+        check(c, 9, 1.0f, "large scores", true);
     }
 
     void kv_append() {

@@ -1,9 +1,20 @@
 // Hearth's forward pass on the default model against llama.cpp (goldens recorded by
 // scripts/goldens/inference.py with llama-cpp-python on the same file):
-// - logits at the last prompt position agree with relative L2 error below 1e-2;
+// - logits at the last prompt position agree with relative L2 error below 1e-3;
 // - greedy continuations of 64 tokens match token for token, up to any step where
-//   llama.cpp's own two best logits are within 1e-3 (a tie that 8-bit activation
-//   rounding may break either way; such divergences are reported, not failed).
+//   llama.cpp's own two best logits are within 1e-3 (a near tie, reported, not failed).
+//
+// The CPU backend reproduces llama.cpp's default CPU path operation for operation (fp16
+// activation scales, its attention and exponential, rope and rms_norm arithmetic, its
+// summation orders; see kernels/cpu/act_quant.h and attention_fns.h), so the hidden
+// states are bit-identical to those of llama.cpp's AVX2 build, on the AVX2 kernels and on
+// the (slow) scalar fallback alike, and the remaining logit error (~2e-4) is the fp16
+// storage of the goldens. The bounds are that tight on purpose: this model amplifies any
+// rounding difference; llama.cpp's own flash-attention path, numerically a little
+// different, is 2 % (median) to 12 % (max) relative L2 away from its default one, and
+// before the CPU backend followed llama.cpp's roundings it was 0.7-8 % away with only 2-3
+// of 22 greedy continuations intact. The naive reference backend
+// (HEARTH_TEST_BACKEND=reference) computes in plain float and is not expected to pass.
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -13,11 +24,11 @@
 #include <cmath>
 
 #include "cpu/cpu_backend.h"
-#include "reference/reference_backend.h"
 #include "generation/generator.h"
 #include "gguf/gguf_file.h"
 #include "model/llama_model.h"
 #include "quant/fp16.h"
+#include "reference/reference_backend.h"
 #include "support/test_model.h"
 #include "tokenizer/tokenizer.h"
 
@@ -44,7 +55,7 @@ class TestModelGolden : public QObject {
     std::vector<uint16_t> golden_logits_;
     int n_vocab_ = 0;
 
-private slots:
+  private slots:
     void initTestCase() {
         HEARTH_REQUIRE_MODEL(path);
         auto f = gguf::GgufFile::open(path.toStdString());
@@ -80,7 +91,9 @@ private slots:
     void lastLogits_data() {
         QTest::addColumn<int>("index");
         for (int i = 0; i < prompts_.size(); ++i)
-            QTest::newRow(qPrintable(QString("%1 %2").arg(i).arg(prompts_[i].toObject()["kind"].toString()))) << i;
+            QTest::newRow(
+                qPrintable(QString("%1 %2").arg(i).arg(prompts_[i].toObject()["kind"].toString())))
+                << i;
     }
     void lastLogits() {
         QFETCH(int, index);
@@ -90,7 +103,8 @@ private slots:
         QVERIFY2(logits, logits ? "" : logits.message().c_str());
         QCOMPARE(logits->size(), static_cast<size_t>(n_vocab_));
         double diff = 0, ref = 0, mean_d = 0, xy = 0;
-        const uint16_t* g = golden_logits_.data() + static_cast<size_t>(index) * static_cast<size_t>(n_vocab_);
+        const uint16_t* g =
+            golden_logits_.data() + static_cast<size_t>(index) * static_cast<size_t>(n_vocab_);
         for (int i = 0; i < n_vocab_; ++i) {
             const double r = quant::fp16_to_f32(g[i]);
             const double d = (*logits)[static_cast<size_t>(i)] - r;
@@ -100,9 +114,9 @@ private slots:
             xy += (*logits)[static_cast<size_t>(i)] * r;
         }
         const double rel = std::sqrt(diff / ref);
-        qInfo("prompt %d: relative L2 error of last logits %.2e (mean difference %.3f, scale %.4f)", index, rel,
-              mean_d / n_vocab_, xy / ref);
-        QVERIFY2(rel < 1e-2, qPrintable(QString("relative L2 error %1").arg(rel)));
+        qInfo("prompt %d: relative L2 error of last logits %.2e (mean difference %.3f, scale %.4f)",
+              index, rel, mean_d / n_vocab_, xy / ref);
+        QVERIFY2(rel < 1e-3, qPrintable(QString("relative L2 error %1").arg(rel)));
     }
 
     void greedyContinuation_data() { lastLogits_data(); }
@@ -128,12 +142,19 @@ private slots:
             if (result->tokens[step] != expected[step]) {
                 const double gap = gaps[static_cast<qsizetype>(step)].toDouble();
                 if (gap < 1e-3) {
-                    qInfo("prompt %d: diverged at step %zu where llama.cpp's top-2 gap is %.1e (allowed)", index, step,
-                          gap);
+                    qInfo(
+                        "prompt %d: diverged at step %zu where llama.cpp's top-2 gap is %.1e "
+                        "(allowed)",
+                        index, step, gap);
                     break;
                 }
-                QFAIL(qPrintable(QString("prompt %1: step %2: Hearth %3, llama.cpp %4 (llama.cpp top-2 gap %5)")
-                                     .arg(index).arg(step).arg(result->tokens[step]).arg(expected[step]).arg(gap)));
+                QFAIL(qPrintable(
+                    QString("prompt %1: step %2: Hearth %3, llama.cpp %4 (llama.cpp top-2 gap %5)")
+                        .arg(index)
+                        .arg(step)
+                        .arg(result->tokens[step])
+                        .arg(expected[step])
+                        .arg(gap)));
             }
             ++matched;
         }

@@ -67,8 +67,10 @@ private slots:
         QTest::addColumn<int>("blockSize");
         QTest::addColumn<double>("tolerance");
         // Float weights use float dot products; quantised ones quantise activations to
-        // 8 bits, which costs about 1 % relative error through two layers.
-        QTest::newRow("llama F32 bs16") << "llama" << TensorType::F32 << 16 << 1e-4;
+        // 8 bits, which costs about 1 % relative error through two layers. The CPU
+        // backend's attention also rounds Q and the softmax probabilities to fp16, as
+        // llama.cpp's does (kernels/cpu/attention_fns.h): ~3e-4 even with F32 weights.
+        QTest::newRow("llama F32 bs16") << "llama" << TensorType::F32 << 16 << 1e-3;
         QTest::newRow("llama F16 bs3") << "llama" << TensorType::F16 << 3 << 1e-3;
         QTest::newRow("llama Q8_0 bs7") << "llama" << TensorType::Q8_0 << 7 << 3e-2;
         QTest::newRow("llama Q4_1 bs1") << "llama" << TensorType::Q4_1 << 1 << 3e-2;

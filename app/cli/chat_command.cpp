@@ -1,15 +1,19 @@
 // hearth-cli chat: an interactive multi-turn chat in the terminal. Replies stream as
 // they are generated; Ctrl+C stops a reply (a second Ctrl+C quits); /quit or end of input
 // ends the session; /reset starts over with the same system prompt.
+#include <QJsonDocument>
+
 #include <cstdio>
 #include <iostream>
 
 #include "chat/prompt_builder.h"
 #include "cli/cancel_signal.h"
 #include "cli/commands.h"
-#include "cli/model_loading.h"
+#include "cli/engine_options.h"
+#include "gguf/gguf_file.h"
+#include "model/model_config.h"
 #include "cli/sampling_options.h"
-#include "generation/generator.h"
+#include "tokenizer/tokenizer.h"
 
 namespace hearth::cli {
 namespace {
@@ -18,9 +22,10 @@ std::vector<OptionSpec> chat_options() {
     std::vector<OptionSpec> o = {
         {"system", true, "system prompt (persona) for the conversation"},
         {"max-tokens", true, "most tokens per reply (default 512)"},
+        {"json", false, "after each reply, print its statistics as one JSON line on stderr"},
         {"help", false, "show this help"},
     };
-    for (auto& v : {model_options(), sampling_options()}) o.insert(o.end(), v.begin(), v.end());
+    for (auto& v : {engine_options(), sampling_options()}) o.insert(o.end(), v.begin(), v.end());
     return o;
 }
 
@@ -39,10 +44,11 @@ int run_chat(const CommandArgs& argv) {
     if (!sampling) return fail(2, sampling.message());
     auto max_tokens = args->integer("max-tokens", 512, 1, 1 << 20);
     if (!max_tokens) return fail(2, max_tokens.message());
-    auto loaded = load_model(*args);
-    if (!loaded) return fail(1, loaded.message());
+    auto started = start_engine(*args);
+    if (!started) return fail(1, started.message());
+    Engine& engine = **started;
 
-    chat::PromptBuilder builder(*loaded->tokenizer, chat::ChatTemplate::from_gguf(*loaded->file));
+    chat::PromptBuilder builder(engine.tokenizer(), chat::ChatTemplate::from_gguf(engine.file()));
     std::vector<chat::Message> messages;
     const std::string system = args->value("system").value_or("");
     auto reset = [&] {
@@ -50,11 +56,12 @@ int run_chat(const CommandArgs& argv) {
         if (!system.empty()) messages.push_back({chat::Role::System, system, std::nullopt});
     };
     reset();
-    Generator gen(*loaded->model, *loaded->tokenizer);
     std::atomic<bool>& cancel = cancel_on_interrupt();
-    const size_t context = static_cast<size_t>(loaded->model->config().context_length);
+    const size_t context = static_cast<size_t>(engine.model_config().context_length);
+    // One conversation id per /reset: the engine keeps each one's KV between turns.
+    kv::SeqId conversation = 1;
     std::fprintf(stderr, "Chatting with %s (%s template). /reset starts over, /quit or Ctrl+D ends.\n",
-                 loaded->file->get_string("general.name").value_or("the model").data(),
+                 engine.file().get_string("general.name").value_or("the model").data(),
                  std::string(chat::family_name(builder.chat_template().family())).c_str());
     SamplingParams params = *sampling;
     for (;;) {
@@ -64,6 +71,7 @@ int run_chat(const CommandArgs& argv) {
         if (!std::getline(std::cin, line) || line == "/quit") break;
         if (line == "/reset") {
             reset();
+            ++conversation;
             continue;
         }
         if (line.empty()) continue;
@@ -79,27 +87,33 @@ int run_chat(const CommandArgs& argv) {
         if (prompt->dropped > 0)
             std::fprintf(stderr, "[the %zu oldest messages no longer fit the context and were left out]\n",
                          prompt->dropped);
-        GenerationRequest req;
+        sched::Request req;
+        req.conversation = conversation;
         req.prompt = prompt->ids;
         req.sampling = params;
         req.max_tokens = static_cast<int32_t>(reply_room);
         cancel.store(false);
-        auto result = gen.generate(
-            req,
-            [](int32_t, const std::string& text) {
-                std::fwrite(text.data(), 1, text.size(), stdout);
-                std::fflush(stdout);
-            },
-            &cancel);
-        if (!result) {
-            std::fprintf(stderr, "\nhearth-cli: %s\n", result.message().c_str());
+        auto handle = engine.submit(std::move(req));
+        const sched::Event last = follow(engine, *handle, [](const std::string& text) {
+            std::fwrite(text.data(), 1, text.size(), stdout);
+            std::fflush(stdout);
+        });
+        if (last.kind == sched::EventKind::Error) {
+            std::fprintf(stderr, "\nhearth-cli: %s\n", last.error.c_str());
             messages.pop_back();
             continue;
         }
-        std::fprintf(stderr, "\n[%d prompt tokens, TTFT %.0f ms, %.1f tok/s%s]\n", result->prompt_tokens,
-                     result->ttft_ms, result->decode_tokens_per_s(),
-                     result->stop == StopReason::Cancelled ? ", stopped" : "");
-        messages.push_back({chat::Role::Assistant, result->text, result->tokens});
+        const sched::RequestStats& s = last.stats;
+        if (args->flag("json")) {
+            std::fputc('\n', stdout);
+            const QJsonObject stats = request_stats_json(s, last.stop);
+            std::fputs(QJsonDocument(stats).toJson(QJsonDocument::Compact).append('\n').constData(), stderr);
+        } else {
+            std::fprintf(stderr, "\n[%d prompt tokens, %d from cache, TTFT %.0f ms, %.1f tok/s%s]\n",
+                         s.prompt_tokens, s.prompt_tokens_cached, s.ttft_ms, s.decode_tokens_per_s(),
+                         last.stop == StopReason::Cancelled ? ", stopped" : "");
+        }
+        messages.push_back({chat::Role::Assistant, last.text, last.tokens});
         params.seed += 1;  // a different draw each turn, still reproducible from --seed
     }
     std::fputc('\n', stdout);

@@ -4,9 +4,9 @@
 
 namespace hearth::cli {
 
-Result<std::vector<int32_t>> chat_prompt(const LoadedModel& model, const std::string& system,
-                                         const std::string& user) {
-    chat::PromptBuilder builder(*model.tokenizer, chat::ChatTemplate::from_gguf(*model.file));
+Result<std::vector<int32_t>> chat_prompt(const gguf::GgufFile& file, const Tokenizer& tokenizer,
+                                         const std::string& system, const std::string& user) {
+    chat::PromptBuilder builder(tokenizer, chat::ChatTemplate::from_gguf(file));
     std::vector<chat::Message> messages;
     if (!system.empty()) messages.push_back({chat::Role::System, system, std::nullopt});
     messages.push_back({chat::Role::User, user, std::nullopt});

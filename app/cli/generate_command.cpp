@@ -6,12 +6,12 @@
 
 #include <cstdio>
 
-#include "cli/cancel_signal.h"
 #include "cli/chat_prompt.h"
 #include "cli/commands.h"
-#include "cli/model_loading.h"
+#include "cli/engine_options.h"
+#include "gguf/gguf_file.h"
 #include "cli/sampling_options.h"
-#include "generation/generator.h"
+#include "tokenizer/tokenizer.h"
 
 namespace hearth::cli {
 namespace {
@@ -28,7 +28,7 @@ std::vector<OptionSpec> generate_options() {
         {"json", false, "print one JSON object with ids, text and statistics"},
         {"help", false, "show this help"},
     };
-    for (auto& v : {model_options(), sampling_options()}) o.insert(o.end(), v.begin(), v.end());
+    for (auto& v : {engine_options(), sampling_options()}) o.insert(o.end(), v.begin(), v.end());
     return o;
 }
 
@@ -48,19 +48,6 @@ Result<std::vector<int32_t>> parse_ids(const std::string& json) {
 
 }  // namespace
 
-QJsonObject generation_stats_json(const GenerationResult& r) {
-    QJsonObject s;
-    s["prompt_tokens"] = r.prompt_tokens;
-    s["generated_tokens"] = static_cast<qint64>(r.tokens.size());
-    s["prefill_ms"] = r.prefill_ms;
-    s["prefill_tokens_per_s"] = r.prefill_tokens_per_s();
-    s["ttft_ms"] = r.ttft_ms;
-    s["decode_ms"] = r.decode_ms;
-    s["decode_tokens_per_s"] = r.decode_tokens_per_s();
-    s["stop_reason"] = stop_reason_name(r.stop);
-    return s;
-}
-
 int run_generate(const CommandArgs& argv) {
     const auto options = generate_options();
     auto args = Args::parse(argv, options);
@@ -78,55 +65,60 @@ int run_generate(const CommandArgs& argv) {
     auto max_tokens = args->integer("max-tokens", 256, 1, 1 << 20);
     if (!max_tokens) return fail(2, max_tokens.message());
 
-    auto loaded = load_model(*args);
-    if (!loaded) return fail(1, loaded.message());
-    GenerationRequest req;
+    auto engine = start_engine(*args);
+    if (!engine) return fail(1, engine.message());
+    const Tokenizer& tokenizer = (*engine)->tokenizer();
+    sched::Request req;
     if (has_ids) {
         auto ids = parse_ids(*args->value("prompt-ids"));
         if (!ids) return fail(2, ids.message());
         req.prompt = std::move(ids).value();
     } else if (args->flag("chat")) {
-        auto ids = chat_prompt(*loaded, args->value("system").value_or(""), *args->value("prompt"));
+        auto ids = chat_prompt((*engine)->file(), tokenizer, args->value("system").value_or(""),
+                               *args->value("prompt"));
         if (!ids) return fail(1, ids.message());
         req.prompt = std::move(ids).value();
     } else {
-        req.prompt = loaded->tokenizer->encode(*args->value("prompt"), false);
-        if (loaded->tokenizer->add_bos() && loaded->tokenizer->bos() >= 0)
-            req.prompt.insert(req.prompt.begin(), loaded->tokenizer->bos());
+        req.prompt = tokenizer.encode(*args->value("prompt"), false);
+        if (tokenizer.add_bos() && tokenizer.bos() >= 0) req.prompt.insert(req.prompt.begin(), tokenizer.bos());
     }
     req.sampling = *sampling;
     req.max_tokens = static_cast<int32_t>(*max_tokens);
     req.stop_at_end_of_generation = !args->flag("ignore-eos");
     if (auto stop = args->value("stop")) req.stop_strings.push_back(*stop);
+    const auto n_prompt = static_cast<qint64>(req.prompt.size());
 
     const bool json = args->flag("json");
-    Generator gen(*loaded->model, *loaded->tokenizer);
-    auto result = gen.generate(
-        req,
-        [json](int32_t, const std::string& text) {
-            if (json) return;
-            std::fwrite(text.data(), 1, text.size(), stdout);
-            std::fflush(stdout);
-        },
-        &cancel_on_interrupt());
-    if (!result) return fail(1, result.message());
+    auto handle = (*engine)->submit(std::move(req));
+    const sched::Event last = follow(**engine, *handle, [json](const std::string& text) {
+        if (json) return;
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        std::fflush(stdout);
+    });
+    if (last.kind == sched::EventKind::Error) return fail(1, last.error);
+    const int code = last.stop == StopReason::Cancelled ? 130 : 0;
     if (!json) {
         std::fputc('\n', stdout);
-        const GenerationResult& r = *result;
-        std::fprintf(stderr, "[%d prompt tokens, prefill %.1f tok/s, TTFT %.0f ms, %zu tokens at %.1f tok/s, %s]\n",
-                     r.prompt_tokens, r.prefill_tokens_per_s(), r.ttft_ms, r.tokens.size(), r.decode_tokens_per_s(),
-                     stop_reason_name(r.stop));
-        return r.stop == StopReason::Cancelled ? 130 : 0;
+        const sched::RequestStats& s = last.stats;
+        const double prefill_ms = s.ttft_ms - s.queue_ms;
+        std::fprintf(stderr,
+                     "[%d prompt tokens (%d from cache), prefill %.1f tok/s, TTFT %.0f ms, %d tokens at "
+                     "%.1f tok/s, %s]\n",
+                     s.prompt_tokens, s.prompt_tokens_cached,
+                     prefill_ms > 0 ? s.prompt_tokens_computed * 1000.0 / prefill_ms : 0.0, s.ttft_ms,
+                     s.generated_tokens, s.decode_tokens_per_s(), stop_reason_name(last.stop));
+        return code;
     }
     QJsonObject out;
     QJsonArray ids;
-    for (int32_t t : result->tokens) ids.append(t);
-    out["prompt_ids_count"] = static_cast<qint64>(req.prompt.size());
+    for (int32_t t : last.tokens) ids.append(t);
+    out["prompt_ids_count"] = n_prompt;
     out["tokens"] = ids;
-    out["text"] = QString::fromStdString(result->text);
-    out["stats"] = generation_stats_json(*result);
+    out["text"] = QString::fromStdString(last.text);
+    out["stats"] = request_stats_json(last.stats, last.stop);
+    out["backend"] = QString::fromStdString((*engine)->backend_name());
     std::fputs(QJsonDocument(out).toJson(QJsonDocument::Compact).append('\n').constData(), stdout);
-    return result->stop == StopReason::Cancelled ? 130 : 0;
+    return code;
 }
 
 }  // namespace hearth::cli

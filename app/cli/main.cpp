@@ -27,6 +27,7 @@ constexpr Command kCommands[] = {
     {"tokenize", "print the token ids of a text as a JSON array", hearth::cli::run_tokenize},
     {"generate", "generate a completion (streamed, or JSON with statistics)", hearth::cli::run_generate},
     {"chat", "chat with a model in the terminal", hearth::cli::run_chat},
+    {"bench", "prefix-cache benchmarks: shared-prefix, switch, memory", hearth::cli::run_bench},
     {"history", "read the chat history: list, show, export, search", run_history},
 };
 

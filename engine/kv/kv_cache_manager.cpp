@@ -56,7 +56,7 @@ CachedPrefix KvCacheManager::longest_cached_prefix(std::span<const TokenId> toke
     // forward pass produces the logits for the next token. A cache hit stores KV, not
     // logits. Rounded down to full blocks: only full blocks are ever hashed.
     CachedPrefix out;
-    if (tokens.empty()) return out;
+    if (tokens.empty() || !config_.prefix_caching) return out;
     const auto bs = static_cast<std::size_t>(config_.block_size);
     const std::size_t max_blocks = (tokens.size() - 1) / bs;
     std::optional<BlockHash> prev;
@@ -189,7 +189,7 @@ void KvCacheManager::hash_new_full_blocks(Sequence& s) {
         std::optional<BlockHash> parent;
         if (i > 0) parent = s.hashes.back();
         s.hashes.push_back(hash_block(parent, tokens.subspan(i * bs, bs), config_.hash_keys));
-        pool_.cache_full_block(s.table[i], s.hashes.back());
+        if (config_.prefix_caching) pool_.cache_full_block(s.table[i], s.hashes.back());
     }
 }
 
@@ -214,7 +214,8 @@ Result<void> KvCacheManager::park(SeqId seq) {
     Parked p;
     p.tokens.assign(s.tokens.begin(), s.tokens.begin() + s.n_computed);
     p.hashes = std::move(s.hashes);
-    if (static_cast<std::size_t>(s.n_computed) % bs != 0) p.tail = s.table[full];
+    if (config_.prefix_caching && static_cast<std::size_t>(s.n_computed) % bs != 0)
+        p.tail = s.table[full];
     std::vector<BlockId> to_free;
     for (auto b = s.table.rbegin(); b != s.table.rend(); ++b)
         if (*b != p.tail) to_free.push_back(*b);
@@ -298,6 +299,7 @@ Result<PinInfo> KvCacheManager::pin(std::span<const TokenId> prefix) {
     // NOTE: a pin holds blocks already cached (pin after the persona's first prefill): it
     // keeps KV warm, it does not compute any. No len - 1 cap here: the pinned prefix is
     // meant to prefix longer prompts, whose own lookups apply the cap.
+    if (!config_.prefix_caching) return make_error("pin: prefix caching is off");
     const auto bs = static_cast<std::size_t>(config_.block_size);
     std::vector<BlockId> blocks;
     std::optional<BlockHash> prev;
@@ -354,6 +356,24 @@ BlockId KvCacheManager::parked_tail(SeqId seq) const {
 std::span<const BlockId> KvCacheManager::pinned_blocks(PinId pin) const {
     const auto it = pins_.find(pin);
     return it == pins_.end() ? std::span<const BlockId>() : std::span(it->second);
+}
+
+std::vector<SeqId> KvCacheManager::sequences() const {
+    std::vector<SeqId> out;
+    for (const auto& [id, s] : seqs_) out.push_back(id);
+    return out;
+}
+
+std::vector<std::pair<SeqId, BlockId>> KvCacheManager::parked_tails() const {
+    std::vector<std::pair<SeqId, BlockId>> out;
+    for (const auto& [stamp, seq] : parked_order_) out.emplace_back(seq, parked_.at(seq).tail);
+    return out;
+}
+
+std::vector<PinId> KvCacheManager::pin_ids() const {
+    std::vector<PinId> out;
+    for (const auto& [id, blocks] : pins_) out.push_back(id);
+    return out;
 }
 
 }  // namespace hearth::kv

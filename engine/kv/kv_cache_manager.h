@@ -32,6 +32,9 @@ struct KvCacheConfig {
     int32_t block_size = 16;         // tokens per block
     double max_pinned_share = 0.25;  // of n_blocks, for pin()
     BlockHashKeys hash_keys;         // at least the model fingerprint
+    // Off: no block is ever found in (or added to) the cache, so every prompt is computed
+    // in full; park() keeps no tail. For benchmarks and equivalence tests.
+    bool prefix_caching = true;
 };
 
 struct CachedPrefix {
@@ -69,6 +72,8 @@ class KvCacheManager {
     explicit KvCacheManager(KvCacheConfig config);
 
     int32_t block_size() const { return config_.block_size; }
+    bool prefix_caching() const { return config_.prefix_caching; }
+    int32_t n_parked() const { return static_cast<int32_t>(parked_.size()); }
     const BlockPool& pool() const { return pool_; }
     KvCacheStats stats() const;
 
@@ -110,6 +115,9 @@ class KvCacheManager {
     int32_t n_computed(SeqId seq) const;                      // 0 if unknown
     BlockId parked_tail(SeqId seq) const;                     // kNoBlock if none (or reclaimed)
     std::span<const BlockId> pinned_blocks(PinId pin) const;  // empty if unknown
+    std::vector<SeqId> sequences() const;                       // active ones, unordered
+    std::vector<std::pair<SeqId, BlockId>> parked_tails() const;  // parked with a tail
+    std::vector<PinId> pin_ids() const;
     int32_t max_pinned_blocks() const { return max_pinned_; }
 
   private:

@@ -1,0 +1,87 @@
+#include "cli/bench_support.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <algorithm>
+#include <sstream>
+
+#include "engine.h"
+#include "tokenizer/tokenizer.h"
+
+namespace hearth::cli {
+
+TokenSource::TokenSource(const Engine& engine, uint64_t seed) : rng_(seed) {
+    const Tokenizer& t = engine.tokenizer();
+    for (int32_t id = 0; id < t.vocab_size(); ++id)
+        if (t.token_attr(id) == TokenAttr::Normal) ordinary_.push_back(id);
+}
+
+std::vector<int32_t> TokenSource::take(int n) {
+    std::uniform_int_distribution<std::size_t> pick(0, ordinary_.size() - 1);
+    std::vector<int32_t> out(static_cast<std::size_t>(n));
+    for (auto& t : out) t = ordinary_[pick(rng_)];
+    return out;
+}
+
+std::string Table::render() const {
+    std::vector<std::size_t> width;
+    for (const auto& row : rows_)
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            if (width.size() <= i) width.push_back(0);
+            width[i] = std::max(width[i], row[i].size());
+        }
+    std::ostringstream out;
+    const auto line = [&](const std::vector<std::string>& row) {
+        out << '|';
+        for (std::size_t i = 0; i < width.size(); ++i) {
+            const std::string cell = i < row.size() ? row[i] : "";
+            out << ' ' << cell << std::string(width[i] - cell.size(), ' ') << " |";
+        }
+        out << '\n';
+    };
+    line(rows_.front());
+    out << '|';
+    for (std::size_t w : width) out << std::string(w + 2, '-') << '|';
+    out << '\n';
+    for (std::size_t r = 1; r < rows_.size(); ++r) line(rows_[r]);
+    return out.str();
+}
+
+std::string fmt(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+Result<std::vector<double>> parse_numbers(const std::string& csv) {
+    std::vector<double> out;
+    std::stringstream ss(csv);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        try {
+            std::size_t used = 0;
+            const double v = std::stod(item, &used);
+            if (used != item.size() || !(v > 0)) throw std::invalid_argument(item);
+            out.push_back(v);
+        } catch (const std::exception&) {
+            return make_error("expected positive numbers separated by commas, got '" + csv + "'");
+        }
+    }
+    if (out.empty()) return make_error("expected at least one number");
+    return out;
+}
+
+Result<PeerTtft> PeerTtft::load(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return make_error("cannot read " + path.toStdString());
+    const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+    PeerTtft p;
+    p.label = o.value("label").toString("peer").toStdString();
+    for (const auto& v : o.value("ttft_ms").toArray()) p.ttft_ms.push_back(v.toDouble());
+    if (p.ttft_ms.empty()) return make_error(path.toStdString() + ": no ttft_ms array");
+    return p;
+}
+
+}  // namespace hearth::cli

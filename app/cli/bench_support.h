@@ -1,0 +1,59 @@
+// Small pieces the hearth-cli benchmarks share: reproducible prompt tokens, a text table,
+// number formatting, a peer's results from JSON, and what a benchmark hands back.
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cli/plot.h"
+#include "common/result.h"
+
+namespace hearth {
+class Engine;
+}
+
+namespace hearth::cli {
+
+// Random ordinary tokens of the engine's vocabulary (no control tokens), from a seed.
+class TokenSource {
+  public:
+    TokenSource(const Engine& engine, uint64_t seed);
+    std::vector<int32_t> take(int n);
+
+  private:
+    std::vector<int32_t> ordinary_;
+    std::mt19937_64 rng_;
+};
+
+class Table {
+  public:
+    explicit Table(std::vector<std::string> header) : rows_{std::move(header)} {}
+    void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+    std::string render() const;  // Markdown, columns aligned
+
+  private:
+    std::vector<std::vector<std::string>> rows_;
+};
+
+std::string fmt(double v, int decimals);
+Result<std::vector<double>> parse_numbers(const std::string& csv);
+
+// {"label": "...", "ttft_ms": [...]} as written by scripts/bench/switch-llamacpp.
+struct PeerTtft {
+    std::string label;
+    std::vector<double> ttft_ms;
+    static Result<PeerTtft> load(const QString& path);
+};
+
+struct BenchOutput {
+    std::string table;
+    QJsonObject json;
+    std::vector<Plot> plots;
+};
+
+}  // namespace hearth::cli

@@ -1,0 +1,83 @@
+#include "cli/engine_options.h"
+
+#include "cli/cancel_signal.h"
+#include "common/paths.h"
+
+namespace hearth::cli {
+
+std::vector<OptionSpec> engine_options() {
+    return {
+        {"model", true, "GGUF model file (default: $HEARTH_MODEL or the default model)"},
+        {"threads", true, "CPU threads (default: all cores)"},
+        {"cache", true, "prefix caching: on (default) or off"},
+        {"kv-mb", true, "KV cache size in MiB (default: two full contexts, at most 1024)"},
+        {"batch", true, "most tokens per forward step (default 512)"},
+    };
+}
+
+Result<EngineConfig> engine_config(const Args& args) {
+    EngineConfig c;
+    c.model_path = args.value("model").value_or(paths::default_model_path());
+    auto threads = args.integer("threads", 0, 0, 1024);
+    if (!threads) return threads.error();
+    c.n_threads = static_cast<int>(*threads);
+    const std::string cache = args.value("cache").value_or("on");
+    if (cache != "on" && cache != "off") return make_error("--cache expects on or off, got '" + cache + "'");
+    c.prefix_caching = cache == "on";
+    auto kv = args.integer("kv-mb", 0, 1, 1 << 20);
+    if (!kv) return kv.error();
+    c.kv_mb = args.value("kv-mb") ? static_cast<std::size_t>(*kv) : 0;
+    auto batch = args.integer("batch", 512, 1, 1 << 16);
+    if (!batch) return batch.error();
+    c.scheduler.max_batch_tokens = static_cast<int32_t>(*batch);
+    return c;
+}
+
+Result<std::unique_ptr<Engine>> start_engine(const EngineConfig& config, bool default_model) {
+    auto engine = Engine::create(config);
+    if (!engine && default_model)
+        return make_error(engine.message() + " (run scripts/fetch-model to get the default model)");
+    return engine;
+}
+
+Result<std::unique_ptr<Engine>> start_engine(const Args& args) {
+    auto config = engine_config(args);
+    if (!config) return config.error();
+    return start_engine(*config, !args.value("model"));
+}
+
+sched::Event follow(Engine& engine, RequestHandle& handle,
+                    const std::function<void(const std::string&)>& on_text) {
+    std::atomic<bool>& interrupted = cancel_on_interrupt();
+    bool cancelled = false;
+    for (;;) {
+        if (!cancelled && interrupted.load()) {
+            engine.cancel(handle.id());
+            cancelled = true;
+        }
+        auto e = handle.next(std::chrono::milliseconds(50));
+        if (!e) continue;
+        if (e->kind == sched::EventKind::Finished || e->kind == sched::EventKind::Error) return *e;
+        if (e->kind == sched::EventKind::Token && !e->text.empty() && on_text) on_text(e->text);
+    }
+}
+
+QJsonObject request_stats_json(const sched::RequestStats& s, StopReason stop) {
+    QJsonObject o;
+    const double prefill_ms = s.ttft_ms - s.queue_ms;
+    o["prompt_tokens"] = s.prompt_tokens;
+    o["prompt_tokens_cached"] = s.prompt_tokens_cached;
+    o["prompt_tokens_computed"] = s.prompt_tokens_computed;
+    o["generated_tokens"] = s.generated_tokens;
+    o["queue_ms"] = s.queue_ms;
+    o["prefill_ms"] = prefill_ms;
+    o["prefill_tokens_per_s"] = prefill_ms > 0 ? s.prompt_tokens_computed * 1000.0 / prefill_ms : 0.0;
+    o["ttft_ms"] = s.ttft_ms;
+    o["decode_ms"] = s.decode_ms;
+    o["decode_tokens_per_s"] = s.decode_tokens_per_s();
+    o["preemptions"] = s.preemptions;
+    o["stop_reason"] = stop_reason_name(stop);
+    return o;
+}
+
+}  // namespace hearth::cli

@@ -1,0 +1,156 @@
+// The engine facade: one model, its paged KV cache with automatic prefix sharing, and a
+// background thread that runs the scheduler. Every public member is thread-safe and
+// returns without waiting for inference; results arrive as events.
+//
+//   auto engine = Engine::create(config);            // loads the model, starts the thread
+//   auto h = engine->submit(request);                // → RequestHandle
+//   while (auto e = h->next()) ...                   // PrefillProgress, Token..., Finished
+//   engine->pin(persona_id, persona_prefix_ids);     // warm up in the background, then pin
+//
+// Events of a request are delivered in order, either to the handle's queue (next()) or,
+// when submit() gets a callback, to that callback on the engine thread (a UI posts them
+// to its own thread from there; the callback must not call back into the engine
+// synchronously except for the non-blocking members).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "kv/kv_cache_manager.h"
+#include "sched/scheduler.h"
+
+namespace hearth {
+
+namespace gguf {
+class GgufFile;
+}
+class Tokenizer;
+struct ModelConfig;
+
+struct EngineConfig {
+    std::string model_path;
+    int n_threads = 0;        // CPU threads; 0: all cores
+    std::size_t kv_mb = 0;    // KV cache budget; 0: two full contexts, at most 1 GiB
+    int32_t block_size = 16;  // tokens per KV block
+    double max_pinned_share = 0.25;
+    bool prefix_caching = true;
+    sched::SchedulerConfig scheduler;
+};
+
+struct EngineStats {
+    kv::KvCacheStats kv;
+    sched::SchedulerStats scheduler;
+    int32_t conversations_parked = 0;  // turns ended with their KV kept resident
+    int64_t requests_finished = 0;
+    double decode_tokens_per_s = 0;    // generated tokens per second of the last busy second
+    double prefix_hit_rate() const {
+        return kv.prompt_tokens_queried > 0
+                   ? static_cast<double>(kv.prompt_tokens_cached) /
+                         static_cast<double>(kv.prompt_tokens_queried)
+                   : 0.0;
+    }
+};
+
+enum class PinState { Warming, Pinned, Failed };
+
+struct PinStatus {
+    int64_t key = 0;
+    PinState state = PinState::Warming;
+    int32_t n_tokens = 0;      // of the prefix
+    int32_t pinned_tokens = 0; // whole blocks held (≤ n_tokens)
+    std::string error;         // Failed
+};
+
+// Who holds each KV block, for a live picture of the cache (the app's Memory page).
+struct BlockCell {
+    enum class State : uint8_t {
+        Free,          // in the free queue, holds nothing reusable
+        Cached,        // in the free queue but still findable by hash (evictable)
+        Pinned,        // held by a pinned prefix (a persona kept warm)
+        Conversation,  // held by one conversation (running, or its parked tail)
+        Shared,        // held by several conversations and/or pins at once
+    };
+    State state = State::Free;
+    int64_t owner = -1;   // Conversation: its id; Pinned: the pin key; else -1
+    int32_t holders = 0;  // sequences, parked tails and pins holding it
+};
+
+struct BlockMap {
+    int32_t block_size = 0;
+    std::vector<BlockCell> blocks;  // by block id
+};
+
+// One submitted request. Shared between the caller and the engine thread.
+class RequestHandle {
+  public:
+    sched::RequestId id() const { return id_; }
+    // The next event, waiting up to timeout; nullopt on timeout or after the last event
+    // (Finished or Error) was taken.
+    std::optional<sched::Event> next(std::chrono::milliseconds timeout = std::chrono::hours(24));
+    // Runs to the end, returning the final event (Finished or Error); other events are
+    // passed to on_event if given.
+    sched::Event wait(const std::function<void(const sched::Event&)>& on_event = {});
+    bool done() const;
+
+  private:
+    friend class Engine;
+    struct State;
+    explicit RequestHandle(sched::RequestId id);
+    void deliver(sched::Event e);
+    sched::RequestId id_;
+    std::shared_ptr<State> state_;
+};
+
+using EventCallback = std::function<void(const sched::Event&)>;
+
+class Engine {
+  public:
+    // Loads the model (GGUF checks, weights, tokenizer), sizes the KV cache and starts the
+    // engine thread. Errors name the file and what is wrong with it.
+    static Result<std::unique_ptr<Engine>> create(const EngineConfig& config);
+    ~Engine();  // cancels what is running and joins the thread
+
+    const ModelConfig& model_config() const;
+    const Tokenizer& tokenizer() const;
+    const gguf::GgufFile& file() const;
+    std::string backend_name() const;
+    const EngineConfig& config() const;
+    int32_t kv_blocks() const;
+    std::size_t kv_bytes() const;
+
+    // Queues a request. Conversation ids are ≥ 0; a request for a conversation that is
+    // still generating fails (an Error event), as does a prompt that does not fit.
+    std::shared_ptr<RequestHandle> submit(sched::Request request, EventCallback on_event = {});
+    void cancel(sched::RequestId id);
+    void cancel_all();
+
+    // Keeps a prefix (a persona's system prompt) resident: the engine prefills it in the
+    // background when it is not cached, then pins its whole blocks. A key pins one prefix;
+    // pinning a key again replaces it. unpin() releases it (its blocks stay cached until
+    // reused). Over the pinned cap: the status is Failed with the reason.
+    void pin(int64_t key, std::vector<int32_t> prefix);
+    void unpin(int64_t key);
+    std::vector<PinStatus> pins() const;
+
+    EngineStats stats() const;
+    // The latest picture of the cache; asking also schedules a fresh one (taken between
+    // steps, so at most one step old when it is read next). Empty before the first.
+    BlockMap block_map() const;
+    // Blocks until nothing is queued or running (tests, benchmarks, shutdown).
+    void wait_idle() const;
+
+  private:
+    struct Impl;
+    explicit Engine(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+const char* pin_state_name(PinState s);
+
+}  // namespace hearth

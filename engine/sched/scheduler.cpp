@@ -1,0 +1,390 @@
+#include "sched/scheduler.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "common/log.h"
+#include "generation/text_stream.h"
+#include "kv/kv_storage.h"
+#include "model/llama_model.h"
+#include "tokenizer/tokenizer.h"
+
+namespace hearth::sched {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+int32_t to_i32(std::size_t n) {
+    return static_cast<int32_t>(n);
+}
+
+// Waiting requests looked at when choosing the longest cached prefix: bounds the hashing
+// a step does when the queue is long.
+constexpr std::size_t kAdmissionScan = 64;
+
+}  // namespace
+
+struct Scheduler::Seq {
+    RequestId id = 0;
+    Request req;
+    Sampler sampler;
+    TextStream stream;
+    std::vector<int32_t> tokens;  // prompt + generated: what (re-)admission allocates
+    std::vector<int32_t> generated;
+    RequestStats stats;
+    Clock::time_point submitted;
+    Clock::time_point first_token;
+    int64_t submit_step = 0;
+    uint64_t admit_order = 0;
+    bool admitted_once = false;
+    bool preempted = false;
+    bool done = false;
+    int32_t reserved = 0;         // token slots the cache holds for it
+    int32_t computed_before = 0;  // computed tokens when last preempted
+    int32_t take = 0;             // tokens in the current step
+
+    Seq(RequestId rid, Request r)
+        : id(rid), req(std::move(r)), sampler(req.sampling), stream(req.stop_strings) {}
+};
+
+Scheduler::Scheduler(LlamaModel& model, KvStorage& storage, kv::KvCacheManager& cache,
+                     const Tokenizer& tokenizer, SchedulerConfig config)
+    : model_(model), storage_(storage), cache_(cache), tokenizer_(tokenizer), config_(config) {
+    config_.max_batch_tokens = std::max(config_.max_batch_tokens, 1);
+    config_.max_running = std::max(config_.max_running, 1);
+}
+
+Scheduler::~Scheduler() = default;
+
+bool Scheduler::has_foreground_work() const {
+    const auto fg = [](const auto& s) { return !s->req.background; };
+    return std::any_of(running_.begin(), running_.end(), fg) ||
+           std::any_of(waiting_.begin(), waiting_.end(), fg);
+}
+
+SchedulerStats Scheduler::stats() const {
+    return {to_i32(running_.size()), to_i32(waiting_.size()), steps_, preemptions_,
+            tokens_computed_, tokens_generated_};
+}
+
+Result<void> Scheduler::submit(RequestId id, Request request) {
+    const int64_t ctx = model_.config().context_length;
+    if (request.prompt.empty()) return make_error("the prompt is empty");
+    if (static_cast<int64_t>(request.prompt.size()) + (request.max_tokens > 0 ? 1 : 0) > ctx)
+        return make_error("the prompt has " + std::to_string(request.prompt.size()) +
+                          " tokens but the model's context holds " + std::to_string(ctx) +
+                          " (including room for the reply); shorten it");
+    const int64_t vocab = model_.config().n_vocab;
+    for (int32_t t : request.prompt)
+        if (t < 0 || t >= vocab)
+            return make_error("token id " + std::to_string(t) + " is outside the vocabulary (" +
+                              std::to_string(vocab) + ")");
+    const auto clash = [&](const std::unique_ptr<Seq>& s) {
+        return s->id == id || s->req.conversation == request.conversation;
+    };
+    if (std::any_of(waiting_.begin(), waiting_.end(), clash) ||
+        std::any_of(running_.begin(), running_.end(), clash))
+        return make_error("conversation " + std::to_string(request.conversation) +
+                          " already has a request in progress (or request id " +
+                          std::to_string(id) + " is taken)");
+    request.max_tokens = static_cast<int32_t>(std::clamp<int64_t>(
+        request.max_tokens, 0, ctx - static_cast<int64_t>(request.prompt.size())));
+    auto s = std::make_unique<Seq>(id, std::move(request));
+    s->tokens = s->req.prompt;
+    s->stats.prompt_tokens = to_i32(s->tokens.size());
+    s->submitted = Clock::now();
+    s->submit_step = steps_;
+    waiting_.push_back(std::move(s));
+    return {};
+}
+
+void Scheduler::cancel(RequestId id, std::vector<Event>& events) {
+    for (auto& s : running_)
+        if (s->id == id && !s->done) finish(*s, StopReason::Cancelled, events);
+    for (auto& s : waiting_)
+        if (s->id == id && !s->done) finish(*s, StopReason::Cancelled, events);
+    remove_finished();
+}
+
+void Scheduler::release(Seq& s, bool park) {
+    const kv::SeqId conv = s.req.conversation;
+    if (!cache_.has_sequence(conv)) return;
+    if (park && cache_.prefix_caching() && cache_.park(conv)) return;
+    cache_.free(conv);
+}
+
+void Scheduler::finish(Seq& s, StopReason stop, std::vector<Event>& events) {
+    const auto now = Clock::now();
+    const std::string tail = s.stream.flush();
+    if (!tail.empty()) {
+        Event e;
+        e.kind = EventKind::Token;
+        e.request = s.id;
+        e.conversation = s.req.conversation;
+        e.text = tail;
+        events.push_back(std::move(e));
+    }
+    if (!s.generated.empty()) s.stats.decode_ms = ms_between(s.first_token, now);
+    // A cancelled request frees everything; its full blocks stay cached all the same.
+    release(s, s.req.park_at_end && stop != StopReason::Cancelled);
+    Event e;
+    e.kind = EventKind::Finished;
+    e.request = s.id;
+    e.conversation = s.req.conversation;
+    e.stop = stop;
+    e.text = s.stream.text();
+    e.tokens = s.generated;
+    e.stats = s.stats;
+    events.push_back(std::move(e));
+    s.done = true;
+}
+
+void Scheduler::fail(Seq& s, const std::string& message, std::vector<Event>& events) {
+    log::get("sched")->warn("request {} (conversation {}) failed: {}", s.id, s.req.conversation,
+                            message);
+    release(s, false);
+    Event e;
+    e.kind = EventKind::Error;
+    e.request = s.id;
+    e.conversation = s.req.conversation;
+    e.error = message;
+    e.stats = s.stats;
+    events.push_back(std::move(e));
+    s.done = true;
+}
+
+void Scheduler::remove_finished() {
+    const auto done = [](const std::unique_ptr<Seq>& s) { return s->done; };
+    running_.erase(std::remove_if(running_.begin(), running_.end(), done), running_.end());
+    waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(), done), waiting_.end());
+}
+
+bool Scheduler::preempt_newest(const Seq* keep) {
+    // NOTE: preemption by recompute. The victim's full blocks stay cached after free(),
+    // so when it is readmitted most of it usually comes back from the cache.
+    for (auto it = running_.rbegin(); it != running_.rend(); ++it) {
+        Seq& v = **it;
+        if (&v == keep || v.done) continue;
+        const kv::SeqId conv = v.req.conversation;
+        v.computed_before = cache_.n_computed(conv);
+        const auto known = cache_.tokens(conv);
+        v.tokens.assign(known.begin(), known.end());
+        cache_.free(conv);
+        v.reserved = 0;
+        v.preempted = true;
+        ++v.stats.preemptions;
+        ++preemptions_;
+        log::get("sched")->debug("preempted request {} ({} tokens computed)", v.id,
+                                 v.computed_before);
+        std::unique_ptr<Seq> moved = std::move(*it);
+        running_.erase(std::next(it).base());
+        // Preempted requests go back in front, oldest admission first.
+        auto pos = waiting_.begin();
+        while (pos != waiting_.end() && (*pos)->preempted &&
+               (*pos)->admit_order < moved->admit_order)
+            ++pos;
+        waiting_.insert(pos, std::move(moved));
+        return true;
+    }
+    return false;
+}
+
+void Scheduler::admit(int32_t& budget, std::vector<Seq*>& batch, std::vector<Event>& events) {
+    while (budget > 0 && to_i32(running_.size()) < config_.max_running && !waiting_.empty()) {
+        const bool foreground_waiting = std::any_of(
+            waiting_.begin(), waiting_.end(), [](const auto& s) { return !s->req.background; });
+        // Candidates: foreground requests first; background ones only when none waits.
+        std::size_t pick = waiting_.size();
+        int32_t best = -1;
+        for (std::size_t i = 0; i < waiting_.size() && i < kAdmissionScan; ++i) {
+            const Seq& s = *waiting_[i];
+            if (s.done || (foreground_waiting && s.req.background)) continue;
+            if (pick == waiting_.size() &&
+                (s.preempted || steps_ - s.submit_step >= config_.starvation_steps)) {
+                pick = i;  // the oldest eligible one has waited long enough: it goes first
+                break;
+            }
+            int32_t cached = cache_.longest_cached_prefix(s.tokens).n_tokens;
+            if (cache_.is_parked(s.req.conversation)) cached += cache_.block_size();
+            if (cached > best) {
+                best = cached;
+                pick = i;
+            }
+        }
+        if (pick == waiting_.size()) return;
+        Seq& s = *waiting_[pick];
+        const kv::SeqId conv = s.req.conversation;
+        auto alloc = cache_.is_parked(conv) ? cache_.resume(conv, s.tokens)
+                                            : cache_.allocate(conv, s.tokens);
+        if (!alloc) {
+            if (!running_.empty()) return;  // blocks come back as running requests end
+            const kv::KvCacheStats st = cache_.stats();
+            fail(s,
+                 "the KV cache is too small for this prompt (" + std::to_string(s.tokens.size()) +
+                     " tokens; " + std::to_string(st.blocks_total) + " blocks of " +
+                     std::to_string(cache_.block_size()) + " tokens, " +
+                     std::to_string(st.blocks_pinned) + " pinned): " + alloc.message(),
+                 events);
+            waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(pick));
+            continue;
+        }
+        const auto now = Clock::now();
+        if (!s.admitted_once) {
+            s.admitted_once = true;
+            s.stats.prompt_tokens_cached = alloc->n_computed_tokens;
+            s.stats.prompt_tokens_computed = s.stats.prompt_tokens - alloc->n_computed_tokens;
+            s.stats.queue_ms = ms_between(s.submitted, now);
+        } else {
+            s.stats.recomputed_tokens += std::max(0, s.computed_before - alloc->n_computed_tokens);
+        }
+        s.preempted = false;
+        s.admit_order = ++admit_counter_;
+        s.reserved = to_i32(s.tokens.size());
+        s.take = std::min(to_i32(s.tokens.size()) - alloc->n_computed_tokens, budget);
+        budget -= s.take;
+        std::unique_ptr<Seq> moved = std::move(waiting_[pick]);
+        waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(pick));
+        running_.push_back(std::move(moved));
+        batch.push_back(running_.back().get());
+    }
+}
+
+void Scheduler::sample(Seq& s, std::span<const float> logits, std::vector<Event>& events) {
+    const kv::SeqId conv = s.req.conversation;
+    auto next = s.sampler.sample(logits, cache_.tokens(conv));
+    if (!next) {
+        fail(s, next.message(), events);
+        return;
+    }
+    const int32_t token = *next;
+    const auto now = Clock::now();
+    if (s.generated.empty()) {
+        s.first_token = now;
+        s.stats.ttft_ms = ms_between(s.submitted, now);
+    }
+    s.generated.push_back(token);
+    ++s.stats.generated_tokens;
+    ++tokens_generated_;
+
+    Event e;
+    e.kind = EventKind::Token;
+    e.request = s.id;
+    e.conversation = conv;
+    e.token = token;
+    if (s.req.record_logits) e.logits.assign(logits.begin(), logits.end());
+    const bool eog = s.req.stop_at_end_of_generation && tokenizer_.is_end_of_generation(token);
+    if (!eog) e.text = s.stream.push(tokenizer_.token_to_piece(token, false));
+    events.push_back(std::move(e));
+
+    if (eog) return finish(s, StopReason::EndOfGeneration, events);
+    if (s.stream.stopped()) return finish(s, StopReason::StopString, events);
+    if (to_i32(s.generated.size()) >= s.req.max_tokens)
+        return finish(s, StopReason::MaxTokens, events);
+    // The token's KV is computed by the next step, which first reserves its slot.
+    if (auto r = cache_.commit(conv, std::span(&token, 1)); !r) fail(s, r.message(), events);
+}
+
+Result<void> Scheduler::step(std::vector<Event>& events) {
+    if (!has_work()) return {};
+    ++steps_;
+    int32_t budget = config_.max_batch_tokens;
+    std::vector<Seq*> batch;
+
+    // 1. Running sequences, oldest first.
+    for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
+        Seq& s = *running_[i];
+        const kv::SeqId conv = s.req.conversation;
+        const int32_t known = to_i32(cache_.tokens(conv).size());
+        bool self_preempted = false;
+        while (s.reserved < known) {
+            if (cache_.append_slots(conv, known - s.reserved)) {
+                s.reserved = known;
+                break;
+            }
+            if (running_.size() == 1) {
+                fail(s,
+                     "the KV cache is full: this conversation needs more than the " +
+                         std::to_string(cache_.stats().blocks_total) +
+                         " blocks there are (make the KV cache larger)",
+                     events);
+                break;
+            }
+            if (running_.back().get() == &s) {
+                self_preempted = preempt_newest(nullptr);
+                break;
+            }
+            preempt_newest(&s);
+        }
+        if (s.done) continue;
+        if (self_preempted) break;  // s was the newest: nothing after it is left
+        s.take = std::min(known - cache_.n_computed(conv), budget);
+        budget -= s.take;
+        batch.push_back(&s);
+    }
+    // 2. Admissions.
+    admit(budget, batch, events);
+    remove_finished();
+    std::erase_if(batch, [](const Seq* s) { return s->done || s->take <= 0; });
+    if (batch.empty()) return {};
+
+    // 3. One forward pass over the batch.
+    std::vector<SequenceStep> steps;
+    steps.reserve(batch.size());
+    for (Seq* s : batch) {
+        const kv::SeqId conv = s->req.conversation;
+        const auto known = cache_.tokens(conv);
+        const int32_t computed = cache_.n_computed(conv);
+        SequenceStep st;
+        st.tokens = known.subspan(static_cast<std::size_t>(computed),
+                                  static_cast<std::size_t>(s->take));
+        st.start_pos = computed;
+        st.block_table = cache_.block_table(conv);
+        st.want_logits = computed + s->take == to_i32(known.size()) && s->req.max_tokens > 0;
+        steps.push_back(st);
+        tokens_computed_ += s->take;
+    }
+    if (auto r = model_.forward(steps, storage_, logits_); !r) {
+        for (Seq* s : batch) fail(*s, "the forward pass failed: " + r.message(), events);
+        remove_finished();
+        return r;
+    }
+
+    // 4. Bookkeeping and sampling.
+    const auto n_vocab = static_cast<std::size_t>(model_.config().n_vocab);
+    std::size_t logit_row = 0;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        Seq& s = *batch[i];
+        const kv::SeqId conv = s.req.conversation;
+        if (auto r = cache_.mark_computed(conv, s.take); !r) {
+            fail(s, r.message(), events);
+            if (steps[i].want_logits) ++logit_row;
+            continue;
+        }
+        if (steps[i].want_logits) {
+            sample(s, std::span(logits_).subspan(logit_row * n_vocab, n_vocab), events);
+            ++logit_row;
+            continue;
+        }
+        const int32_t computed = cache_.n_computed(conv);
+        if (s.generated.empty()) {
+            Event e;
+            e.kind = EventKind::PrefillProgress;
+            e.request = s.id;
+            e.conversation = conv;
+            e.prefill_done = computed;
+            e.prefill_total = s.stats.prompt_tokens;
+            events.push_back(std::move(e));
+        }
+        if (s.req.max_tokens == 0 && computed == to_i32(cache_.tokens(conv).size()))
+            finish(s, StopReason::MaxTokens, events);
+    }
+    remove_finished();
+    return {};
+}
+
+}  // namespace hearth::sched

@@ -1,0 +1,151 @@
+// Continuous batching over the shared paged KV cache. Each step packs the decode tokens
+// of the running sequences and chunks of their prompts' prefills under a token budget,
+// runs one forward pass over all of them, and samples. Prompts are served from the
+// prefix cache (KvCacheManager) and conversations park their tails between turns, so a
+// resumed conversation computes only what is new.
+//
+// Policy, per step:
+//   1. running sequences, oldest first: one token each when decoding, else the next
+//      prefill chunk, while the budget lasts; a sequence that needs a block when none is
+//      left preempts the newest running one (freed; recomputed later from the cache);
+//   2. waiting requests are admitted while the budget, max_running and the blocks allow:
+//      the one with the longest cached prefix first, unless the oldest has waited
+//      starvation_steps steps, which then goes first.
+//
+// Single-threaded: the Engine drives it from its thread. Tests drive it directly.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "generation/generator.h"
+#include "kv/kv_cache_manager.h"
+#include "sampling/sampler.h"
+
+namespace hearth {
+
+class LlamaModel;
+class KvStorage;
+class Tokenizer;
+
+namespace sched {
+
+using RequestId = int64_t;
+
+struct Request {
+    kv::SeqId conversation = 0;  // one request at a time per conversation; parks under it
+    std::vector<int32_t> prompt;
+    SamplingParams sampling = SamplingParams::greedy();
+    int32_t max_tokens = 256;  // 0: prefill only (warm-up of a prefix to pin)
+    std::vector<std::string> stop_strings;
+    bool stop_at_end_of_generation = true;
+    bool background = false;     // admitted only when no foreground request waits
+    bool park_at_end = true;     // keep the conversation's tail for its next turn
+    bool record_logits = false;  // Token events carry the logits they were sampled from
+};
+
+struct RequestStats {
+    int32_t prompt_tokens = 0;
+    int32_t prompt_tokens_cached = 0;    // served from the cache at first admission
+    int32_t prompt_tokens_computed = 0;  // prompt_tokens - prompt_tokens_cached
+    int32_t generated_tokens = 0;
+    int32_t preemptions = 0;
+    int32_t recomputed_tokens = 0;  // computed again after preemptions
+    double queue_ms = 0;            // submit to first admission
+    double ttft_ms = 0;             // submit to first token
+    double decode_ms = 0;           // first token to last
+    double decode_tokens_per_s() const {
+        return decode_ms > 0 && generated_tokens > 1 ? (generated_tokens - 1) * 1000.0 / decode_ms
+                                                     : 0.0;
+    }
+};
+
+enum class EventKind { PrefillProgress, Token, Finished, Error };
+
+struct Event {
+    EventKind kind = EventKind::Token;
+    RequestId request = 0;
+    kv::SeqId conversation = 0;
+    int32_t token = -1;        // Token
+    std::string text;          // Token: newly visible text (may be empty); Finished: all text
+    int32_t prefill_done = 0;  // PrefillProgress: prompt tokens in the cache so far
+    int32_t prefill_total = 0;
+    StopReason stop = StopReason::MaxTokens;  // Finished
+    RequestStats stats;                        // Finished and Error
+    std::string error;                         // Error
+    std::vector<int32_t> tokens;               // Finished: the generated ids
+    std::vector<float> logits;                 // Token, with record_logits
+};
+
+struct SchedulerConfig {
+    int32_t max_batch_tokens = 256;  // tokens per forward step (decode + prefill chunks)
+    int32_t max_running = 16;        // sequences in the running set
+    int32_t starvation_steps = 32;   // a waiting request older than this goes first
+};
+
+struct SchedulerStats {
+    int32_t running = 0;
+    int32_t waiting = 0;
+    int64_t steps = 0;
+    int64_t preemptions = 0;
+    int64_t tokens_computed = 0;  // every token of every forward pass
+    int64_t tokens_generated = 0;
+};
+
+class Scheduler {
+  public:
+    Scheduler(LlamaModel& model, KvStorage& storage, kv::KvCacheManager& cache,
+              const Tokenizer& tokenizer, SchedulerConfig config = {});
+    ~Scheduler();
+
+    // Queues a request. Errors (nothing queued): an empty prompt, a prompt that does not
+    // fit the context, a conversation that already has a request, a reused id.
+    Result<void> submit(RequestId id, Request request);
+    // Stops a request now: frees (or parks) its blocks and emits Finished(Cancelled).
+    // Unknown or finished ids: no-op.
+    void cancel(RequestId id, std::vector<Event>& events);
+
+    bool has_work() const { return !running_.empty() || !waiting_.empty(); }
+    bool has_foreground_work() const;
+    // One forward step. A model error fails the requests of the step (Error events)
+    // and is returned; the scheduler stays usable.
+    Result<void> step(std::vector<Event>& events);
+
+    SchedulerStats stats() const;
+    const kv::KvCacheManager& cache() const { return cache_; }
+    const SchedulerConfig& config() const { return config_; }
+
+  private:
+    struct Seq;
+    using Clock = std::chrono::steady_clock;
+
+    void admit(int32_t& budget, std::vector<Seq*>& batch, std::vector<Event>& events);
+    bool preempt_newest(const Seq* keep);
+    void finish(Seq& s, StopReason stop, std::vector<Event>& events);
+    void fail(Seq& s, const std::string& message, std::vector<Event>& events);
+    void release(Seq& s, bool park);
+    void sample(Seq& s, std::span<const float> logits, std::vector<Event>& events);
+    void remove_finished();
+
+    LlamaModel& model_;
+    KvStorage& storage_;
+    kv::KvCacheManager& cache_;
+    const Tokenizer& tokenizer_;
+    SchedulerConfig config_;
+    std::deque<std::unique_ptr<Seq>> waiting_;  // submit order (preempted ones go first)
+    std::vector<std::unique_ptr<Seq>> running_;  // admission order
+    int64_t steps_ = 0;
+    int64_t preemptions_ = 0;
+    int64_t tokens_computed_ = 0;
+    int64_t tokens_generated_ = 0;
+    uint64_t admit_counter_ = 0;
+    std::vector<float> logits_;
+};
+
+}  // namespace sched
+}  // namespace hearth

@@ -1,0 +1,141 @@
+#include "sched_rig.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace hearth::test {
+
+namespace {
+
+template <typename T>
+T must(Result<T> r, const char* what) {
+    if (!r) {
+        std::fprintf(stderr, "%s: %s\n", what, r.message().c_str());
+        std::abort();
+    }
+    return std::move(r).value();
+}
+
+}  // namespace
+
+std::unique_ptr<Rig> Rig::make(const RigOptions& o) {
+    auto rig = std::make_unique<Rig>();
+    SyntheticModelSpec spec;
+    spec.weight_type = o.weight_type;
+    spec.seed = 11;
+    rig->file = must(gguf::GgufFile::parse(must(make_synthetic_model(spec), "model")), "parse");
+    rig->tokenizer = must(Tokenizer::from_gguf(*rig->file), "tokenizer");
+    rig->backend = std::make_unique<kernels::CpuBackend>(2);
+    rig->model = must(LlamaModel::load(*rig->file, *rig->backend), "load");
+    rig->model->set_batch_invariant(true);
+    const ModelConfig& c = rig->model->config();
+    rig->storage = must(KvStorage::create(*rig->backend,
+                                          {static_cast<int32_t>(c.n_layer),
+                                           static_cast<int32_t>(c.n_head_kv),
+                                           static_cast<int32_t>(c.head_dim), o.block_size},
+                                          o.n_blocks),
+                        "kv storage");
+    kv::KvCacheConfig kc;
+    kc.n_blocks = o.n_blocks;
+    kc.block_size = o.block_size;
+    kc.prefix_caching = o.prefix_caching;
+    kc.hash_keys.model_fingerprint = rig->file->fingerprint();
+    rig->cache = std::make_unique<kv::KvCacheManager>(kc);
+    rig->scheduler = std::make_unique<sched::Scheduler>(*rig->model, *rig->storage, *rig->cache,
+                                                        *rig->tokenizer, o.scheduler);
+    return rig;
+}
+
+bool Rig::drain(std::vector<sched::Event>& events, int max_steps) {
+    for (int i = 0; i < max_steps && scheduler->has_work(); ++i)
+        if (!scheduler->step(events)) return false;
+    return !scheduler->has_work();
+}
+
+Workload Workload::random(uint32_t seed, int n_conversations, int n_turns, int n_personas,
+                          int32_t vocab) {
+    std::mt19937 rng(seed);
+    // Ordinary tokens only: the synthetic vocabulary's first three ids are control tokens.
+    std::uniform_int_distribution<int32_t> token(3, vocab - 1);
+    const auto tokens = [&](int lo, int hi) {
+        std::vector<int32_t> t(static_cast<std::size_t>(std::uniform_int_distribution<int>(lo, hi)(rng)));
+        for (auto& x : t) x = token(rng);
+        return t;
+    };
+    Workload w;
+    for (int p = 0; p < n_personas; ++p) w.personas.push_back(tokens(30, 60));
+    for (int c = 0; c < n_conversations; ++c) {
+        w.persona_of.push_back(c % n_personas);
+        std::vector<std::vector<int32_t>> turns;
+        for (int t = 0; t < n_turns; ++t) turns.push_back(tokens(4, 24));
+        w.user.push_back(std::move(turns));
+    }
+    return w;
+}
+
+bool run_workload(Rig& rig, const Workload& w, std::vector<std::vector<Turn>>& results,
+                  std::string& error) {
+    const int C = w.n_conversations();
+    results.assign(static_cast<std::size_t>(C), std::vector<Turn>(static_cast<std::size_t>(w.n_turns())));
+    std::vector<std::vector<int32_t>> history(static_cast<std::size_t>(C));
+    for (int c = 0; c < C; ++c) history[static_cast<std::size_t>(c)] = w.personas[static_cast<std::size_t>(w.persona_of[static_cast<std::size_t>(c)])];
+    static sched::RequestId next_id = 1;
+    for (int t = 0; t < w.n_turns(); ++t) {
+        std::map<sched::RequestId, int> conv_of;
+        for (int c = 0; c < C; ++c) {
+            auto& h = history[static_cast<std::size_t>(c)];
+            const auto& u = w.user[static_cast<std::size_t>(c)][static_cast<std::size_t>(t)];
+            h.insert(h.end(), u.begin(), u.end());
+            Turn& turn = results[static_cast<std::size_t>(c)][static_cast<std::size_t>(t)];
+            turn.prompt = h;
+            sched::Request r;
+            r.conversation = c;
+            r.prompt = h;
+            r.max_tokens = w.reply_tokens;
+            r.stop_at_end_of_generation = false;
+            r.record_logits = true;
+            const sched::RequestId id = next_id++;
+            if (auto s = rig.scheduler->submit(id, std::move(r)); !s) {
+                error = s.message();
+                return false;
+            }
+            conv_of[id] = c;
+        }
+        std::vector<sched::Event> events;
+        if (!rig.drain(events)) {
+            error = "the scheduler did not finish the turn";
+            return false;
+        }
+        for (sched::Event& e : events) {
+            Turn& turn = results[static_cast<std::size_t>(conv_of.at(e.request))][static_cast<std::size_t>(t)];
+            if (e.kind == sched::EventKind::Error) {
+                error = e.error;
+                return false;
+            }
+            if (e.kind == sched::EventKind::Token && e.token >= 0) turn.logits.push_back(std::move(e.logits));
+            if (e.kind == sched::EventKind::Finished) {
+                turn.reply = e.tokens;
+                turn.stats = e.stats;
+            }
+        }
+        for (int c = 0; c < C; ++c) {
+            auto& h = history[static_cast<std::size_t>(c)];
+            const auto& reply = results[static_cast<std::size_t>(c)][static_cast<std::size_t>(t)].reply;
+            h.insert(h.end(), reply.begin(), reply.end());
+        }
+    }
+    return true;
+}
+
+double rel_l2(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) return INFINITY;
+    double d = 0, n = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        d += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
+        n += static_cast<double>(b[i]) * b[i];
+    }
+    return n > 0 ? std::sqrt(d / n) : std::sqrt(d);
+}
+
+}  // namespace hearth::test

@@ -1,0 +1,235 @@
+// The engine facade on a synthetic model file: streamed events in order, requests from
+// several threads at once, callbacks on the engine thread, cancellation, pinned prefixes
+// warmed up in the background and served from the cache, shutdown with work in flight,
+// and errors as events.
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fstream>
+#include <thread>
+
+#include "engine.h"
+#include "sched_rig.h"
+#include "model/synthetic_model.h"
+#include "tokenizer/tokenizer.h"
+
+using namespace hearth;
+using hearth::test::greedy;
+
+namespace {
+
+std::vector<int32_t> tokens(uint32_t seed, int n) {
+    std::vector<int32_t> t;
+    uint32_t x = seed;
+    for (int i = 0; i < n; ++i) {
+        x = x * 1664525u + 1013904223u;
+        t.push_back(3 + static_cast<int32_t>((x >> 8) % 250));
+    }
+    return t;
+}
+
+}  // namespace
+
+class TestEngine : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    std::string model_path_;
+
+    std::unique_ptr<Engine> make(std::size_t kv_mb = 8, double pinned_share = 0.25) {
+        EngineConfig c;
+        c.model_path = model_path_;
+        c.n_threads = 2;
+        c.kv_mb = kv_mb;
+        c.max_pinned_share = pinned_share;
+        auto e = Engine::create(c);
+        if (!e) qFatal("engine: %s", e.message().c_str());
+        return std::move(e).value();
+    }
+
+  private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        SyntheticModelSpec spec;
+        spec.weight_type = quant::TensorType::Q8_0;
+        spec.seed = 5;
+        auto bytes = make_synthetic_model(spec);
+        QVERIFY(bytes);
+        model_path_ = dir_.filePath("synthetic.gguf").toStdString();
+        std::ofstream(model_path_, std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
+    }
+
+    void streamsEventsInOrder() {
+        auto engine = make();
+        QVERIFY(engine->kv_blocks() > 0);
+        auto h = engine->submit(greedy(1, tokens(1, 40), 12));
+        std::string text;
+        int n_tokens = 0;
+        const sched::Event last = h->wait([&](const sched::Event& e) {
+            QCOMPARE(e.request, h->id());
+            if (e.kind == sched::EventKind::Token) {
+                text += e.text;
+                if (e.token >= 0) ++n_tokens;
+            }
+        });
+        QCOMPARE(last.kind, sched::EventKind::Finished);
+        QCOMPARE(last.stop, StopReason::MaxTokens);
+        QCOMPARE(n_tokens, 12);
+        QCOMPARE(last.tokens.size(), std::size_t{12});
+        QCOMPARE(last.text, text);
+        QCOMPARE(last.stats.prompt_tokens, 40);
+        QCOMPARE(last.stats.prompt_tokens_computed, 40);
+        QVERIFY(last.stats.ttft_ms > 0);
+        QVERIFY(!h->next(std::chrono::milliseconds(1)));  // nothing after the last event
+        QVERIFY(h->done());
+    }
+
+    void manyThreadsAtOnceMatchOneAtATime() {
+        auto engine = make();
+        std::vector<std::vector<int32_t>> expected;
+        for (int i = 0; i < 8; ++i) {
+            auto last = engine->submit(greedy(100 + i, tokens(10 + i, 20 + 3 * i), 8))->wait();
+            QCOMPARE(last.kind, sched::EventKind::Finished);
+            expected.push_back(last.tokens);
+        }
+        auto fresh = make();  // a cold cache: nothing shared with the first run
+        std::vector<std::vector<int32_t>> got(8);
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 4; ++t)
+            threads.emplace_back([&, t] {
+                for (int k = 0; k < 2; ++k) {
+                    const int i = t * 2 + k;
+                    got[static_cast<std::size_t>(i)] =
+                        fresh->submit(greedy(100 + i, tokens(10 + i, 20 + 3 * i), 8))->wait().tokens;
+                }
+            });
+        for (auto& th : threads) th.join();
+        for (int i = 0; i < 8; ++i) QCOMPARE(got[static_cast<std::size_t>(i)], expected[static_cast<std::size_t>(i)]);
+        fresh->wait_idle();
+        QCOMPARE(fresh->stats().requests_finished, int64_t{8});
+    }
+
+    void callbacksRunOnTheEngineThread() {
+        auto engine = make();
+        std::mutex mu;
+        std::condition_variable cv;
+        std::vector<sched::EventKind> kinds;
+        std::thread::id where;
+        bool finished = false;
+        engine->submit(greedy(1, tokens(2, 30), 5), [&](const sched::Event& e) {
+            std::lock_guard lk(mu);
+            where = std::this_thread::get_id();
+            kinds.push_back(e.kind);
+            if (e.kind == sched::EventKind::Finished) finished = true;
+            cv.notify_all();
+        });
+        std::unique_lock lk(mu);
+        cv.wait(lk, [&] { return finished; });
+        QVERIFY(where != std::this_thread::get_id());
+        QCOMPARE(kinds.back(), sched::EventKind::Finished);
+        QCOMPARE(std::count(kinds.begin(), kinds.end(), sched::EventKind::Token), 5);
+    }
+
+    void cancelStopsARequest() {
+        auto engine = make();
+        auto h = engine->submit(greedy(1, tokens(3, 30), 900));
+        auto first = h->next();
+        QVERIFY(first);
+        while (first->kind != sched::EventKind::Token) first = h->next();
+        engine->cancel(h->id());
+        const sched::Event last = h->wait();
+        QCOMPARE(last.kind, sched::EventKind::Finished);
+        QCOMPARE(last.stop, StopReason::Cancelled);
+        QVERIFY(last.tokens.size() < 900);
+        engine->wait_idle();
+        QCOMPARE(engine->stats().kv.blocks_used, 0);
+    }
+
+    void pinnedPrefixIsWarmedAndServed() {
+        auto engine = make();
+        const std::vector<int32_t> persona = tokens(4, 70);
+        engine->pin(7, persona);
+        engine->wait_idle();
+        auto pins = engine->pins();
+        QCOMPARE(pins.size(), std::size_t{1});
+        QCOMPARE(pins[0].state, PinState::Pinned);
+        QCOMPARE(pins[0].pinned_tokens, 64);  // whole 16-token blocks of 70 tokens
+        QCOMPARE(engine->stats().kv.blocks_pinned, 4);
+
+        std::vector<int32_t> prompt = persona;
+        const auto msg = tokens(5, 9);
+        prompt.insert(prompt.end(), msg.begin(), msg.end());
+        const sched::Event last = engine->submit(greedy(1, prompt, 3))->wait();
+        QCOMPARE(last.kind, sched::EventKind::Finished);
+        QCOMPARE(last.stats.prompt_tokens_cached, 64);
+
+        // The block map: 4 pinned persona blocks, conversation 1's parked tail, and the
+        // rest of its blocks freed but still cached.
+        (void)engine->block_map();
+        engine->wait_idle();
+        const BlockMap map = engine->block_map();
+        QCOMPARE(static_cast<int32_t>(map.blocks.size()), engine->kv_blocks());
+        QCOMPARE(map.block_size, 16);
+        const auto count = [&](BlockCell::State st, int64_t owner) {
+            return std::count_if(map.blocks.begin(), map.blocks.end(), [&](const BlockCell& c) {
+                return c.state == st && (owner == -2 || c.owner == owner);
+            });
+        };
+        QCOMPARE(count(BlockCell::State::Pinned, 7), 4);
+        QCOMPARE(count(BlockCell::State::Conversation, 1), 1);  // 82 tokens: 5 full + a tail
+        QCOMPARE(count(BlockCell::State::Cached, -2), 1);       // the full block after the persona
+        QCOMPARE(count(BlockCell::State::Shared, -2), 0);
+
+        engine->unpin(7);
+        engine->wait_idle();
+        QVERIFY(engine->pins().empty());
+        QCOMPARE(engine->stats().kv.blocks_pinned, 0);
+
+        // Over the cap: a clear failure, nothing pinned.
+        auto small = make(1, 0.02);
+        small->pin(1, tokens(6, 200));
+        small->wait_idle();
+        pins = small->pins();
+        QCOMPARE(pins.size(), std::size_t{1});
+        QCOMPARE(pins[0].state, PinState::Failed);
+        QVERIFY2(pins[0].error.find("cap") != std::string::npos, pins[0].error.c_str());
+        QCOMPARE(small->stats().kv.blocks_pinned, 0);
+    }
+
+    void errorsAreEvents() {
+        auto engine = make();
+        auto busy1 = engine->submit(greedy(3, tokens(7, 20), 200));
+        auto busy2 = engine->submit(greedy(3, tokens(7, 20), 5));
+        const sched::Event e = busy2->wait();
+        QCOMPARE(e.kind, sched::EventKind::Error);
+        QVERIFY2(e.error.find("in progress") != std::string::npos, e.error.c_str());
+        engine->cancel(busy1->id());
+        QCOMPARE(busy1->wait().stop, StopReason::Cancelled);
+        const sched::Event neg = engine->submit(greedy(-4, tokens(7, 20), 5))->wait();
+        QCOMPARE(neg.kind, sched::EventKind::Error);
+        QVERIFY(!engine->submit(greedy(1, {}, 5))->wait().error.empty());
+
+        EngineConfig bad;
+        bad.model_path = dir_.filePath("missing.gguf").toStdString();
+        auto r = Engine::create(bad);
+        QVERIFY(!r);
+        QVERIFY2(r.message().find("missing.gguf") != std::string::npos, r.message().c_str());
+    }
+
+    void shutdownEndsEveryRequest() {
+        std::vector<std::shared_ptr<RequestHandle>> handles;
+        {
+            auto engine = make();
+            for (int i = 0; i < 6; ++i) handles.push_back(engine->submit(greedy(i, tokens(8 + i, 30), 500)));
+        }
+        for (auto& h : handles) {
+            const sched::Event e = h->wait();
+            QVERIFY(e.kind == sched::EventKind::Error ||
+                    (e.kind == sched::EventKind::Finished && e.stop == StopReason::Cancelled));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngine)
+#include "tst_engine.moc"

@@ -1,0 +1,241 @@
+// The scheduler on synthetic models: prefix caching on gives the same tokens and logits
+// as caching off (one sequence at a time, no sharing), for several block sizes and weight
+// types, with many concurrent sequences and under memory pressure that forces eviction
+// and preemption; a resumed conversation computes only its new tokens; cancellation
+// frees everything; bad requests are errors.
+#include <QTest>
+
+#include "sched_rig.h"
+
+using namespace hearth;
+using namespace hearth::test;
+using quant::TensorType;
+
+Q_DECLARE_METATYPE(hearth::quant::TensorType)
+
+namespace {
+
+constexpr uint32_t kSeed = 20261202;
+
+const sched::Event* find(const std::vector<sched::Event>& events, sched::RequestId id,
+                         sched::EventKind kind) {
+    for (const auto& e : events)
+        if (e.request == id && e.kind == kind) return &e;
+    return nullptr;
+}
+
+}  // namespace
+
+class TestScheduler : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void initTestCase() { qInfo("workload seed %u", kSeed); }
+
+    void cachingOnEqualsOff_data() {
+        QTest::addColumn<TensorType>("type");
+        QTest::addColumn<int>("blockSize");
+        QTest::addColumn<int>("nBlocks");
+        QTest::addColumn<int>("maxRunning");
+        QTest::addColumn<bool>("pressure");
+        QTest::newRow("F32 bs16 roomy") << TensorType::F32 << 16 << 512 << 8 << false;
+        QTest::newRow("F32 bs1 roomy") << TensorType::F32 << 1 << 4096 << 8 << false;
+        QTest::newRow("Q8_0 bs7 roomy") << TensorType::Q8_0 << 7 << 512 << 8 << false;
+        QTest::newRow("F32 bs3 pressure") << TensorType::F32 << 3 << 90 << 8 << true;
+        QTest::newRow("Q4_1 bs32 pressure") << TensorType::Q4_1 << 32 << 7 << 8 << true;
+        QTest::newRow("F16 bs16 pressure") << TensorType::F16 << 16 << 13 << 8 << true;
+    }
+    void cachingOnEqualsOff() {
+        QFETCH(TensorType, type);
+        QFETCH(int, blockSize);
+        QFETCH(int, nBlocks);
+        QFETCH(int, maxRunning);
+        QFETCH(bool, pressure);
+        const Workload w = Workload::random(kSeed, 8, 3, 2, synthetic_vocab_size());
+
+        RigOptions off;
+        off.weight_type = type;
+        off.block_size = 16;
+        off.n_blocks = 512;
+        off.prefix_caching = false;
+        off.scheduler.max_running = 1;
+        auto ref = Rig::make(off);
+        std::vector<std::vector<Turn>> expected, got;
+        std::string error;
+        QVERIFY2(run_workload(*ref, w, expected, error), error.c_str());
+
+        RigOptions on = off;
+        on.block_size = blockSize;
+        on.n_blocks = nBlocks;
+        on.prefix_caching = true;
+        on.scheduler.max_running = maxRunning;
+        on.scheduler.max_batch_tokens = 64;  // several prefill chunks per prompt
+        auto rig = Rig::make(on);
+        QVERIFY2(run_workload(*rig, w, got, error), error.c_str());
+
+        double worst = 0;
+        for (int c = 0; c < w.n_conversations(); ++c)
+            for (int t = 0; t < w.n_turns(); ++t) {
+                const Turn& a = got[c][t];
+                const Turn& b = expected[c][t];
+                QCOMPARE(a.reply, b.reply);
+                QCOMPARE(a.logits.size(), b.logits.size());
+                for (std::size_t i = 0; i < a.logits.size(); ++i)
+                    worst = std::max(worst, rel_l2(a.logits[i], b.logits[i]));
+            }
+        const kv::KvCacheStats st = rig->cache->stats();
+        const sched::SchedulerStats ss = rig->scheduler->stats();
+        qInfo("worst relative L2 %.2e; served from cache %lld of %lld prompt tokens; "
+              "evictions %lld, preemptions %lld",
+              worst, static_cast<long long>(st.prompt_tokens_cached),
+              static_cast<long long>(st.prompt_tokens_queried), static_cast<long long>(st.evictions),
+              static_cast<long long>(ss.preemptions));
+        QVERIFY2(worst < 1e-4, qPrintable(QString("relative L2 %1").arg(worst)));
+        QVERIFY(st.prompt_tokens_cached > 0);
+        if (pressure) {
+            QVERIFY2(st.evictions > 0, "the pressure case should evict cached blocks");
+            QVERIFY2(ss.preemptions > 0, "the pressure case should preempt");
+        } else {
+            QCOMPARE(ss.preemptions, int64_t{0});
+        }
+        QVERIFY(rig->cache->pool().check_consistency());
+    }
+
+    void resumeComputesOnlyTheNewTokens() {
+        RigOptions o;
+        o.n_blocks = 1024;
+        auto rig = Rig::make(o);
+        const Workload w = Workload::random(kSeed + 1, 7, 2, 2, synthetic_vocab_size());
+        // Turn 1 of conversation 0, then turn 1 of six others, then turn 2 of 0.
+        std::vector<int32_t> h = w.personas[0];
+        h.insert(h.end(), w.user[0][0].begin(), w.user[0][0].end());
+        std::vector<sched::Event> ev;
+        QVERIFY(rig->scheduler->submit(1, greedy(0, h, 5)));
+        QVERIFY(rig->drain(ev));
+        const sched::Event* first = find(ev, 1, sched::EventKind::Finished);
+        QVERIFY(first);
+        h.insert(h.end(), first->tokens.begin(), first->tokens.end());
+        for (int c = 1; c < 7; ++c) {
+            std::vector<int32_t> p = w.personas[static_cast<std::size_t>(w.persona_of[c])];
+            p.insert(p.end(), w.user[c][0].begin(), w.user[c][0].end());
+            QVERIFY(rig->scheduler->submit(10 + c, greedy(c, p, 5)));
+        }
+        ev.clear();
+        QVERIFY(rig->drain(ev));
+        // Conversations with persona 0 found it in the cache.
+        const int32_t bs = o.block_size;
+        const auto persona_blocks = static_cast<int32_t>(w.personas[0].size()) / bs * bs;
+        const sched::Event* c2 = find(ev, 12, sched::EventKind::Finished);
+        QVERIFY(c2);
+        QVERIFY2(c2->stats.prompt_tokens_cached >= persona_blocks,
+                 qPrintable(QString("cached %1").arg(c2->stats.prompt_tokens_cached)));
+
+        h.insert(h.end(), w.user[0][1].begin(), w.user[0][1].end());
+        ev.clear();
+        QVERIFY(rig->scheduler->submit(2, greedy(0, h, 5)));
+        QVERIFY(rig->drain(ev));
+        const sched::Event* resumed = find(ev, 2, sched::EventKind::Finished);
+        QVERIFY(resumed);
+        // The new message plus the previous reply's last token, whose KV was never
+        // computed (the turn ended when it was sampled).
+        QCOMPARE(resumed->stats.prompt_tokens_computed,
+                 static_cast<int32_t>(w.user[0][1].size()) + 1);
+        QCOMPARE(resumed->stats.prompt_tokens_cached,
+                 static_cast<int32_t>(h.size() - w.user[0][1].size() - 1));
+    }
+
+    void cancelFreesEverything() {
+        RigOptions o;
+        o.scheduler.max_batch_tokens = 16;
+        auto rig = Rig::make(o);
+        const Workload w = Workload::random(kSeed + 2, 5, 1, 2, synthetic_vocab_size());
+        for (int c = 0; c < 5; ++c) {
+            std::vector<int32_t> p = w.personas[static_cast<std::size_t>(w.persona_of[c])];
+            p.insert(p.end(), w.user[c][0].begin(), w.user[c][0].end());
+            QVERIFY(rig->scheduler->submit(100 + c, greedy(c, p, 50)));
+        }
+        std::vector<sched::Event> ev;
+        for (int i = 0; i < 6; ++i) QVERIFY(rig->scheduler->step(ev));
+        QVERIFY(rig->cache->stats().blocks_used > 0);
+        for (int c = 0; c < 5; ++c) rig->scheduler->cancel(100 + c, ev);
+        for (int c = 0; c < 5; ++c) {
+            const sched::Event* f = find(ev, 100 + c, sched::EventKind::Finished);
+            QVERIFY(f);
+            QCOMPARE(f->stop, StopReason::Cancelled);
+        }
+        QVERIFY(!rig->scheduler->has_work());
+        QCOMPARE(rig->cache->stats().blocks_used, 0);
+        QVERIFY(rig->cache->pool().check_consistency());
+        rig->scheduler->cancel(100, ev);  // again: a no-op
+    }
+
+    void badRequestsAreErrors() {
+        RigOptions o;
+        o.n_blocks = 8;
+        o.block_size = 4;
+        auto rig = Rig::make(o);
+        const int32_t ctx = static_cast<int32_t>(rig->model->config().context_length);
+        QVERIFY(!rig->scheduler->submit(1, greedy(0, {}, 4)));
+        auto too_long = rig->scheduler->submit(2, greedy(0, std::vector<int32_t>(ctx, 5), 4));
+        QVERIFY(!too_long);
+        QVERIFY(too_long.message().find("context") != std::string::npos);
+        QVERIFY(!rig->scheduler->submit(3, greedy(0, {5, 99999}, 4)));
+        QVERIFY(rig->scheduler->submit(4, greedy(7, {5, 6, 7}, 4)));
+        auto busy = rig->scheduler->submit(5, greedy(7, {5, 6, 7}, 4));
+        QVERIFY(!busy);
+        QVERIFY(busy.message().find("in progress") != std::string::npos);
+        std::vector<sched::Event> ev;
+        QVERIFY(rig->drain(ev));
+        QVERIFY(find(ev, 4, sched::EventKind::Finished));
+
+        // A prompt larger than the whole cache (8 blocks of 4 tokens) fails cleanly.
+        QVERIFY(rig->scheduler->submit(6, greedy(8, std::vector<int32_t>(40, 9), 4)));
+        ev.clear();
+        QVERIFY(rig->drain(ev));
+        const sched::Event* e = find(ev, 6, sched::EventKind::Error);
+        QVERIFY(e);
+        QVERIFY2(e->error.find("too small") != std::string::npos, e->error.c_str());
+        // A reply that outgrows the cache is stopped with an error, blocks returned.
+        QVERIFY(rig->scheduler->submit(7, greedy(9, std::vector<int32_t>(20, 9), 30)));
+        ev.clear();
+        QVERIFY(rig->drain(ev));
+        const sched::Event* full = find(ev, 7, sched::EventKind::Error);
+        QVERIFY(full);
+        QVERIFY2(full->error.find("full") != std::string::npos, full->error.c_str());
+        QVERIFY(rig->cache->pool().check_consistency());
+    }
+
+    void longestCachedPrefixFirstWithoutStarving() {
+        RigOptions o;
+        o.scheduler.max_running = 1;
+        o.scheduler.starvation_steps = 4;
+        auto rig = Rig::make(o);
+        const Workload w = Workload::random(kSeed + 3, 1, 1, 2, synthetic_vocab_size());
+        std::vector<sched::Event> ev;
+        // Warm persona 0.
+        QVERIFY(rig->scheduler->submit(1, greedy(100, w.personas[0], 1)));
+        QVERIFY(rig->drain(ev));
+        // A cold request first, then three with the cached persona.
+        QVERIFY(rig->scheduler->submit(2, greedy(1, w.personas[1], 3)));
+        for (int i = 0; i < 3; ++i) {
+            std::vector<int32_t> p = w.personas[0];
+            p.push_back(10 + i);
+            QVERIFY(rig->scheduler->submit(3 + i, greedy(2 + i, p, 3)));
+        }
+        std::vector<sched::RequestId> order;
+        ev.clear();
+        while (rig->scheduler->has_work()) {
+            QVERIFY(rig->scheduler->step(ev));
+            for (const auto& e : ev)
+                if (e.kind == sched::EventKind::Finished) order.push_back(e.request);
+            ev.clear();
+        }
+        QCOMPARE(order.size(), std::size_t{4});
+        QCOMPARE(order.front(), sched::RequestId{3});  // cached prefix first
+        // The cold one waited at most starvation_steps steps, not behind all the others.
+        QVERIFY2(order.back() != 2, "the cold request starved");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScheduler)
+#include "tst_scheduler.moc"

@@ -2,12 +2,13 @@
 #include <QCommandLineParser>
 #include <QGuiApplication>
 #include <QQmlApplicationEngine>
-#include <QQmlContext>
 #include <QQuickStyle>
 #include <QtQml/QQmlExtensionPlugin>
 
 #include "app_logging.h"
 #include "common/log.h"
+#include "common/paths.h"
+#include "window_setup.h"
 
 Q_IMPORT_QML_PLUGIN(HearthPlugin)
 Q_IMPORT_QML_PLUGIN(HearthCorePlugin)
@@ -33,13 +34,16 @@ int main(int argc, char* argv[]) {
     hearth::log::get("app")->info("Hearth {} starting (Qt {}), logs in {}", HEARTH_VERSION, qVersion(),
                                   log_dir.toStdString());
 
+    // The model on the command line, else the default one ($HEARTH_MODEL or the data
+    // folder's); the history at its default location ($HEARTH_STORE overrides it).
+    hearth::ui::WindowOptions options;
+    options.modelPath = parser.positionalArguments().value(0);
+    if (options.modelPath.isEmpty()) options.modelPath = QString::fromStdString(hearth::paths::default_model_path());
+    options.logFolder = log_dir;
+    options = hearth::ui::with_environment(options);
+
     QQmlApplicationEngine engine;
-    engine.rootContext()->setContextProperty(QStringLiteral("initialModelPath"),
-                                             parser.positionalArguments().value(0));
-    engine.rootContext()->setContextProperty(QStringLiteral("logFolder"), log_dir);
-    // Qt 6.4 has no loadFromModule: the module's files live under qrc:/<URI>/.
-    engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
-    if (engine.rootObjects().isEmpty()) {
+    if (!hearth::ui::load_main_window(engine, options)) {
         hearth::log::get("app")->error("the main window failed to load");
         return 1;
     }

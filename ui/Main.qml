@@ -2,25 +2,388 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import QtQuick.Dialogs
 import Hearth.Core
+import Hearth
 
+// The main window: a navigation rail, the conversations, the page on screen (chat,
+// personas, memory, model, settings), the status bar, and the window-wide dialogs.
+// Context properties (ui/window_setup.cpp): initialModelPath, initialStorePath, logFolder,
+// forcedTheme, engineThreads, engineKvMegabytes, seedPersonas, defaultModelPath,
+// appVersion, qtVersion.
 ApplicationWindow {
     id: window
-    width: 1000
-    height: 700
+    objectName: "mainWindow"
+    width: 1200
+    height: 780
+    minimumWidth: 760
+    minimumHeight: 480
     visible: true
-    title: inspector.status === "ready" && inspector.facts.name
-           ? qsTr("Hearth — %1").arg(inspector.facts.name) : qsTr("Hearth")
-    Material.theme: Material.System
-    Material.accent: Material.DeepOrange
+    title: chat.conversationId >= 0 && chat.title !== "" ? qsTr("%1 — Hearth").arg(chat.title) : qsTr("Hearth")
 
-    ModelInspector {
-        id: inspector
-        Component.onCompleted: load(initialModelPath !== "" ? initialModelPath : defaultModelPath)
+    // "light", "dark" or "" (follow the system); the settings page and tests set it.
+    property string themeName: forcedTheme
+    Material.theme: themeName === "dark" ? Material.Dark : themeName === "light" ? Material.Light : Material.System
+    Material.accent: Material.DeepOrange
+    Material.primary: Material.BlueGrey
+
+    readonly property bool dark: Material.theme === Material.Dark
+    readonly property color sidebarColor: dark ? "#1f1d1b" : "#f6f2ee"
+    readonly property color railColor: dark ? "#181614" : "#ece6e0"
+    readonly property color dividerColor: dark ? "#33302c" : "#e2dbd3"
+    readonly property color subtleText: dark ? "#a59d95" : "#7a716a"
+
+    // "chat", "personas", "memory", "model", "settings"
+    property string page: "chat"
+    property string pendingSend: ""      // text to send once a new chat is open
+    property int lastPersonaId: -1       // the persona of the chat on screen (Ctrl+N)
+    property bool openedFirst: false
+
+    function openConversation(id) {
+        chat.conversationId = id
+        page = "chat"
+        chatPage.focusComposer()
+    }
+    function newChat(personaId) {
+        page = "chat"
+        conversations.createConversation(personaId === undefined ? lastPersonaId : personaId)
+    }
+    function sendFromComposer(text) {
+        if (chat.conversationId < 0) {
+            pendingSend = text
+            newChat(lastPersonaId)
+            return true
+        }
+        return chat.send(text)
+    }
+    function personaById(id) {
+        const row = personas.rowOf(id)
+        return row >= 0 ? personas.get(row) : null
+    }
+    function fileUrl(path) {
+        return path.startsWith("/") ? "file://" + path : "file:///" + path
     }
 
-    ModelPage {
+    HistoryStore {
+        id: history
+        objectName: "history"
+        Component.onCompleted: openPath(initialStorePath)
+    }
+    // The user's preferences (saved as they change); the window set-up may override the
+    // engine's (tests).
+    AppSettings {
+        id: settings
+        objectName: "settings"
+    }
+    EngineBridge {
+        id: bridge
+        objectName: "bridge"
+        threads: engineThreads > 0 ? engineThreads : settings.threads
+        kvMegabytes: engineKvMegabytes > 0 ? engineKvMegabytes : settings.kvCacheMb
+        Component.onCompleted: if (initialModelPath !== "") load(initialModelPath)
+        onModelChanged: {
+            if (modelPath === "") return
+            inspector.load(modelPath)
+            settings.lastModelPath = modelPath
+        }
+    }
+    ModelInspector {
+        id: inspector
+        objectName: "inspector"
+    }
+    PersonaListModel {
+        id: personas
+        objectName: "personas"
+        seedDefaults: seedPersonas
+        store: history
+        bridge: bridge
+    }
+    ConversationListModel {
+        id: conversations
+        objectName: "conversations"
+        store: history
+        onConversationCreated: id => window.openConversation(id)
+        onLoaded: {
+            if (!window.openedFirst && !searching && chat.conversationId < 0 && count > 0) {
+                window.openedFirst = true
+                chat.conversationId = get(0).conversationId
+            }
+        }
+        onDeleted: id => { if (chat.conversationId === id) chat.conversationId = -1 }
+    }
+    MessageListModel {
+        id: chat
+        objectName: "chat"
+        store: history
+        bridge: bridge
+        maxReplyTokens: settings.maxReplyTokens
+        onConversationLoaded: {
+            const c = conversations.get(conversations.rowOf(conversationId))
+            window.lastPersonaId = c && c.personaId !== undefined ? c.personaId : -1
+            if (window.pendingSend !== "") {
+                const text = window.pendingSend
+                window.pendingSend = ""
+                send(text)
+            }
+        }
+    }
+
+    // ---- Keyboard ----
+    Shortcut {
+        sequence: "Ctrl+N"
+        context: Qt.ApplicationShortcut
+        onActivated: window.newChat()
+    }
+    Shortcut {
+        sequence: "Ctrl+F"
+        context: Qt.ApplicationShortcut
+        onActivated: { window.page = "chat"; sidebar.focusSearch() }
+    }
+    Shortcut {
+        sequence: "Ctrl+K"
+        context: Qt.ApplicationShortcut
+        onActivated: quickSwitcher.open()
+    }
+    Shortcut {
+        sequence: "Esc"
+        context: Qt.ApplicationShortcut
+        enabled: chat.generating
+        onActivated: chat.stop()
+    }
+
+    // ---- Layout ----
+    RowLayout {
         anchors.fill: parent
-        inspector: inspector
+        spacing: 0
+
+        // Navigation rail
+        Rectangle {
+            Layout.fillHeight: true
+            Layout.preferredWidth: 76
+            color: window.railColor
+            ColumnLayout {
+                anchors.fill: parent
+                anchors.topMargin: 12
+                anchors.bottomMargin: 8
+                spacing: 2
+                Label {
+                    text: "Hearth"
+                    font.pixelSize: 13
+                    font.bold: true
+                    color: Material.accent
+                    Layout.alignment: Qt.AlignHCenter
+                    Layout.bottomMargin: 10
+                }
+                NavButton { objectName: "navChat"; glyph: "❝"; label: qsTr("Chats"); checked: window.page === "chat"; onClicked: window.page = "chat" }
+                NavButton { objectName: "navPersonas"; glyph: "☺"; label: qsTr("Personas"); checked: window.page === "personas"; onClicked: window.page = "personas" }
+                NavButton { objectName: "navMemory"; glyph: "▦"; label: qsTr("Memory"); checked: window.page === "memory"; onClicked: window.page = "memory" }
+                NavButton { objectName: "navModel"; glyph: "◈"; label: qsTr("Model"); checked: window.page === "model"; onClicked: window.page = "model" }
+                NavButton { objectName: "navSettings"; glyph: "⚙"; label: qsTr("Settings"); checked: window.page === "settings"; onClicked: window.page = "settings" }
+                Item { Layout.fillHeight: true }
+                NavButton {
+                    objectName: "navHelp"
+                    glyph: "?"
+                    label: qsTr("Help")
+                    onClicked: helpMenu.popup(this, width, 0)
+                    Menu {
+                        id: helpMenu
+                        MenuItem { text: qsTr("Keyboard shortcuts"); onTriggered: shortcutsDialog.open() }
+                        MenuItem { text: qsTr("Open log folder"); onTriggered: Qt.openUrlExternally(window.fileUrl(logFolder)) }
+                        MenuSeparator {}
+                        MenuItem { text: qsTr("About Hearth"); onTriggered: aboutDialog.open() }
+                    }
+                }
+            }
+        }
+        Rectangle { Layout.fillHeight: true; Layout.preferredWidth: 1; color: window.dividerColor }
+
+        Sidebar {
+            id: sidebar
+            objectName: "sidebar"
+            visible: window.page === "chat"
+            Layout.fillHeight: true
+            Layout.preferredWidth: 290
+            conversations: conversations
+            personas: personas
+            currentId: chat.conversationId
+            background: window.sidebarColor
+            dividerColor: window.dividerColor
+            subtleText: window.subtleText
+            onOpenRequested: id => window.openConversation(id)
+            onNewChatRequested: personaId => window.newChat(personaId)
+        }
+        Rectangle { visible: sidebar.visible; Layout.fillHeight: true; Layout.preferredWidth: 1; color: window.dividerColor }
+
+        ColumnLayout {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            spacing: 0
+
+            // Readable errors: a bad model file, a damaged history, a failed action.
+            Banner {
+                objectName: "modelErrorBanner"
+                Layout.fillWidth: true
+                text: bridge.loaded && bridge.errorString !== "" ? qsTr("The model could not be opened: %1").arg(bridge.errorString) : ""
+            }
+            Banner {
+                objectName: "storeErrorBanner"
+                Layout.fillWidth: true
+                text: history.errorString !== "" ? qsTr("The chat history could not be opened: %1").arg(history.errorString) : ""
+            }
+            Banner {
+                objectName: "corruptBanner"
+                Layout.fillWidth: true
+                kind: "warning"
+                text: history.corruptBackupPath !== ""
+                      ? qsTr("The chat history was damaged and has been set aside as %1; a new one was started.").arg(history.corruptBackupPath) : ""
+            }
+            Banner {
+                objectName: "actionErrorBanner"
+                Layout.fillWidth: true
+                text: chat.errorString || conversations.errorString || personas.errorString || ""
+            }
+
+            StackLayout {
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                currentIndex: ["chat", "personas", "memory", "model", "settings"].indexOf(window.page)
+
+                Item {
+                    ChatPage {
+                        id: chatPage
+                        objectName: "chatPage"
+                        anchors.fill: parent
+                        visible: bridge.loaded
+                        chat: chat
+                        bridge: bridge
+                        personas: personas
+                        subtleText: window.subtleText
+                        dividerColor: window.dividerColor
+                        personaColor: {
+                            const p = window.personaById(window.lastPersonaId)
+                            return p && p.color ? p.color : Material.accent
+                        }
+                        personaAvatar: {
+                            const p = window.personaById(window.lastPersonaId)
+                            return p && p.avatar ? p.avatar : ""
+                        }
+                        sendHandler: text => window.sendFromComposer(text)
+                        onNewChatRequested: personaId => window.newChat(personaId)
+                    }
+                    WelcomePage {
+                        anchors.fill: parent
+                        visible: !bridge.loaded
+                        bridge: bridge
+                        subtleText: window.subtleText
+                        onOpenFileRequested: modelDialog.open()
+                    }
+                }
+                PersonasPage {
+                    objectName: "personasPage"
+                    personas: personas
+                    subtleText: window.subtleText
+                    dividerColor: window.dividerColor
+                    onNewChatRequested: personaId => window.newChat(personaId)
+                }
+                MemoryPage {
+                    objectName: "memoryPage"
+                    active: window.page === "memory"
+                    bridge: bridge
+                    conversations: conversations
+                    personas: personas
+                    subtleText: window.subtleText
+                    dark: window.dark
+                }
+                ModelPage {
+                    objectName: "modelPage"
+                    inspector: inspector
+                    bridge: bridge
+                    onOpenFileRequested: modelDialog.open()
+                }
+                SettingsPage {
+                    objectName: "settingsPage"
+                    bridge: bridge
+                    chat: chat
+                    settings: settings
+                    window: window
+                }
+            }
+        }
+    }
+
+    footer: StatusBar {
+        objectName: "statusBar"
+        bridge: bridge
+        color: window.railColor
+        dividerColor: window.dividerColor
+        subtleText: window.subtleText
+    }
+
+    // Deleted conversations can be brought back for a few seconds.
+    Pane {
+        id: snackbar
+        objectName: "undoSnackbar"
+        visible: conversations.canUndo
+        anchors.horizontalCenter: parent.horizontalCenter
+        anchors.bottom: parent.bottom
+        anchors.bottomMargin: 20
+        Material.elevation: 6
+        Material.theme: window.dark ? Material.Light : Material.Dark
+        padding: 8
+        leftPadding: 16
+        z: 10
+        RowLayout {
+            spacing: 12
+            Label { text: qsTr("Deleted “%1”").arg(conversations.undoTitle) }
+            Button {
+                objectName: "undoButton"
+                text: qsTr("Undo")
+                flat: true
+                Material.foreground: Material.accent
+                onClicked: conversations.undo()
+            }
+        }
+    }
+
+    FileDialog {
+        id: modelDialog
+        title: qsTr("Open a GGUF model")
+        nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
+        onAccepted: bridge.load(selectedFile.toString())
+    }
+    QuickSwitcher {
+        id: quickSwitcher
+        objectName: "quickSwitcher"
+        conversations: conversations
+        subtleText: window.subtleText
+        onChosen: id => window.openConversation(id)
+    }
+    AboutDialog {
+        id: aboutDialog
+        bridge: bridge
+        onOpenLogFolder: Qt.openUrlExternally(window.fileUrl(logFolder))
+    }
+    Dialog {
+        id: shortcutsDialog
+        title: qsTr("Keyboard shortcuts")
+        anchors.centerIn: parent
+        modal: true
+        standardButtons: Dialog.Close
+        GridLayout {
+            columns: 2
+            columnSpacing: 24
+            rowSpacing: 6
+            Repeater {
+                model: [["Enter", qsTr("Send")], ["Shift+Enter", qsTr("New line")], ["Ctrl+N", qsTr("New chat")],
+                        ["Ctrl+F", qsTr("Search conversations")], ["Ctrl+K", qsTr("Switch to a conversation")],
+                        ["Esc", qsTr("Stop the reply")]]
+                delegate: RowLayout {
+                    required property var modelData
+                    Layout.columnSpan: 2
+                    Label { text: modelData[0]; font.family: "monospace"; Layout.preferredWidth: 120 }
+                    Label { text: modelData[1] }
+                }
+            }
+        }
     }
 }

@@ -7,7 +7,10 @@ import QtQuick.Layouts
 Page {
     id: page
     required property var inspector
+    required property var bridge
+    signal openFileRequested()
     padding: 24
+    background: Rectangle { color: page.Material.background }
 
     function humanBytes(n) {
         if (n >= 1e9) return (n / 1e9).toFixed(2) + " GB"
@@ -20,21 +23,37 @@ Page {
         return n
     }
 
-    header: ToolBar {
+    header: Pane {
+        padding: 0
+        topPadding: 16
+        leftPadding: 24
+        rightPadding: 24
+        background: Rectangle { color: page.Material.background }
         RowLayout {
-            anchors.fill: parent
-            anchors.leftMargin: 16
-            anchors.rightMargin: 8
-            Label {
-                text: "Hearth"
-                font.pixelSize: 20
-                font.bold: true
-            }
-            Label {
-                text: page.inspector.status === "ready" ? page.inspector.facts.fileName : ""
-                opacity: 0.7
-                elide: Text.ElideMiddle
+            width: parent.width
+            ColumnLayout {
+                spacing: 0
                 Layout.fillWidth: true
+                Label {
+                    text: qsTr("Model")
+                    font.pixelSize: 20
+                    font.weight: Font.DemiBold
+                }
+                Label {
+                    text: page.bridge.loaded ? page.bridge.modelPath : qsTr("No model is open")
+                    opacity: 0.7
+                    font.pixelSize: 12
+                    elide: Text.ElideMiddle
+                    Layout.fillWidth: true
+                }
+            }
+            BusyIndicator { visible: page.bridge.loading; running: visible; implicitWidth: 32; implicitHeight: 32 }
+            Button {
+                objectName: "openModelFileButton"
+                text: qsTr("Open a GGUF file…")
+                highlighted: true
+                enabled: !page.bridge.loading
+                onClicked: page.openFileRequested()
             }
         }
     }
@@ -64,7 +83,7 @@ Page {
                 Label {
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
-                    text: qsTr("Get the default model (SmolLM2-135M-Instruct, 98 MB) with scripts/fetch-model, then restart Hearth. It is looked for at:\n%1").arg(page.inspector.defaultModelPath)
+                    text: qsTr("Get the default model (SmolLM2-135M-Instruct, 98 MB) with scripts/fetch-model, then restart Hearth, or open a GGUF file. It is looked for at:\n%1").arg(page.inspector.defaultModelPath)
                 }
             }
         }
@@ -88,6 +107,13 @@ Page {
                     font.bold: true
                 }
                 FactRow { label: qsTr("Architecture"); value: page.inspector.facts.architecture || "" }
+                FactRow { label: qsTr("Backend"); value: page.bridge.backendName }
+                FactRow {
+                    label: qsTr("Memory")
+                    value: page.bridge.loaded ? qsTr("%1 weights (mapped) + %2 KV cache (%3 blocks of %4 tokens)")
+                                                .arg(page.humanBytes(page.bridge.modelFileBytes)).arg(page.humanBytes(page.bridge.kvCacheBytes))
+                                                .arg(page.bridge.kvBlocksTotal).arg(page.bridge.kvBlockSize) : ""
+                }
                 FactRow { label: qsTr("Parameters"); value: page.humanCount(page.inspector.facts.parameters || 0) }
                 FactRow { label: qsTr("Quantisation"); value: page.inspector.facts.quantization || "" }
                 FactRow { label: qsTr("File size"); value: page.humanBytes(page.inspector.facts.fileSize || 0) }

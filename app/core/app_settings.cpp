@@ -1,0 +1,222 @@
+#include "core/app_settings.h"
+
+#include <QSettings>
+#include <QThread>
+
+#include <algorithm>
+#include <cmath>
+
+namespace {
+
+// The defaults are the engine's own.
+const hearth::SamplingParams kSampling{};
+const hearth::EngineConfig kEngine{};
+
+// A float default as the decimal a person typed (0.8f reads 0.8, not 0.800000011920929).
+double nice(float v) {
+    return std::round(static_cast<double>(v) * 1e6) / 1e6;
+}
+const double kTemperature = nice(kSampling.temperature);
+const double kTopP = nice(kSampling.top_p);
+const double kMinP = nice(kSampling.min_p);
+const double kRepeatPenalty = nice(kSampling.repeat_penalty);
+
+namespace key {
+constexpr auto temperature = "sampling/temperature";
+constexpr auto top_k = "sampling/topK";
+constexpr auto top_p = "sampling/topP";
+constexpr auto min_p = "sampling/minP";
+constexpr auto repeat_penalty = "sampling/repeatPenalty";
+constexpr auto max_reply_tokens = "sampling/maxReplyTokens";
+constexpr auto kv_cache_mb = "engine/kvCacheMb";
+constexpr auto pinned_share = "engine/pinnedShare";
+constexpr auto threads = "engine/threads";
+constexpr auto backend = "engine/backend";
+constexpr auto last_model_path = "models/lastModelPath";
+}  // namespace key
+
+double clamp_real(double v, double lo, double hi, double fallback) {
+    if (!std::isfinite(v)) return fallback;
+    return std::clamp(v, lo, hi);
+}
+
+int clamp_kv(long long v) {
+    if (v <= 0) return 0;
+    return static_cast<int>(
+        std::clamp<long long>(v, AppSettings::kKvCacheMbMin, AppSettings::kKvCacheMbMax));
+}
+
+QString valid_backend(const QString& v) {
+    const QString b = v.trimmed().toLower();
+    if (b == QLatin1String("cpu") || b == QLatin1String("cuda")) return b;
+    return QStringLiteral("auto");
+}
+
+double read_real(QSettings& s, const char* k, double lo, double hi, double fallback) {
+    bool ok = false;
+    const double v = s.value(QLatin1String(k)).toDouble(&ok);
+    return ok ? clamp_real(v, lo, hi, fallback) : fallback;
+}
+
+long long read_int(QSettings& s, const char* k, long long fallback) {
+    bool ok = false;
+    const long long v = s.value(QLatin1String(k)).toLongLong(&ok);
+    return ok ? v : fallback;
+}
+
+}  // namespace
+
+AppSettings::AppSettings(QObject* parent)
+    : QObject(parent), settings_(std::make_unique<QSettings>()) {
+    load();
+}
+
+AppSettings::AppSettings(const QString& ini_path, QObject* parent)
+    : QObject(parent), settings_(std::make_unique<QSettings>(ini_path, QSettings::IniFormat)) {
+    load();
+}
+
+AppSettings::~AppSettings() {
+    settings_->sync();
+}
+
+void AppSettings::load() {
+    QSettings& s = *settings_;
+    temperature_ = read_real(s, key::temperature, kTemperatureMin, kTemperatureMax, kTemperature);
+    top_k_ = static_cast<int>(
+        std::clamp<long long>(read_int(s, key::top_k, kSampling.top_k), kTopKMin, kTopKMax));
+    top_p_ = read_real(s, key::top_p, kTopPMin, kTopPMax, kTopP);
+    min_p_ = read_real(s, key::min_p, kMinPMin, kMinPMax, kMinP);
+    repeat_penalty_ =
+        read_real(s, key::repeat_penalty, kRepeatPenaltyMin, kRepeatPenaltyMax, kRepeatPenalty);
+    max_reply_tokens_ = static_cast<int>(
+        std::clamp<long long>(read_int(s, key::max_reply_tokens, kMaxReplyTokensDefault),
+                              kMaxReplyTokensMin, kMaxReplyTokensMax));
+    kv_cache_mb_ = clamp_kv(read_int(s, key::kv_cache_mb, static_cast<long long>(kEngine.kv_mb)));
+    pinned_share_ =
+        read_real(s, key::pinned_share, kPinnedShareMin, kPinnedShareMax, kEngine.max_pinned_share);
+    threads_ = static_cast<int>(
+        std::clamp<long long>(read_int(s, key::threads, kEngine.n_threads), 0, kThreadsMax));
+    backend_ =
+        valid_backend(s.value(QLatin1String(key::backend), QStringLiteral("auto")).toString());
+    last_model_path_ = s.value(QLatin1String(key::last_model_path)).toString();
+}
+
+QString AppSettings::fileName() const {
+    return settings_->fileName();
+}
+
+int AppSettings::maxThreads() const {
+    return std::max(1, QThread::idealThreadCount());
+}
+
+QString AppSettings::backendNote() const {
+    if (backend_ == QLatin1String("cuda"))
+        return QStringLiteral("CUDA inference is not available yet: the CPU is used.");
+    return QStringLiteral("Inference runs on the CPU.");
+}
+
+// Stores a changed value and announces it.
+#define HEARTH_SETTING_SET(member, k, value, signal)     \
+    do {                                                 \
+        if ((member) == (value)) return;                 \
+        (member) = (value);                              \
+        settings_->setValue(QLatin1String(k), (member)); \
+        emit signal();                                   \
+        emit settingsChanged();                          \
+    } while (false)
+
+void AppSettings::setTemperature(double v) {
+    const double c = clamp_real(v, kTemperatureMin, kTemperatureMax, kTemperature);
+    HEARTH_SETTING_SET(temperature_, key::temperature, c, temperatureChanged);
+}
+
+void AppSettings::setTopK(int v) {
+    const int c = std::clamp(v, kTopKMin, kTopKMax);
+    HEARTH_SETTING_SET(top_k_, key::top_k, c, topKChanged);
+}
+
+void AppSettings::setTopP(double v) {
+    const double c = clamp_real(v, kTopPMin, kTopPMax, kTopP);
+    HEARTH_SETTING_SET(top_p_, key::top_p, c, topPChanged);
+}
+
+void AppSettings::setMinP(double v) {
+    const double c = clamp_real(v, kMinPMin, kMinPMax, kMinP);
+    HEARTH_SETTING_SET(min_p_, key::min_p, c, minPChanged);
+}
+
+void AppSettings::setRepeatPenalty(double v) {
+    const double c = clamp_real(v, kRepeatPenaltyMin, kRepeatPenaltyMax, kRepeatPenalty);
+    HEARTH_SETTING_SET(repeat_penalty_, key::repeat_penalty, c, repeatPenaltyChanged);
+}
+
+void AppSettings::setMaxReplyTokens(int v) {
+    const int c = std::clamp(v, kMaxReplyTokensMin, kMaxReplyTokensMax);
+    HEARTH_SETTING_SET(max_reply_tokens_, key::max_reply_tokens, c, maxReplyTokensChanged);
+}
+
+void AppSettings::setKvCacheMb(int v) {
+    const int c = clamp_kv(v);
+    HEARTH_SETTING_SET(kv_cache_mb_, key::kv_cache_mb, c, kvCacheMbChanged);
+}
+
+void AppSettings::setPinnedShare(double v) {
+    const double c = clamp_real(v, kPinnedShareMin, kPinnedShareMax, kEngine.max_pinned_share);
+    HEARTH_SETTING_SET(pinned_share_, key::pinned_share, c, pinnedShareChanged);
+}
+
+void AppSettings::setThreads(int v) {
+    const int c = std::clamp(v, 0, kThreadsMax);
+    HEARTH_SETTING_SET(threads_, key::threads, c, threadsChanged);
+}
+
+void AppSettings::setBackend(const QString& v) {
+    const QString c = valid_backend(v);
+    HEARTH_SETTING_SET(backend_, key::backend, c, backendChanged);
+}
+
+void AppSettings::setLastModelPath(const QString& v) {
+    HEARTH_SETTING_SET(last_model_path_, key::last_model_path, v, lastModelPathChanged);
+}
+
+#undef HEARTH_SETTING_SET
+
+void AppSettings::resetSampling() {
+    setTemperature(kTemperature);
+    setTopK(kSampling.top_k);
+    setTopP(kTopP);
+    setMinP(kMinP);
+    setRepeatPenalty(kRepeatPenalty);
+    setMaxReplyTokens(kMaxReplyTokensDefault);
+}
+
+void AppSettings::resetEngine() {
+    setKvCacheMb(static_cast<int>(kEngine.kv_mb));
+    setPinnedShare(kEngine.max_pinned_share);
+    setThreads(kEngine.n_threads);
+    setBackend(QStringLiteral("auto"));
+}
+
+void AppSettings::sync() {
+    settings_->sync();
+}
+
+hearth::SamplingParams AppSettings::samplingParams() const {
+    hearth::SamplingParams p;
+    p.temperature = static_cast<float>(temperature_);
+    p.top_k = top_k_;
+    p.top_p = static_cast<float>(top_p_);
+    p.min_p = static_cast<float>(min_p_);
+    p.repeat_penalty = static_cast<float>(repeat_penalty_);
+    return p;
+}
+
+hearth::EngineConfig AppSettings::engineConfig() const {
+    hearth::EngineConfig c;
+    c.model_path = last_model_path_.toStdString();
+    c.n_threads = threads_;
+    c.kv_mb = static_cast<std::size_t>(kv_cache_mb_);
+    c.max_pinned_share = pinned_share_;
+    return c;
+}

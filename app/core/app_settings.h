@@ -1,0 +1,138 @@
+// AppSettings: the user's preferences, kept in QSettings (the platform's usual place for
+// the application "Hearth", or an INI file given to the constructor).
+//
+// Every value is validated: out-of-range numbers are clamped into their range, values
+// that do not parse (a hand-edited file) fall back to the default, and an unknown
+// backend reads as "auto". Setters write through at once; each property has its own
+// notify signal, and settingsChanged() follows any change.
+//
+// The bridge takes engineConfig(), samplingParams() and maxReplyTokens() when it
+// (re)starts the engine. The backend setting is stored but not yet acted on: CUDA
+// inference is not implemented, so the CPU runs every backend choice (effectiveBackend).
+#pragma once
+
+#include <QtQml/qqmlregistration.h>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+#include "engine.h"
+#include "sampling/sampler.h"
+
+class QSettings;
+
+class AppSettings : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    // Sampling defaults for new replies.
+    Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY temperatureChanged)
+    Q_PROPERTY(int topK READ topK WRITE setTopK NOTIFY topKChanged)
+    Q_PROPERTY(double topP READ topP WRITE setTopP NOTIFY topPChanged)
+    Q_PROPERTY(double minP READ minP WRITE setMinP NOTIFY minPChanged)
+    Q_PROPERTY(
+        double repeatPenalty READ repeatPenalty WRITE setRepeatPenalty NOTIFY repeatPenaltyChanged)
+    Q_PROPERTY(
+        int maxReplyTokens READ maxReplyTokens WRITE setMaxReplyTokens NOTIFY maxReplyTokensChanged)
+    // The engine.
+    Q_PROPERTY(int kvCacheMb READ kvCacheMb WRITE setKvCacheMb NOTIFY kvCacheMbChanged)  // 0: auto
+    Q_PROPERTY(double pinnedShare READ pinnedShare WRITE setPinnedShare NOTIFY pinnedShareChanged)
+    Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY threadsChanged)  // 0: all cores
+    Q_PROPERTY(
+        QString backend READ backend WRITE setBackend NOTIFY backendChanged)  // auto, cpu, cuda
+    Q_PROPERTY(QString effectiveBackend READ effectiveBackend NOTIFY backendChanged)
+    Q_PROPERTY(QString backendNote READ backendNote NOTIFY backendChanged)
+    Q_PROPERTY(
+        QString lastModelPath READ lastModelPath WRITE setLastModelPath NOTIFY lastModelPathChanged)
+    // The ranges, for sliders and spin boxes.
+    Q_PROPERTY(int maxThreads READ maxThreads CONSTANT)
+    Q_PROPERTY(QString fileName READ fileName CONSTANT)
+
+  public:
+    // Ranges and defaults (the defaults are the engine's: SamplingParams, EngineConfig).
+    static constexpr double kTemperatureMin = 0.0, kTemperatureMax = 2.0;
+    static constexpr int kTopKMin = 0, kTopKMax = 1000;
+    static constexpr double kTopPMin = 0.01, kTopPMax = 1.0;
+    static constexpr double kMinPMin = 0.0, kMinPMax = 0.99;
+    static constexpr double kRepeatPenaltyMin = 1.0, kRepeatPenaltyMax = 2.0;
+    static constexpr int kMaxReplyTokensMin = 1, kMaxReplyTokensMax = 32768,
+                         kMaxReplyTokensDefault = 512;
+    static constexpr int kKvCacheMbMin = 16, kKvCacheMbMax = 1 << 20;  // or 0 (auto)
+    static constexpr double kPinnedShareMin = 0.0, kPinnedShareMax = 0.9;
+    static constexpr int kThreadsMax = 1024;
+
+    // The application's settings (QSettings with the application name "Hearth").
+    explicit AppSettings(QObject* parent = nullptr);
+    // Settings in the INI file at ini_path (tests, portable installs).
+    explicit AppSettings(const QString& ini_path, QObject* parent = nullptr);
+    ~AppSettings() override;
+
+    double temperature() const { return temperature_; }
+    int topK() const { return top_k_; }
+    double topP() const { return top_p_; }
+    double minP() const { return min_p_; }
+    double repeatPenalty() const { return repeat_penalty_; }
+    int maxReplyTokens() const { return max_reply_tokens_; }
+    int kvCacheMb() const { return kv_cache_mb_; }
+    double pinnedShare() const { return pinned_share_; }
+    int threads() const { return threads_; }
+    QString backend() const { return backend_; }
+    QString effectiveBackend() const { return QStringLiteral("cpu"); }
+    QString backendNote() const;
+    QString lastModelPath() const { return last_model_path_; }
+    int maxThreads() const;
+    QString fileName() const;
+
+    void setTemperature(double v);
+    void setTopK(int v);
+    void setTopP(double v);
+    void setMinP(double v);
+    void setRepeatPenalty(double v);
+    void setMaxReplyTokens(int v);
+    void setKvCacheMb(int v);  // 0: auto; anything else is clamped to [16, 2^20]
+    void setPinnedShare(double v);
+    void setThreads(int v);
+    void setBackend(const QString& v);  // unknown names become "auto"
+    void setLastModelPath(const QString& v);
+
+    // Back to the defaults (the last model path is kept).
+    Q_INVOKABLE void resetSampling();
+    Q_INVOKABLE void resetEngine();
+    // Writes pending changes to storage now (QSettings also does it on its own).
+    Q_INVOKABLE void sync();
+
+    // For the engine: the sampling defaults, and an EngineConfig with model_path (the last
+    // model), n_threads, kv_mb and max_pinned_share set, the rest at their defaults.
+    hearth::SamplingParams samplingParams() const;
+    hearth::EngineConfig engineConfig() const;
+
+  signals:
+    void temperatureChanged();
+    void topKChanged();
+    void topPChanged();
+    void minPChanged();
+    void repeatPenaltyChanged();
+    void maxReplyTokensChanged();
+    void kvCacheMbChanged();
+    void pinnedShareChanged();
+    void threadsChanged();
+    void backendChanged();
+    void lastModelPathChanged();
+    void settingsChanged();
+
+  private:
+    void load();
+
+    std::unique_ptr<QSettings> settings_;
+    double temperature_ = 0;
+    int top_k_ = 0;
+    double top_p_ = 0;
+    double min_p_ = 0;
+    double repeat_penalty_ = 0;
+    int max_reply_tokens_ = kMaxReplyTokensDefault;
+    int kv_cache_mb_ = 0;
+    double pinned_share_ = 0;
+    int threads_ = 0;
+    QString backend_;
+    QString last_model_path_;
+};

@@ -1,0 +1,328 @@
+#include "core/conversation_list_model.h"
+
+#include <algorithm>
+
+#include "common/log.h"
+
+using namespace hearth;
+namespace st = hearth::store;
+
+namespace {
+
+QString qerr(const Error& e) { return QString::fromStdString(e.message); }
+
+bool same_key(bool hit_a, st::Id conv_a, st::Id msg_a, bool hit_b, st::Id conv_b, st::Id msg_b) {
+    return hit_a == hit_b && (hit_a ? msg_a == msg_b : conv_a == conv_b);
+}
+
+}  // namespace
+
+ConversationListModel::ConversationListModel(QObject* parent) : QAbstractListModel(parent) {
+    undo_timer_.setSingleShot(true);
+    connect(&undo_timer_, &QTimer::timeout, this, &ConversationListModel::commitDelete);
+    reload_timer_.setSingleShot(true);
+    reload_timer_.setInterval(0);
+    connect(&reload_timer_, &QTimer::timeout, this, &ConversationListModel::reload);
+}
+
+ConversationListModel::~ConversationListModel() { commitDelete(); }
+
+QObject* ConversationListModel::storeObject() const { return store_; }
+void ConversationListModel::setStoreObject(QObject* store) { setStore(qobject_cast<st::AsyncStore*>(store)); }
+
+void ConversationListModel::setStore(st::AsyncStore* store) {
+    if (store == store_) return;
+    commitDelete();
+    if (store_) store_->disconnect(this);
+    store_ = store;
+    if (store_) {
+        connect(store_, &st::AsyncStore::conversationsChanged, &reload_timer_,
+                qOverload<>(&QTimer::start));
+    }
+    emit storeChanged();
+    reload();
+}
+
+void ConversationListModel::setShowArchived(bool show) {
+    if (show == show_archived_) return;
+    show_archived_ = show;
+    emit showArchivedChanged();
+    reload();
+}
+
+void ConversationListModel::setUndoTimeoutMs(int ms) {
+    ms = std::max(0, ms);
+    if (ms == undo_timeout_ms_) return;
+    undo_timeout_ms_ = ms;
+    emit undoChanged();
+}
+
+void ConversationListModel::set_error(const QString& error) {
+    if (!error.isEmpty()) log::get("app")->warn("conversations: {}", error.toStdString());
+    if (error == error_) return;
+    error_ = error;
+    emit errorStringChanged();
+}
+
+void ConversationListModel::search(const QString& text) {
+    if (text == search_text_) return;
+    search_text_ = text;
+    emit searchTextChanged();
+    reload();
+}
+
+int ConversationListModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+QHash<int, QByteArray> ConversationListModel::roleNames() const {
+    return {{ConversationIdRole, "conversationId"},
+            {TitleRole, "title"},
+            {PersonaIdRole, "personaId"},
+            {PinnedRole, "pinned"},
+            {ArchivedRole, "archived"},
+            {CreatedAtRole, "createdAt"},
+            {UpdatedAtRole, "updatedAt"},
+            {IsSearchHitRole, "isSearchHit"},
+            {MessageIdRole, "messageId"},
+            {SnippetRole, "snippet"},
+            {HighlightsRole, "highlights"},
+            {SnippetHtmlRole, "snippetHtml"},
+            {MessageRoleRole, "messageRole"}};
+}
+
+QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row& r = rows_[static_cast<size_t>(index.row())];
+    const st::Conversation& c = r.conversation;
+    switch (role) {
+        case ConversationIdRole: return QVariant::fromValue<qint64>(c.id);
+        case Qt::DisplayRole:
+        case TitleRole: return c.title;
+        case PersonaIdRole: return QVariant::fromValue<qint64>(c.persona_id.value_or(-1));
+        case PinnedRole: return c.pinned;
+        case ArchivedRole: return c.archived;
+        case CreatedAtRole: return c.created_at;
+        case UpdatedAtRole: return c.updated_at;
+        case IsSearchHitRole: return r.hit;
+        case MessageIdRole: return QVariant::fromValue<qint64>(r.message_id);
+        case SnippetRole: return r.snippet;
+        case HighlightsRole: {
+            QVariantList list;
+            for (const auto& [start, length] : r.highlights)
+                list.push_back(QVariantMap{{QStringLiteral("start"), start}, {QStringLiteral("length"), length}});
+            return list;
+        }
+        case SnippetHtmlRole: {
+            QString html;
+            int at = 0;
+            for (const auto& [start, length] : r.highlights) {
+                if (start < at || start + length > r.snippet.size()) continue;
+                html += r.snippet.mid(at, start - at).toHtmlEscaped();
+                html += QStringLiteral("<b>") + r.snippet.mid(start, length).toHtmlEscaped() + QStringLiteral("</b>");
+                at = start + length;
+            }
+            html += r.snippet.mid(at).toHtmlEscaped();
+            return html;
+        }
+        case MessageRoleRole: return r.hit ? st::role_name(r.message_role) : QString();
+        default: return {};
+    }
+}
+
+int ConversationListModel::rowOf(qint64 conversationId) const {
+    for (size_t i = 0; i < rows_.size(); ++i)
+        if (rows_[i].conversation.id == conversationId) return static_cast<int>(i);
+    return -1;
+}
+
+const st::Conversation* ConversationListModel::find(qint64 id) const {
+    for (const Row& r : rows_)
+        if (r.conversation.id == id && !r.hit) return &r.conversation;
+    return nullptr;
+}
+
+QVariantMap ConversationListModel::get(int row) const {
+    QVariantMap map;
+    if (row < 0 || row >= count()) return map;
+    const auto names = roleNames();
+    for (auto it = names.begin(); it != names.end(); ++it)
+        map.insert(QString::fromLatin1(it.value()), data(index(row), it.key()));
+    return map;
+}
+
+void ConversationListModel::reload() {
+    reload_timer_.stop();
+    if (!store_) return;
+    const int serial = ++reload_serial_;
+    QPointer<ConversationListModel> self(this);
+    const QString query = search_text_.trimmed();
+    if (!query.isEmpty()) {
+        st::SearchOptions options;
+        options.include_archived = true;
+        store_->search(query, options, [self, serial](Result<std::vector<st::SearchHit>> r) {
+            if (!self || serial != self->reload_serial_) return;
+            if (!r) return self->set_error(qerr(r.error()));
+            std::vector<Row> rows;
+            for (st::SearchHit& h : *r) {
+                if (self->pending_ && h.conversation_id == self->pending_->id) continue;
+                Row row;
+                row.hit = true;
+                row.conversation.id = h.conversation_id;
+                row.conversation.title = h.conversation_title;
+                row.conversation.updated_at = h.created_at;
+                row.message_id = h.message_id;
+                row.message_role = h.role;
+                row.snippet = std::move(h.snippet);
+                row.highlights = std::move(h.highlights);
+                rows.push_back(std::move(row));
+            }
+            self->apply(std::move(rows));
+        });
+        return;
+    }
+    st::ConversationFilter filter;
+    filter.archived = show_archived_ ? st::ConversationFilter::Archived::Only
+                                     : st::ConversationFilter::Archived::Exclude;
+    store_->conversations(filter, [self, serial](Result<std::vector<st::Conversation>> r) {
+        if (!self || serial != self->reload_serial_) return;
+        if (!r) return self->set_error(qerr(r.error()));
+        std::vector<Row> rows;
+        for (st::Conversation& c : *r) {
+            if (self->pending_ && c.id == self->pending_->id) continue;
+            Row row;
+            row.conversation = std::move(c);
+            rows.push_back(std::move(row));
+        }
+        self->apply(std::move(rows));
+    });
+}
+
+void ConversationListModel::apply(std::vector<Row> rows) {
+    const size_t old_n = rows_.size();
+    size_t common = 0;
+    while (common < old_n && common < rows.size() &&
+           same_key(rows_[common].hit, rows_[common].conversation.id, rows_[common].message_id,
+                    rows[common].hit, rows[common].conversation.id, rows[common].message_id))
+        ++common;
+    for (size_t i = 0; i < common; ++i) {
+        const Row& a = rows_[i];
+        const Row& b = rows[i];
+        const bool same = a.conversation.title == b.conversation.title &&
+                          a.conversation.pinned == b.conversation.pinned &&
+                          a.conversation.archived == b.conversation.archived &&
+                          a.conversation.updated_at == b.conversation.updated_at &&
+                          a.conversation.persona_id == b.conversation.persona_id &&
+                          a.snippet == b.snippet && a.highlights == b.highlights;
+        if (!same) {
+            rows_[i] = std::move(rows[i]);
+            emit dataChanged(index(static_cast<int>(i)), index(static_cast<int>(i)));
+        }
+    }
+    if (common < old_n) {
+        beginRemoveRows({}, static_cast<int>(common), static_cast<int>(old_n) - 1);
+        rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(common), rows_.end());
+        endRemoveRows();
+    }
+    if (common < rows.size()) {
+        beginInsertRows({}, static_cast<int>(common), static_cast<int>(rows.size()) - 1);
+        for (size_t i = common; i < rows.size(); ++i) rows_.push_back(std::move(rows[i]));
+        endInsertRows();
+    }
+    if (rows_.size() != old_n) emit countChanged();
+    emit loaded();
+}
+
+void ConversationListModel::createConversation(qint64 personaId, const QString& title) {
+    if (!store_) return;
+    st::Conversation draft;
+    draft.title = title.trimmed().isEmpty() ? QStringLiteral("New chat") : title.trimmed();
+    if (personaId >= 0) draft.persona_id = personaId;
+    QPointer<ConversationListModel> self(this);
+    store_->create_conversation(draft, [self](Result<st::Conversation> r) {
+        if (!self) return;
+        if (!r) return self->set_error(qerr(r.error()));
+        self->set_error(QString());
+        emit self->conversationCreated(r->id);  // conversationsChanged reloads the list
+    });
+}
+
+void ConversationListModel::change(qint64 id, std::function<Result<void>(st::Store&)> job) {
+    if (!store_) return;
+    QPointer<ConversationListModel> self(this);
+    QPointer<st::AsyncStore> store = store_;
+    store_->run<void>(std::move(job), [self, store, id](Result<void> r) {
+        if (!self) return;
+        if (!r) self->set_error(qerr(r.error()));
+        (void)id;
+        // Other views (the chat's title) follow the store's signal.
+        if (store) emit store->conversationsChanged();
+    });
+}
+
+void ConversationListModel::rename(qint64 conversationId, const QString& title) {
+    const QString t = title.trimmed();
+    if (t.isEmpty()) return;
+    change(conversationId, [conversationId, t](st::Store& s) { return s.rename_conversation(conversationId, t); });
+}
+
+void ConversationListModel::setPinned(qint64 conversationId, bool pinned) {
+    change(conversationId, [conversationId, pinned](st::Store& s) { return s.set_pinned(conversationId, pinned); });
+}
+
+void ConversationListModel::setArchived(qint64 conversationId, bool archived) {
+    change(conversationId,
+           [conversationId, archived](st::Store& s) { return s.set_archived(conversationId, archived); });
+}
+
+void ConversationListModel::remove(qint64 conversationId) {
+    if (!store_) return;
+    commitDelete();  // one undo at a time: an earlier delete goes through now
+    st::Conversation c;
+    if (const st::Conversation* found = find(conversationId)) {
+        c = *found;
+    } else {
+        c.id = conversationId;
+        const int row = rowOf(conversationId);
+        if (row >= 0) c.title = rows_[static_cast<size_t>(row)].conversation.title;
+    }
+    pending_ = c;
+    // Hide its rows now.
+    for (int i = count() - 1; i >= 0; --i) {
+        if (rows_[static_cast<size_t>(i)].conversation.id != conversationId) continue;
+        beginRemoveRows({}, i, i);
+        rows_.erase(rows_.begin() + i);
+        endRemoveRows();
+        emit countChanged();
+    }
+    undo_timer_.start(undo_timeout_ms_);
+    emit undoChanged();
+}
+
+void ConversationListModel::undo() {
+    if (!pending_) return;
+    undo_timer_.stop();
+    pending_.reset();
+    emit undoChanged();
+    reload();
+}
+
+void ConversationListModel::commitDelete() {
+    undo_timer_.stop();
+    if (!pending_) return;
+    const st::Id id = pending_->id;
+    pending_.reset();
+    emit undoChanged();
+    if (!store_) return;
+    QPointer<ConversationListModel> self(this);
+    store_->delete_conversation(id, [self, id](Result<void> r) {
+        if (!self) return;
+        if (!r) {
+            self->set_error(qerr(r.error()));
+            self->reload();
+            return;
+        }
+        emit self->deleted(id);
+    });
+}

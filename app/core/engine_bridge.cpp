@@ -1,0 +1,376 @@
+#include "core/engine_bridge.h"
+
+#include <QFileInfo>
+#include <QPointer>
+#include <QUrl>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <map>
+#include <mutex>
+
+#include "chat/chat_template.h"
+#include "chat/prompt_builder.h"
+#include "common/log.h"
+#include "gguf/gguf_file.h"
+#include "model/model_config.h"
+#include "tokenizer/tokenizer.h"
+
+using namespace hearth;
+
+struct LoadedEngine {
+    // Declared first, destroyed last: the builder refers to the engine's tokenizer.
+    std::unique_ptr<Engine> engine;
+    std::unique_ptr<chat::PromptBuilder> builder;
+    QString path;
+    QString name;
+    QString architecture;
+    QString quantisation;
+    QString backend;
+    QString fingerprint;
+    int context_length = 0;
+    qint64 file_bytes = 0;
+    qint64 kv_bytes = 0;
+    int block_size = 0;
+    QString error;  // set instead of engine when the load failed
+
+    ~LoadedEngine() {
+        builder.reset();
+        engine.reset();
+    }
+};
+
+// Posts engine events to the bridge. Engine threads call post(); the bridge's destructor
+// calls detach() (under the same lock), after which nothing is posted, and what is queued
+// already is discarded by ~QObject.
+struct EngineBridge::Relay {
+    std::mutex mutex;
+    EngineBridge* bridge = nullptr;
+
+    void post(sched::Event event) {
+        std::lock_guard lock(mutex);
+        if (!bridge) return;
+        EngineBridge* b = bridge;
+        QMetaObject::invokeMethod(
+            b, [b, event = std::move(event)] { b->deliver(event); }, Qt::QueuedConnection);
+    }
+    void detach() {
+        std::lock_guard lock(mutex);
+        bridge = nullptr;
+    }
+};
+
+namespace {
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+QString to_local_path(const QString& path_or_url) {
+    if (path_or_url.startsWith(QLatin1String("file:"))) return QUrl(path_or_url).toLocalFile();
+    return path_or_url;
+}
+
+// The tensor type holding most of the bytes (norms are small F32 tensors).
+QString main_quantisation(const gguf::GgufFile& f) {
+    std::map<std::string, qint64> bytes_by_type;
+    for (const auto& t : f.tensors())
+        bytes_by_type[std::string(quant::type_name(static_cast<uint32_t>(t.type)))] +=
+            static_cast<qint64>(t.nbytes);
+    std::string main_type;
+    qint64 most = -1;
+    for (const auto& [type, bytes] : bytes_by_type)
+        if (bytes > most) most = bytes, main_type = type;
+    return QString::fromStdString(main_type);
+}
+
+std::shared_ptr<LoadedEngine> load_engine(const QString& path, int threads, int kv_mb) {
+    auto loaded = std::make_shared<LoadedEngine>();
+    loaded->path = path;
+    if (path.isEmpty()) {
+        loaded->error = QStringLiteral("No model file was given.");
+        return loaded;
+    }
+    if (!QFileInfo::exists(path)) {
+        loaded->error = QStringLiteral("%1: no such file").arg(path);
+        return loaded;
+    }
+    EngineConfig config;
+    config.model_path = path.toStdString();
+    config.n_threads = threads;
+    config.kv_mb = static_cast<std::size_t>(std::max(0, kv_mb));
+    auto engine = Engine::create(config);
+    if (!engine) {
+        loaded->error = QString::fromStdString(engine.message());
+        return loaded;
+    }
+    loaded->engine = std::move(engine).value();
+    const Engine& e = *loaded->engine;
+    const ModelConfig& mc = e.model_config();
+    loaded->builder = std::make_unique<chat::PromptBuilder>(e.tokenizer(),
+                                                            chat::ChatTemplate::from_gguf(e.file()));
+    loaded->name = qs(mc.name);
+    if (loaded->name.isEmpty()) loaded->name = QFileInfo(path).completeBaseName();
+    loaded->architecture = qs(mc.architecture);
+    loaded->quantisation = main_quantisation(e.file());
+    loaded->backend = QString::fromStdString(e.backend_name());
+    loaded->fingerprint = QString::fromStdString(e.file().fingerprint());
+    loaded->context_length = static_cast<int>(mc.context_length);
+    loaded->file_bytes = QFileInfo(path).size();
+    loaded->kv_bytes = static_cast<qint64>(e.kv_bytes());
+    loaded->block_size = e.config().block_size;
+    return loaded;
+}
+
+const char* pin_state_text(PinState s) {
+    switch (s) {
+        case PinState::Warming: return "warming";
+        case PinState::Pinned: return "pinned";
+        case PinState::Failed: return "failed";
+    }
+    return "";
+}
+
+bool same_pins(const std::vector<PinStatus>& a, const std::vector<PinStatus>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].key != b[i].key || a[i].state != b[i].state ||
+            a[i].pinned_tokens != b[i].pinned_tokens)
+            return false;
+    return true;
+}
+
+bool same_stats(const EngineStats& a, const EngineStats& b) {
+    return a.decode_tokens_per_s == b.decode_tokens_per_s &&
+           a.kv.blocks_total == b.kv.blocks_total && a.kv.blocks_used == b.kv.blocks_used &&
+           a.kv.blocks_cached == b.kv.blocks_cached && a.kv.blocks_pinned == b.kv.blocks_pinned &&
+           a.kv.prompt_tokens_queried == b.kv.prompt_tokens_queried &&
+           a.kv.prompt_tokens_cached == b.kv.prompt_tokens_cached &&
+           a.conversations_parked == b.conversations_parked &&
+           a.scheduler.running == b.scheduler.running && a.scheduler.waiting == b.scheduler.waiting;
+}
+
+}  // namespace
+
+EngineBridge::EngineBridge(QObject* parent) : QObject(parent), relay_(std::make_shared<Relay>()) {
+    relay_->bridge = this;
+    connect(&watcher_, &QFutureWatcherBase::finished, this, &EngineBridge::on_load_finished);
+    stats_timer_.setInterval(250);
+    connect(&stats_timer_, &QTimer::timeout, this, &EngineBridge::refreshStats);
+}
+
+EngineBridge::~EngineBridge() {
+    relay_->detach();
+    stats_timer_.stop();
+    // A load in flight finishes (its engine is then destroyed with the future's result).
+    watcher_.disconnect(this);
+    watcher_.waitForFinished();
+    if (loaded_) {
+        loaded_->engine->cancel_all();
+        loaded_.reset();  // joins the engine thread: nothing calls back after this
+    }
+}
+
+QString EngineBridge::modelName() const { return loaded_ ? loaded_->name : QString(); }
+QString EngineBridge::architecture() const { return loaded_ ? loaded_->architecture : QString(); }
+QString EngineBridge::quantisation() const { return loaded_ ? loaded_->quantisation : QString(); }
+int EngineBridge::contextLength() const { return loaded_ ? loaded_->context_length : 0; }
+QString EngineBridge::backendName() const { return loaded_ ? loaded_->backend : QString(); }
+QString EngineBridge::fingerprint() const { return loaded_ ? loaded_->fingerprint : QString(); }
+qint64 EngineBridge::modelFileBytes() const { return loaded_ ? loaded_->file_bytes : 0; }
+qint64 EngineBridge::kvCacheBytes() const { return loaded_ ? loaded_->kv_bytes : 0; }
+int EngineBridge::kvBlockSize() const { return loaded_ ? loaded_->block_size : 0; }
+
+BlockMap EngineBridge::blockMapSnapshot() const {
+    return loaded_ ? loaded_->engine->block_map() : BlockMap{};
+}
+
+QVariantMap EngineBridge::blockMap() const {
+    const BlockMap map = blockMapSnapshot();
+    QVariantList states, owners;
+    states.reserve(static_cast<qsizetype>(map.blocks.size()));
+    owners.reserve(static_cast<qsizetype>(map.blocks.size()));
+    for (const BlockCell& c : map.blocks) {
+        states.append(static_cast<int>(c.state));
+        owners.append(QVariant::fromValue<qint64>(c.owner));
+    }
+    return {{QStringLiteral("blockSize"), map.block_size},
+            {QStringLiteral("states"), states},
+            {QStringLiteral("owners"), owners}};
+}
+
+void EngineBridge::setThreads(int n) {
+    if (n == threads_) return;
+    threads_ = std::max(0, n);
+    emit settingsChanged();
+}
+
+void EngineBridge::setKvMegabytes(int mb) {
+    if (mb == kv_mb_) return;
+    kv_mb_ = std::max(0, mb);
+    emit settingsChanged();
+}
+
+void EngineBridge::set_error(const QString& error) {
+    if (error == error_) return;
+    error_ = error;
+    emit errorStringChanged();
+}
+
+void EngineBridge::load(const QString& pathOrUrl) {
+    const QString path = to_local_path(pathOrUrl);
+    if (watcher_.isRunning()) {
+        pending_path_ = path;  // started when the current load finishes
+        return;
+    }
+    start_load(path);
+}
+
+void EngineBridge::start_load(const QString& path) {
+    loading_path_ = path;
+    set_error(QString());
+    const int threads = threads_;
+    const int kv_mb = kv_mb_;
+    watcher_.setFuture(QtConcurrent::run([path, threads, kv_mb] { return load_engine(path, threads, kv_mb); }));
+    emit loadingChanged();
+}
+
+void EngineBridge::on_load_finished() {
+    std::shared_ptr<LoadedEngine> result = watcher_.future().result();
+    if (!pending_path_.isEmpty()) {  // superseded: throw this one away, load the newer one
+        const QString next = std::exchange(pending_path_, QString());
+        if (result->engine) retire(std::move(result));
+        start_load(next);
+        return;
+    }
+    const bool ok = result->engine != nullptr;
+    if (!ok) {
+        log::get("app")->warn("loading {} failed: {}", loading_path_.toStdString(),
+                              result->error.toStdString());
+        set_error(result->error);
+        emit loadingChanged();
+        emit loadFinished(false);
+        return;
+    }
+    if (loaded_) {
+        emit aboutToUnload();
+        retire(std::exchange(loaded_, nullptr));
+    }
+    loaded_ = std::move(result);
+    ++generation_;
+    model_path_ = loaded_->path;
+    pins_.clear();
+    stats_ = loaded_->engine->stats();
+    stats_timer_.start();
+    log::get("app")->info("loaded {} ({}, {}, context {}, backend {})", model_path_.toStdString(),
+                          loaded_->architecture.toStdString(), loaded_->quantisation.toStdString(),
+                          loaded_->context_length, loaded_->backend.toStdString());
+    emit loadingChanged();
+    emit modelChanged();
+    emit statsChanged();
+    emit pinsChanged();
+    emit loadFinished(true);
+}
+
+void EngineBridge::retire(std::shared_ptr<LoadedEngine> old) {
+    if (!old) return;
+    // Finished(Cancelled) events of its requests still reach us through the relay.
+    if (old->engine) old->engine->cancel_all();
+    (void)QtConcurrent::run([old = std::move(old)]() mutable { old.reset(); });
+}
+
+void EngineBridge::unload() {
+    if (!loaded_) return;
+    emit aboutToUnload();
+    retire(std::exchange(loaded_, nullptr));
+    stats_timer_.stop();
+    stats_ = EngineStats{};
+    pins_.clear();
+    model_path_.clear();
+    emit modelChanged();
+    emit statsChanged();
+    emit pinsChanged();
+}
+
+void EngineBridge::cancelAll() {
+    if (loaded_) loaded_->engine->cancel_all();
+}
+
+QString EngineBridge::pinState(qint64 key) const {
+    for (const PinStatus& p : pins_)
+        if (p.key == key) return QString::fromLatin1(pin_state_text(p.state));
+    return QString();
+}
+
+void EngineBridge::refreshStats() {
+    if (!loaded_) return;
+    EngineStats now = loaded_->engine->stats();
+    if (!same_stats(now, stats_)) {
+        stats_ = now;
+        emit statsChanged();
+    }
+    std::vector<PinStatus> pins = loaded_->engine->pins();
+    if (!same_pins(pins, pins_)) {
+        pins_ = std::move(pins);
+        emit pinsChanged();
+    }
+}
+
+EngineBridge::RequestId EngineBridge::submit(qint64 conversation, std::vector<int32_t> prompt,
+                                             const SamplingParams& sampling, int max_tokens) {
+    sched::Request r;
+    r.conversation = conversation;
+    r.prompt = std::move(prompt);
+    r.sampling = sampling;
+    r.max_tokens = max_tokens;
+    return submit(std::move(r));
+}
+
+EngineBridge::RequestId EngineBridge::submit(sched::Request request) {
+    if (!loaded_) return -1;
+    const RequestId id = next_id_++;
+    std::weak_ptr<Relay> relay = relay_;
+    auto handle = loaded_->engine->submit(std::move(request), [relay, id](const sched::Event& e) {
+        auto r = relay.lock();
+        if (!r) return;
+        sched::Event copy = e;
+        copy.request = id;
+        r->post(std::move(copy));
+    });
+    running_[id] = Running{handle->id(), generation_};
+    return id;
+}
+
+void EngineBridge::deliver(const sched::Event& event) {
+    if (event.kind == sched::EventKind::Finished || event.kind == sched::EventKind::Error)
+        running_.erase(event.request);
+    emit requestEvent(event);
+}
+
+void EngineBridge::cancel(RequestId id) {
+    auto it = running_.find(id);
+    // A request of a replaced engine was cancelled with it.
+    if (it == running_.end() || !loaded_ || it->second.generation != generation_) return;
+    loaded_->engine->cancel(it->second.engine_id);
+}
+
+void EngineBridge::pin(qint64 key, std::vector<int32_t> prefix_ids) {
+    if (!loaded_ || prefix_ids.empty()) return;
+    loaded_->engine->pin(key, std::move(prefix_ids));
+    refreshStats();
+}
+
+void EngineBridge::unpin(qint64 key) {
+    if (!loaded_) return;
+    loaded_->engine->unpin(key);
+    refreshStats();
+}
+
+std::vector<PinStatus> EngineBridge::pins() const { return pins_; }
+
+const Tokenizer* EngineBridge::tokenizer() const {
+    return loaded_ ? &loaded_->engine->tokenizer() : nullptr;
+}
+
+const chat::PromptBuilder* EngineBridge::promptBuilder() const {
+    return loaded_ ? loaded_->builder.get() : nullptr;
+}
+
+Engine* EngineBridge::engine() const { return loaded_ ? loaded_->engine.get() : nullptr; }

@@ -1,0 +1,46 @@
+// HistoryStore: the chat history (AsyncStore) as a QML type. The view models take it as
+// their `store`; it opens the database off the GUI thread like every other store call.
+#pragma once
+
+#include <QString>
+#include <QtQml/qqmlregistration.h>
+
+#include "store/async_store.h"
+
+class HistoryStore : public hearth::store::AsyncStore {
+    Q_OBJECT
+    QML_ELEMENT
+    Q_PROPERTY(QString path READ path NOTIFY openChanged)
+    Q_PROPERTY(bool ready READ ready NOTIFY openChanged)
+    Q_PROPERTY(bool opening READ opening NOTIFY openChanged)
+    Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
+    // Set when the last open found a damaged file and moved it aside (to tell the user).
+    Q_PROPERTY(QString corruptBackupPath READ corruptBackupPath NOTIFY openChanged)
+
+  public:
+    explicit HistoryStore(QObject* parent = nullptr);
+
+    QString path() const { return path_; }
+    bool ready() const { return ready_; }
+    bool opening() const { return opening_; }
+    QString errorString() const { return error_; }
+    QString corruptBackupPath() const { return corrupt_backup_; }
+
+    // Opens (creating when missing) the database at path; empty: the default location.
+    Q_INVOKABLE void openPath(const QString& path = QString());
+    void openWith(const QString& path, hearth::store::OpenOptions options);
+
+  signals:
+    void openChanged();
+    void errorStringChanged();
+    void opened(bool ok);
+
+  private:
+    void set_error(const QString& error);
+
+    QString path_;
+    QString error_;
+    QString corrupt_backup_;
+    bool ready_ = false;
+    bool opening_ = false;
+};

@@ -1,0 +1,669 @@
+#include "core/message_list_model.h"
+
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QRandomGenerator>
+
+#include <algorithm>
+
+#include "chat/prompt_builder.h"
+#include "common/log.h"
+
+using namespace hearth;
+namespace st = hearth::store;
+
+struct MessageListModel::Snapshot {
+    st::Conversation conversation;
+    std::optional<st::Persona> persona;
+    std::vector<st::ThreadEntry> thread;
+};
+
+namespace {
+
+QString state_text(st::MessageState s) {
+    switch (s) {
+        case st::MessageState::Complete: return QStringLiteral("done");
+        case st::MessageState::Streaming: return QStringLiteral("streaming");
+        case st::MessageState::Interrupted: return QStringLiteral("stopped");
+        case st::MessageState::Failed: return QStringLiteral("error");
+    }
+    return QString();
+}
+
+chat::Role to_chat(st::Role r) {
+    switch (r) {
+        case st::Role::System: return chat::Role::System;
+        case st::Role::User: return chat::Role::User;
+        case st::Role::Assistant: return chat::Role::Assistant;
+    }
+    return chat::Role::User;
+}
+
+
+bool same_entry(const st::ThreadEntry& a, const st::ThreadEntry& b) {
+    return a.message.id == b.message.id && a.message.text == b.message.text &&
+           a.message.state == b.message.state && a.message.stats == b.message.stats &&
+           a.variant_index == b.variant_index && a.variant_count == b.variant_count &&
+           a.message.updated_at == b.message.updated_at;
+}
+
+QString qerr(const Error& e) { return QString::fromStdString(e.message); }
+
+}  // namespace
+
+MessageListModel::MessageListModel(QObject* parent) : QAbstractListModel(parent) {}
+
+MessageListModel::~MessageListModel() {
+    // Replies still streaming keep their text in the store: stop them, and write what
+    // they have as interrupted (the store finishes the writes when it closes).
+    for (auto& [id, s] : streams_) {
+        if (bridge_) bridge_->cancel(id);
+        if (store_ && s.reply_id && !s.ended) {
+            store_->update_reply(*s.reply_id, s.text, s.ids);
+            store_->finish_reply(*s.reply_id, s.stats, st::MessageState::Interrupted);
+        }
+    }
+}
+
+// ---- properties ------------------------------------------------------------------------
+
+void MessageListModel::setBridge(EngineBridge* bridge) {
+    if (bridge == bridge_) return;
+    if (bridge_) bridge_->disconnect(this);
+    bridge_ = bridge;
+    if (bridge_) {
+        connect(bridge_, &EngineBridge::requestEvent, this, &MessageListModel::on_event);
+        connect(bridge_, &EngineBridge::modelChanged, this, &MessageListModel::emit_state_changes);
+    }
+    emit bridgeChanged();
+    emit_state_changes();
+}
+
+QObject* MessageListModel::storeObject() const { return store_; }
+void MessageListModel::setStoreObject(QObject* store) { setStore(qobject_cast<st::AsyncStore*>(store)); }
+
+void MessageListModel::setStore(st::AsyncStore* store) {
+    if (store == store_) return;
+    if (store_) store_->disconnect(this);
+    store_ = store;
+    if (store_) {
+        connect(store_, &st::AsyncStore::threadChanged, this, [this](qint64 conversation) {
+            if (conversation == conversation_) reload();
+        });
+    }
+    emit storeChanged();
+    reload();
+    emit_state_changes();
+}
+
+void MessageListModel::setConversationId(qint64 id) {
+    if (id < 0) id = -1;
+    if (id == conversation_) return;
+    conversation_ = id;
+    beginResetModel();
+    rows_.clear();
+    endResetModel();
+    conversation_record_.reset();
+    persona_.reset();
+    emit conversationIdChanged();
+    emit countChanged();
+    emit conversationLoaded();
+    emit contextChanged();
+    emit_state_changes();
+    reload();
+}
+
+void MessageListModel::setMaxReplyTokens(int n) {
+    n = std::max(1, n);
+    if (n == max_reply_tokens_) return;
+    max_reply_tokens_ = n;
+    emit settingsChanged();
+}
+
+bool MessageListModel::busy(qint64 conversation) const {
+    if (setting_up_.count(conversation)) return true;
+    for (const auto& [id, s] : streams_)
+        if (s.conversation == conversation && !s.ended) return true;
+    return false;
+}
+
+bool MessageListModel::generating() const { return conversation_ >= 0 && busy(conversation_); }
+
+bool MessageListModel::canSend() const {
+    return conversation_ >= 0 && store_ && bridge_ && bridge_->loaded() && conversation_record_ &&
+           !busy(conversation_);
+}
+
+int MessageListModel::droppedMessages() const {
+    auto it = dropped_.find(conversation_);
+    return it == dropped_.end() ? 0 : it->second;
+}
+
+void MessageListModel::emit_state_changes() {
+    const bool g = generating();
+    const bool c = canSend();
+    if (g != last_generating_) {
+        last_generating_ = g;
+        emit generatingChanged();
+    }
+    if (c != last_can_send_) {
+        last_can_send_ = c;
+        emit canSendChanged();
+    }
+}
+
+void MessageListModel::set_error(const QString& error) {
+    if (!error.isEmpty()) log::get("app")->warn("chat: {}", error.toStdString());
+    if (error == error_) return;
+    error_ = error;
+    emit errorStringChanged();
+}
+
+// ---- the model -------------------------------------------------------------------------
+
+int MessageListModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+QHash<int, QByteArray> MessageListModel::roleNames() const {
+    return {
+        {MessageIdRole, "messageId"},
+        {RoleRole, "role"},
+        {TextRole, "text"},
+        {StateRole, "state"},
+        {VariantIndexRole, "variantIndex"},
+        {VariantCountRole, "variantCount"},
+        {TtftMsRole, "ttftMs"},
+        {TokensPerSecondRole, "tokensPerSecond"},
+        {PromptTokensCachedRole, "promptTokensCached"},
+        {PromptTokensComputedRole, "promptTokensComputed"},
+        {GeneratedTokensRole, "generatedTokens"},
+        {InContextRole, "inContext"},
+        {ErrorRole, "error"},
+        {CreatedAtRole, "createdAt"},
+        {ParentIdRole, "parentId"},
+        {PrefillProgressRole, "prefillProgress"},
+    };
+}
+
+const MessageListModel::Stream* MessageListModel::stream_for(st::Id message_id) const {
+    for (const auto& [id, s] : streams_)
+        if (s.reply_id == message_id) return &s;
+    return nullptr;
+}
+
+bool MessageListModel::in_context(int row) const {
+    const int dropped = droppedMessages();
+    if (dropped <= 0) return true;
+    const bool has_system = !rows_.empty() && rows_.front().message.role == st::Role::System;
+    if (rows_[static_cast<size_t>(row)].message.role == st::Role::System && row == 0) return true;
+    const int first_kept = dropped + (has_system ? 1 : 0);
+    return row >= first_kept;
+}
+
+QVariant MessageListModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const st::ThreadEntry& e = rows_[static_cast<size_t>(index.row())];
+    const st::Message& m = e.message;
+    const Stream* s = m.role == st::Role::Assistant ? stream_for(m.id) : nullptr;
+    const bool live = s && !s->ended;
+    const st::GenerationStats& stats = s && s->ended ? s->stats : m.stats;
+    switch (role) {
+        case MessageIdRole: return QVariant::fromValue<qint64>(m.id);
+        case RoleRole: return st::role_name(m.role);
+        case Qt::DisplayRole:
+        case TextRole: return s ? s->text : m.text;
+        case StateRole:
+            if (live) return QStringLiteral("streaming");
+            return state_text(s ? s->end_state : m.state);
+        case VariantIndexRole: return e.variant_index;
+        case VariantCountRole: return e.variant_count;
+        case TtftMsRole: return stats.ttft_ms.value_or(-1.0);
+        case TokensPerSecondRole: return stats.tokens_per_second.value_or(0.0);
+        case PromptTokensCachedRole: return static_cast<int>(stats.prompt_tokens_cached.value_or(0));
+        case PromptTokensComputedRole: return static_cast<int>(stats.prompt_tokens_computed.value_or(0));
+        case GeneratedTokensRole:
+            return static_cast<int>(live ? static_cast<qint64>(s->ids.size()) : stats.generated_tokens.value_or(0));
+        case InContextRole: return in_context(index.row());
+        case ErrorRole: {
+            if (s && !s->error.isEmpty()) return s->error;
+            auto it = errors_.find(m.id);
+            return it == errors_.end() ? QString() : it->second;
+        }
+        case CreatedAtRole: return m.created_at;
+        case ParentIdRole: return QVariant::fromValue<qint64>(m.parent_id.value_or(-1));
+        case PrefillProgressRole:
+            if (!live || !s->ids.empty() || s->prefill_total <= 0) return -1.0;
+            return static_cast<double>(s->prefill_done) / static_cast<double>(s->prefill_total);
+        default: return {};
+    }
+}
+
+int MessageListModel::rowOf(qint64 messageId) const {
+    for (size_t i = 0; i < rows_.size(); ++i)
+        if (rows_[i].message.id == messageId) return static_cast<int>(i);
+    return -1;
+}
+
+QVariantMap MessageListModel::get(int row) const {
+    QVariantMap map;
+    if (row < 0 || row >= count()) return map;
+    const QModelIndex i = index(row);
+    const auto names = roleNames();
+    for (auto it = names.begin(); it != names.end(); ++it)
+        map.insert(QString::fromLatin1(it.value()), data(i, it.key()));
+    return map;
+}
+
+void MessageListModel::update_row(st::Id message_id, const QList<int>& roles) {
+    const int row = rowOf(message_id);
+    if (row < 0) return;
+    emit dataChanged(index(row), index(row), roles);
+}
+
+// ---- loading ---------------------------------------------------------------------------
+
+void MessageListModel::reload() {
+    const int serial = ++reload_serial_;
+    if (conversation_ < 0 || !store_) {
+        if (!rows_.empty()) apply_thread({});
+        return;
+    }
+    const qint64 conversation = conversation_;
+    QPointer<MessageListModel> self(this);
+    store_->run<Snapshot>(
+        [conversation](st::Store& s) -> Result<Snapshot> {
+            auto c = s.conversation(conversation);
+            if (!c) return c.error();
+            Snapshot snap;
+            snap.conversation = *c;
+            if (c->persona_id) {
+                if (auto p = s.persona(*c->persona_id)) snap.persona = *p;  // may be deleted
+            }
+            auto thread = s.active_thread(conversation);
+            if (!thread) return thread.error();
+            snap.thread = std::move(*thread);
+            return snap;
+        },
+        [self, serial, conversation](Result<Snapshot> r) {
+            if (!self || serial != self->reload_serial_ || conversation != self->conversation_) return;
+            if (!r) {
+                self->set_error(qerr(r.error()));
+                return;
+            }
+            self->apply_snapshot(*r);
+        });
+}
+
+void MessageListModel::apply_snapshot(const Snapshot& snap) {
+    conversation_record_ = snap.conversation;
+    persona_ = snap.persona;
+    emit conversationLoaded();
+    apply_thread(snap.thread);
+    emit_state_changes();
+}
+
+void MessageListModel::apply_thread(std::vector<st::ThreadEntry> thread) {
+    const size_t old_n = rows_.size();
+    size_t common = 0;
+    while (common < old_n && common < thread.size() &&
+           rows_[common].message.id == thread[common].message.id)
+        ++common;
+    for (size_t i = 0; i < common; ++i) {
+        if (!same_entry(rows_[i], thread[i])) {
+            rows_[i] = std::move(thread[i]);
+            emit dataChanged(index(static_cast<int>(i)), index(static_cast<int>(i)));
+        }
+    }
+    if (common < old_n) {
+        beginRemoveRows({}, static_cast<int>(common), static_cast<int>(old_n) - 1);
+        rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(common), rows_.end());
+        endRemoveRows();
+    }
+    if (common < thread.size()) {
+        beginInsertRows({}, static_cast<int>(common), static_cast<int>(thread.size()) - 1);
+        for (size_t i = common; i < thread.size(); ++i) rows_.push_back(std::move(thread[i]));
+        endInsertRows();
+    }
+    if (rows_.size() != old_n) emit countChanged();
+}
+
+// ---- actions ---------------------------------------------------------------------------
+
+bool MessageListModel::send(const QString& text) {
+    const QString trimmed = text.trimmed();
+    if (trimmed.isEmpty() || !canSend()) return false;
+    const chat::PromptBuilder* builder = bridge_->promptBuilder();
+    const std::string utf8 = trimmed.toStdString();
+    st::MessageDraft draft;
+    draft.role = st::Role::User;
+    draft.text = trimmed;
+    draft.token_ids = builder->encode_content(chat::Role::User, utf8);
+    draft.token_fingerprint = bridge_->fingerprint();
+    const qint64 conversation = conversation_;
+    const bool first_message =
+        std::none_of(rows_.begin(), rows_.end(), [](const st::ThreadEntry& e) { return e.message.role == st::Role::User; });
+    ++setting_up_[conversation];
+    set_error(QString());
+    emit_state_changes();
+    QPointer<MessageListModel> self(this);
+    store_->append_message(conversation, draft, [self, conversation, trimmed, first_message](Result<st::Message> r) {
+        if (!self) return;
+        if (!r) {
+            self->set_error(qerr(r.error()));
+            self->setup_done(conversation);
+            return;
+        }
+        // A new conversation is named after its first message.
+        if (first_message && self->store_ && self->conversation_record_ &&
+            self->conversation_record_->id == conversation) {
+            st::Conversation c = *self->conversation_record_;
+            if (c.title.isEmpty() || c.title == QLatin1String("New chat")) {
+                QString title = trimmed.simplified();
+                if (title.size() > 48) title = title.left(47) + QChar(0x2026);
+                c.title = title;
+                self->store_->update_conversation(c);
+            }
+        }
+        self->start_reply(conversation, r->id);
+    });
+    return true;
+}
+
+void MessageListModel::setup_done(qint64 conversation) {
+    auto it = setting_up_.find(conversation);
+    if (it != setting_up_.end() && --it->second <= 0) setting_up_.erase(it);
+    emit_state_changes();
+}
+
+void MessageListModel::start_reply(qint64 conversation, st::Id parent_id) {
+    QPointer<MessageListModel> self(this);
+    if (!store_) {
+        setup_done(conversation);
+        return;
+    }
+    store_->run<Snapshot>(
+        [conversation](st::Store& s) -> Result<Snapshot> {
+            auto c = s.conversation(conversation);
+            if (!c) return c.error();
+            Snapshot snap;
+            snap.conversation = *c;
+            if (c->persona_id) {
+                if (auto p = s.persona(*c->persona_id)) snap.persona = *p;
+            }
+            auto thread = s.active_thread(conversation);
+            if (!thread) return thread.error();
+            snap.thread = std::move(*thread);
+            return snap;
+        },
+        [self, conversation, parent_id](Result<Snapshot> r) {
+            if (!self) return;
+            MessageListModel& m = *self;
+            const bool stop_requested = m.stop_requested_.erase(conversation) > 0;
+            auto fail = [&](const QString& why) {
+                m.set_error(why);
+                m.setup_done(conversation);
+            };
+            if (!r) return fail(qerr(r.error()));
+            if (conversation == m.conversation_) {
+                ++m.reload_serial_;  // this snapshot is newer than any reload in flight
+                m.apply_snapshot(*r);
+            }
+            if (stop_requested) return m.setup_done(conversation);
+            const chat::PromptBuilder* builder = m.bridge_ ? m.bridge_->promptBuilder() : nullptr;
+            if (!builder) return fail(QStringLiteral("No model is loaded."));
+            const Snapshot& snap = *r;
+            const auto& thread = snap.thread;
+            auto at = std::find_if(thread.begin(), thread.end(),
+                                   [&](const st::ThreadEntry& e) { return e.message.id == parent_id; });
+            if (at == thread.end()) return fail(QStringLiteral("The message to reply to is no longer shown."));
+            const QString fingerprint = m.bridge_->fingerprint();
+
+            // The prompt: the persona (unless the thread has a system message of its own),
+            // then the thread up to and including the parent.
+            std::vector<chat::Message> messages;
+            const bool has_system = !thread.empty() && thread.front().message.role == st::Role::System;
+            if (!has_system && snap.persona && !snap.persona->system_prompt.trimmed().isEmpty())
+                messages.push_back({chat::Role::System, snap.persona->system_prompt.toStdString(), std::nullopt});
+            for (auto it = thread.begin(); it != std::next(at); ++it) {
+                const st::Message& msg = it->message;
+                chat::Message cm{to_chat(msg.role), msg.text.toStdString(), std::nullopt};
+                // Ids are reused only when this model's tokenizer made them.
+                if (msg.token_fingerprint == fingerprint &&
+                    (msg.role == st::Role::Assistant || !msg.token_ids.empty()))
+                    cm.ids = std::vector<int32_t>(msg.token_ids.begin(), msg.token_ids.end());
+                messages.push_back(std::move(cm));
+            }
+            const int context = m.bridge_->contextLength();
+            const st::SamplingSettings& ss = snap.conversation.sampling;
+            const int wanted = ss.max_tokens.value_or(m.max_reply_tokens_);
+            const int reply_room = std::max(1, std::min(wanted, context / 2));
+            auto prompt = builder->fit_to_context(messages, static_cast<size_t>(context - reply_room));
+            if (!prompt) return fail(QString::fromStdString(prompt.message()));
+            const int dropped = static_cast<int>(prompt->dropped);
+            if (m.dropped_[conversation] != dropped) {
+                m.dropped_[conversation] = dropped;
+                if (conversation == m.conversation_) {
+                    emit m.contextChanged();
+                    if (!m.rows_.empty())
+                        emit m.dataChanged(m.index(0), m.index(m.count() - 1), {InContextRole});
+                }
+            }
+
+            SamplingParams sp = m.default_sampling_.value_or(SamplingParams{});
+            if (!m.default_sampling_) sp.seed = QRandomGenerator::global()->generate64();
+            if (ss.temperature) sp.temperature = static_cast<float>(*ss.temperature);
+            if (ss.top_p) sp.top_p = static_cast<float>(*ss.top_p);
+            if (ss.min_p) sp.min_p = static_cast<float>(*ss.min_p);
+            if (ss.top_k) sp.top_k = *ss.top_k;
+            if (ss.repeat_penalty) sp.repeat_penalty = static_cast<float>(*ss.repeat_penalty);
+            if (ss.seed) sp.seed = static_cast<uint64_t>(*ss.seed);
+
+            sched::Request req;
+            req.conversation = conversation;
+            req.prompt = std::move(prompt->ids);
+            req.sampling = sp;
+            req.max_tokens = reply_room;
+            req.stop_at_end_of_generation = m.stop_at_end_of_turn_;
+            const qint64 request_id = m.bridge_->submit(std::move(req));
+            if (request_id < 0) return fail(QStringLiteral("No model is loaded."));
+            Stream& s = m.streams_[request_id];
+            s.conversation = conversation;
+            s.parent_id = parent_id;
+            s.last_write.start();
+            m.setup_done(conversation);
+            m.store_->begin_reply(conversation, parent_id, fingerprint, [self, request_id](Result<st::Id> reply) {
+                if (self) self->reply_begun(request_id, std::move(reply));
+            });
+        });
+}
+
+void MessageListModel::reply_begun(qint64 request_id, Result<st::Id> reply) {
+    auto it = streams_.find(request_id);
+    if (it == streams_.end()) return;
+    Stream& s = it->second;
+    if (!reply) {
+        set_error(qerr(reply.error()));
+        s.begin_failed = true;
+        if (bridge_) bridge_->cancel(request_id);
+        if (s.ended) streams_.erase(it);
+        emit_state_changes();
+        return;
+    }
+    s.reply_id = *reply;
+    emit replyStarted(*reply);
+    if (s.ended) {
+        end_stream(request_id);
+    } else if (!s.ids.empty()) {
+        write_stream(s, true);
+    }
+    // The row itself arrives with the reload that begin_reply's threadChanged starts.
+}
+
+void MessageListModel::write_stream(Stream& s, bool force) {
+    if (!store_ || !s.reply_id) return;
+    // The store coalesces writes (one a second); this only saves copying the text per token.
+    if (!force && s.last_write.isValid() && s.last_write.elapsed() < 100) return;
+    store_->update_reply(*s.reply_id, s.text, s.ids);
+    s.last_write.restart();
+}
+
+void MessageListModel::on_event(const sched::Event& e) {
+    auto it = streams_.find(e.request);
+    if (it == streams_.end()) return;
+    Stream& s = it->second;
+    switch (e.kind) {
+        case sched::EventKind::PrefillProgress:
+            s.prefill_done = e.prefill_done;
+            s.prefill_total = e.prefill_total;
+            if (s.reply_id && s.conversation == conversation_) update_row(*s.reply_id, {PrefillProgressRole});
+            return;
+        case sched::EventKind::Token:
+            s.text += QString::fromStdString(e.text);
+            if (e.token >= 0) s.ids.push_back(e.token);
+            write_stream(s, false);
+            if (s.reply_id && s.conversation == conversation_)
+                update_row(*s.reply_id, s.ids.size() == 1 ? QList<int>{TextRole, GeneratedTokensRole, PrefillProgressRole}
+                                                          : QList<int>{TextRole, GeneratedTokensRole});
+            return;
+        case sched::EventKind::Finished:
+            s.text = QString::fromStdString(e.text);
+            s.ids.assign(e.tokens.begin(), e.tokens.end());
+            s.end_state = e.stop == StopReason::Cancelled ? st::MessageState::Interrupted
+                                                          : st::MessageState::Complete;
+            break;
+        case sched::EventKind::Error:
+            s.end_state = st::MessageState::Failed;
+            s.error = QString::fromStdString(e.error);
+            set_error(s.error);
+            break;
+    }
+    s.ended = true;
+    const sched::RequestStats& rs = e.stats;
+    if (rs.ttft_ms > 0) s.stats.ttft_ms = rs.ttft_ms;
+    if (rs.decode_tokens_per_s() > 0) s.stats.tokens_per_second = rs.decode_tokens_per_s();
+    s.stats.prompt_tokens_cached = rs.prompt_tokens_cached;
+    s.stats.prompt_tokens_computed = rs.prompt_tokens_computed;
+    s.stats.generated_tokens = static_cast<std::int64_t>(s.ids.size());
+    if (s.begin_failed) {
+        streams_.erase(it);
+        emit_state_changes();
+        return;
+    }
+    if (s.reply_id) end_stream(e.request);
+    emit_state_changes();
+}
+
+void MessageListModel::end_stream(qint64 request_id) {
+    auto it = streams_.find(request_id);
+    if (it == streams_.end() || !it->second.reply_id) return;
+    Stream s = std::move(it->second);
+    const st::Id reply = *s.reply_id;
+    const qint64 conversation = s.conversation;
+    // Show the end in the row now; the store's copy follows.
+    if (conversation == conversation_) {
+        const int row = rowOf(reply);
+        if (row >= 0) {
+            st::Message& m = rows_[static_cast<size_t>(row)].message;
+            m.text = s.text;
+            m.token_ids = s.ids;
+            m.state = s.end_state;
+            m.stats = s.stats;
+        }
+    }
+    if (!s.error.isEmpty()) errors_[reply] = s.error;
+    streams_.erase(it);
+    if (conversation == conversation_) update_row(reply);
+    if (store_) {
+        store_->update_reply(reply, s.text, s.ids);
+        QPointer<MessageListModel> self(this);
+        store_->finish_reply(reply, s.stats, s.end_state, [self, conversation](Result<void> r) {
+            if (!self) return;
+            if (!r) self->set_error(qerr(r.error()));
+            if (conversation == self->conversation_) self->reload();
+        });
+    }
+    emit replyFinished(reply, state_text(s.end_state));
+    emit_state_changes();
+}
+
+void MessageListModel::stop() {
+    if (conversation_ < 0) return;
+    if (setting_up_.count(conversation_)) stop_requested_[conversation_] = true;
+    for (const auto& [id, s] : streams_)
+        if (s.conversation == conversation_ && !s.ended && bridge_) bridge_->cancel(id);
+}
+
+bool MessageListModel::regenerate() {
+    if (!canSend() || rows_.empty()) return false;
+    const st::Message& last = rows_.back().message;
+    st::Id parent = 0;
+    if (last.role == st::Role::Assistant) {
+        if (!last.parent_id) return false;
+        parent = *last.parent_id;
+    } else {
+        parent = last.id;
+    }
+    ++setting_up_[conversation_];
+    set_error(QString());
+    emit_state_changes();
+    start_reply(conversation_, parent);
+    return true;
+}
+
+bool MessageListModel::editAndResend(qint64 messageId, const QString& text) {
+    const QString trimmed = text.trimmed();
+    const int row = rowOf(messageId);
+    if (trimmed.isEmpty() || row < 0 || !canSend()) return false;
+    if (rows_[static_cast<size_t>(row)].message.role != st::Role::User) return false;
+    st::MessageDraft draft;
+    draft.role = st::Role::User;
+    draft.text = trimmed;
+    draft.token_ids = bridge_->promptBuilder()->encode_content(chat::Role::User, trimmed.toStdString());
+    draft.token_fingerprint = bridge_->fingerprint();
+    const qint64 conversation = conversation_;
+    ++setting_up_[conversation];
+    set_error(QString());
+    emit_state_changes();
+    QPointer<MessageListModel> self(this);
+    store_->edit_message(messageId, draft, [self, conversation](Result<st::Message> r) {
+        if (!self) return;
+        if (!r) {
+            self->set_error(qerr(r.error()));
+            self->setup_done(conversation);
+            return;
+        }
+        self->start_reply(conversation, r->id);
+    });
+    return true;
+}
+
+void MessageListModel::pageVariant(qint64 messageId, int delta) {
+    if (!store_ || generating() || rowOf(messageId) < 0 || delta == 0) return;
+    QPointer<MessageListModel> self(this);
+    store_->page_variant(messageId, delta, [self](Result<st::Id> r) {
+        if (self && !r) self->set_error(qerr(r.error()));
+        // threadChanged reloads the thread.
+    });
+}
+
+void MessageListModel::deleteMessage(qint64 messageId) {
+    if (!store_ || generating() || rowOf(messageId) < 0) return;
+    QPointer<MessageListModel> self(this);
+    QPointer<st::AsyncStore> store = store_;
+    store_->run<void>([messageId](st::Store& s) { return s.delete_message(messageId); },
+                      [self, store](Result<void> r) {
+                          if (!self) return;
+                          if (!r) self->set_error(qerr(r.error()));
+                          self->reload();
+                          if (store) emit store->conversationsChanged();
+                      });
+}
+
+void MessageListModel::copyText(qint64 messageId) const {
+    const int row = rowOf(messageId);
+    if (row < 0) return;
+    if (auto* app = qobject_cast<QGuiApplication*>(QCoreApplication::instance()))
+        app->clipboard()->setText(data(index(row), TextRole).toString());
+}

@@ -1,0 +1,256 @@
+// AppSettings: defaults (the engine's), a round trip through an INI file, clamping of
+// bad values from setters and from a hand-edited file, and the engine-facing accessors.
+#include <QCoreApplication>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "core/app_settings.h"
+
+class TestAppSettings : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void init();
+    void defaults();
+    void roundTrip();
+    void notifiesOnlyOnChange();
+    void clampsSetters();
+    void clampsStoredValues();
+    void engineValues();
+    void resets();
+    void defaultLocation();
+
+  private:
+    QString ini() const { return dir_->filePath(QStringLiteral("settings.ini")); }
+    std::unique_ptr<QTemporaryDir> dir_;
+};
+
+void TestAppSettings::init() {
+    dir_ = std::make_unique<QTemporaryDir>();
+    QVERIFY(dir_->isValid());
+}
+
+void TestAppSettings::defaults() {
+    AppSettings s(ini());
+    const hearth::SamplingParams sp;
+    QCOMPARE(s.temperature(), 0.8);
+    QCOMPARE(static_cast<float>(s.temperature()), sp.temperature);
+    QCOMPARE(s.topK(), sp.top_k);
+    QCOMPARE(s.topP(), 0.95);
+    QCOMPARE(s.minP(), 0.05);
+    QCOMPARE(s.repeatPenalty(), 1.0);
+    QCOMPARE(s.maxReplyTokens(), 512);
+    QCOMPARE(s.kvCacheMb(), 0);
+    QCOMPARE(s.pinnedShare(), 0.25);
+    QCOMPARE(s.threads(), 0);
+    QCOMPARE(s.backend(), QStringLiteral("auto"));
+    QCOMPARE(s.effectiveBackend(), QStringLiteral("cpu"));
+    QVERIFY(s.lastModelPath().isEmpty());
+    QVERIFY(s.maxThreads() >= 1);
+    QCOMPARE(s.fileName(), ini());
+}
+
+void TestAppSettings::roundTrip() {
+    {
+        AppSettings s(ini());
+        s.setTemperature(0.3);
+        s.setTopK(12);
+        s.setTopP(0.5);
+        s.setMinP(0.1);
+        s.setRepeatPenalty(1.15);
+        s.setMaxReplyTokens(2048);
+        s.setKvCacheMb(768);
+        s.setPinnedShare(0.4);
+        s.setThreads(3);
+        s.setBackend(QStringLiteral("cuda"));
+        s.setLastModelPath(QStringLiteral("/models/a b/ü.gguf"));
+    }
+    AppSettings s(ini());
+    QCOMPARE(s.temperature(), 0.3);
+    QCOMPARE(s.topK(), 12);
+    QCOMPARE(s.topP(), 0.5);
+    QCOMPARE(s.minP(), 0.1);
+    QCOMPARE(s.repeatPenalty(), 1.15);
+    QCOMPARE(s.maxReplyTokens(), 2048);
+    QCOMPARE(s.kvCacheMb(), 768);
+    QCOMPARE(s.pinnedShare(), 0.4);
+    QCOMPARE(s.threads(), 3);
+    QCOMPARE(s.backend(), QStringLiteral("cuda"));
+    QCOMPARE(s.effectiveBackend(), QStringLiteral("cpu"));
+    QVERIFY(s.backendNote().contains(QLatin1String("CUDA")));
+    QCOMPARE(s.lastModelPath(), QStringLiteral("/models/a b/ü.gguf"));
+
+    // What is on disk is what a QSettings reader sees.
+    QSettings raw(ini(), QSettings::IniFormat);
+    QCOMPARE(raw.value("sampling/topK").toInt(), 12);
+    QCOMPARE(raw.value("engine/backend").toString(), QStringLiteral("cuda"));
+}
+
+void TestAppSettings::notifiesOnlyOnChange() {
+    AppSettings s(ini());
+    QSignalSpy temp(&s, &AppSettings::temperatureChanged);
+    QSignalSpy any(&s, &AppSettings::settingsChanged);
+    QSignalSpy backend(&s, &AppSettings::backendChanged);
+    s.setTemperature(1.2);
+    s.setTemperature(1.2);
+    QCOMPARE(temp.count(), 1);
+    s.setTemperature(9.0);  // clamps to 2
+    s.setTemperature(3.0);  // clamps to 2 again: no change
+    QCOMPARE(temp.count(), 2);
+    s.setBackend(QStringLiteral("auto"));  // already auto
+    QCOMPARE(backend.count(), 0);
+    s.setBackend(QStringLiteral(" CPU "));
+    QCOMPARE(s.backend(), QStringLiteral("cpu"));
+    QCOMPARE(backend.count(), 1);
+    QCOMPARE(any.count(), 3);
+}
+
+void TestAppSettings::clampsSetters() {
+    AppSettings s(ini());
+    s.setTemperature(-1);
+    QCOMPARE(s.temperature(), 0.0);
+    s.setTemperature(100);
+    QCOMPARE(s.temperature(), 2.0);
+    s.setTemperature(std::numeric_limits<double>::quiet_NaN());
+    QCOMPARE(s.temperature(), 0.8);  // not a number: the default
+    s.setTopK(-5);
+    QCOMPARE(s.topK(), 0);
+    s.setTopK(1 << 30);
+    QCOMPARE(s.topK(), 1000);
+    s.setTopP(0);
+    QCOMPARE(s.topP(), 0.01);
+    s.setTopP(1.5);
+    QCOMPARE(s.topP(), 1.0);
+    s.setMinP(1.0);
+    QCOMPARE(s.minP(), 0.99);
+    s.setMinP(-0.5);
+    QCOMPARE(s.minP(), 0.0);
+    s.setRepeatPenalty(0.2);
+    QCOMPARE(s.repeatPenalty(), 1.0);
+    s.setRepeatPenalty(std::numeric_limits<double>::infinity());
+    QCOMPARE(s.repeatPenalty(), 1.0);
+    s.setRepeatPenalty(7);
+    QCOMPARE(s.repeatPenalty(), 2.0);
+    s.setMaxReplyTokens(0);
+    QCOMPARE(s.maxReplyTokens(), 1);
+    s.setMaxReplyTokens(10000000);
+    QCOMPARE(s.maxReplyTokens(), 32768);
+    s.setKvCacheMb(-3);
+    QCOMPARE(s.kvCacheMb(), 0);
+    s.setKvCacheMb(5);
+    QCOMPARE(s.kvCacheMb(), 16);
+    s.setKvCacheMb(std::numeric_limits<int>::max());
+    QCOMPARE(s.kvCacheMb(), 1 << 20);
+    s.setPinnedShare(2);
+    QCOMPARE(s.pinnedShare(), 0.9);
+    s.setPinnedShare(-1);
+    QCOMPARE(s.pinnedShare(), 0.0);
+    s.setThreads(-1);
+    QCOMPARE(s.threads(), 0);
+    s.setThreads(5000);
+    QCOMPARE(s.threads(), 1024);
+    s.setBackend(QStringLiteral("vulkan"));
+    QCOMPARE(s.backend(), QStringLiteral("auto"));
+    s.setBackend(QStringLiteral("CUDA"));
+    QCOMPARE(s.backend(), QStringLiteral("cuda"));
+}
+
+void TestAppSettings::clampsStoredValues() {
+    {
+        QSettings raw(ini(), QSettings::IniFormat);
+        raw.setValue("sampling/temperature", "warm");  // not a number
+        raw.setValue("sampling/topK", 99999);
+        raw.setValue("sampling/topP", -2);
+        raw.setValue("sampling/minP", "nan");
+        raw.setValue("sampling/repeatPenalty", 1.3);
+        raw.setValue("sampling/maxReplyTokens", "-7");
+        raw.setValue("engine/kvCacheMb", "9999999999");
+        raw.setValue("engine/pinnedShare", 5);
+        raw.setValue("engine/threads", "lots");
+        raw.setValue("engine/backend", "tpu");
+    }
+    AppSettings s(ini());
+    QCOMPARE(s.temperature(), 0.8);
+    QCOMPARE(s.topK(), 1000);
+    QCOMPARE(s.topP(), 0.01);
+    QCOMPARE(s.minP(), 0.05);
+    QCOMPARE(s.repeatPenalty(), 1.3);
+    QCOMPARE(s.maxReplyTokens(), 1);
+    QCOMPARE(s.kvCacheMb(), 1 << 20);
+    QCOMPARE(s.pinnedShare(), 0.9);
+    QCOMPARE(s.threads(), 0);
+    QCOMPARE(s.backend(), QStringLiteral("auto"));
+}
+
+void TestAppSettings::engineValues() {
+    AppSettings s(ini());
+    s.setTemperature(0.5);
+    s.setTopK(7);
+    s.setTopP(0.9);
+    s.setMinP(0.02);
+    s.setRepeatPenalty(1.1);
+    s.setKvCacheMb(512);
+    s.setPinnedShare(0.5);
+    s.setThreads(2);
+    s.setLastModelPath(QStringLiteral("/tmp/m.gguf"));
+
+    const hearth::SamplingParams p = s.samplingParams();
+    QCOMPARE(p.temperature, 0.5f);
+    QCOMPARE(p.top_k, 7);
+    QCOMPARE(p.top_p, 0.9f);
+    QCOMPARE(p.min_p, 0.02f);
+    QCOMPARE(p.repeat_penalty, 1.1f);
+    const hearth::SamplingParams defaults;
+    QCOMPARE(p.penalty_last_n, defaults.penalty_last_n);
+
+    const hearth::EngineConfig c = s.engineConfig();
+    QCOMPARE(c.model_path, std::string("/tmp/m.gguf"));
+    QCOMPARE(c.n_threads, 2);
+    QCOMPARE(c.kv_mb, std::size_t{512});
+    QCOMPARE(c.max_pinned_share, 0.5);
+    const hearth::EngineConfig engine_defaults;
+    QCOMPARE(c.block_size, engine_defaults.block_size);
+    QCOMPARE(c.prefix_caching, engine_defaults.prefix_caching);
+}
+
+void TestAppSettings::resets() {
+    AppSettings s(ini());
+    s.setTemperature(1.5);
+    s.setTopK(3);
+    s.setThreads(4);
+    s.setBackend(QStringLiteral("cuda"));
+    s.setLastModelPath(QStringLiteral("/x.gguf"));
+    s.resetSampling();
+    QCOMPARE(s.temperature(), 0.8);
+    QCOMPARE(s.topK(), 40);
+    QCOMPARE(s.threads(), 4);  // engine settings untouched
+    s.resetEngine();
+    QCOMPARE(s.threads(), 0);
+    QCOMPARE(s.backend(), QStringLiteral("auto"));
+    QCOMPARE(s.lastModelPath(), QStringLiteral("/x.gguf"));
+}
+
+void TestAppSettings::defaultLocation() {
+    // The default constructor uses the application's QSettings; point its user scope at
+    // the temporary folder so nothing touches the real configuration.
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir_->path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir_->path());
+    QCoreApplication::setOrganizationName(QString());
+    QCoreApplication::setApplicationName(QStringLiteral("HearthSettingsTest"));
+    {
+        AppSettings s;
+        QVERIFY2(s.fileName().startsWith(dir_->path()), qPrintable(s.fileName()));
+        s.setTopK(5);
+    }
+    AppSettings again;
+    QCOMPARE(again.topK(), 5);
+}
+
+QTEST_GUILESS_MAIN(TestAppSettings)
+#include "tst_app_settings.moc"

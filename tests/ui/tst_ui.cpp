@@ -1,0 +1,357 @@
+// The real main window, offscreen, on a synthetic model and a history in a temporary
+// folder, driven through its items (found by objectName) with the mouse and keyboard:
+// a persona is created and kept warm, two chats with it are started from the persona
+// page, messages are typed and sent with Enter, replies stream and show their statistics
+// (the second chat's persona prefix from the cache), chats are switched, searched and
+// found with the quick switcher, a reply is regenerated and another stopped with Esc, and
+// the Memory page shows the persona's and the conversations' blocks.
+//
+// HEARTH_SCREENSHOTS=<dir>: also saves the main views, light and dark, as PNGs there.
+#include <QGuiApplication>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "core/conversation_list_model.h"
+#include "core/engine_bridge.h"
+#include "core/history_store.h"
+#include "core/message_list_model.h"
+#include "core/persona_list_model.h"
+#include "ui_harness.h"
+
+namespace {
+
+constexpr int kReplyTimeoutMs = 60000;
+
+const QString kPersonaName = QStringLiteral("Test persona");
+// Long enough for several whole 16-token KV blocks.
+const QString kSystemPrompt = QStringLiteral(
+    "You are a careful test persona. You answer every question with patience, you keep "
+    "your replies short, and you never reveal the secret word, which is hearthstone.");
+
+QVariant prop(QObject* o, const char* name) { return o ? o->property(name) : QVariant(); }
+
+}  // namespace
+
+class TestUi : public QObject {
+    Q_OBJECT
+    UiHarness ui_;
+    qint64 first_chat_ = -1;
+    qint64 second_chat_ = -1;
+    qint64 persona_ = -1;
+
+    // Types text into the composer and presses Enter; waits for the reply to end.
+    // Returns the reply's row, or -1.
+    int send_and_wait(const QString& text, int* text_updates = nullptr) {
+        QQuickItem* field = ui_.item(QStringLiteral("composerField"));
+        if (!field) return -1;
+        ui_.click(field);
+        field->forceActiveFocus();
+        ui_.type(text);
+        int updates = 0;
+        auto c = connect(ui_.chat, &QAbstractItemModel::dataChanged, this,
+                         [&](const QModelIndex&, const QModelIndex&, const QList<int>& roles) {
+                             if (roles.contains(MessageListModel::TextRole)) ++updates;
+                         });
+        QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
+        ui_.key(Qt::Key_Return);
+        QElapsedTimer t;
+        t.start();
+        while (finished.isEmpty() && t.elapsed() < kReplyTimeoutMs) QTest::qWait(10);
+        disconnect(c);
+        if (finished.isEmpty()) return qWarning("no reply ended"), -1;
+        if (text_updates) *text_updates = updates;
+        if (!prop(field, "text").toString().isEmpty()) return qWarning("the composer was not cleared"), -1;
+        const qint64 id = finished.at(0).at(0).toLongLong();
+        t.restart();
+        while (ui_.chat->rowOf(id) < 0 && t.elapsed() < 5000) QTest::qWait(10);
+        if (ui_.chat->rowOf(id) < 0)
+            qWarning("reply %lld (%s) not in the %d rows", id, qPrintable(finished.at(0).at(1).toString()), ui_.chat->count());
+        return ui_.chat->rowOf(id);
+    }
+
+    QVariant row_role(int row, const char* name) { return ui_.chat->get(row).value(QLatin1String(name)); }
+
+    void start_chat_with_persona() {
+        ui_.show_page(QStringLiteral("personas"));
+        QQuickItem* button = nullptr;
+        QTRY_VERIFY((button = ui_.item(QStringLiteral("newChatWith_") + kPersonaName)) && button->isVisible());
+        QTest::qWait(300);  // a popup closing still takes the clicks
+        const qint64 before = ui_.chat->conversationId();
+        QVERIFY(ui_.click(button));
+        QTRY_VERIFY_WITH_TIMEOUT(ui_.chat->conversationId() >= 0 && ui_.chat->conversationId() != before, 10000);
+        QCOMPARE(prop(ui_.window, "page").toString(), QStringLiteral("chat"));
+        QTRY_COMPARE(ui_.chat->personaName(), kPersonaName);
+    }
+
+  private slots:
+    void initTestCase() {
+        QString error;
+        QVERIFY2(ui_.start(qEnvironmentVariable("HEARTH_THEME", QStringLiteral("light")), &error),
+                 qPrintable(error));
+        // The default personas are seeded into the empty history.
+        QTRY_VERIFY_WITH_TIMEOUT(ui_.personas->count() >= 4, 10000);
+        QVERIFY(ui_.item(QStringLiteral("statusBar")));
+    }
+
+    void statusBarShowsTheEngine() {
+        QQuickItem* model = ui_.item(QStringLiteral("statusModel"));
+        QVERIFY(model);
+        QVERIFY(prop(model, "text").toString().contains(ui_.bridge->modelName()));
+        QTRY_VERIFY(prop(ui_.item(QStringLiteral("statusKv")), "text").toString().contains(
+            QStringLiteral("of %1").arg(ui_.bridge->kvBlocksTotal())));
+    }
+
+    void createPersona() {
+        QVERIFY(ui_.click(QStringLiteral("navPersonas")));
+        QCOMPARE(prop(ui_.window, "page").toString(), QStringLiteral("personas"));
+        QVERIFY(ui_.click(QStringLiteral("newPersonaButton")));
+        QQuickItem* name = nullptr;
+        QTRY_VERIFY((name = ui_.item(QStringLiteral("personaNameField"))) && name->isVisible());
+        QTRY_VERIFY(name->hasActiveFocus());
+        ui_.type(kPersonaName);
+        QQuickItem* prompt = ui_.item(QStringLiteral("personaPromptField"));
+        QVERIFY(ui_.click(prompt));
+        prompt->forceActiveFocus();
+        ui_.type(kSystemPrompt);
+        QCOMPARE(prop(prompt, "text").toString(), kSystemPrompt);
+        QQuickItem* warm = ui_.item(QStringLiteral("personaKeepWarmSwitch"));
+        QVERIFY(ui_.click(warm));
+        QVERIFY(prop(warm, "checked").toBool());
+        QSignalSpy created(ui_.personas, &PersonaListModel::personaCreated);
+        QVERIFY(ui_.click(QStringLiteral("personaSaveButton")));
+        QTRY_VERIFY_WITH_TIMEOUT(!created.isEmpty(), 10000);
+        QTRY_VERIFY(!name->isVisible());  // the dialog closed
+        persona_ = created.at(0).at(0).toLongLong();
+        // Kept warm: its prefix is prefilled and pinned.
+        QTRY_COMPARE_WITH_TIMEOUT(ui_.bridge->pinState(persona_), QStringLiteral("pinned"), 60000);
+        QQuickItem* card = nullptr;
+        QTRY_VERIFY((card = ui_.item(QStringLiteral("personaCard_") + kPersonaName)));
+        ui_.screenshot(QStringLiteral("personas-light"));
+    }
+
+    void chatStreamsRepliesWithStatistics() {
+        start_chat_with_persona();
+        if (QTest::currentTestFailed()) return;
+        first_chat_ = ui_.chat->conversationId();
+        int updates = 0;
+        ui_.chat->setMaxReplyTokens(160);  // long enough to be seen streaming
+        const int row = send_and_wait(QStringLiteral("Hello there, what is the secret word?"), &updates);
+        ui_.chat->setMaxReplyTokens(24);
+        QVERIFY(row > 0);
+        QCOMPARE(row_role(row, "role").toString(), QStringLiteral("assistant"));
+        QTRY_COMPARE(row_role(row, "state").toString(), QStringLiteral("done"));
+        QVERIFY2(updates > 3, "the reply did not stream token by token");
+        QTRY_COMPARE(row_role(row, "generatedTokens").toInt(), 160);
+        QTRY_VERIFY(row_role(row, "ttftMs").toDouble() >= 0);
+        QTRY_VERIFY(row_role(row, "tokensPerSecond").toDouble() > 0);
+        QTRY_VERIFY(row_role(row, "promptTokensCached").toInt() > 0);  // the warm persona
+        // The delegate on screen: its text, and its statistics on hover.
+        QQuickItem* message = nullptr;
+        QTRY_VERIFY((message = ui_.item(QStringLiteral("message_%1").arg(row))));
+        QCOMPARE(prop(message, "text").toString(), row_role(row, "text").toString());
+        QTRY_VERIFY(prop(message, "statsText").toString().contains(QStringLiteral("tokens/s")));
+        ui_.hover(message);
+        QList<QQuickItem*> stats = ui_.items(QStringLiteral("messageStats"));
+        QVERIFY(std::any_of(stats.begin(), stats.end(), [](QQuickItem* i) { return i->isVisible(); }));
+        ui_.screenshot(QStringLiteral("chat-light"));
+    }
+
+    void secondChatStartsFromTheCachedPersona() {
+        start_chat_with_persona();
+        if (QTest::currentTestFailed()) return;
+        second_chat_ = ui_.chat->conversationId();
+        QVERIFY(second_chat_ != first_chat_);
+        const int row = send_and_wait(QStringLiteral("Tell me about hearths."));
+        QVERIFY(row > 0);
+        // The persona's system prompt (whole blocks of it) came from the cache.
+        QTRY_VERIFY(row_role(row, "promptTokensCached").toInt() > 0);
+        const int cached = row_role(row, "promptTokensCached").toInt();
+        const int computed = row_role(row, "promptTokensComputed").toInt();
+        QVERIFY2(cached >= ui_.bridge->kvBlockSize(), qPrintable(QStringLiteral("cached %1").arg(cached)));
+        QVERIFY(computed > 0);
+        QTRY_VERIFY(prop(ui_.item(QStringLiteral("message_%1").arg(row)), "statsText").toString()
+                        .contains(QStringLiteral("prompt %1 cached").arg(cached)));
+        QTRY_VERIFY(ui_.bridge->prefixHitRate() > 0);
+        QTRY_VERIFY(prop(ui_.item(QStringLiteral("statusHits")), "text").toString() != QStringLiteral("prefix hits 0%"));
+    }
+
+    void switchBetweenChats() {
+        QCOMPARE(ui_.chat->conversationId(), second_chat_);
+        // Newest first: the first chat is the second row.
+        const int row = ui_.conversations->rowOf(first_chat_);
+        QVERIFY(row >= 0);
+        QQuickItem* item = nullptr;
+        QTRY_VERIFY((item = ui_.item(QStringLiteral("conversationRow_%1").arg(row))));
+        QVERIFY(ui_.click(item));
+        QTRY_COMPARE(ui_.chat->conversationId(), first_chat_);
+        QTRY_COMPARE(ui_.chat->count(), 2);
+        QTRY_COMPARE(prop(ui_.item(QStringLiteral("message_0")), "text").toString(),
+                     QStringLiteral("Hello there, what is the secret word?"));
+        QVERIFY(ui_.click(ui_.item(QStringLiteral("conversationRow_%1").arg(ui_.conversations->rowOf(second_chat_)))));
+        QTRY_COMPARE(ui_.chat->conversationId(), second_chat_);
+        QTRY_COMPARE(prop(ui_.item(QStringLiteral("message_0")), "text").toString(), QStringLiteral("Tell me about hearths."));
+    }
+
+    void regenerateAndPage() {
+        const int last = ui_.chat->count() - 1;
+        QQuickItem* message = ui_.item(QStringLiteral("message_%1").arg(last));
+        QVERIFY(message);
+        ui_.hover(message);
+        QList<QQuickItem*> buttons = ui_.items(QStringLiteral("regenerateButton"));
+        QQuickItem* regen = nullptr;
+        for (QQuickItem* b : buttons)
+            if (b->isVisible()) regen = b;
+        QVERIFY(regen);
+        QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
+        QVERIFY(ui_.click(regen));
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
+        QTRY_COMPARE(row_role(ui_.chat->count() - 1, "variantCount").toInt(), 2);
+        QTRY_VERIFY([&] {
+            for (QQuickItem* l : ui_.items(QStringLiteral("variantLabel")))
+                if (prop(l, "text").toString() == QStringLiteral("2 / 2")) return true;
+            return false;
+        }());
+    }
+
+    void escStopsAReply() {
+        ui_.chat->setMaxReplyTokens(600);
+        QQuickItem* field = ui_.item(QStringLiteral("composerField"));
+        ui_.click(field);
+        field->forceActiveFocus();
+        ui_.type(QStringLiteral("Write a very long story."));
+        QSignalSpy started(ui_.chat, &MessageListModel::replyStarted);
+        QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
+        ui_.key(Qt::Key_Return);
+        QTRY_VERIFY_WITH_TIMEOUT(ui_.chat->generating(), 10000);
+        QTRY_VERIFY(ui_.item(QStringLiteral("stopButton")));
+        ui_.key(Qt::Key_Escape);
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
+        QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("stopped"));
+        ui_.chat->setMaxReplyTokens(24);
+    }
+
+    void shiftEnterIsANewLine() {
+        QQuickItem* field = ui_.item(QStringLiteral("composerField"));
+        ui_.click(field);
+        field->forceActiveFocus();
+        ui_.type(QStringLiteral("one"));
+        ui_.key(Qt::Key_Return, Qt::ShiftModifier);
+        ui_.type(QStringLiteral("two"));
+        QCOMPARE(prop(field, "text").toString(), QStringLiteral("one\ntwo"));
+        QVERIFY(!ui_.chat->generating());
+        QMetaObject::invokeMethod(field, "clear");
+    }
+
+    void searchFindsMessages() {
+        ui_.key(Qt::Key_F, Qt::ControlModifier);
+        QQuickItem* search = ui_.item(QStringLiteral("searchField"));
+        QVERIFY(search);
+        QTRY_VERIFY(search->hasActiveFocus());
+        ui_.type(QStringLiteral("secret"));
+        QTRY_VERIFY_WITH_TIMEOUT(ui_.conversations->searching() && ui_.conversations->count() >= 1, 10000);
+        QTRY_VERIFY([&] {
+            for (QQuickItem* s : ui_.items(QStringLiteral("searchSnippet")))
+                if (s->isVisible() && prop(s, "text").toString().contains(QStringLiteral("<b>"))) return true;
+            return false;
+        }());
+        ui_.screenshot(QStringLiteral("search-light"));
+        // A hit opens its conversation.
+        QVERIFY(ui_.click(ui_.item(QStringLiteral("conversationRow_0"))));
+        QTRY_COMPARE(ui_.chat->conversationId(), ui_.conversations->get(0).value(QStringLiteral("conversationId")).toLongLong());
+        search->forceActiveFocus();
+        ui_.key(Qt::Key_Escape);
+        QTRY_VERIFY(!ui_.conversations->searching());
+        QTRY_VERIFY(ui_.conversations->count() >= 2);
+    }
+
+    void quickSwitcherOpensAChat() {
+        ui_.key(Qt::Key_K, Qt::ControlModifier);
+        QQuickItem* field = nullptr;
+        QTRY_VERIFY((field = ui_.item(QStringLiteral("quickSwitcherField"))) && field->isVisible());
+        QTRY_VERIFY(field->hasActiveFocus());
+        const int row = ui_.conversations->rowOf(first_chat_);
+        const QString title = ui_.conversations->get(row).value(QStringLiteral("title")).toString();
+        if (!title.isEmpty()) ui_.type(title.left(5));
+        QQuickItem* list = ui_.item(QStringLiteral("quickSwitcherList"));
+        QVERIFY(list);
+        QTRY_VERIFY(prop(list, "count").toInt() >= 1);
+        // Down to the first chat when the titles do not tell them apart.
+        const QVariantList matches = prop(ui_.item(QStringLiteral("quickSwitcher")), "matches").toList();
+        int index = 0;
+        for (int i = 0; i < matches.size(); ++i)
+            if (matches[i].toMap().value(QStringLiteral("id")).toLongLong() == first_chat_) index = i;
+        for (int i = 0; i < index; ++i) ui_.key(Qt::Key_Down);
+        ui_.key(Qt::Key_Return);
+        QTRY_COMPARE(ui_.chat->conversationId(), first_chat_);
+        QTRY_VERIFY(!field->isVisible());
+    }
+
+    void memoryPageShowsTheBlocks() {
+        QVERIFY(ui_.click(QStringLiteral("navMemory")));
+        QQuickItem* grid = ui_.item(QStringLiteral("kvGrid"));
+        QVERIFY(grid && grid->isVisible());
+        QTRY_COMPARE(prop(grid, "blockCount").toInt(), ui_.bridge->kvBlocksTotal());
+        // The persona's prefix is pinned (held by the pin alone, or shared with the chats
+        // that start with it); the two chats keep their own tails resident.
+        QTRY_VERIFY_WITH_TIMEOUT(prop(grid, "pinnedBlocks").toInt() + prop(grid, "sharedBlocks").toInt() > 0, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(prop(grid, "conversationBlocks").toInt() > 0, 5000);
+        QVERIFY(!prop(grid, "pins").toList().isEmpty() || prop(grid, "sharedBlocks").toInt() > 0);
+        QVERIFY(grid->height() > 0);
+        ui_.screenshot(QStringLiteral("memory-light"));
+    }
+
+    void screenshotsOfTheMainViews() {
+        if (qEnvironmentVariableIsEmpty("HEARTH_SCREENSHOTS")) QSKIP("HEARTH_SCREENSHOTS is not set");
+        for (const QString& theme : {QStringLiteral("light"), QStringLiteral("dark")}) {
+            ui_.set_theme(theme);
+            ui_.show_page(QStringLiteral("chat"));
+            ui_.chat->setConversationId(first_chat_);
+            QTRY_COMPARE(ui_.chat->count(), 2);
+            QVERIFY(ui_.screenshot(QStringLiteral("chat-") + theme));
+            ui_.show_page(QStringLiteral("personas"));
+            QVERIFY(ui_.screenshot(QStringLiteral("personas-") + theme));
+            ui_.show_page(QStringLiteral("memory"));
+            QTest::qWait(400);
+            QVERIFY(ui_.screenshot(QStringLiteral("memory-") + theme));
+            ui_.show_page(QStringLiteral("model"));
+            QTest::qWait(300);
+            QVERIFY(ui_.screenshot(QStringLiteral("model-") + theme));
+            ui_.show_page(QStringLiteral("settings"));
+            QVERIFY(ui_.screenshot(QStringLiteral("settings-") + theme));
+        }
+        ui_.set_theme(QStringLiteral("light"));
+    }
+
+    // Last: without a model the window explains how to get one.
+    void firstRunPageWithoutAModel() {
+        ui_.show_page(QStringLiteral("chat"));
+        ui_.bridge->load(ui_.dir.filePath(QStringLiteral("missing.gguf")));
+        QTRY_VERIFY_WITH_TIMEOUT(!ui_.bridge->loading(), 10000);
+        // A failed switch keeps the model and says why in a banner.
+        QVERIFY(ui_.bridge->loaded());
+        QQuickItem* banner = ui_.item(QStringLiteral("modelErrorBanner"));
+        QVERIFY(banner);
+        QTRY_VERIFY(banner->isVisible());
+        QVERIFY(prop(banner, "text").toString().contains(QStringLiteral("missing.gguf")));
+        ui_.bridge->unload();
+        QQuickItem* open = ui_.item(QStringLiteral("openModelButton"));
+        QVERIFY(open);
+        QTRY_VERIFY(open->isVisible());
+        QTRY_VERIFY(ui_.item(QStringLiteral("welcomeError")) && ui_.item(QStringLiteral("welcomeError"))->isVisible());
+        if (!qEnvironmentVariableIsEmpty("HEARTH_SCREENSHOTS")) {
+            for (const QString& theme : {QStringLiteral("light"), QStringLiteral("dark")}) {
+                ui_.set_theme(theme);
+                QVERIFY(ui_.screenshot(QStringLiteral("welcome-") + theme));
+            }
+        }
+    }
+};
+
+int main(int argc, char** argv) {
+    UiHarness::prepare_process();
+    QGuiApplication app(argc, argv);
+    TestUi t;
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "tst_ui.moc"

@@ -1,0 +1,165 @@
+#include "ui_harness.h"
+
+#include <QDir>
+#include <QGuiApplication>
+#include <QImage>
+#include <QQuickStyle>
+#include <QSGRendererInterface>
+#include <QStandardPaths>
+#include <QTest>
+#include <QtQml/QQmlExtensionPlugin>
+
+#include <fstream>
+#include <functional>
+
+#include "core/conversation_list_model.h"
+#include "core/engine_bridge.h"
+#include "core/history_store.h"
+#include "core/message_list_model.h"
+#include "core/persona_list_model.h"
+#include "model/synthetic_model.h"
+#include "window_setup.h"
+
+Q_IMPORT_QML_PLUGIN(HearthPlugin)
+Q_IMPORT_QML_PLUGIN(HearthCorePlugin)
+
+namespace {
+
+void collect(QQuickItem* item, const QString& name, QList<QQuickItem*>& out, bool first_only) {
+    if (!item) return;
+    if (item->objectName() == name) {
+        out.append(item);
+        if (first_only) return;
+    }
+    for (QQuickItem* child : item->childItems()) {
+        collect(child, name, out, first_only);
+        if (first_only && !out.isEmpty()) return;
+    }
+}
+
+}  // namespace
+
+void UiHarness::prepare_process() {
+    QQuickStyle::setStyle(QStringLiteral("Material"));
+    if (qEnvironmentVariableIsEmpty("HEARTH_UI_RHI"))
+        QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
+    // AppSettings (QSettings) and the log stay out of the user's folders.
+    QStandardPaths::setTestModeEnabled(true);
+    static QTemporaryDir config;
+    qputenv("XDG_CONFIG_HOME", config.path().toUtf8());
+}
+
+bool UiHarness::start(const QString& theme, QString* error, const QString& model) {
+    if (!dir.isValid()) return *error = QStringLiteral("no temporary folder"), false;
+    if (model.isEmpty()) {
+        hearth::SyntheticModelSpec spec;
+        spec.weight_type = hearth::quant::TensorType::Q8_0;
+        spec.seed = 5;
+        // Big enough that a reply takes a visible while (a few hundred tokens/s on two
+        // cores), so the UI is seen streaming it token by token even on a loaded machine.
+        spec.n_embd = 512;
+        spec.n_layer = 8;
+        spec.n_ff = 1536;
+        spec.n_head = 8;
+        spec.n_head_kv = 4;
+        auto bytes = hearth::make_synthetic_model(spec);
+        if (!bytes) return *error = QStringLiteral("no synthetic model"), false;
+        model_path = dir.filePath(QStringLiteral("synthetic.gguf"));
+        std::ofstream(model_path.toStdString(), std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
+    } else {
+        model_path = model;
+    }
+    hearth::ui::WindowOptions o;
+    o.modelPath = model_path;
+    o.storePath = dir.filePath(QStringLiteral("history.db"));
+    o.logFolder = dir.path();
+    o.theme = theme;
+    o.threads = 2;
+    o.kvMegabytes = 16;
+    engine = std::make_unique<QQmlApplicationEngine>();
+    QObject* root = hearth::ui::load_main_window(*engine, o);
+    window = qobject_cast<QQuickWindow*>(root);
+    if (!window) return *error = QStringLiteral("Main.qml did not load"), false;
+    bridge = root->findChild<EngineBridge*>(QStringLiteral("bridge"));
+    chat = root->findChild<MessageListModel*>(QStringLiteral("chat"));
+    conversations = root->findChild<ConversationListModel*>(QStringLiteral("conversations"));
+    personas = root->findChild<PersonaListModel*>(QStringLiteral("personas"));
+    store = root->findChild<HistoryStore*>(QStringLiteral("history"));
+    if (!bridge || !chat || !conversations || !personas || !store)
+        return *error = QStringLiteral("a view model is missing"), false;
+    window->resize(1200, 780);
+    window->requestActivate();
+    if (!QTest::qWaitForWindowExposed(window)) return *error = QStringLiteral("window not exposed"), false;
+    // Deterministic replies that run to their length.
+    chat->setDefaultSampling(hearth::SamplingParams::greedy());
+    chat->setStopAtEndOfTurn(false);
+    chat->setMaxReplyTokens(24);
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < 60000 && !(bridge->loaded() && store->ready())) QTest::qWait(20);
+    if (!bridge->loaded()) return *error = QStringLiteral("model not loaded: ") + bridge->errorString(), false;
+    if (!store->ready()) return *error = QStringLiteral("store not open: ") + store->errorString(), false;
+    return true;
+}
+
+QQuickItem* UiHarness::item(const QString& name) const {
+    QList<QQuickItem*> out;
+    collect(window ? window->contentItem() : nullptr, name, out, true);
+    return out.value(0);
+}
+
+QList<QQuickItem*> UiHarness::items(const QString& name) const {
+    QList<QQuickItem*> out;
+    collect(window ? window->contentItem() : nullptr, name, out, false);
+    return out;
+}
+
+bool UiHarness::click(QQuickItem* item, Qt::MouseButton button) {
+    if (!item || !item->isVisible()) return false;
+    const QPointF c = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
+    QTest::mouseClick(window, button, Qt::NoModifier, c.toPoint());
+    QTest::qWait(30);
+    return true;
+}
+
+void UiHarness::hover(QQuickItem* item) {
+    if (!item) return;
+    const QPointF c = item->mapToScene(QPointF(item->width() / 2, std::min(item->height() / 2, 20.0)));
+    QTest::mouseMove(window, c.toPoint());
+    QTest::qWait(30);
+}
+
+void UiHarness::type(const QString& text) {
+    // QTest::keyClicks is for widgets; a window gets one key at a time.
+    for (const QChar c : text) {
+        const char ch = c.toLatin1();
+        if (ch == '\n') QTest::keyClick(window, Qt::Key_Return, Qt::ShiftModifier);
+        else QTest::keyClick(window, ch);
+    }
+    QTest::qWait(10);
+}
+
+void UiHarness::key(int k, Qt::KeyboardModifiers modifiers) {
+    QTest::keyClick(window, static_cast<Qt::Key>(k), modifiers);
+    QTest::qWait(30);
+}
+
+bool UiHarness::screenshot(const QString& name) {
+    const QString out = qEnvironmentVariable("HEARTH_SCREENSHOTS");
+    if (out.isEmpty()) return true;
+    QDir().mkpath(out);
+    QTest::qWait(200);  // animations settle
+    const QImage image = window->grabWindow();
+    return !image.isNull() && image.save(QDir(out).filePath(name + QStringLiteral(".png")));
+}
+
+void UiHarness::set_theme(const QString& theme) {
+    window->setProperty("themeName", theme);
+    QTest::qWait(100);
+}
+
+void UiHarness::show_page(const QString& page) {
+    window->setProperty("page", page);
+    QTest::qWait(50);
+}

@@ -1,0 +1,52 @@
+// The real main window (qrc:/Hearth/Main.qml, set up as app/main.cpp does it) offscreen,
+// on a synthetic model and a chat history in a temporary folder; finding items by
+// objectName and driving them with the mouse and keyboard. Shared by tst_ui and
+// hearth-ui-frame-bench.
+#pragma once
+
+#include <QQmlApplicationEngine>
+#include <QQuickItem>
+#include <QQuickWindow>
+#include <QString>
+#include <QTemporaryDir>
+
+#include <memory>
+
+class EngineBridge;
+class MessageListModel;
+class ConversationListModel;
+class PersonaListModel;
+class HistoryStore;
+
+struct UiHarness {
+    QTemporaryDir dir;
+    QString model_path;
+    std::unique_ptr<QQmlApplicationEngine> engine;
+    QQuickWindow* window = nullptr;
+    EngineBridge* bridge = nullptr;
+    MessageListModel* chat = nullptr;
+    ConversationListModel* conversations = nullptr;
+    PersonaListModel* personas = nullptr;
+    HistoryStore* store = nullptr;
+
+    // Call before the QGuiApplication: the style, software rendering (unless
+    // $HEARTH_UI_RHI is set), settings in a temporary place.
+    static void prepare_process();
+
+    // Writes the synthetic model, loads the window (theme "light"/"dark"/"") and waits for
+    // the model and the store. model: a GGUF to use instead of the synthetic one.
+    bool start(const QString& theme, QString* error, const QString& model = QString());
+
+    // The item named so (searching every item of the window, popups included).
+    QQuickItem* item(const QString& object_name) const;
+    QList<QQuickItem*> items(const QString& object_name) const;
+    bool click(QQuickItem* item, Qt::MouseButton button = Qt::LeftButton);
+    bool click(const QString& object_name) { return click(item(object_name)); }
+    void hover(QQuickItem* item);
+    void type(const QString& text);
+    void key(int key, Qt::KeyboardModifiers modifiers = Qt::NoModifier);
+    // Saves a screenshot to $HEARTH_SCREENSHOTS/<name>.png when it is set.
+    bool screenshot(const QString& name);
+    void set_theme(const QString& theme);
+    void show_page(const QString& page);
+};

@@ -1,0 +1,71 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+
+// Where a message is written: Enter sends, Shift+Enter starts a new line; while a reply
+// streams the button stops it (as does Esc).
+Pane {
+    id: composer
+    property var chat
+    property var bridge
+    property color subtleText
+    property string placeholder
+    property var sendHandler  // text => bool (sent)
+
+    function focusInput() { input.forceActiveFocus() }
+    function send() {
+        const text = input.text.trim()
+        if (text === "" || composer.chat.generating || !composer.bridge.loaded) return
+        if (composer.sendHandler(text)) input.clear()
+    }
+
+    padding: 6
+    leftPadding: 14
+    Material.elevation: 3
+    background: Rectangle {
+        radius: 20
+        color: composer.Material.dialogColor
+        border.width: input.activeFocus ? 1.5 : 1
+        border.color: input.activeFocus ? composer.Material.accent : Qt.rgba(0.5, 0.5, 0.5, 0.3)
+    }
+
+    RowLayout {
+        anchors.fill: parent
+        spacing: 6
+        ScrollView {
+            Layout.fillWidth: true
+            Layout.preferredHeight: Math.min(Math.max(input.implicitHeight, 40), 200)
+            TextArea {
+                id: input
+                objectName: "composerField"
+                placeholderText: composer.placeholder + qsTr("  —  Enter to send, Shift+Enter for a new line")
+                wrapMode: TextEdit.Wrap
+                background: null
+                font.pixelSize: 14
+                topPadding: 10
+                bottomPadding: 10
+                Keys.onPressed: event => {
+                    if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
+                            && !(event.modifiers & Qt.ShiftModifier)) {
+                        composer.send()
+                        event.accepted = true
+                    }
+                }
+            }
+        }
+        RoundButton {
+            objectName: composer.chat.generating ? "stopButton" : "sendButton"
+            Layout.alignment: Qt.AlignBottom
+            text: composer.chat.generating ? "■" : "↑"
+            font.pixelSize: 18
+            highlighted: true
+            enabled: composer.chat.generating || (input.text.trim() !== "" && composer.bridge.loaded)
+            Accessible.name: composer.chat.generating ? qsTr("Stop (Esc)") : qsTr("Send (Enter)")
+            ToolTip.visible: hovered
+            ToolTip.delay: 600
+            ToolTip.text: Accessible.name
+            onClicked: composer.chat.generating ? composer.chat.stop() : composer.send()
+        }
+    }
+}

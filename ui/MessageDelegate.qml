@@ -1,0 +1,311 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+
+// One message: who wrote it, its text as Markdown (streaming while the reply is made),
+// the variant pager, the actions (copy, copy code, regenerate, edit and resend, delete)
+// and, on hover, the reply's statistics. Messages the model no longer sees are dimmed,
+// with a marker above the first one it still does.
+Item {
+    id: root
+    objectName: "message_" + index
+    required property int index
+    required property var messageId
+    required property string role
+    required property string text
+    required property string state
+    required property int variantIndex
+    required property int variantCount
+    required property double ttftMs
+    required property double tokensPerSecond
+    required property int promptTokensCached
+    required property int promptTokensComputed
+    required property int generatedTokens
+    required property bool inContext
+    required property string error
+    required property double prefillProgress
+
+    property var chat
+    property color subtleText
+    property color dividerColor
+    property color personaColor
+    property string personaAvatar
+    property string personaName
+    property bool isLast: false
+    property bool editing: false
+
+    readonly property bool isUser: role === "user"
+    readonly property bool streaming: state === "streaming"
+    readonly property bool showMemoryMarker: inContext && index > 0 && chat.droppedMessages > 0
+                                             && !chat.get(index - 1).inContext
+    readonly property var codeBlocks: {
+        const out = []
+        const re = /```[^\n]*\n([\s\S]*?)```/g
+        let m
+        while ((m = re.exec(text)) !== null) out.push(m[1])
+        return out
+    }
+    readonly property string statsText: {
+        if (isUser || streaming) return ""
+        const parts = []
+        if (ttftMs >= 0) parts.push(qsTr("first token %1 ms").arg(Math.round(ttftMs)))
+        if (tokensPerSecond > 0) parts.push(qsTr("%1 tokens/s").arg(tokensPerSecond.toFixed(1)))
+        if (generatedTokens > 0) parts.push(qsTr("%n token(s)", "", generatedTokens))
+        if (promptTokensCached + promptTokensComputed > 0)
+            parts.push(qsTr("prompt %1 cached + %2 computed").arg(promptTokensCached).arg(promptTokensComputed))
+        return parts.join("  ·  ")
+    }
+
+    implicitHeight: column.implicitHeight + 12
+    height: implicitHeight
+    opacity: inContext ? 1.0 : 0.45
+
+    function copyToClipboard(s) {
+        clipboardHelper.text = s
+        clipboardHelper.selectAll()
+        clipboardHelper.copy()
+        clipboardHelper.text = ""
+    }
+
+    HoverHandler { id: hover }
+    TextEdit { id: clipboardHelper; visible: false }
+
+    ColumnLayout {
+        id: column
+        width: Math.min(root.width - 40, 860)
+        anchors.horizontalCenter: parent.horizontalCenter
+        y: 6
+        spacing: 4
+
+        // Where the model's memory begins: older messages are no longer in its context.
+        RowLayout {
+            objectName: "memoryMarker"
+            visible: root.showMemoryMarker
+            Layout.fillWidth: true
+            Layout.topMargin: 4
+            Layout.bottomMargin: 8
+            spacing: 10
+            Rectangle { Layout.fillWidth: true; height: 1; color: root.Material.accent; opacity: 0.5 }
+            Label {
+                text: qsTr("the model's memory begins here")
+                color: root.Material.accent
+                font.pixelSize: 11
+                font.letterSpacing: 0.5
+            }
+            Rectangle { Layout.fillWidth: true; height: 1; color: root.Material.accent; opacity: 0.5 }
+        }
+
+        RowLayout {
+            Layout.fillWidth: true
+            spacing: 12
+
+            Avatar {
+                visible: !root.isUser
+                Layout.alignment: Qt.AlignTop
+                size: 30
+                glyph: root.isUser ? "" : root.personaAvatar
+                name: root.isUser ? qsTr("You") : (root.personaName !== "" ? root.personaName : "H")
+                tint: root.isUser ? "#8d7f75" : root.personaColor
+            }
+
+            ColumnLayout {
+                Layout.fillWidth: true
+                spacing: 4
+
+                // The bubble (a user's message) or the plain text (a reply).
+                Rectangle {
+                    id: bubble
+                    readonly property color a: root.Material.accent
+                    Layout.alignment: root.isUser ? Qt.AlignRight : Qt.AlignLeft
+                    Layout.maximumWidth: root.isUser ? column.width * 0.8 : column.width - 42
+                    Layout.preferredWidth: root.editing ? column.width - 42
+                                           : Math.min(Layout.maximumWidth, body.implicitWidth + 2 * padding)
+                    implicitHeight: (root.editing ? editor.implicitHeight + editButtons.implicitHeight + 8 : body.implicitHeight) + 2 * padding
+                    readonly property int padding: root.isUser ? 12 : 2
+                    radius: 14
+                    color: root.isUser ? Qt.rgba(a.r, a.g, a.b, 0.13) : "transparent"
+
+                    TextEdit {
+                        id: body
+                        objectName: "messageText"
+                        visible: !root.editing
+                        x: bubble.padding
+                        y: bubble.padding
+                        width: Math.min(implicitWidth, bubble.Layout.maximumWidth - 2 * bubble.padding)
+                        readOnly: true
+                        selectByMouse: true
+                        wrapMode: TextEdit.Wrap
+                        textFormat: root.isUser ? TextEdit.PlainText : TextEdit.MarkdownText
+                        text: root.text !== "" ? root.text : (root.streaming ? "" : (root.error !== "" ? "" : qsTr("(empty)")))
+                        color: root.Material.foreground
+                        selectionColor: root.Material.accent
+                        selectedTextColor: "white"
+                        font.pixelSize: 14
+                        onLinkActivated: link => Qt.openUrlExternally(link)
+                        HoverHandler { cursorShape: body.hoveredLink !== "" ? Qt.PointingHandCursor : Qt.IBeamCursor }
+                    }
+
+                    TextArea {
+                        id: editor
+                        objectName: "editField"
+                        visible: root.editing
+                        x: bubble.padding
+                        y: bubble.padding
+                        width: bubble.width - 2 * bubble.padding
+                        wrapMode: TextEdit.Wrap
+                        Keys.onPressed: event => {
+                            if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter) && !(event.modifiers & Qt.ShiftModifier)) {
+                                saveEdit.clicked()
+                                event.accepted = true
+                            } else if (event.key === Qt.Key_Escape) {
+                                root.editing = false
+                                event.accepted = true
+                            }
+                        }
+                    }
+                    RowLayout {
+                        id: editButtons
+                        visible: root.editing
+                        anchors.right: parent.right
+                        anchors.bottom: parent.bottom
+                        anchors.margins: 6
+                        Button { text: qsTr("Cancel"); flat: true; onClicked: root.editing = false }
+                        Button {
+                            id: saveEdit
+                            text: qsTr("Save and send")
+                            highlighted: true
+                            onClicked: {
+                                if (root.chat.editAndResend(root.messageId, editor.text)) root.editing = false
+                            }
+                        }
+                    }
+                }
+
+                // Thinking: the prompt being read, then the first tokens.
+                RowLayout {
+                    visible: root.streaming && root.text === ""
+                    spacing: 8
+                    BusyIndicator { running: parent.visible; implicitWidth: 24; implicitHeight: 24 }
+                    Label {
+                        text: root.prefillProgress >= 0 ? qsTr("Reading the conversation… %1%").arg(Math.round(root.prefillProgress * 100))
+                                                        : qsTr("Thinking…")
+                        color: root.subtleText
+                        font.pixelSize: 12
+                    }
+                }
+
+                Label {
+                    visible: root.error !== "" || root.state === "error"
+                    text: qsTr("The reply failed: %1").arg(root.error !== "" ? root.error : qsTr("unknown error"))
+                    color: "#d84315"
+                    wrapMode: Text.Wrap
+                    Layout.fillWidth: true
+                    font.pixelSize: 12
+                }
+                Label {
+                    visible: root.state === "stopped"
+                    text: qsTr("stopped")
+                    color: root.subtleText
+                    font.pixelSize: 11
+                    font.italic: true
+                }
+
+                // Actions and statistics: on hover (always for the last reply).
+                RowLayout {
+                    id: actions
+                    objectName: "messageActions"
+                    Layout.alignment: root.isUser ? Qt.AlignRight : Qt.AlignLeft
+                    spacing: 0
+                    opacity: (hover.hovered || (root.isLast && !root.isUser)) && !root.streaming && !root.editing ? 1 : 0
+                    Behavior on opacity { NumberAnimation { duration: 120 } }
+                    enabled: opacity > 0
+
+                    // ‹ n/m ›: the variants of this message (regenerated or edited).
+                    RowLayout {
+                        visible: root.variantCount > 1
+                        spacing: 0
+                        ToolButton {
+                            text: "‹"
+                            enabled: root.variantIndex > 0 && !root.chat.generating
+                            implicitWidth: 28
+                            onClicked: root.chat.pageVariant(root.messageId, -1)
+                        }
+                        Label {
+                            objectName: "variantLabel"
+                            text: (root.variantIndex + 1) + " / " + root.variantCount
+                            font.pixelSize: 12
+                            color: root.subtleText
+                        }
+                        ToolButton {
+                            text: "›"
+                            enabled: root.variantIndex < root.variantCount - 1 && !root.chat.generating
+                            implicitWidth: 28
+                            onClicked: root.chat.pageVariant(root.messageId, 1)
+                        }
+                    }
+                    ActionButton { label: qsTr("Copy"); onClicked: root.copyToClipboard(root.text) }
+                    ActionButton {
+                        visible: root.codeBlocks.length > 0
+                        label: root.codeBlocks.length > 1 ? qsTr("Copy code ▾") : qsTr("Copy code")
+                        onClicked: {
+                            if (root.codeBlocks.length === 1) root.copyToClipboard(root.codeBlocks[0])
+                            else codeMenu.popup(this, 0, height)
+                        }
+                        Menu {
+                            id: codeMenu
+                            Repeater {
+                                model: root.codeBlocks
+                                delegate: MenuItem {
+                                    required property int index
+                                    required property string modelData
+                                    text: qsTr("Block %1: %2").arg(index + 1).arg(modelData.split("\n")[0].substring(0, 40))
+                                    onTriggered: root.copyToClipboard(modelData)
+                                }
+                            }
+                        }
+                    }
+                    ActionButton {
+                        objectName: "regenerateButton"
+                        visible: !root.isUser && root.isLast
+                        enabled: !root.chat.generating
+                        label: qsTr("Regenerate")
+                        onClicked: root.chat.regenerate()
+                    }
+                    ActionButton {
+                        visible: root.isUser
+                        enabled: !root.chat.generating
+                        label: qsTr("Edit")
+                        onClicked: {
+                            editor.text = root.text
+                            root.editing = true
+                            editor.forceActiveFocus()
+                        }
+                    }
+                    ActionButton {
+                        enabled: !root.chat.generating
+                        label: qsTr("Delete")
+                        onClicked: root.chat.deleteMessage(root.messageId)
+                    }
+                    Label {
+                        objectName: "messageStats"
+                        visible: root.statsText !== "" && hover.hovered
+                        text: root.statsText
+                        color: root.subtleText
+                        font.pixelSize: 11
+                        leftPadding: 10
+                    }
+                }
+            }
+        }
+    }
+
+    component ActionButton: ToolButton {
+        property string label
+        text: label
+        font.pixelSize: 12
+        implicitHeight: 30
+        padding: 6
+        opacity: 0.7
+    }
+}

@@ -1,0 +1,113 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+
+// Creating or editing a persona: name, badge (a glyph and a colour), system prompt, keep warm.
+Dialog {
+    id: dialog
+    required property var personas
+    property var personaId: -1  // -1: a new persona
+    readonly property var palette: ["#e0703f", "#3f7ae0", "#2e9d6e", "#9b59b6", "#d4a017", "#c0392b", "#16a0a8", "#7f8c8d"]
+    property string chosenColor: palette[0]
+
+    function openFor(p) {
+        personaId = p ? p.personaId : -1
+        nameField.text = p ? p.name : ""
+        avatarField.text = p ? p.avatar : ""
+        promptField.text = p ? p.systemPrompt : ""
+        chosenColor = p && p.color ? p.color : palette[Math.floor(Math.random() * palette.length)]
+        keepWarmSwitch.checked = p ? p.keepWarm : false
+        open()
+        nameField.forceActiveFocus()
+    }
+    function save() {
+        const name = nameField.text.trim()
+        if (name === "") return
+        if (personaId < 0)
+            personas.create(name, promptField.text, chosenColor, avatarField.text.trim(), keepWarmSwitch.checked)
+        else
+            personas.edit(personaId, {name: name, systemPrompt: promptField.text, color: chosenColor,
+                                      avatar: avatarField.text.trim(), keepWarm: keepWarmSwitch.checked})
+        close()
+    }
+
+    parent: Overlay.overlay
+    anchors.centerIn: parent
+    width: Math.min(560, parent.width - 48)
+    modal: true
+    title: personaId < 0 ? qsTr("New persona") : qsTr("Edit persona")
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 10
+        RowLayout {
+            spacing: 12
+            Avatar {
+                size: 48
+                glyph: avatarField.text
+                name: nameField.text
+                tint: dialog.chosenColor
+            }
+            TextField {
+                id: nameField
+                objectName: "personaNameField"
+                placeholderText: qsTr("Name")
+                Layout.fillWidth: true
+            }
+            TextField {
+                id: avatarField
+                objectName: "personaAvatarField"
+                placeholderText: qsTr("Badge")
+                maximumLength: 3
+                Layout.preferredWidth: 70
+            }
+        }
+        RowLayout {
+            spacing: 6
+            Label { text: qsTr("Colour"); Layout.rightMargin: 6 }
+            Repeater {
+                model: dialog.palette
+                delegate: Rectangle {
+                    required property string modelData
+                    width: 24; height: 24; radius: 12
+                    color: modelData
+                    border.width: dialog.chosenColor === modelData ? 3 : 0
+                    border.color: dialog.Material.foreground
+                    TapHandler { onTapped: dialog.chosenColor = modelData }
+                }
+            }
+        }
+        Label { text: qsTr("System prompt"); font.pixelSize: 12; opacity: 0.7 }
+        ScrollView {
+            Layout.fillWidth: true
+            Layout.preferredHeight: 160
+            TextArea {
+                id: promptField
+                objectName: "personaPromptField"
+                wrapMode: TextEdit.Wrap
+                placeholderText: qsTr("How the persona should behave, e.g. “You are a patient tutor…”")
+            }
+        }
+        Switch {
+            id: keepWarmSwitch
+            objectName: "personaKeepWarmSwitch"
+            text: qsTr("Keep warm (its prompt stays in the model's memory)")
+        }
+    }
+
+    footer: DialogButtonBox {
+        Button {
+            text: qsTr("Cancel")
+            flat: true
+            DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+        }
+        Button {
+            objectName: "personaSaveButton"
+            text: dialog.personaId < 0 ? qsTr("Create") : qsTr("Save")
+            highlighted: true
+            enabled: nameField.text.trim() !== ""
+            onClicked: dialog.save()
+        }
+    }
+}

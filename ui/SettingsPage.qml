@@ -1,0 +1,157 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+
+// Preferences: the look, replies (sampling, length) and the engine. Values are the
+// user's AppSettings (app/core/app_settings.h), saved as they change; engine values take
+// effect when the model is opened again.
+Page {
+    id: page
+    required property var bridge
+    required property var chat
+    required property var settings
+    required property var window
+    background: Rectangle { color: page.Material.background }
+
+    ScrollView {
+        anchors.fill: parent
+        contentWidth: availableWidth
+        ColumnLayout {
+            width: Math.min(parent.width - 48, 720)
+            x: 24
+            spacing: 16
+            Item { implicitHeight: 8 }
+            Label { text: qsTr("Settings"); font.pixelSize: 20; font.weight: Font.DemiBold }
+
+            Section {
+                title: qsTr("Appearance")
+                SettingRow {
+                    label: qsTr("Theme")
+                    ComboBox {
+                        objectName: "themeCombo"
+                        model: [qsTr("Follow the system"), qsTr("Light"), qsTr("Dark")]
+                        currentIndex: ["", "light", "dark"].indexOf(page.window.themeName)
+                        onActivated: i => page.window.themeName = ["", "light", "dark"][i]
+                    }
+                }
+            }
+
+            Section {
+                title: qsTr("Replies")
+                SettingRow {
+                    label: qsTr("Temperature")
+                    Slider {
+                        from: 0; to: 2; stepSize: 0.05
+                        value: page.settings.temperature
+                        onMoved: page.settings.temperature = value
+                        Layout.fillWidth: true
+                    }
+                    Label { text: page.settings.temperature.toFixed(2); Layout.preferredWidth: 40 }
+                }
+                SettingRow {
+                    label: qsTr("Top-p")
+                    Slider {
+                        from: 0.01; to: 1; stepSize: 0.01
+                        value: page.settings.topP
+                        onMoved: page.settings.topP = value
+                        Layout.fillWidth: true
+                    }
+                    Label { text: page.settings.topP.toFixed(2); Layout.preferredWidth: 40 }
+                }
+                SettingRow {
+                    label: qsTr("Top-k")
+                    SpinBox { from: 0; to: 1000; editable: true; value: page.settings.topK; onValueModified: page.settings.topK = value }
+                }
+                SettingRow {
+                    label: qsTr("Longest reply (tokens)")
+                    SpinBox {
+                        objectName: "maxReplyTokensSpin"
+                        from: 1; to: 32768; stepSize: 64; editable: true
+                        value: page.settings.maxReplyTokens
+                        onValueModified: page.settings.maxReplyTokens = value
+                    }
+                }
+                Button { text: qsTr("Reset replies to defaults"); flat: true; onClicked: page.settings.resetSampling() }
+            }
+
+            Section {
+                title: qsTr("Engine")
+                SettingRow {
+                    label: qsTr("CPU threads")
+                    SpinBox {
+                        from: 0; to: page.settings.maxThreads; editable: true
+                        value: page.settings.threads
+                        onValueModified: page.settings.threads = value
+                        textFromValue: v => v === 0 ? qsTr("all cores") : String(v)
+                    }
+                }
+                SettingRow {
+                    label: qsTr("KV cache (MB)")
+                    SpinBox {
+                        from: 0; to: 65536; stepSize: 64; editable: true
+                        value: page.settings.kvCacheMb
+                        onValueModified: page.settings.kvCacheMb = value
+                        textFromValue: v => v === 0 ? qsTr("automatic") : String(v)
+                    }
+                }
+                SettingRow {
+                    label: qsTr("Backend")
+                    ComboBox {
+                        model: ["auto", "cpu", "cuda"]
+                        currentIndex: Math.max(0, model.indexOf(page.settings.backend))
+                        onActivated: i => page.settings.backend = model[i]
+                    }
+                    Label {
+                        text: page.settings.backendNote
+                        wrapMode: Text.Wrap
+                        opacity: 0.7
+                        font.pixelSize: 12
+                        Layout.fillWidth: true
+                    }
+                }
+                RowLayout {
+                    Button {
+                        text: qsTr("Reopen the model with these settings")
+                        enabled: page.bridge.loaded && !page.bridge.loading
+                        onClicked: page.bridge.load(page.bridge.modelPath)
+                    }
+                    Button { text: qsTr("Reset engine to defaults"); flat: true; onClicked: page.settings.resetEngine() }
+                }
+                Label {
+                    text: qsTr("Saved in %1").arg(page.settings.fileName)
+                    opacity: 0.6
+                    font.pixelSize: 11
+                    wrapMode: Text.WrapAnywhere
+                    Layout.fillWidth: true
+                }
+            }
+            Item { implicitHeight: 16 }
+        }
+    }
+
+    component Section: Pane {
+        id: sec
+        property string title
+        default property alias content: inner.data
+        Layout.fillWidth: true
+        background: Rectangle {
+            radius: 12
+            color: sec.Material.theme === Material.Dark ? "#2a2725" : "#ffffff"
+            border.color: sec.Material.theme === Material.Dark ? "#3a3633" : "#e6dfd8"
+        }
+        padding: 16
+        ColumnLayout {
+            id: inner
+            width: parent.width
+            spacing: 8
+            Label { text: sec.title; font.weight: Font.DemiBold; Layout.bottomMargin: 4 }
+        }
+    }
+    component SettingRow: RowLayout {
+        property string label
+        Layout.fillWidth: true
+        spacing: 12
+        Label { text: parent.label; Layout.preferredWidth: 180; opacity: 0.8 }
+    }
+}

@@ -1,0 +1,281 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+
+// The conversations: pinned first, then newest; while the search field has text, the
+// messages matching it (full-text search) with the matches highlighted. Each row has a
+// menu: rename, pin, archive, delete (undo in the snackbar).
+Rectangle {
+    id: sidebar
+    required property var conversations
+    required property var personas
+    property var currentId: -1
+    property color background
+    property color dividerColor
+    property color subtleText
+    color: background
+
+    signal openRequested(var conversationId)
+    signal newChatRequested(var personaId)
+
+    function focusSearch() {
+        searchField.forceActiveFocus()
+        searchField.selectAll()
+    }
+    function personaOf(id) {
+        const row = personas.rowOf(id)
+        return row >= 0 ? personas.get(row) : null
+    }
+    function relativeTime(ms) {
+        const d = new Date(ms)
+        const now = new Date()
+        if (d.toDateString() === now.toDateString()) return Qt.formatTime(d, "hh:mm")
+        const days = Math.floor((now - d) / 86400000)
+        if (days < 7) return Qt.formatDate(d, "ddd")
+        return Qt.formatDate(d, "d MMM")
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: 12
+        spacing: 8
+
+        RowLayout {
+            Layout.fillWidth: true
+            Label {
+                text: qsTr("Chats")
+                font.pixelSize: 20
+                font.weight: Font.DemiBold
+                Layout.fillWidth: true
+            }
+            Button {
+                id: newChatButton
+                objectName: "newChatButton"
+                text: qsTr("New chat")
+                highlighted: true
+                Material.elevation: 0
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: qsTr("New chat (Ctrl+N); choose a persona")
+                onClicked: personaMenu.popup(newChatButton, 0, newChatButton.height)
+                Menu {
+                    id: personaMenu
+                    MenuItem { text: qsTr("Plain chat (no persona)"); onTriggered: sidebar.newChatRequested(-1) }
+                    MenuSeparator {}
+                    Repeater {
+                        model: sidebar.personas
+                        delegate: MenuItem {
+                            required property var personaId
+                            required property string name
+                            text: name
+                            onTriggered: sidebar.newChatRequested(personaId)
+                        }
+                    }
+                }
+            }
+        }
+
+        TextField {
+            id: searchField
+            objectName: "searchField"
+            Layout.fillWidth: true
+            placeholderText: qsTr("Search all chats (Ctrl+F)")
+            selectByMouse: true
+            onTextChanged: searchTimer.restart()
+            Keys.onEscapePressed: text = ""
+            Timer {
+                id: searchTimer
+                interval: 150
+                onTriggered: sidebar.conversations.search(searchField.text)
+            }
+        }
+
+        Label {
+            visible: sidebar.conversations.searching
+            text: sidebar.conversations.count === 0 ? qsTr("No messages match") : qsTr("%n match(es)", "", sidebar.conversations.count)
+            color: sidebar.subtleText
+            font.pixelSize: 12
+        }
+
+        ListView {
+            id: list
+            objectName: "conversationList"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            spacing: 2
+            model: sidebar.conversations
+            boundsBehavior: Flickable.StopAtBounds
+            ScrollBar.vertical: ScrollBar {}
+
+            section.property: "pinned"
+            section.criteria: ViewSection.FullString
+            section.delegate: Label {
+                required property string section
+                visible: !sidebar.conversations.searching
+                height: visible ? implicitHeight + 10 : 0
+                topPadding: 6
+                text: section === "true" ? qsTr("PINNED") : qsTr("RECENT")
+                font.pixelSize: 11
+                font.letterSpacing: 1
+                color: sidebar.subtleText
+            }
+
+            delegate: ItemDelegate {
+                id: row
+                required property int index
+                required property var conversationId
+                required property string title
+                required property var personaId
+                required property bool pinned
+                required property bool archived
+                required property var updatedAt
+                required property bool isSearchHit
+                required property var messageId
+                required property string snippetHtml
+                required property string messageRole
+                objectName: "conversationRow_" + index
+                width: ListView.view.width
+                highlighted: conversationId === sidebar.currentId && !isSearchHit
+                padding: 8
+                leftPadding: 8
+                onClicked: sidebar.openRequested(conversationId)
+                TapHandler {
+                    acceptedButtons: Qt.RightButton
+                    onTapped: rowMenu.popup()
+                }
+
+                background: Rectangle {
+                    radius: 10
+                    readonly property color a: row.Material.accent
+                    readonly property color f: row.Material.foreground
+                    color: row.highlighted ? Qt.rgba(a.r, a.g, a.b, 0.14)
+                                           : row.hovered ? Qt.rgba(f.r, f.g, f.b, 0.05) : "transparent"
+                }
+                contentItem: RowLayout {
+                    spacing: 10
+                    Avatar {
+                        readonly property var persona: row.personaId >= 0 ? sidebar.personaOf(row.personaId) : null
+                        size: 30
+                        glyph: persona && persona.avatar ? persona.avatar : ""
+                        name: persona ? persona.name : row.title
+                        tint: persona && persona.color ? persona.color : "#9e928a"
+                        Layout.alignment: Qt.AlignTop
+                    }
+                    ColumnLayout {
+                        Layout.fillWidth: true
+                        spacing: 2
+                        RowLayout {
+                            Layout.fillWidth: true
+                            Label {
+                                text: row.title !== "" ? row.title : qsTr("New chat")
+                                elide: Text.ElideRight
+                                font.weight: row.highlighted ? Font.DemiBold : Font.Normal
+                                Layout.fillWidth: true
+                            }
+                            Label {
+                                visible: row.pinned && !row.isSearchHit
+                                text: "⚑"
+                                color: row.Material.accent
+                                font.pixelSize: 12
+                            }
+                            Label {
+                                visible: !row.isSearchHit
+                                text: sidebar.relativeTime(row.updatedAt)
+                                color: sidebar.subtleText
+                                font.pixelSize: 11
+                            }
+                        }
+                        Label {
+                            objectName: "searchSnippet"
+                            visible: row.isSearchHit
+                            Layout.fillWidth: true
+                            text: (row.messageRole === "user" ? qsTr("You: ") : "") + row.snippetHtml
+                            textFormat: Text.StyledText
+                            wrapMode: Text.Wrap
+                            maximumLineCount: 3
+                            elide: Text.ElideRight
+                            color: sidebar.subtleText
+                            font.pixelSize: 12
+                        }
+                        Label {
+                            visible: row.archived && !row.isSearchHit
+                            text: qsTr("Archived")
+                            color: sidebar.subtleText
+                            font.pixelSize: 11
+                        }
+                    }
+                    ToolButton {
+                        visible: (row.hovered || row.highlighted) && !row.isSearchHit
+                        text: "⋯"
+                        implicitWidth: 32
+                        implicitHeight: 32
+                        Accessible.name: qsTr("Conversation actions")
+                        onClicked: rowMenu.popup()
+                    }
+                }
+                Menu {
+                    id: rowMenu
+                    MenuItem { text: qsTr("Rename…"); onTriggered: renameDialog.ask(row.conversationId, row.title) }
+                    MenuItem {
+                        text: row.pinned ? qsTr("Unpin") : qsTr("Pin to top")
+                        onTriggered: sidebar.conversations.setPinned(row.conversationId, !row.pinned)
+                    }
+                    MenuItem {
+                        text: row.archived ? qsTr("Unarchive") : qsTr("Archive")
+                        onTriggered: sidebar.conversations.setArchived(row.conversationId, !row.archived)
+                    }
+                    MenuSeparator {}
+                    MenuItem {
+                        text: qsTr("Delete")
+                        Material.foreground: "#d84315"
+                        onTriggered: sidebar.conversations.remove(row.conversationId)
+                    }
+                }
+            }
+
+            Label {
+                anchors.centerIn: parent
+                width: parent.width - 24
+                visible: list.count === 0 && !sidebar.conversations.searching
+                horizontalAlignment: Text.AlignHCenter
+                wrapMode: Text.Wrap
+                text: qsTr("No chats yet.\nStart one with “New chat”, or from a persona.")
+                color: sidebar.subtleText
+            }
+        }
+
+        CheckBox {
+            text: qsTr("Show archived")
+            checked: sidebar.conversations.showArchived
+            onToggled: sidebar.conversations.showArchived = checked
+            font.pixelSize: 12
+        }
+    }
+
+    Dialog {
+        id: renameDialog
+        property var conversationId: -1
+        function ask(id, title) {
+            conversationId = id
+            renameField.text = title
+            open()
+            renameField.forceActiveFocus()
+            renameField.selectAll()
+        }
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+        width: 380
+        modal: true
+        title: qsTr("Rename chat")
+        standardButtons: Dialog.Ok | Dialog.Cancel
+        onAccepted: if (renameField.text.trim() !== "") sidebar.conversations.rename(conversationId, renameField.text.trim())
+        TextField {
+            id: renameField
+            objectName: "renameField"
+            width: parent.width
+            onAccepted: renameDialog.accept()
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+
+// The engine at a glance: the model, decoding speed, KV cache use, prefix-cache hits and
+// the conversations kept resident (EngineBridge's stats, ~4 Hz).
+Rectangle {
+    id: bar
+    required property var bridge
+    property color dividerColor
+    property color subtleText
+    implicitHeight: 28
+
+    Rectangle { anchors.top: parent.top; width: parent.width; height: 1; color: bar.dividerColor }
+
+    RowLayout {
+        anchors.fill: parent
+        anchors.leftMargin: 14
+        anchors.rightMargin: 14
+        spacing: 18
+        Label {
+            objectName: "statusModel"
+            text: bar.bridge.loading ? qsTr("◌ loading model…")
+                  : bar.bridge.loaded ? "● " + bar.bridge.modelName + "  (" + bar.bridge.backendName + ")"
+                  : qsTr("○ no model")
+            color: bar.bridge.loaded ? bar.Material.accent : bar.subtleText
+            font.pixelSize: 12
+            elide: Text.ElideRight
+            Layout.maximumWidth: 320
+        }
+        Item { Layout.fillWidth: true }
+        StatusItem {
+            objectName: "statusSpeed"
+            text: qsTr("%1 tokens/s").arg(bar.bridge.tokensPerSecond.toFixed(1))
+            tip: qsTr("Generated tokens per second over the last busy second")
+            visible: bar.bridge.loaded
+        }
+        StatusItem {
+            objectName: "statusKv"
+            text: qsTr("KV %1 used · %2 cached · %3 pinned of %4").arg(bar.bridge.kvBlocksUsed).arg(bar.bridge.kvBlocksCached)
+                  .arg(bar.bridge.kvBlocksPinned).arg(bar.bridge.kvBlocksTotal)
+            tip: qsTr("KV cache blocks (%1 tokens each)").arg(bar.bridge.kvBlockSize)
+            visible: bar.bridge.loaded
+        }
+        StatusItem {
+            objectName: "statusHits"
+            text: qsTr("prefix hits %1%").arg(Math.round(bar.bridge.prefixHitRate * 100))
+            tip: qsTr("Prompt tokens served from the cache instead of computed")
+            visible: bar.bridge.loaded
+        }
+        StatusItem {
+            objectName: "statusResident"
+            text: qsTr("%n conversation(s) resident", "", bar.bridge.conversationsResident)
+            tip: qsTr("Conversations whose memory is kept for their next turn")
+            visible: bar.bridge.loaded
+        }
+        StatusItem {
+            visible: bar.bridge.requestsWaiting > 0
+            text: qsTr("%1 waiting").arg(bar.bridge.requestsWaiting)
+        }
+    }
+
+    component StatusItem: Label {
+        id: item
+        property string tip
+        font.pixelSize: 12
+        opacity: 0.7
+        HoverHandler { id: h }
+        ToolTip.visible: h.hovered && tip !== ""
+        ToolTip.text: tip
+        ToolTip.delay: 500
+    }
+}

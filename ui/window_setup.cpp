@@ -1,0 +1,48 @@
+#include "window_setup.h"
+
+#include <QCoreApplication>
+#include <QQmlApplicationEngine>
+#include <QQmlContext>
+#include <QUrl>
+
+#include "common/paths.h"
+#include "core/app_settings.h"
+#include "core/message_list_model.h"
+
+namespace hearth::ui {
+
+WindowOptions with_environment(WindowOptions o) {
+    if (qEnvironmentVariableIsSet("HEARTH_STORE")) o.storePath = qEnvironmentVariable("HEARTH_STORE");
+    if (qEnvironmentVariableIsSet("HEARTH_THEME")) o.theme = qEnvironmentVariable("HEARTH_THEME").toLower();
+    return o;
+}
+
+QObject* load_main_window(QQmlApplicationEngine& engine, const WindowOptions& o) {
+    QQmlContext* ctx = engine.rootContext();
+    ctx->setContextProperty(QStringLiteral("initialModelPath"), o.modelPath);
+    ctx->setContextProperty(QStringLiteral("initialStorePath"), o.storePath);
+    ctx->setContextProperty(QStringLiteral("logFolder"), o.logFolder);
+    ctx->setContextProperty(QStringLiteral("forcedTheme"), o.theme);
+    ctx->setContextProperty(QStringLiteral("engineThreads"), o.threads);
+    ctx->setContextProperty(QStringLiteral("engineKvMegabytes"), o.kvMegabytes);
+    ctx->setContextProperty(QStringLiteral("seedPersonas"), o.seedPersonas);
+    ctx->setContextProperty(QStringLiteral("defaultModelPath"),
+                            QString::fromStdString(paths::default_model_path()));
+    ctx->setContextProperty(QStringLiteral("appVersion"), QCoreApplication::applicationVersion());
+    ctx->setContextProperty(QStringLiteral("qtVersion"), QString::fromLatin1(qVersion()));
+    // Qt 6.4 has no loadFromModule: the module's files live under qrc:/<URI>/.
+    engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
+    if (engine.rootObjects().isEmpty()) return nullptr;
+    QObject* root = engine.rootObjects().constFirst();
+    // Replies sample with the user's settings (a C++ setter: not a QML property).
+    auto* settings = root->findChild<AppSettings*>(QStringLiteral("settings"));
+    auto* chat = root->findChild<MessageListModel*>(QStringLiteral("chat"));
+    if (settings && chat) {
+        chat->setDefaultSampling(settings->samplingParams());
+        QObject::connect(settings, &AppSettings::settingsChanged, chat,
+                         [settings, chat] { chat->setDefaultSampling(settings->samplingParams()); });
+    }
+    return root;
+}
+
+}  // namespace hearth::ui

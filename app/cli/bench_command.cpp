@@ -384,6 +384,9 @@ int bench_memory(const Args& args, const EngineConfig& base, BenchOutput& out) {
         EngineConfig c = base;
         c.prefix_caching = mode == 0;
         c.scheduler.max_running = kConversations;
+        // Room for all 16 unshared (about 1,070 blocks of 16 tokens): the automatic size
+        // (two contexts) would cap the cache-off count at the cache size.
+        if (c.kv_mb == 0) c.kv_mb = 512;
         // Cache off: admit all 16 prompts in one step so that all are resident at once, as
         // an engine without sharing holds them. Cache on keeps the normal budget, so the
         // first prompt's persona is cached before the others are admitted.

@@ -72,6 +72,19 @@ CachedPrefix KvCacheManager::longest_cached_prefix(std::span<const TokenId> toke
     return out;
 }
 
+std::vector<BlockHash> KvCacheManager::prefix_hashes(std::span<const TokenId> tokens) const {
+    if (tokens.empty()) return {};
+    const auto bs = static_cast<std::size_t>(config_.block_size);
+    return hash_full_blocks(tokens, config_.block_size, (tokens.size() - 1) / bs, config_.hash_keys);
+}
+
+int32_t KvCacheManager::cached_tokens(std::span<const BlockHash> prefix_hashes) const {
+    if (!config_.prefix_caching) return 0;
+    std::size_t n = 0;
+    while (n < prefix_hashes.size() && pool_.get_cached(prefix_hashes[n]) != kNoBlock) ++n;
+    return to_i32(n) * config_.block_size;
+}
+
 bool KvCacheManager::can_allocate(int32_t n, std::span<const BlockId> hits,
                                   std::optional<SeqId> keep) const {
     // Hits sitting in the free queue leave it when touched, so they do not count as free.

@@ -80,6 +80,12 @@ class KvCacheManager {
     // The longest run of cached full blocks that prefixes tokens, capped at
     // tokens.size() - 1 and rounded down to whole blocks. Changes nothing.
     CachedPrefix longest_cached_prefix(std::span<const TokenId> tokens) const;
+    // The same question split in two, for a caller that asks it again and again about
+    // tokens that do not change (the scheduler's waiting queue, every step): the hashes
+    // of the blocks longest_cached_prefix would look up, computed once, and how many
+    // tokens of them are cached now.
+    std::vector<BlockHash> prefix_hashes(std::span<const TokenId> tokens) const;
+    int32_t cached_tokens(std::span<const BlockHash> prefix_hashes) const;
 
     // Starts a sequence with this prompt (not an active or parked id; not empty).
     Result<Allocation> allocate(SeqId seq, std::span<const TokenId> prompt);

@@ -35,6 +35,7 @@ struct Scheduler::Seq {
     Sampler sampler;
     TextStream stream;
     std::vector<int32_t> tokens;  // prompt + generated: what (re-)admission allocates
+    std::vector<kv::BlockHash> prefix_hashes;  // of tokens, for admission; empty: not yet
     std::vector<int32_t> generated;
     RequestStats stats;
     Clock::time_point submitted;
@@ -174,6 +175,7 @@ bool Scheduler::preempt_newest(const Seq* keep) {
         v.computed_before = cache_.n_computed(conv);
         const auto known = cache_.tokens(conv);
         v.tokens.assign(known.begin(), known.end());
+        v.prefix_hashes.clear();
         cache_.free(conv);
         v.reserved = 0;
         v.preempted = true;
@@ -202,14 +204,16 @@ void Scheduler::admit(int32_t& budget, std::vector<Seq*>& batch, std::vector<Eve
         std::size_t pick = waiting_.size();
         int32_t best = -1;
         for (std::size_t i = 0; i < waiting_.size() && i < kAdmissionScan; ++i) {
-            const Seq& s = *waiting_[i];
+            Seq& s = *waiting_[i];
             if (s.done || (foreground_waiting && s.req.background)) continue;
             if (pick == waiting_.size() &&
                 (s.preempted || steps_ - s.submit_step >= config_.starvation_steps)) {
                 pick = i;  // the oldest eligible one has waited long enough: it goes first
                 break;
             }
-            int32_t cached = cache_.longest_cached_prefix(s.tokens).n_tokens;
+            // Hashed once per waiting spell, looked up every step.
+            if (s.prefix_hashes.empty()) s.prefix_hashes = cache_.prefix_hashes(s.tokens);
+            int32_t cached = cache_.cached_tokens(s.prefix_hashes);
             if (cache_.is_parked(s.req.conversation)) cached += cache_.block_size();
             if (cached > best) {
                 best = cached;

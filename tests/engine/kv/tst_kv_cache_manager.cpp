@@ -88,6 +88,15 @@ class TstKvCacheManager : public QObject {
         QCOMPARE(m.longest_cached_prefix(run(100, 9)).blocks, ids({0, 1}));
         QCOMPARE(m.longest_cached_prefix(run(100, 1)).n_tokens, 0);
         QCOMPARE(m.longest_cached_prefix(run(101, 9)).n_tokens, 0);  // shifted: no hit
+        // The two-step form agrees, cap included, and follows later evictions.
+        for (const auto& t : {run(100, 8), run(100, 9), run(100, 1), run(101, 9), run(100, 30)})
+            QCOMPARE(m.cached_tokens(m.prefix_hashes(t)), m.longest_cached_prefix(t).n_tokens);
+        const auto hashes = m.prefix_hashes(run(100, 9));
+        QCOMPARE(hashes.size(), std::size_t{2});
+        QCOMPARE(m.cached_tokens(hashes), 8);
+        prefill(m, 2, run(900, 40));  // 10 blocks: evicts every cached one
+        QCOMPARE(m.cached_tokens(hashes), 0);
+        m.free(2);
         KvCacheConfig other = config();
         other.hash_keys.model_fingerprint = "another-model";
         KvCacheManager m2(other);

@@ -103,19 +103,25 @@ void pv_scalar(const AttnTile& t) {
             const float pj = t.s[i * t.s_stride + (p - t.c0)];
             if (pj == 0.0f) continue;  // adding 0 · v changes no lane
             const int nl = n_lanes(t);
-            float* lane = t.lanes + (static_cast<std::size_t>(i) * nl + (p & (nl - 1))) * D;
-            for (int d = 0; d < D; ++d) lane[d] += pj * vf[static_cast<std::size_t>(d)];
+            float* lane = t.lanes + static_cast<std::size_t>(i) * nl * D + (p & (nl - 1));
+            for (int d = 0; d < D; ++d)
+                lane[static_cast<std::size_t>(d) * nl] += pj * vf[static_cast<std::size_t>(d)];
         }
     }
 }
 
-const AttnFns kScalarFns{scores_scalar, exp_sum_scalar, normalise_scalar, pv_scalar};
+float max_scalar(const float* s, int n) {
+    float mx = kNegInf;
+    for (int j = 0; j < n; ++j) mx = std::max(mx, s[j]);
+    return mx;
+}
+
+const AttnFns kScalarFns{scores_scalar, exp_sum_scalar, normalise_scalar, max_scalar, pv_scalar};
 
 // The softmax of one query's scores, s [round_up8(n)] (the whole context in one range).
 void softmax_row(const AttnFns& f, float* s, int32_t n) {
     const int32_t n8 = round_up8(n);
-    float mx = kNegInf;
-    for (int32_t j = 0; j < n8; ++j) mx = std::max(mx, s[j]);
+    const float mx = f.max(s, n8);
     const double sum = f.exp_sum(s, n8, mx, 0.0);
     f.normalise(s, n8, static_cast<float>(1.0 / sum));
 }
@@ -142,9 +148,10 @@ float reduce32(const float* l, std::size_t stride) {
 }
 
 void reduce_lanes(const float* lanes, int n_lanes, int D, float* out) {
-    const auto stride = static_cast<std::size_t>(D);
-    for (int d = 0; d < D; ++d)
-        out[d] = n_lanes == 32 ? reduce32(lanes + d, stride) : reduce8(lanes + d, stride);
+    for (int d = 0; d < D; ++d) {
+        const float* l = lanes + static_cast<std::size_t>(d) * n_lanes;
+        out[d] = n_lanes == 32 ? reduce32(l, 1) : reduce8(l, 1);
+    }
 }
 
 struct Attention::ThreadScratch {
@@ -222,7 +229,7 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
     const auto lanes_of = [&](const Item& it) { return is_single(it.seq) ? 32 : 8; };
 
     // Shared memory of the split tiles: per slot the maxima [m_max] and the lanes
-    // [m_max][lane_max][D], then the scores of all slots.
+    // [m_max][D][lane_max], then the scores of all slots.
     const std::size_t lanes_floats = static_cast<std::size_t>(m_max) * lane_max * D;
     const std::size_t slot_floats = static_cast<std::size_t>(m_max) + lanes_floats;
     float* shared =
@@ -304,9 +311,7 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
             float* mx = shared + static_cast<std::size_t>(it.partial) * slot_floats;
             for (int i = 0; i < t.M; ++i) {
                 const float* s = t.s + static_cast<std::size_t>(i) * t.s_stride;
-                mx[i] = kNegInf;
-                for (int32_t j = 0; j < round_up8(visible(t, i)); ++j)
-                    mx[i] = std::max(mx[i], s[j]);
+                mx[i] = f.max(s, round_up8(visible(t, i)));
             }
             return;
         }

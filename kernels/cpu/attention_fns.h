@@ -57,10 +57,10 @@ struct AttnTile {
     float* s = nullptr;
     std::size_t s_stride = 0;
     float* qh = nullptr;  // [M][D] scratch: the queries rounded to fp16
-    float* vf = nullptr;  // [kAttnVChunk][D] scratch: K / V rows as floats
+    float* vf = nullptr;  // [kAttnVChunk · D] scratch: K / V rows as floats
     bool single = false;  // a one-token step of its sequence: ggml_vec_dot_f16's order
-    // [M][n_lanes][D], n_lanes = single ? 32 : 8: pv() adds p_j · v_j to lane
-    // (c0 + j) % n_lanes.
+    // [M][D][n_lanes], n_lanes = single ? 32 : 8: pv() adds p_j · v_j[d] to lane
+    // (c0 + j) % n_lanes of dimension d.
     float* lanes = nullptr;
 };
 // visible(m) = clamp(qpos[m] + 1 − c0, 0, c1 − c0). (Each file has its own static
@@ -74,7 +74,9 @@ struct AttnFns {
     double (*exp_sum)(float* s, int n, float max, double sum);
     // s = fp16(s · inv) in place over n values.
     void (*normalise)(float* s, int n, float inv);
-    // lanes[m][(c0 + j) % n][:] += p[m][j] · v_{c0 + j}[:] over the tile's positions.
+    // The largest of n (a multiple of 8) values, −inf for none.
+    float (*max)(const float* s, int n);
+    // lanes[m][d][(c0 + j) % n] += p[m][j] · v_{c0 + j}[d] over the tile's positions.
     void (*pv)(const AttnTile& t);
 };
 
@@ -87,7 +89,7 @@ const AttnFns& attn_fns_avx2();  // needs D % 8 == 0
 float reduce8(const float* l, std::size_t stride);
 float reduce32(const float* l, std::size_t stride);
 
-// out[d] = the reduction of lanes [n_lanes][D] at d.
+// out[d] = the reduction of lanes [D][n_lanes] at d.
 void reduce_lanes(const float* lanes, int n_lanes, int D, float* out);
 
 }  // namespace hearth::kernels::cpu

@@ -16,6 +16,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu/cpu_backend.h"
@@ -65,7 +66,8 @@ double time_us(int reps, F&& fn) {
 
 int main(int argc, char** argv) {
     int threads = 2;
-    bool scalar = false, quick = false;
+    bool scalar = false, quick = false, attention_only = false;
+    int only_ctx = 0, only_q_len = 0;  // --ctx / --q-len: one attention shape
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--threads" && i + 1 < argc) {
@@ -74,8 +76,17 @@ int main(int argc, char** argv) {
             scalar = true;
         } else if (a == "--quick") {
             quick = true;
+        } else if (a == "--attention") {
+            attention_only = true;
+        } else if (a == "--ctx" && i + 1 < argc) {
+            only_ctx = std::atoi(argv[++i]);
+        } else if (a == "--q-len" && i + 1 < argc) {
+            only_q_len = std::atoi(argv[++i]);
         } else {
-            std::fprintf(stderr, "usage: %s [--threads N] [--scalar] [--quick]\n", argv[0]);
+            std::fprintf(stderr,
+                         "usage: %s [--threads N] [--scalar] [--quick] [--attention [--ctx N] "
+                         "[--q-len N]]\n",
+                         argv[0]);
             return 2;
         }
     }
@@ -95,6 +106,7 @@ int main(int argc, char** argv) {
     std::printf("\n%-28s %10s %9s %10s %9s %12s %12s\n", "matvec (1 token)", "hot us", "hot GB/s",
                 "cold us", "cold GB/s", "512 tok ms", "512 GMAC/s");
     for (const Mat& m : mats) {
+        if (attention_only) break;
         const auto tr = *hearth::quant::traits(m.type);
         const auto bytes =
             static_cast<std::size_t>(m.rows * m.cols / tr.block_elems * tr.block_bytes);
@@ -132,7 +144,7 @@ int main(int argc, char** argv) {
     }
 
     // One decode step's matmuls over distinct weights (as the real model streams them).
-    {
+    if (!attention_only) {
         const int L = 30;
         std::vector<std::vector<uint8_t>> data;
         std::vector<std::unique_ptr<Weight>> w;
@@ -159,10 +171,12 @@ int main(int argc, char** argv) {
             1e6 / step);
     }
 
-    // Attention: decode at several context lengths, and a 512-token prefill.
+    // Attention: decode at several context lengths, a 21-token resumed turn, and a
+    // 512-token prefill chunk.
     {
         const int D = 64, n_kv = 3, n_heads = 9, bs = 16;
-        for (int ctx : {128, 512, 2048}) {
+        for (int ctx : {128, 512, 1700, 2048}) {
+            if (only_ctx > 0 && ctx != only_ctx) continue;
             const int n_blocks = (ctx + bs - 1) / bs;
             std::vector<uint16_t> k(static_cast<std::size_t>(n_blocks) * bs * n_kv * D, 0x3c00),
                 v(k.size(), 0x3800);
@@ -170,17 +184,22 @@ int main(int argc, char** argv) {
             for (int i = 0; i < n_blocks; ++i)
                 table[static_cast<std::size_t>(i)] = (i * 7) % n_blocks;
             hearth::kernels::PagedKvLayer cache{k.data(), v.data(), n_blocks, bs, n_kv, D};
-            for (int q_len : {1, 512}) {
-                if (q_len > ctx) continue;
+            // q_len 1 twice: llama.cpp's one-token order (Generator) and the batched order
+            // the engine runs every step in (AttentionBatch::batch_invariant).
+            for (const auto& [q_len, invariant] : {std::pair{1, false}, std::pair{1, true},
+                                                   std::pair{21, true}, std::pair{512, true}}) {
+                if (q_len > ctx || (only_q_len > 0 && q_len != only_q_len)) continue;
                 const int32_t q_start = 0, kv_len = ctx, bt = 0;
                 hearth::kernels::AttentionBatch b{1,   &q_start,     &q_len, &kv_len,
                                                   &bt, table.data(), q_len,  ctx};
+                b.batch_invariant = invariant;
                 std::vector<float> q(static_cast<std::size_t>(q_len) * n_heads * D, 0.1f),
                     o(q.size());
                 const double t = time_us(
                     reps, [&] { be.attention(q.data(), cache, b, n_heads, 0.125f, o.data()); });
-                std::printf("attention ctx %4d q_len %3d: %8.1f us per layer (x30 = %.2f ms)\n",
-                            ctx, q_len, t, 30 * t / 1e3);
+                std::printf("attention ctx %4d q_len %3d%s: %8.1f us per layer (x30 = %.2f ms)\n",
+                            ctx, q_len, q_len == 1 ? (invariant ? " batched" : " one-tok") : "", t,
+                            30 * t / 1e3);
             }
         }
     }

@@ -30,6 +30,7 @@ Page {
             anchors.rightMargin: 12
             spacing: 10
             Avatar {
+                objectName: "chatHeaderAvatar"
                 visible: page.chat.conversationId >= 0
                 size: 30
                 glyph: page.personaAvatar

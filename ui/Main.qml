@@ -78,8 +78,11 @@ ApplicationWindow {
     EngineBridge {
         id: bridge
         objectName: "bridge"
-        threads: engineThreads > 0 ? engineThreads : settings.threads
-        kvMegabytes: engineKvMegabytes > 0 ? engineKvMegabytes : settings.kvCacheMb
+        // The user's engine settings (threads, KV cache, pinned share) apply when a
+        // model is next opened; the window set-up's values override them (tests).
+        settings: settings
+        threads: engineThreads
+        kvMegabytes: engineKvMegabytes
         Component.onCompleted: if (initialModelPath !== "") load(initialModelPath)
         onModelChanged: {
             if (modelPath === "") return
@@ -118,8 +121,10 @@ ApplicationWindow {
         bridge: bridge
         maxReplyTokens: settings.maxReplyTokens
         onConversationLoaded: {
+            // The chat's own record once loaded, else the list's row (both may be missing
+            // for a moment right after a chat is created).
             const c = conversations.get(conversations.rowOf(conversationId))
-            window.lastPersonaId = c && c.personaId !== undefined ? c.personaId : -1
+            window.lastPersonaId = personaId >= 0 ? personaId : (c && c.personaId !== undefined ? c.personaId : -1)
             if (window.pendingSend !== "") {
                 const text = window.pendingSend
                 window.pendingSend = ""
@@ -259,12 +264,11 @@ ApplicationWindow {
                         personas: personas
                         subtleText: window.subtleText
                         dividerColor: window.dividerColor
-                        personaColor: {
-                            const p = window.personaById(window.lastPersonaId)
-                            return p && p.color ? p.color : Material.accent
-                        }
+                        // The persona as the chat's own record has it, in the colour the
+                        // sidebar shows it with (one lookup: PersonaListModel.colorOf).
+                        personaColor: { personas.count; return personas.colorOf(chat.personaId) }
                         personaAvatar: {
-                            const p = window.personaById(window.lastPersonaId)
+                            const p = window.personaById(chat.personaId)
                             return p && p.avatar ? p.avatar : ""
                         }
                         sendHandler: text => window.sendFromComposer(text)

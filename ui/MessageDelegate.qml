@@ -110,12 +110,17 @@ Item {
             }
 
             ColumnLayout {
+                // The full width (a layout's own width hints come from its children, so
+                // fillWidth alone would stop at the bubble's width and leave a user's
+                // bubble on the left): a user's bubble on the right, a reply on the left.
                 Layout.fillWidth: true
+                Layout.preferredWidth: column.width - (root.isUser ? 0 : 42)
                 spacing: 4
 
                 // The bubble (a user's message) or the plain text (a reply).
                 Rectangle {
                     id: bubble
+                    objectName: "messageBubble"
                     readonly property color a: root.Material.accent
                     Layout.alignment: root.isUser ? Qt.AlignRight : Qt.AlignLeft
                     Layout.maximumWidth: root.isUser ? column.width * 0.8 : column.width - 42

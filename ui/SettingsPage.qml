@@ -83,7 +83,15 @@ Page {
                         from: 0; to: page.settings.maxThreads; editable: true
                         value: page.settings.threads
                         onValueModified: page.settings.threads = value
-                        textFromValue: v => v === 0 ? qsTr("all cores") : String(v)
+                        textFromValue: v => v === 0 ? qsTr("automatic") : String(v)
+                    }
+                    Label {
+                        text: qsTr("automatic: all cores but one (kept for the window) when there are more than two")
+                        visible: page.settings.threads === 0
+                        wrapMode: Text.Wrap
+                        opacity: 0.7
+                        font.pixelSize: 12
+                        Layout.fillWidth: true
                     }
                 }
                 SettingRow {
@@ -94,6 +102,17 @@ Page {
                         onValueModified: page.settings.kvCacheMb = value
                         textFromValue: v => v === 0 ? qsTr("automatic") : String(v)
                     }
+                }
+                SettingRow {
+                    label: qsTr("Pinned prompts (share of the KV cache)")
+                    Slider {
+                        objectName: "pinnedShareSlider"
+                        from: 0; to: 0.9; stepSize: 0.05
+                        value: page.settings.pinnedShare
+                        onMoved: page.settings.pinnedShare = value
+                        Layout.fillWidth: true
+                    }
+                    Label { text: Math.round(page.settings.pinnedShare * 100) + " %"; Layout.preferredWidth: 40 }
                 }
                 SettingRow {
                     label: qsTr("Backend")
@@ -109,6 +128,14 @@ Page {
                         font.pixelSize: 12
                         Layout.fillWidth: true
                     }
+                }
+                Label {
+                    objectName: "engineSettingsNote"
+                    text: qsTr("Engine settings apply when the model is next opened.")
+                    wrapMode: Text.Wrap
+                    opacity: 0.7
+                    font.pixelSize: 12
+                    Layout.fillWidth: true
                 }
                 RowLayout {
                     Button {

@@ -160,7 +160,8 @@ Rectangle {
                         size: 30
                         glyph: persona && persona.avatar ? persona.avatar : ""
                         name: persona ? persona.name : row.title
-                        tint: persona && persona.color ? persona.color : "#9e928a"
+                        objectName: "conversationAvatar"
+                        tint: { sidebar.personas.count; return sidebar.personas.colorOf(row.personaId) }
                         Layout.alignment: Qt.AlignTop
                     }
                     ColumnLayout {

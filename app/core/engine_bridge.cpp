@@ -2,6 +2,7 @@
 
 #include <QFileInfo>
 #include <QPointer>
+#include <QThread>
 #include <QUrl>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -81,7 +82,7 @@ QString main_quantisation(const gguf::GgufFile& f) {
     return QString::fromStdString(main_type);
 }
 
-std::shared_ptr<LoadedEngine> load_engine(const QString& path, int threads, int kv_mb) {
+std::shared_ptr<LoadedEngine> load_engine(const QString& path, EngineConfig config) {
     auto loaded = std::make_shared<LoadedEngine>();
     loaded->path = path;
     if (path.isEmpty()) {
@@ -92,10 +93,7 @@ std::shared_ptr<LoadedEngine> load_engine(const QString& path, int threads, int 
         loaded->error = QStringLiteral("%1: no such file").arg(path);
         return loaded;
     }
-    EngineConfig config;
     config.model_path = path.toStdString();
-    config.n_threads = threads;
-    config.kv_mb = static_cast<std::size_t>(std::max(0, kv_mb));
     auto engine = Engine::create(config);
     if (!engine) {
         loaded->error = QString::fromStdString(engine.message());
@@ -208,6 +206,24 @@ void EngineBridge::setKvMegabytes(int mb) {
     emit settingsChanged();
 }
 
+void EngineBridge::setSettings(AppSettings* settings) {
+    if (settings == settings_) return;
+    settings_ = settings;
+    emit settingsChanged();
+}
+
+EngineConfig EngineBridge::nextEngineConfig() const {
+    EngineConfig config = settings_ ? settings_->engineConfig() : EngineConfig{};
+    config.model_path.clear();
+    if (threads_ > 0) config.n_threads = threads_;
+    if (kv_mb_ > 0) config.kv_mb = static_cast<std::size_t>(kv_mb_);
+    if (config.n_threads <= 0) {
+        const int cores = QThread::idealThreadCount();
+        config.n_threads = cores > 2 ? cores - 1 : 0;  // 0: the engine's default, all cores
+    }
+    return config;
+}
+
 void EngineBridge::set_error(const QString& error) {
     if (error == error_) return;
     error_ = error;
@@ -226,9 +242,11 @@ void EngineBridge::load(const QString& pathOrUrl) {
 void EngineBridge::start_load(const QString& path) {
     loading_path_ = path;
     set_error(QString());
-    const int threads = threads_;
-    const int kv_mb = kv_mb_;
-    watcher_.setFuture(QtConcurrent::run([path, threads, kv_mb] { return load_engine(path, threads, kv_mb); }));
+    const EngineConfig config = nextEngineConfig();
+    log::get("app")->info("opening {} with {} threads, KV cache {} MB, pinned share {}",
+                          path.toStdString(), config.n_threads, config.kv_mb,
+                          config.max_pinned_share);
+    watcher_.setFuture(QtConcurrent::run([path, config] { return load_engine(path, config); }));
     emit loadingChanged();
 }
 

@@ -21,10 +21,13 @@
 #include <QVariantMap>
 #include <QtQml/qqmlregistration.h>
 
+#include <QPointer>
+
 #include <memory>
 #include <unordered_map>
 #include <vector>
 
+#include "core/app_settings.h"
 #include "engine.h"
 #include "sampling/sampler.h"
 #include "sched/scheduler.h"
@@ -56,7 +59,10 @@ class EngineBridge : public QObject {
     Q_PROPERTY(qint64 modelFileBytes READ modelFileBytes NOTIFY modelChanged)
     Q_PROPERTY(qint64 kvCacheBytes READ kvCacheBytes NOTIFY modelChanged)
     Q_PROPERTY(int kvBlockSize READ kvBlockSize NOTIFY modelChanged)
-    // Engine settings used by the next load().
+    // Engine settings used by the next load(): the user's (settings: threads, KV cache,
+    // pinned share), with threads / kvMegabytes overriding them where > 0 (tests, the
+    // command line). Changing them does not reopen the model.
+    Q_PROPERTY(AppSettings* settings READ settings WRITE setSettings NOTIFY settingsChanged)
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY settingsChanged)
     Q_PROPERTY(int kvMegabytes READ kvMegabytes WRITE setKvMegabytes NOTIFY settingsChanged)
     // Live statistics (statsChanged at most ~4 times a second while loaded).
@@ -91,6 +97,11 @@ class EngineBridge : public QObject {
     void setThreads(int n);
     int kvMegabytes() const { return kv_mb_; }
     void setKvMegabytes(int mb);
+    AppSettings* settings() const { return settings_; }
+    void setSettings(AppSettings* settings);
+    // The EngineConfig the next load() uses (model_path empty). Automatic threads (0
+    // everywhere) leave one core for the UI on machines with more than two.
+    hearth::EngineConfig nextEngineConfig() const;
 
     double tokensPerSecond() const { return stats_.decode_tokens_per_s; }
     int kvBlocksTotal() const { return stats_.kv.blocks_total; }
@@ -166,6 +177,7 @@ class EngineBridge : public QObject {
     QString error_;
     int threads_ = 0;
     int kv_mb_ = 0;
+    QPointer<AppSettings> settings_;
     std::shared_ptr<LoadedEngine> loaded_;
     QFutureWatcher<std::shared_ptr<LoadedEngine>> watcher_;
     std::shared_ptr<Relay> relay_;

@@ -305,6 +305,17 @@ void MessageListModel::apply_snapshot(const Snapshot& snap) {
 }
 
 void MessageListModel::apply_thread(std::vector<st::ThreadEntry> thread) {
+    // A snapshot read before the store wrote a reply's end shows it still streaming:
+    // keep the end this model already knows.
+    for (st::ThreadEntry& e : thread) {
+        if (e.message.state != st::MessageState::Streaming) continue;
+        auto it = ended_.find(e.message.id);
+        if (it == ended_.end()) continue;
+        e.message.text = it->second.text;
+        e.message.token_ids = it->second.ids;
+        e.message.state = it->second.state;
+        e.message.stats = it->second.stats;
+    }
     const size_t old_n = rows_.size();
     size_t common = 0;
     while (common < old_n && common < thread.size() &&
@@ -383,6 +394,9 @@ void MessageListModel::start_reply(qint64 conversation, st::Id parent_id) {
         setup_done(conversation);
         return;
     }
+    // The snapshot read here counts as a reload issued now: it supersedes reloads issued
+    // before (read earlier) and is superseded by any issued after (read later).
+    const int serial = conversation == conversation_ ? ++reload_serial_ : -1;
     store_->run<Snapshot>(
         [conversation](st::Store& s) -> Result<Snapshot> {
             auto c = s.conversation(conversation);
@@ -397,7 +411,7 @@ void MessageListModel::start_reply(qint64 conversation, st::Id parent_id) {
             snap.thread = std::move(*thread);
             return snap;
         },
-        [self, conversation, parent_id](Result<Snapshot> r) {
+        [self, conversation, parent_id, serial](Result<Snapshot> r) {
             if (!self) return;
             MessageListModel& m = *self;
             const bool stop_requested = m.stop_requested_.erase(conversation) > 0;
@@ -406,10 +420,7 @@ void MessageListModel::start_reply(qint64 conversation, st::Id parent_id) {
                 m.setup_done(conversation);
             };
             if (!r) return fail(qerr(r.error()));
-            if (conversation == m.conversation_) {
-                ++m.reload_serial_;  // this snapshot is newer than any reload in flight
-                m.apply_snapshot(*r);
-            }
+            if (conversation == m.conversation_ && serial == m.reload_serial_) m.apply_snapshot(*r);
             if (stop_requested) return m.setup_done(conversation);
             const chat::PromptBuilder* builder = m.bridge_ ? m.bridge_->promptBuilder() : nullptr;
             if (!builder) return fail(QStringLiteral("No model is loaded."));
@@ -417,7 +428,8 @@ void MessageListModel::start_reply(qint64 conversation, st::Id parent_id) {
             const auto& thread = snap.thread;
             auto at = std::find_if(thread.begin(), thread.end(),
                                    [&](const st::ThreadEntry& e) { return e.message.id == parent_id; });
-            if (at == thread.end()) return fail(QStringLiteral("The message to reply to is no longer shown."));
+            if (at == thread.end())
+                return fail(QStringLiteral("The message to reply to is no longer shown."));
             const QString fingerprint = m.bridge_->fingerprint();
 
             // The prompt: the persona (unless the thread has a system message of its own),
@@ -576,13 +588,19 @@ void MessageListModel::end_stream(qint64 request_id) {
     streams_.erase(it);
     if (conversation == conversation_) update_row(reply);
     if (store_) {
+        ended_[reply] = Ended{s.text, s.ids, s.end_state, s.stats};
         store_->update_reply(reply, s.text, s.ids);
         QPointer<MessageListModel> self(this);
-        store_->finish_reply(reply, s.stats, s.end_state, [self, conversation](Result<void> r) {
-            if (!self) return;
-            if (!r) self->set_error(qerr(r.error()));
-            if (conversation == self->conversation_) self->reload();
-        });
+        store_->finish_reply(reply, s.stats, s.end_state,
+                             [self, conversation, reply](Result<void> r) {
+                                 if (!self) return;
+                                 // Snapshots read before this write have all been delivered; later
+                                 // ones read the end from the store (or, if the write failed, the
+                                 // error says why).
+                                 self->ended_.erase(reply);
+                                 if (!r) self->set_error(qerr(r.error()));
+                                 if (conversation == self->conversation_) self->reload();
+                             });
     }
     emit replyFinished(reply, state_text(s.end_state));
     emit_state_changes();

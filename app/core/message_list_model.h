@@ -42,6 +42,8 @@ class MessageListModel : public QAbstractListModel {
     Q_PROPERTY(int count READ count NOTIFY countChanged)
     Q_PROPERTY(int maxReplyTokens READ maxReplyTokens WRITE setMaxReplyTokens NOTIFY settingsChanged)
     Q_PROPERTY(QString personaName READ personaName NOTIFY conversationLoaded)
+    // The conversation's persona as the store has it (-1: none, or not loaded yet).
+    Q_PROPERTY(qint64 personaId READ personaId NOTIFY conversationLoaded)
     Q_PROPERTY(QString title READ title NOTIFY conversationLoaded)
     Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
     Q_PROPERTY(int droppedMessages READ droppedMessages NOTIFY contextChanged)
@@ -88,6 +90,11 @@ class MessageListModel : public QAbstractListModel {
     int maxReplyTokens() const { return max_reply_tokens_; }
     void setMaxReplyTokens(int n);
     QString personaName() const { return persona_ ? persona_->name : QString(); }
+    qint64 personaId() const {
+        return conversation_record_ && conversation_record_->persona_id
+                   ? static_cast<qint64>(*conversation_record_->persona_id)
+                   : -1;
+    }
     QString title() const { return conversation_record_ ? conversation_record_->title : QString(); }
     QString errorString() const { return error_; }
     int droppedMessages() const;
@@ -174,6 +181,17 @@ class MessageListModel : public QAbstractListModel {
     std::map<qint64, int> setting_up_;               // conversation -> replies being set up
     std::map<qint64, bool> stop_requested_;          // stop() during set-up
     std::map<hearth::store::Id, QString> errors_;    // why a reply failed (this session)
+    // Replies that ended here whose finish_reply is not yet acknowledged by the store: a
+    // snapshot read before that write still says "streaming" and must not bring the row
+    // back to it (see apply_thread). Dropped once the write's callback has run (every
+    // snapshot read before it has been delivered by then: the store is FIFO).
+    struct Ended {
+        QString text;
+        std::vector<std::int32_t> ids;
+        hearth::store::MessageState state = hearth::store::MessageState::Complete;
+        hearth::store::GenerationStats stats;
+    };
+    std::map<hearth::store::Id, Ended> ended_;
     int reload_serial_ = 0;
     int max_reply_tokens_ = 512;
     std::optional<hearth::SamplingParams> default_sampling_;

@@ -141,6 +141,15 @@ bool ModelDownloader::destinationExists(const QUrl& url) const {
 }
 
 void ModelDownloader::start(const QUrl& raw_url, const QString& sha256) {
+    start_impl(raw_url, sha256, QString());
+}
+
+void ModelDownloader::startFile(const QUrl& url, const QString& file_name, const QString& sha256) {
+    start_impl(url, sha256, file_name);
+}
+
+void ModelDownloader::start_impl(const QUrl& raw_url, const QString& sha256,
+                                 const QString& file_name) {
     if (busy()) {
         hearth::log::get("download")->warn("start() ignored: a download is already running");
         return;
@@ -172,9 +181,11 @@ void ModelDownloader::start(const QUrl& raw_url, const QString& sha256) {
         return;
     }
     sha256_ = sha;
+    check_gguf_ = file_name.isEmpty();
 
-    const QString name = fileNameForUrl(url);
-    if (name.isEmpty()) {
+    const QString name = file_name.isEmpty() ? fileNameForUrl(url) : file_name;
+    if (name.isEmpty() || name.contains(QLatin1Char('/')) || name.contains(QLatin1Char('\\')) ||
+        name.startsWith(QLatin1Char('.'))) {
         fail(QStringLiteral("The link does not name a file to download"), false);
         return;
     }
@@ -473,7 +484,9 @@ void ModelDownloader::start_verify() {
     auto cancel_flag = verify_cancel_;
     const QString path = part_path();
     const QString expected = sha256_;
-    verify_watcher_.setFuture(QtConcurrent::run([path, expected, cancel_flag]() -> VerifyResult {
+    const bool check_gguf = check_gguf_;
+    verify_watcher_.setFuture(QtConcurrent::run([path, expected, check_gguf,
+                                                 cancel_flag]() -> VerifyResult {
         VerifyResult r;
         if (!expected.isEmpty()) {
             QFile file(path);
@@ -510,6 +523,10 @@ void ModelDownloader::start_verify() {
         }
         if (cancel_flag->load()) {
             r.cancelled = true;
+            return r;
+        }
+        if (!check_gguf) {
+            r.ok = true;
             return r;
         }
         auto gguf = hearth::gguf::GgufFile::open(QFile::encodeName(path).toStdString());

@@ -69,6 +69,10 @@ class ModelDownloader : public QObject {
     // exists. A Hugging Face ".../blob/..." page link is turned into its ".../resolve/..."
     // download link.
     Q_INVOKABLE void start(const QUrl& url, const QString& sha256 = QString());
+    // For C++ (any file, not only models): downloads url into modelsDir as file_name (a
+    // plain name, no folders), verified by the SHA-256 alone (no GGUF check). Otherwise
+    // as start().
+    void startFile(const QUrl& url, const QString& file_name, const QString& sha256);
     // Stops a download or a verification; the .part is kept for resume().
     Q_INVOKABLE void cancel();
     // Continues the last failed or cancelled download from its .part.
@@ -106,6 +110,7 @@ class ModelDownloader : public QObject {
         QString error;
     };
 
+    void start_impl(const QUrl& url, const QString& sha256, const QString& file_name);
     void begin(bool fresh);
     void send_request();
     void on_ready_read();
@@ -141,6 +146,7 @@ class ModelDownloader : public QObject {
     qint64 total_ = -1;
     double speed_ = 0;
     bool resumable_ = false;
+    bool check_gguf_ = true;  // false for startFile()
     bool response_checked_ = false;
     int restarts_ = 0;  // guards against restart loops with a misbehaving server
     int transfer_timeout_ms_ = 60000;

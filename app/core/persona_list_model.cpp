@@ -129,6 +129,12 @@ int PersonaListModel::rowOf(qint64 personaId) const {
     return -1;
 }
 
+QString PersonaListModel::colorOf(qint64 personaId) const {
+    const st::Persona* p = personaId >= 0 ? find(personaId) : nullptr;
+    if (p && !p->color.trimmed().isEmpty()) return p->color.trimmed();
+    return QString::fromLatin1(kNoColor);
+}
+
 const st::Persona* PersonaListModel::find(qint64 id) const {
     const int row = rowOf(id);
     return row < 0 ? nullptr : &rows_[static_cast<size_t>(row)];

@@ -72,6 +72,10 @@ class PersonaListModel : public QAbstractListModel {
     Q_INVOKABLE void remove(qint64 personaId);
     Q_INVOKABLE int rowOf(qint64 personaId) const;
     Q_INVOKABLE QVariantMap get(int row) const;
+    // The colour a persona is shown with, everywhere (the sidebar, the chat header, the
+    // replies): its own, else kNoColor (no persona, an unknown one, or none set).
+    Q_INVOKABLE QString colorOf(qint64 personaId) const;
+    static constexpr const char* kNoColor = "#9e928a";
     Q_INVOKABLE void reload();
 
   signals:

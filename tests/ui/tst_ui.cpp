@@ -7,10 +7,13 @@
 // the Memory page shows the persona's and the conversations' blocks.
 //
 // HEARTH_SCREENSHOTS=<dir>: also saves the main views, light and dark, as PNGs there.
+#include <QColor>
+#include <QDir>
 #include <QGuiApplication>
 #include <QSignalSpy>
 #include <QTest>
 
+#include "common/paths.h"
 #include "core/conversation_list_model.h"
 #include "core/engine_bridge.h"
 #include "core/history_store.h"
@@ -150,6 +153,19 @@ class TestUi : public QObject {
         QTRY_VERIFY((message = ui_.item(QStringLiteral("message_%1").arg(row))));
         QCOMPARE(prop(message, "text").toString(), row_role(row, "text").toString());
         QTRY_VERIFY(prop(message, "statsText").toString().contains(QStringLiteral("tokens/s")));
+        // A user's bubble on the right of the column, the reply on the left.
+        QQuickItem* user = ui_.item(QStringLiteral("message_%1").arg(row - 1));
+        QVERIFY(user);
+        QQuickItem* user_bubble = user->findChild<QQuickItem*>(QStringLiteral("messageBubble"));
+        QQuickItem* reply_bubble = message->findChild<QQuickItem*>(QStringLiteral("messageBubble"));
+        QVERIFY(user_bubble && reply_bubble);
+        QTRY_VERIFY(user_bubble->width() > 0 && user_bubble->width() < user->width() * 0.7);
+        const qreal user_left = user_bubble->mapToItem(user, QPointF(0, 0)).x();
+        const qreal user_right = user_bubble->mapToItem(user, QPointF(user_bubble->width(), 0)).x();
+        const qreal reply_left = reply_bubble->mapToItem(message, QPointF(0, 0)).x();
+        QVERIFY2(user_left > user->width() / 2, qPrintable(QString::number(user_left)));
+        QVERIFY2(user_right > user->width() - 40, qPrintable(QString::number(user_right)));
+        QVERIFY2(reply_left < message->width() / 4, qPrintable(QString::number(reply_left)));
         ui_.hover(message);
         QList<QQuickItem*> stats = ui_.items(QStringLiteral("messageStats"));
         QVERIFY(std::any_of(stats.begin(), stats.end(), [](QQuickItem* i) { return i->isVisible(); }));
@@ -173,6 +189,17 @@ class TestUi : public QObject {
                         .contains(QStringLiteral("prompt %1 cached").arg(cached)));
         QTRY_VERIFY(ui_.bridge->prefixHitRate() > 0);
         QTRY_VERIFY(prop(ui_.item(QStringLiteral("statusHits")), "text").toString() != QStringLiteral("prefix hits 0%"));
+
+        // The persona's colour is the same in the chat header and on both chats' rows.
+        const QColor expected(ui_.personas->colorOf(persona_));
+        QVERIFY(expected.isValid());
+        QQuickItem* header = ui_.item(QStringLiteral("chatHeaderAvatar"));
+        QVERIFY(header);
+        QTRY_COMPARE(prop(header, "tint").value<QColor>(), expected);
+        QList<QQuickItem*> rows;
+        QTRY_VERIFY((rows = ui_.items(QStringLiteral("conversationAvatar"))).size() >= 2);
+        for (QQuickItem* avatar : rows) QCOMPARE(prop(avatar, "tint").value<QColor>(), expected);
+        QCOMPARE(ui_.chat->personaId(), persona_);
     }
 
     void switchBetweenChats() {
@@ -338,6 +365,18 @@ class TestUi : public QObject {
         QVERIFY(open);
         QTRY_VERIFY(open->isVisible());
         QTRY_VERIFY(ui_.item(QStringLiteral("welcomeError")) && ui_.item(QStringLiteral("welcomeError"))->isVisible());
+        // The default model can be downloaded from here (not started: no network in tests;
+        // tests/app/download/tst_default_model drives the installer end to end).
+        QQuickItem* download = ui_.item(QStringLiteral("downloadDefaultButton"));
+        QVERIFY(download);
+        QTRY_VERIFY(download->isVisible());
+        QVERIFY(download->width() > 0 && download->height() > 0);
+        QObject* installer =
+            ui_.window->findChild<QObject*>(QStringLiteral("defaultModelInstaller"));
+        QVERIFY(installer);
+        QCOMPARE(prop(installer, "destinationPath").toString(),
+                 QDir::cleanPath(QString::fromStdString(hearth::paths::default_model_path())));
+        QCOMPARE(prop(installer, "busy").toBool(), false);
         if (!qEnvironmentVariableIsEmpty("HEARTH_SCREENSHOTS")) {
             for (const QString& theme : {QStringLiteral("light"), QStringLiteral("dark")}) {
                 ui_.set_theme(theme);

@@ -5,12 +5,14 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 
 #include <cmath>
 #include <limits>
 #include <memory>
 
 #include "core/app_settings.h"
+#include "core/engine_bridge.h"
 
 class TestAppSettings : public QObject {
     Q_OBJECT
@@ -23,6 +25,7 @@ class TestAppSettings : public QObject {
     void clampsSetters();
     void clampsStoredValues();
     void engineValues();
+    void bridgeTakesEngineSettings();
     void resets();
     void defaultLocation();
 
@@ -217,6 +220,53 @@ void TestAppSettings::engineValues() {
     const hearth::EngineConfig engine_defaults;
     QCOMPARE(c.block_size, engine_defaults.block_size);
     QCOMPARE(c.prefix_caching, engine_defaults.prefix_caching);
+}
+
+// What EngineBridge opens the next model with: the settings, changed live, with the
+// bridge's own threads / kvMegabytes overriding them, and automatic threads resolved.
+void TestAppSettings::bridgeTakesEngineSettings() {
+    AppSettings s(ini());
+    s.setThreads(3);
+    s.setKvCacheMb(48);
+    s.setPinnedShare(0.4);
+    EngineBridge bridge;
+    QSignalSpy changed(&bridge, &EngineBridge::settingsChanged);
+    bridge.setSettings(&s);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(bridge.settings(), &s);
+    hearth::EngineConfig c = bridge.nextEngineConfig();
+    QCOMPARE(c.n_threads, 3);
+    QCOMPARE(c.kv_mb, std::size_t{48});
+    QCOMPARE(c.max_pinned_share, 0.4);
+    QVERIFY(c.model_path.empty());
+
+    // Later changes count for the next load.
+    s.setPinnedShare(0.6);
+    s.setKvCacheMb(64);
+    c = bridge.nextEngineConfig();
+    QCOMPARE(c.max_pinned_share, 0.6);
+    QCOMPARE(c.kv_mb, std::size_t{64});
+
+    // The bridge's own values win where set.
+    bridge.setThreads(2);
+    bridge.setKvMegabytes(16);
+    c = bridge.nextEngineConfig();
+    QCOMPARE(c.n_threads, 2);
+    QCOMPARE(c.kv_mb, std::size_t{16});
+    QCOMPARE(c.max_pinned_share, 0.6);
+
+    // Automatic threads: all cores but one where there are more than two.
+    bridge.setThreads(0);
+    s.setThreads(0);
+    const int cores = QThread::idealThreadCount();
+    QCOMPARE(bridge.nextEngineConfig().n_threads, cores > 2 ? cores - 1 : 0);
+
+    // Without settings: the engine's defaults.
+    bridge.setSettings(nullptr);
+    bridge.setKvMegabytes(0);
+    const hearth::EngineConfig defaults;
+    QCOMPARE(bridge.nextEngineConfig().kv_mb, defaults.kv_mb);
+    QCOMPARE(bridge.nextEngineConfig().max_pinned_share, defaults.max_pinned_share);
 }
 
 void TestAppSettings::resets() {

@@ -12,12 +12,13 @@
 #include <fstream>
 #include <memory>
 
+#include "chat/prompt_builder.h"
+#include "core/app_settings.h"
 #include "core/conversation_list_model.h"
 #include "core/engine_bridge.h"
 #include "core/history_store.h"
 #include "core/message_list_model.h"
 #include "core/persona_list_model.h"
-#include "chat/prompt_builder.h"
 #include "model/synthetic_model.h"
 
 using namespace hearth;
@@ -151,6 +152,34 @@ class TestAppModels : public QObject {
         QVERIFY(!bridge.errorString().isEmpty());
     }
 
+    // The user's engine settings reach the engine the bridge creates (and a change
+    // applies when the model is next opened, not to the one running).
+    void engineSettingsApplyOnLoad() {
+        AppSettings settings(dir_.filePath(QStringLiteral("engine-settings.ini")));
+        settings.setThreads(1);
+        settings.setKvCacheMb(24);
+        settings.setPinnedShare(0.5);
+        EngineBridge bridge;
+        bridge.setSettings(&settings);
+        bridge.load(model_path_);
+        QTRY_VERIFY_WITH_TIMEOUT(bridge.loaded(), kLoadTimeoutMs);
+        QCOMPARE(bridge.engine()->config().n_threads, 1);
+        QCOMPARE(bridge.engine()->config().kv_mb, std::size_t{24});
+        QCOMPARE(bridge.engine()->config().max_pinned_share, 0.5);
+        const qint64 kv_24 = bridge.kvCacheBytes();
+        QVERIFY(kv_24 > 0);
+
+        settings.setKvCacheMb(40);
+        settings.setPinnedShare(0.2);
+        QCOMPARE(bridge.engine()->config().kv_mb, std::size_t{24});  // not reopened
+        QSignalSpy changed(&bridge, &EngineBridge::modelChanged);
+        bridge.load(bridge.modelPath());
+        QTRY_VERIFY_WITH_TIMEOUT(changed.count() >= 1 && !bridge.loading(), kLoadTimeoutMs);
+        QCOMPARE(bridge.engine()->config().kv_mb, std::size_t{40});
+        QCOMPARE(bridge.engine()->config().max_pinned_share, 0.2);
+        QVERIFY(bridge.kvCacheBytes() > kv_24);
+    }
+
     void bridgeDescribesTheModelAndStreams() {
         EngineBridge bridge;
         bridge.setThreads(2);
@@ -221,6 +250,21 @@ class TestAppModels : public QObject {
         app.personas.create(QStringLiteral("Pirate"), kSystemPrompt, QStringLiteral("#aa3300"), QStringLiteral("P"), false);
         QVERIFY(created.wait(10000));
         const qint64 pirate = created.at(0).at(0).toLongLong();
+        // One colour per persona for every view; a fallback where there is none.
+        QTRY_COMPARE(app.personas.colorOf(pirate), QStringLiteral("#aa3300"));
+        QCOMPARE(app.personas.colorOf(role(app.personas, assistant, "personaId").toLongLong()),
+                 QStringLiteral("#e07a3f"));
+        QCOMPARE(app.personas.colorOf(-1), QString::fromLatin1(PersonaListModel::kNoColor));
+        QCOMPARE(app.personas.colorOf(pirate + 1000),
+                 QString::fromLatin1(PersonaListModel::kNoColor));
+        QSignalSpy plain_created(&app.personas, &PersonaListModel::personaCreated);
+        app.personas.create(QStringLiteral("Plain"), kSystemPrompt);
+        QVERIFY(plain_created.wait(10000));
+        QTRY_VERIFY(app.personas.rowOf(plain_created.at(0).at(0).toLongLong()) >= 0);
+        QCOMPARE(app.personas.colorOf(plain_created.at(0).at(0).toLongLong()),
+                 QString::fromLatin1(PersonaListModel::kNoColor));
+        app.personas.remove(plain_created.at(0).at(0).toLongLong());
+        QTRY_COMPARE(app.personas.count(), 5);
         QTRY_VERIFY(app.personas.rowOf(pirate) >= 0);
         QCOMPARE(role(app.personas, app.personas.rowOf(pirate), "warmState").toString(), QString());
 
@@ -416,6 +460,66 @@ class TestAppModels : public QObject {
         QTRY_VERIFY(app.conversations.count() == 2 && !role(app.conversations, 0, "isSearchHit").toBool());
         // Newest first: chat 1 had the last message.
         QCOMPARE(role(app.conversations, 0, "conversationId").toLongLong(), c1);
+    }
+
+    // The end of a reply racing a reload: a reload issued just before the Finished event
+    // is handled reads the store while the reply is still "streaming" there, and its
+    // snapshot arrives after the model ended the stream. The row must not go back to
+    // streaming (it used to, until another reload came, or for good when none did).
+    void staleReloadAfterEndKeepsTheEnd() {
+        App app;
+        // Runs before the model's own handler (connected in start()): on the reply's
+        // Finished event, reload first.
+        int reloads = 0;
+        connect(&app.bridge, &EngineBridge::requestEvent, this, [&](const sched::Event& e) {
+            if (e.kind == sched::EventKind::Finished) {
+                app.chat.reload();
+                ++reloads;
+            }
+        });
+        START(app, QStringLiteral("stale-reload.sqlite3"));
+        const qint64 c = create_conversation(app, -1);
+        QVERIFY(c > 0);
+        app.chat.setMaxReplyTokens(24);
+        app.chat.setConversationId(c);
+        QTRY_VERIFY(app.chat.canSend());
+
+        for (int turn = 0; turn < 3; ++turn) {
+            qint64 reply = -1;
+            QStringList states_after_end;  // of the reply's row, once it ended
+            auto record = [&](int row) {
+                if (reply >= 0 && row >= 0 &&
+                    role(app.chat, row, "messageId").toLongLong() == reply)
+                    states_after_end.append(role(app.chat, row, "state").toString());
+            };
+            auto on_changed = connect(&app.chat, &QAbstractItemModel::dataChanged, this,
+                                      [&](const QModelIndex& tl, const QModelIndex& br) {
+                                          for (int r = tl.row(); r <= br.row(); ++r) record(r);
+                                      });
+            auto on_inserted = connect(&app.chat, &QAbstractItemModel::rowsInserted, this,
+                                       [&](const QModelIndex&, int first, int last) {
+                                           for (int r = first; r <= last; ++r) record(r);
+                                       });
+            auto on_finished = connect(&app.chat, &MessageListModel::replyFinished, this,
+                                       [&](qint64 id, const QString&) { reply = id; });
+            QSignalSpy finished(&app.chat, &MessageListModel::replyFinished);
+            QVERIFY(app.chat.send(QStringLiteral("Turn %1, say something").arg(turn)));
+            QVERIFY(finished.wait(kReplyTimeoutMs));
+            const int before = reloads;
+            QVERIFY(before >= turn + 1);
+            // Let the stale snapshot, the store's write and the reloads after it land.
+            QTest::qWait(300);
+            const int row = app.chat.rowOf(reply);
+            QVERIFY(row >= 0);
+            QCOMPARE(role(app.chat, row, "state").toString(), QStringLiteral("done"));
+            QCOMPARE(role(app.chat, row, "generatedTokens").toInt(), 24);
+            QVERIFY2(!states_after_end.contains(QStringLiteral("streaming")),
+                     qPrintable(states_after_end.join(QLatin1Char(','))));
+            QVERIFY(!app.chat.generating());
+            disconnect(on_changed);
+            disconnect(on_inserted);
+            disconnect(on_finished);
+        }
     }
 
     void conversationListActions() {

@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "cpu/cpu_backend.h"
+#include "cpu/thread_pool.h"
 #include "gguf/gguf_file.h"
 #include "kv/kv_storage.h"
 #include "model/llama_model.h"
@@ -438,7 +439,8 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
     auto file = gguf::GgufFile::open(config.model_path);
     if (!file) return file.error();
     impl->file = std::move(file).value();
-    impl->backend = std::make_unique<kernels::CpuBackend>(config.n_threads);
+    impl->backend = std::make_unique<kernels::CpuBackend>(
+        config.n_threads, kernels::cpu::SimdLevel::Auto, config.background_priority);
     auto model = LlamaModel::load(*impl->file, *impl->backend);
     if (!model) return make_error(config.model_path + ": " + model.message());
     impl->model = std::move(model).value();
@@ -487,7 +489,12 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
                              config.prefix_caching ? "on" : "off");
     impl->update_stats();
     Impl* raw = impl.get();
-    impl->thread = std::thread([raw] { raw->run(); });
+    const bool background = config.background_priority;
+    impl->thread = std::thread([raw, background] {
+        if (background && !kernels::cpu::lower_current_thread_priority())
+            log::get("engine")->warn("could not lower the engine thread's priority");
+        raw->run();
+    });
     return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 

@@ -221,6 +221,8 @@ EngineConfig EngineBridge::nextEngineConfig() const {
         const int cores = QThread::idealThreadCount();
         config.n_threads = cores > 2 ? cores - 1 : 0;  // 0: the engine's default, all cores
     }
+    // Inference yields to the GUI and render threads when they need a core.
+    config.background_priority = true;
     return config;
 }
 

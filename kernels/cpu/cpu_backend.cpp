@@ -49,8 +49,8 @@ const cpu::WeightView& view_of(const Weight& w) {
 }  // namespace
 
 struct CpuBackend::Impl {
-    Impl(int n_threads, cpu::SimdLevel simd)
-        : level(simd), fns(cpu::elementwise_fns(simd)), pool(n_threads) {}
+    Impl(int n_threads, cpu::SimdLevel simd, bool background)
+        : level(simd), fns(cpu::elementwise_fns(simd)), pool(n_threads, background) {}
     cpu::SimdLevel level;
     const cpu::ElementwiseFns& fns;
     cpu::ThreadPool pool;
@@ -59,10 +59,10 @@ struct CpuBackend::Impl {
     cpu::Attention attention;
 };
 
-CpuBackend::CpuBackend(int n_threads, cpu::SimdLevel simd) {
+CpuBackend::CpuBackend(int n_threads, cpu::SimdLevel simd, bool background) {
     if (n_threads <= 0) n_threads = static_cast<int>(std::thread::hardware_concurrency());
     if (n_threads <= 0) n_threads = 1;
-    impl_ = std::make_unique<Impl>(n_threads, cpu::resolve_simd_level(simd));
+    impl_ = std::make_unique<Impl>(n_threads, cpu::resolve_simd_level(simd), background);
 }
 
 CpuBackend::~CpuBackend() = default;

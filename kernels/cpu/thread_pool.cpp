@@ -2,6 +2,18 @@
 
 #include <chrono>
 
+#if defined(_WIN32)
+#define WIN32_LEAN_AND_MEAN
+#define NOMINMAX
+#include <windows.h>
+#elif defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#endif
+
 #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
 #include <immintrin.h>
 #define HEARTH_PAUSE() _mm_pause()
@@ -27,9 +39,29 @@ constexpr uint64_t kLowMask = 0xffffffffu;
 
 }  // namespace
 
-ThreadPool::ThreadPool(int n_threads) : n_threads_(n_threads < 1 ? 1 : n_threads) {
+bool lower_current_thread_priority() {
+#if defined(_WIN32)
+    return SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_BELOW_NORMAL) != 0;
+#elif defined(__linux__)
+    // On Linux a nice value belongs to the thread (the tid), not to the whole process.
+    // Never raises it: a thread already at nice 10 or more stays where it is.
+    const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+    errno = 0;
+    const int now = getpriority(PRIO_PROCESS, tid);
+    if (errno == 0 && now >= 10) return true;
+    return setpriority(PRIO_PROCESS, tid, 10) == 0;
+#else
+    return false;
+#endif
+}
+
+ThreadPool::ThreadPool(int n_threads, bool background) : n_threads_(n_threads < 1 ? 1 : n_threads) {
     workers_.reserve(static_cast<size_t>(n_threads_ - 1));
-    for (int t = 1; t < n_threads_; ++t) workers_.emplace_back([this, t] { worker_main(t); });
+    for (int t = 1; t < n_threads_; ++t)
+        workers_.emplace_back([this, t, background] {
+            if (background) lower_current_thread_priority();
+            worker_main(t);
+        });
 }
 
 ThreadPool::~ThreadPool() {

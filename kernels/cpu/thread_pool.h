@@ -17,10 +17,17 @@
 
 namespace hearth::kernels::cpu {
 
+// Lowers the calling thread's scheduling priority below normal (Linux: nice 10 unless it
+// is already that low; Windows: THREAD_PRIORITY_BELOW_NORMAL), so that interactive threads of the
+// same program (a UI's render loop) run first when they want a core, while idle cores still go to
+// this one. Returns false where the platform refused or has no such control.
+bool lower_current_thread_priority();
+
 class ThreadPool {
   public:
     // n_threads participants in total: the calling thread plus n_threads - 1 workers.
-    explicit ThreadPool(int n_threads);
+    // background: the workers run below normal priority (lower_current_thread_priority).
+    explicit ThreadPool(int n_threads, bool background = false);
     ~ThreadPool();
     ThreadPool(const ThreadPool&) = delete;
     ThreadPool& operator=(const ThreadPool&) = delete;

@@ -4,13 +4,20 @@
 // after the workers have gone to sleep.
 #include <QTest>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "cpu/thread_pool.h"
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #include "tst_cpu_helpers.h"
 
 using hearth::kernels::cpu::ThreadPool;
@@ -70,6 +77,36 @@ class TestCpuThreadPool : public QObject {
             // With 60 ms of sleeping tasks every worker has woken up and taken some.
             QCOMPARE(seen[1].load() + seen[2].load(), 2);
         }
+    }
+
+    // A background pool's workers run at nice 10; the calling thread keeps its priority.
+    void background_workers_below_normal() {
+#if defined(__linux__)
+        const auto nice_of_this_thread = [] {
+            errno = 0;
+            return getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+        };
+        const int caller = nice_of_this_thread();
+        for (const bool background : {false, true}) {
+            ThreadPool pool(3, background);
+            std::vector<std::atomic<int>> nice(3);
+            for (auto& n : nice) n.store(-100);
+            std::vector<std::atomic<int>> seen(3);
+            for (int round = 0; round < 50 && seen[1].load() + seen[2].load() < 2; ++round)
+                pool.run(300, [&](int64_t, int thread) {
+                    nice[static_cast<std::size_t>(thread)].store(nice_of_this_thread());
+                    seen[static_cast<std::size_t>(thread)].store(1);
+                    std::this_thread::sleep_for(std::chrono::microseconds(100));
+                });
+            QCOMPARE(seen[1].load() + seen[2].load(), 2);
+            const int want = background ? std::max(caller, 10) : caller;
+            QCOMPARE(nice[1].load(), want);
+            QCOMPARE(nice[2].load(), want);
+            QCOMPARE(nice_of_this_thread(), caller);
+        }
+#else
+        QSKIP("thread priorities are checked on Linux");
+#endif
     }
 };
 

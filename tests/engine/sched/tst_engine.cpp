@@ -5,8 +5,16 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <fstream>
 #include <thread>
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "engine.h"
 #include "sched_rig.h"
@@ -36,8 +44,10 @@ class TestEngine : public QObject {
     QTemporaryDir dir_;
     std::string model_path_;
 
-    std::unique_ptr<Engine> make(std::size_t kv_mb = 8, double pinned_share = 0.25) {
+    std::unique_ptr<Engine> make(std::size_t kv_mb = 8, double pinned_share = 0.25,
+                                 bool background = false) {
         EngineConfig c;
+        c.background_priority = background;
         c.model_path = model_path_;
         c.n_threads = 2;
         c.kv_mb = kv_mb;
@@ -129,6 +139,29 @@ class TestEngine : public QObject {
         QVERIFY(where != std::this_thread::get_id());
         QCOMPARE(kinds.back(), sched::EventKind::Finished);
         QCOMPARE(std::count(kinds.begin(), kinds.end(), sched::EventKind::Token), 5);
+    }
+
+    // background_priority: the engine thread (where callbacks run) is below normal priority.
+    void backgroundPriorityLowersTheEngineThread() {
+#if defined(__linux__)
+        const auto nice_here = [] {
+            errno = 0;
+            return getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+        };
+        const int caller = nice_here();
+        for (const bool background : {false, true}) {
+            auto engine = make(8, 0.25, background);
+            std::atomic<int> seen{-100};
+            engine->submit(greedy(1, tokens(3, 10), 1),
+                           [&](const sched::Event&) { seen.store(nice_here()); });
+            QTRY_VERIFY(seen.load() != -100);
+            engine->wait_idle();
+            QCOMPARE(seen.load(), background ? std::max(caller, 10) : caller);
+        }
+        QCOMPARE(nice_here(), caller);
+#else
+        QSKIP("thread priorities are checked on Linux");
+#endif
     }
 
     void cancelStopsARequest() {

@@ -73,15 +73,25 @@ Result<std::vector<double>> parse_numbers(const std::string& csv) {
     return out;
 }
 
-Result<PeerTtft> PeerTtft::load(const QString& path) {
+Result<std::vector<PeerTtft>> PeerTtft::load(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) return make_error("cannot read " + path.toStdString());
-    const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
-    PeerTtft p;
-    p.label = o.value("label").toString("peer").toStdString();
-    for (const auto& v : o.value("ttft_ms").toArray()) p.ttft_ms.push_back(v.toDouble());
-    if (p.ttft_ms.empty()) return make_error(path.toStdString() + ": no ttft_ms array");
-    return p;
+    const QJsonObject root = QJsonDocument::fromJson(f.readAll()).object();
+    QJsonArray list = root.value("peers").toArray();
+    if (!root.contains("peers")) list.append(root);
+    std::vector<PeerTtft> peers;
+    for (const auto& entry : list) {
+        const QJsonObject o = entry.toObject();
+        PeerTtft p;
+        p.label = o.value("label").toString("peer").toStdString();
+        p.resident = o.value("resident").toBool(false);
+        for (const auto& v : o.value("ttft_ms").toArray()) p.ttft_ms.push_back(v.toDouble());
+        if (p.ttft_ms.empty())
+            return make_error(path.toStdString() + ": a peer without a ttft_ms array");
+        peers.push_back(std::move(p));
+    }
+    if (peers.empty()) return make_error(path.toStdString() + ": no peers");
+    return peers;
 }
 
 }  // namespace hearth::cli

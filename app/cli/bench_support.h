@@ -44,10 +44,15 @@ std::string fmt(double v, int decimals);
 Result<std::vector<double>> parse_numbers(const std::string& csv);
 
 // {"label": "...", "ttft_ms": [...]} as written by scripts/bench/switch-llamacpp.
+// A peer's resumed-turn TTFTs (scripts/bench/switch). resident: the peer kept every
+// conversation's history in its context (it never switched), so its TTFT is the time to
+// prefill only the new message on top of it.
 struct PeerTtft {
     std::string label;
     std::vector<double> ttft_ms;
-    static Result<PeerTtft> load(const QString& path);
+    bool resident = false;
+    // {"label", "ttft_ms", "resident"} or {"peers": [such objects]}.
+    static Result<std::vector<PeerTtft>> load(const QString& path);
 };
 
 struct BenchOutput {

@@ -3,7 +3,9 @@ import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
 
-// One message: who wrote it, its text as Markdown (streaming while the reply is made),
+// One message: who wrote it, its text (streaming while the reply is made) in segments:
+// prose as Markdown, and fenced code blocks in monospace, each with its language and a
+// Copy button of its own (CodeBlock.qml; the model splits the text: its `segments` role),
 // the variant pager, the actions (copy, copy code, regenerate, edit and resend, delete)
 // and, on hover, the reply's statistics. Messages the model no longer sees are dimmed,
 // with a marker above the first one it still does.
@@ -25,6 +27,7 @@ Item {
     required property bool inContext
     required property string error
     required property double prefillProgress
+    required property var segments  // [{kind: "text"|"code", text, language, open}]
 
     property var chat
     property color subtleText
@@ -41,11 +44,13 @@ Item {
                                              && !chat.get(index - 1).inContext
     readonly property var codeBlocks: {
         const out = []
-        const re = /```[^\n]*\n([\s\S]*?)```/g
-        let m
-        while ((m = re.exec(text)) !== null) out.push(m[1])
+        for (let i = 0; i < segments.length; ++i)
+            if (segments[i].kind === "code") out.push(segments[i].text)
         return out
     }
+    // What the body shows: the segments, or (no text at all) one line saying so.
+    readonly property var shownSegments: segments.length > 0 ? segments
+        : [{ kind: "text", text: text !== "" || streaming || error !== "" ? "" : qsTr("(empty)"), language: "", open: false }]
     readonly property string statsText: {
         if (isUser || streaming) return ""
         const parts = []
@@ -131,24 +136,59 @@ Item {
                     radius: 14
                     color: root.isUser ? Qt.rgba(a.r, a.g, a.b, 0.13) : "transparent"
 
-                    TextEdit {
+                    // The segments, one under the other (a Repeater over their count, so a
+                    // streaming reply updates its last segment in place).
+                    Column {
                         id: body
-                        objectName: "messageText"
+                        objectName: "messageBody"
                         visible: !root.editing
                         x: bubble.padding
                         y: bubble.padding
-                        width: Math.min(implicitWidth, bubble.Layout.maximumWidth - 2 * bubble.padding)
-                        readOnly: true
-                        selectByMouse: true
-                        wrapMode: TextEdit.Wrap
-                        textFormat: root.isUser ? TextEdit.PlainText : TextEdit.MarkdownText
-                        text: root.text !== "" ? root.text : (root.streaming ? "" : (root.error !== "" ? "" : qsTr("(empty)")))
-                        color: root.Material.foreground
-                        selectionColor: root.Material.accent
-                        selectedTextColor: "white"
-                        font.pixelSize: 14
-                        onLinkActivated: link => Qt.openUrlExternally(link)
-                        HoverHandler { cursorShape: body.hoveredLink !== "" ? Qt.PointingHandCursor : Qt.IBeamCursor }
+                        spacing: 8
+                        readonly property real maxWidth: bubble.Layout.maximumWidth - 2 * bubble.padding
+
+                        Repeater {
+                            model: root.shownSegments.length
+                            delegate: Loader {
+                                id: segmentLoader
+                                required property int index
+                                readonly property var segment: root.shownSegments[index] || ({ kind: "text", text: "" })
+                                sourceComponent: segment.kind === "code" ? codeSegment : proseSegment
+
+                                Component {
+                                    id: proseSegment
+                                    TextEdit {
+                                        id: prose
+                                        objectName: "messageText"
+                                        width: Math.min(implicitWidth, body.maxWidth)
+                                        readOnly: true
+                                        selectByMouse: true
+                                        wrapMode: TextEdit.Wrap
+                                        textFormat: root.isUser ? TextEdit.PlainText : TextEdit.MarkdownText
+                                        text: segmentLoader.segment.text
+                                        color: root.Material.foreground
+                                        selectionColor: root.Material.accent
+                                        selectedTextColor: "white"
+                                        font.pixelSize: 14
+                                        onLinkActivated: link => Qt.openUrlExternally(link)
+                                        HoverHandler { cursorShape: prose.hoveredLink !== "" ? Qt.PointingHandCursor : Qt.IBeamCursor }
+                                    }
+                                }
+                                Component {
+                                    id: codeSegment
+                                    CodeBlock {
+                                        width: body.maxWidth
+                                        chat: root.chat
+                                        messageId: root.messageId
+                                        segmentIndex: segmentLoader.index
+                                        code: segmentLoader.segment.text
+                                        language: segmentLoader.segment.language
+                                        open: segmentLoader.segment.open
+                                        subtleText: root.subtleText
+                                    }
+                                }
+                            }
+                        }
                     }
 
                     TextArea {

@@ -102,6 +102,7 @@ void MessageListModel::setConversationId(qint64 id) {
     conversation_ = id;
     beginResetModel();
     rows_.clear();
+    segments_.clear();
     endResetModel();
     conversation_record_.reset();
     persona_.reset();
@@ -183,6 +184,7 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
         {CreatedAtRole, "createdAt"},
         {ParentIdRole, "parentId"},
         {PrefillProgressRole, "prefillProgress"},
+        {SegmentsRole, "segments"},
     };
 }
 
@@ -214,6 +216,8 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
         case RoleRole: return st::role_name(m.role);
         case Qt::DisplayRole:
         case TextRole: return s ? s->text : m.text;
+        case SegmentsRole:
+            return segments_of(m, s ? s->text : m.text);
         case StateRole:
             if (live) return QStringLiteral("streaming");
             return state_text(s ? s->end_state : m.state);
@@ -238,6 +242,24 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
             return static_cast<double>(s->prefill_done) / static_cast<double>(s->prefill_total);
         default: return {};
     }
+}
+
+const QVariantList& MessageListModel::segments_of(const st::Message& m, const QString& text) const {
+    Segments& cache = segments_[m.id];
+    if (cache.splitter.update(text)) {
+        cache.value.clear();
+        cache.value.reserve(static_cast<qsizetype>(cache.splitter.segments().size()));
+        for (const MarkdownSegment& seg : cache.splitter.segments()) {
+            const bool code = seg.kind == MarkdownSegment::Kind::Code;
+            cache.value.append(QVariantMap{
+                {QStringLiteral("kind"), code ? QStringLiteral("code") : QStringLiteral("text")},
+                {QStringLiteral("text"), seg.text},
+                {QStringLiteral("language"), seg.language},
+                {QStringLiteral("open"), seg.open},
+            });
+        }
+    }
+    return cache.value;
 }
 
 int MessageListModel::rowOf(qint64 messageId) const {
@@ -338,6 +360,14 @@ void MessageListModel::apply_thread(std::vector<st::ThreadEntry> thread) {
         endInsertRows();
     }
     if (rows_.size() != old_n) emit countChanged();
+    // Forget the segments of rows gone.
+    for (auto it = segments_.begin(); it != segments_.end();) {
+        const st::Id id = it->first;
+        const bool shown = std::any_of(rows_.begin(), rows_.end(), [id](const st::ThreadEntry& e) {
+            return e.message.id == id;
+        });
+        it = shown ? std::next(it) : segments_.erase(it);
+    }
 }
 
 // ---- actions ---------------------------------------------------------------------------
@@ -536,8 +566,11 @@ void MessageListModel::on_event(const sched::Event& e) {
             if (e.token >= 0) s.ids.push_back(e.token);
             write_stream(s, false);
             if (s.reply_id && s.conversation == conversation_)
-                update_row(*s.reply_id, s.ids.size() == 1 ? QList<int>{TextRole, GeneratedTokensRole, PrefillProgressRole}
-                                                          : QList<int>{TextRole, GeneratedTokensRole});
+                update_row(*s.reply_id,
+                           s.ids.size() == 1
+                               ? QList<int>{TextRole, SegmentsRole, GeneratedTokensRole,
+                                            PrefillProgressRole}
+                               : QList<int>{TextRole, SegmentsRole, GeneratedTokensRole});
             return;
         case sched::EventKind::Finished:
             s.text = QString::fromStdString(e.text);
@@ -684,4 +717,17 @@ void MessageListModel::copyText(qint64 messageId) const {
     if (row < 0) return;
     if (auto* app = qobject_cast<QGuiApplication*>(QCoreApplication::instance()))
         app->clipboard()->setText(data(index(row), TextRole).toString());
+}
+
+bool MessageListModel::copyCode(qint64 messageId, int segment) const {
+    const int row = rowOf(messageId);
+    if (row < 0 || segment < 0) return false;
+    const QVariantList segments = data(index(row), SegmentsRole).toList();
+    if (segment >= segments.size()) return false;
+    const QVariantMap seg = segments.at(segment).toMap();
+    if (seg.value(QStringLiteral("kind")).toString() != QLatin1String("code")) return false;
+    auto* app = qobject_cast<QGuiApplication*>(QCoreApplication::instance());
+    if (!app) return false;
+    app->clipboard()->setText(seg.value(QStringLiteral("text")).toString());
+    return true;
 }

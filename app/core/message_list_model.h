@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "core/engine_bridge.h"
+#include "core/markdown_segments.h"
 #include "store/async_store.h"
 
 class MessageListModel : public QAbstractListModel {
@@ -64,8 +65,12 @@ class MessageListModel : public QAbstractListModel {
         InContextRole,
         ErrorRole,  // why a reply failed
         CreatedAtRole,
-        ParentIdRole,  // -1 for the first message
+        ParentIdRole,         // -1 for the first message
         PrefillProgressRole,  // 0..1 while the prompt of a streaming reply is evaluated, else -1
+        // The text split into prose and fenced code (markdown_segments.h): a list of
+        // {kind: "text"|"code", text, language, open}; split again only when the text
+        // changes (a streaming reply: from its last line on).
+        SegmentsRole,
     };
     Q_ENUM(Roles)
 
@@ -115,6 +120,9 @@ class MessageListModel : public QAbstractListModel {
     // Deletes the message and everything after it on every branch.
     Q_INVOKABLE void deleteMessage(qint64 messageId);
     Q_INVOKABLE void copyText(qint64 messageId) const;  // to the clipboard (GUI apps)
+    // The code of the message's segment (a code block, without its fences) to the
+    // clipboard; false when there is no such code segment or no clipboard.
+    Q_INVOKABLE bool copyCode(qint64 messageId, int segment) const;
     Q_INVOKABLE int rowOf(qint64 messageId) const;
     Q_INVOKABLE QVariantMap get(int row) const;  // every role by name
     Q_INVOKABLE void reload();
@@ -169,6 +177,7 @@ class MessageListModel : public QAbstractListModel {
     void setup_done(qint64 conversation);
     bool busy(qint64 conversation) const;
     bool in_context(int row) const;
+    const QVariantList& segments_of(const hearth::store::Message& m, const QString& text) const;
 
     QPointer<EngineBridge> bridge_;
     QPointer<hearth::store::AsyncStore> store_;
@@ -192,6 +201,12 @@ class MessageListModel : public QAbstractListModel {
         hearth::store::GenerationStats stats;
     };
     std::map<hearth::store::Id, Ended> ended_;
+    // The segments role, by message id (rows on screen only).
+    struct Segments {
+        MarkdownSplitter splitter;
+        QVariantList value;
+    };
+    mutable std::map<hearth::store::Id, Segments> segments_;
     int reload_serial_ = 0;
     int max_reply_tokens_ = 512;
     std::optional<hearth::SamplingParams> default_sampling_;

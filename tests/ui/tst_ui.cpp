@@ -3,10 +3,12 @@
 // a persona is created and kept warm, two chats with it are started from the persona
 // page, messages are typed and sent with Enter, replies stream and show their statistics
 // (the second chat's persona prefix from the cache), chats are switched, searched and
-// found with the quick switcher, a reply is regenerated and another stopped with Esc, and
-// the Memory page shows the persona's and the conversations' blocks.
+// found with the quick switcher, a reply is regenerated and another stopped with Esc, a
+// message's code blocks each copy their own code, and the Memory page shows the persona's
+// and the conversations' blocks.
 //
 // HEARTH_SCREENSHOTS=<dir>: also saves the main views, light and dark, as PNGs there.
+#include <QClipboard>
 #include <QColor>
 #include <QDir>
 #include <QGuiApplication>
@@ -267,6 +269,66 @@ class TestUi : public QObject {
         QCOMPARE(prop(field, "text").toString(), QStringLiteral("one\ntwo"));
         QVERIFY(!ui_.chat->generating());
         QMetaObject::invokeMethod(field, "clear");
+    }
+
+    // A message with two fenced code blocks shows each with a Copy button of its own, which
+    // puts exactly that block's code (no fences) on the clipboard and says so.
+    void codeBlocksHaveCopyButtons() {
+        QVERIFY(!ui_.chat->generating());
+        const QString first = QStringLiteral("int answer = 42;");
+        const QString second = QStringLiteral("echo \"two\"\nls -l `pwd`");
+        const QString text =
+            QStringLiteral("Two blocks:\n\n```cpp\n%1\n```\n\nand then\n\n~~~sh\n%2\n~~~")
+                .arg(first, second);
+        QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
+        QVERIFY(ui_.chat->send(text));
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
+        const qint64 reply = finished.at(0).at(0).toLongLong();
+        QTRY_VERIFY(ui_.chat->rowOf(reply) > 0);
+        const int row = ui_.chat->rowOf(reply) - 1;
+        QCOMPARE(row_role(row, "text").toString(), text);
+        QQuickItem* list = ui_.item(QStringLiteral("messageList"));
+        QVERIFY(list);
+        QMetaObject::invokeMethod(list, "positionViewAtIndex", Q_ARG(int, row),
+                                  Q_ARG(int, 1 /* ListView.Beginning */));
+        QQuickItem* message = nullptr;
+        QTRY_VERIFY((message = ui_.item(QStringLiteral("message_%1").arg(row))));
+        QList<QQuickItem*> buttons;
+        QTRY_VERIFY([&] {
+            buttons.clear();
+            for (QQuickItem* b : ui_.items(QStringLiteral("codeCopyButton")))
+                if (message->isAncestorOf(b) && b->isVisible()) buttons << b;
+            return buttons.size() == 2;
+        }());
+        std::sort(buttons.begin(), buttons.end(), [](QQuickItem* a, QQuickItem* b) {
+            return a->mapToScene(QPointF()).y() < b->mapToScene(QPointF()).y();
+        });
+        // The languages in the headers.
+        QStringList languages;
+        for (QQuickItem* l : ui_.items(QStringLiteral("codeLanguage")))
+            if (message->isAncestorOf(l)) languages << prop(l, "text").toString();
+        QCOMPARE(languages.size(), 2);
+        QVERIFY(languages.contains(QStringLiteral("cpp")) &&
+                languages.contains(QStringLiteral("sh")));
+        // On screen, then clicked.
+        QTRY_VERIFY([&] {
+            const QPointF p =
+                buttons[1]->mapToScene(QPointF(buttons[1]->width() / 2, buttons[1]->height() / 2));
+            return QRectF(0, 0, ui_.window->width(), ui_.window->height()).contains(p);
+        }());
+        QClipboard* clipboard = QGuiApplication::clipboard();
+        clipboard->setText(QStringLiteral("before"));
+        QCOMPARE(prop(buttons[1], "text").toString(), QStringLiteral("Copy"));
+        QVERIFY(ui_.click(buttons[1]));
+        QTRY_COMPARE(clipboard->text(), second);
+        QCOMPARE(prop(buttons[1], "text").toString(), QStringLiteral("Copied"));
+        QCOMPARE(prop(buttons[0], "text").toString(), QStringLiteral("Copy"));
+        QVERIFY(ui_.click(buttons[0]));
+        QTRY_COMPARE(clipboard->text(), first);
+        // The feedback goes away.
+        QTRY_COMPARE_WITH_TIMEOUT(prop(buttons[1], "text").toString(), QStringLiteral("Copy"),
+                                  5000);
+        ui_.screenshot(QStringLiteral("code-blocks-light"));
     }
 
     void searchFindsMessages() {

@@ -2,7 +2,8 @@
 // bridge loads (and fails to load) models, personas are seeded and kept warm, two chats
 // with one persona stream replies that end with statistics, the second served from the
 // persona's cached prefix, replies are regenerated and paged, a branch is made by editing,
-// a reply is stopped, conversations are searched, renamed, pinned and deleted with undo.
+// a reply is stopped, rows are split into prose and code blocks (kept up to date while a
+// reply streams), conversations are searched, renamed, pinned and deleted with undo.
 // Every model runs under QAbstractItemModelTester (fatal).
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -17,6 +18,7 @@
 #include "core/conversation_list_model.h"
 #include "core/engine_bridge.h"
 #include "core/history_store.h"
+#include "core/markdown_segments.h"
 #include "core/message_list_model.h"
 #include "core/persona_list_model.h"
 #include "model/synthetic_model.h"
@@ -61,6 +63,20 @@ QVariant role(const QAbstractItemModel& m, int row, const char* name) {
     for (auto it = names.begin(); it != names.end(); ++it)
         if (it.value() == name) return m.data(m.index(row, 0), it.key());
     qFatal("no role %s", name);
+}
+
+// The segments role as split_markdown gives it for text.
+QVariantList expected_segments(const QString& text) {
+    QVariantList out;
+    for (const MarkdownSegment& s : split_markdown(text)) {
+        const bool code = s.kind == MarkdownSegment::Kind::Code;
+        out.append(QVariantMap{
+            {QStringLiteral("kind"), code ? QStringLiteral("code") : QStringLiteral("text")},
+            {QStringLiteral("text"), s.text},
+            {QStringLiteral("language"), s.language},
+            {QStringLiteral("open"), s.open}});
+    }
+    return out;
 }
 
 }  // namespace
@@ -570,6 +586,83 @@ class TestAppModels : public QObject {
         QTRY_COMPARE(app.chat.title(), QStringLiteral("Holiday plans"));
         QVERIFY(!app.chat.canSend());
         QVERIFY(!app.chat.send(QStringLiteral("hello")));
+    }
+
+    // Every row has its text split into prose and code (the `segments` role), kept up to
+    // date while a reply streams (announced with the text) and forgotten with the row.
+    void segmentsRole() {
+        App app;
+        START(app, QStringLiteral("segments.sqlite3"));
+        const qint64 c = create_conversation(app, -1);
+        QVERIFY(c > 0);
+        app.chat.setMaxReplyTokens(160);  // long enough to be seen streaming
+        app.chat.setConversationId(c);
+        QTRY_VERIFY(app.chat.canSend());
+        QVERIFY(app.chat.roleNames().value(MessageListModel::SegmentsRole) == "segments");
+
+        int streamed = 0;
+        QStringList mismatches;
+        connect(&app.chat, &QAbstractItemModel::dataChanged, this,
+                [&](const QModelIndex& tl, const QModelIndex&, const QList<int>& roles) {
+                    if (!roles.contains(MessageListModel::TextRole)) return;
+                    if (!roles.contains(MessageListModel::SegmentsRole)) {
+                        mismatches << QStringLiteral("text changed without its segments");
+                        return;
+                    }
+                    ++streamed;
+                    const QString text = role(app.chat, tl.row(), "text").toString();
+                    if (role(app.chat, tl.row(), "segments").toList() != expected_segments(text))
+                        mismatches << text;
+                });
+        const QString message = QStringLiteral(
+            "Why do these "
+            "differ?\n\n```python\nprint(`a`)\n```\n\nand\n\n~~~js\nconsole.log(1)\n~~~");
+        QSignalSpy finished(&app.chat, &MessageListModel::replyFinished);
+        QVERIFY(app.chat.send(message));
+        QVERIFY(finished.wait(kReplyTimeoutMs));
+        // The reply's row comes with the reload begin_reply starts (a short reply may end first).
+        const qint64 reply = finished.at(0).at(0).toLongLong();
+        QTRY_VERIFY(app.chat.rowOf(reply) > 0);
+        const int row = app.chat.rowOf(reply);
+        QVERIFY2(mismatches.isEmpty(), qPrintable(mismatches.join(QStringLiteral("\n---\n"))));
+        QVERIFY(streamed > 3);
+
+        const QVariantList user = role(app.chat, row - 1, "segments").toList();
+        QCOMPARE(user.size(), 4);
+        const auto seg = [&](int i, const char* key) {
+            return user.at(i).toMap().value(QLatin1String(key));
+        };
+        QCOMPARE(seg(0, "kind").toString(), QStringLiteral("text"));
+        QCOMPARE(seg(0, "text").toString(), QStringLiteral("Why do these differ?"));
+        QCOMPARE(seg(1, "kind").toString(), QStringLiteral("code"));
+        QCOMPARE(seg(1, "language").toString(), QStringLiteral("python"));
+        QCOMPARE(seg(1, "text").toString(), QStringLiteral("print(`a`)"));
+        QCOMPARE(seg(1, "open").toBool(), false);
+        QCOMPARE(seg(2, "text").toString(), QStringLiteral("and"));
+        QCOMPARE(seg(3, "language").toString(), QStringLiteral("js"));
+        QCOMPARE(seg(3, "text").toString(), QStringLiteral("console.log(1)"));
+        QCOMPARE(app.chat.get(row - 1).value(QStringLiteral("segments")).toList(), user);
+        // The finished reply (and after a reload from the store) splits as its text does.
+        QTRY_COMPARE(role(app.chat, row, "state").toString(), QStringLiteral("done"));
+        QCOMPARE(role(app.chat, row, "segments").toList(),
+                 expected_segments(role(app.chat, row, "text").toString()));
+        app.chat.reload();
+        QTRY_COMPARE(role(app.chat, row, "segments").toList(),
+                     expected_segments(role(app.chat, row, "text").toString()));
+        // No clipboard without a QGuiApplication; never for prose or a segment not there.
+        const qint64 user_id = role(app.chat, row - 1, "messageId").toLongLong();
+        QVERIFY(!app.chat.copyCode(user_id, 1));
+        QVERIFY(!app.chat.copyCode(user_id, 0));
+        QVERIFY(!app.chat.copyCode(user_id, 9));
+        QVERIFY(!app.chat.copyCode(-5, 1));
+        // Another conversation: rows (and their segments) replaced.
+        const qint64 other = create_conversation(app, -1);
+        app.chat.setConversationId(other);
+        QTRY_VERIFY(app.chat.canSend());
+        QCOMPARE(app.chat.count(), 0);
+        app.chat.setConversationId(c);
+        QTRY_COMPARE(app.chat.count(), 2);
+        QCOMPARE(role(app.chat, 0, "segments").toList(), user);
     }
 
     void destroyedWhileStreaming() {

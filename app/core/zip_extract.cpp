@@ -213,19 +213,25 @@ ZipExtractResult extract_zip_member(const QString& zip_path, const QString& memb
 
     QByteArray in(static_cast<qsizetype>(kChunk), Qt::Uninitialized);
     qint64 remaining = m.compressed;
+    // The next chunk of the member's stored bytes into in; -1 (r.error set) if cut short.
+    const auto read_next = [&]() -> qint64 {
+        const qint64 want = std::min(remaining, kChunk);
+        const qint64 got = f.read(in.data(), want);
+        if (got != want) {
+            r.error = damaged.arg(QStringLiteral("the archive is truncated"));
+            return -1;
+        }
+        remaining -= got;
+        return got;
+    };
     if (m.method == 0) {
         while (remaining > 0) {
             if (cancelled()) {
                 r.cancelled = true;
                 return r;
             }
-            const qint64 want = std::min(remaining, kChunk);
-            const qint64 got = f.read(in.data(), want);
-            if (got != want) {
-                r.error = damaged.arg(QStringLiteral("the archive is truncated"));
-                return r;
-            }
-            remaining -= got;
+            const qint64 got = read_next();
+            if (got < 0) return r;
             if (!emit_bytes(in.constData(), got)) return r;
         }
     } else {
@@ -251,13 +257,8 @@ ZipExtractResult extract_zip_member(const QString& zip_path, const QString& memb
                     r.error = damaged.arg(QStringLiteral("its compressed data ends early"));
                     return r;
                 }
-                const qint64 want = std::min(remaining, kChunk);
-                const qint64 got = f.read(in.data(), want);
-                if (got != want) {
-                    r.error = damaged.arg(QStringLiteral("the archive is truncated"));
-                    return r;
-                }
-                remaining -= got;
+                const qint64 got = read_next();
+                if (got < 0) return r;
                 zs.next_in = reinterpret_cast<Bytef*>(in.data());
                 zs.avail_in = static_cast<uInt>(got);
             }

@@ -7,6 +7,8 @@
 
 #include <memory>
 
+#include "model/synthetic_model.h"
+
 TestHttpServer::TestHttpServer(QObject* parent) : QObject(parent) {
     connect(&server_, &QTcpServer::newConnection, this, &TestHttpServer::on_connection);
 }
@@ -125,4 +127,13 @@ void TestHttpServer::respond(QTcpSocket* socket, const TestRequest& request) {
         }
     });
     timer->start(route.chunk_interval_ms);
+}
+
+QByteArray small_synthetic_model() {
+    hearth::SyntheticModelSpec spec;
+    spec.n_embd = 128;
+    spec.n_ff = 256;
+    auto bytes = hearth::make_synthetic_model(spec);
+    if (!bytes) return {};
+    return QByteArray(reinterpret_cast<const char*>(bytes->data()), static_cast<qsizetype>(bytes->size()));
 }

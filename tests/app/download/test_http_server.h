@@ -28,6 +28,10 @@ struct TestRequest {
     QHash<QByteArray, QByteArray> headers;  // lower-case names
 };
 
+// A small synthetic GGUF (engine/model/synthetic_model.h) for the servers to serve; empty
+// if it could not be generated.
+QByteArray small_synthetic_model();
+
 class TestHttpServer : public QObject {
     Q_OBJECT
 

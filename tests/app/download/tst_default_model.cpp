@@ -21,7 +21,6 @@
 
 #include "core/default_model_installer.h"
 #include "core/zip_extract.h"
-#include "model/synthetic_model.h"
 #include "test_http_server.h"
 
 using hearth::app::extract_zip_member;
@@ -208,13 +207,7 @@ class TestDefaultModel : public QObject {
 
 void TestDefaultModel::initTestCase() {
     QNetworkProxy::setApplicationProxy(QNetworkProxy::NoProxy);
-    hearth::SyntheticModelSpec spec;
-    spec.n_embd = 128;
-    spec.n_ff = 256;
-    auto bytes = hearth::make_synthetic_model(spec);
-    QVERIFY2(bytes.ok(), bytes.ok() ? "" : bytes.message().c_str());
-    model_ = QByteArray(reinterpret_cast<const char*>(bytes->data()),
-                        static_cast<qsizetype>(bytes->size()));
+    model_ = small_synthetic_model();
     QVERIFY(model_.size() > 100000);
     wheel_ = make_zip({{QStringLiteral("pkg/__init__.py"), "print('hi')\n", true},
                        {kMember, model_, true},

@@ -14,7 +14,6 @@
 #include <memory>
 
 #include "core/model_downloader.h"
-#include "model/synthetic_model.h"
 #include "test_http_server.h"
 
 namespace {
@@ -73,13 +72,7 @@ class TestModelDownloader : public QObject {
 void TestModelDownloader::initTestCase() {
     // Talk to 127.0.0.1 directly, whatever proxy the environment names.
     QNetworkProxy::setApplicationProxy(QNetworkProxy::NoProxy);
-    hearth::SyntheticModelSpec spec;
-    spec.n_embd = 128;
-    spec.n_ff = 256;
-    auto bytes = hearth::make_synthetic_model(spec);
-    QVERIFY2(bytes.ok(), bytes.ok() ? "" : bytes.message().c_str());
-    model_ = QByteArray(reinterpret_cast<const char*>(bytes->data()),
-                        static_cast<qsizetype>(bytes->size()));
+    model_ = small_synthetic_model();
     QVERIFY(model_.size() > 100000);
 }
 

@@ -166,11 +166,11 @@ Result<Prompt> PromptBuilder::build(std::span<const Message> messages, PromptEnd
     return build_plan(messages, *plan, end);
 }
 
-Result<Prompt> PromptBuilder::fit_to_context(std::span<const Message> messages,
-                                             size_t max_tokens) const {
+Result<Prompt> PromptBuilder::fit_to_context(std::span<const Message> messages, size_t max_tokens,
+                                             PromptEnd end) const {
     auto full_plan = template_.plan(messages);
     if (!full_plan) return full_plan.error();
-    auto full = build_plan(messages, *full_plan, PromptEnd::GenerationPrompt);
+    auto full = build_plan(messages, *full_plan, end);
     if (!full || full->ids.size() <= max_tokens) return full;
 
     // Every message after the first one kept has the same segment as in the full prompt
@@ -211,7 +211,7 @@ Result<Prompt> PromptBuilder::fit_to_context(std::span<const Message> messages,
         if (size > max_tokens) continue;
         auto plan = template_.plan(messages, k - first_turn);
         if (!plan) return plan.error();
-        auto p = build_plan(messages, *plan, PromptEnd::GenerationPrompt);
+        auto p = build_plan(messages, *plan, end);
         if (p && p->ids.size() <= max_tokens) {  // always, unless the sizes above are wrong
             p->dropped = k - first_turn;
             return p;

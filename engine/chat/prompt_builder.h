@@ -90,8 +90,10 @@ class PromptBuilder {
     // build() for a context of max_tokens: when the prompt is longer, leaves out the
     // oldest whole turns (a user message and everything up to the next one), keeping the
     // system message and the last user message. Reserve room for the reply by passing
-    // less than the context size. An error when even the last turn does not fit.
-    Result<Prompt> fit_to_context(std::span<const Message> messages, size_t max_tokens) const;
+    // less than the context size. An error when even the last turn does not fit. `end` as
+    // for build(): ContinueReply keeps the last (assistant) message open.
+    Result<Prompt> fit_to_context(std::span<const Message> messages, size_t max_tokens,
+                                  PromptEnd end = PromptEnd::GenerationPrompt) const;
 
     // messages[index]'s segment as build(messages) writes it.
     Result<Segment> render_segment(std::span<const Message> messages, size_t index) const;

@@ -336,7 +336,8 @@ class TestPromptBuilder : public QObject {
     }
 
     // fit_to_context keeps the system message and the longest run of whole recent turns
-    // that fits: checked against trying every cut.
+    // that fits: checked against trying every cut, for a new reply and for continuing an
+    // unfinished last reply (PromptEnd::ContinueReply).
     void fitToContext_data() { add_family_rows(); }
     void fitToContext() {
         QFETCH(TemplateFamily, family);
@@ -344,7 +345,8 @@ class TestPromptBuilder : public QObject {
         const TestTokenizer tok = make_tokenizer(family, space_prefix);
         const PromptBuilder b(tok, ChatTemplate(family, "Default persona."));
         std::mt19937 rng(seed() + 3);
-        for (int c = 0; c < 8; ++c) {
+        for (int c = 0; c < 16; ++c) {
+            const PromptEnd end = c < 8 ? PromptEnd::GenerationPrompt : PromptEnd::ContinueReply;
             std::vector<Message> msgs;
             if (c % 3 != 2) msgs.push_back({Role::System, random_text(rng, false), {}});
             if (c % 2) msgs.push_back(make_reply(tok, b, rng, ReplyEnd::EndOfTurn));
@@ -353,6 +355,7 @@ class TestPromptBuilder : public QObject {
                 if (t < 6)
                     msgs.push_back(make_reply(tok, b, rng, static_cast<ReplyEnd>(rng() % 4)));
             }
+            if (end == PromptEnd::ContinueReply) msgs.push_back(make_reply(tok, b, rng, ReplyEnd::Cancelled));
             const size_t first_turn = msgs[0].role == Role::System ? 1 : 0;
             // Candidate cuts: keep everything, or start at a later user message.
             std::vector<std::pair<size_t, Ids>> cuts;
@@ -361,7 +364,7 @@ class TestPromptBuilder : public QObject {
                 std::vector<Message> kept(msgs.begin(),
                                           msgs.begin() + static_cast<std::ptrdiff_t>(first_turn));
                 kept.insert(kept.end(), msgs.begin() + static_cast<std::ptrdiff_t>(k), msgs.end());
-                cuts.emplace_back(k - first_turn, build_ok(b, kept).ids);
+                cuts.emplace_back(k - first_turn, build_ok(b, kept, end).ids);
             }
             // The budgets where the answer changes: each cut's size and one less.
             std::vector<size_t> budgets = {cuts.front().second.size() + 1, 0};
@@ -370,7 +373,7 @@ class TestPromptBuilder : public QObject {
                 budgets.push_back(cut.second.size() - 1);
             }
             for (size_t budget : budgets) {
-                auto r = b.fit_to_context(msgs, budget);
+                auto r = b.fit_to_context(msgs, budget, end);
                 const auto best = std::find_if(cuts.begin(), cuts.end(), [&](const auto& cut) {
                     return cut.second.size() <= budget;
                 });

@@ -23,6 +23,7 @@
 
 #include "common/result.h"
 #include "kv/kv_cache_manager.h"
+#include "request_handle.h"
 #include "sched/scheduler.h"
 
 namespace hearth {
@@ -88,27 +89,6 @@ struct BlockCell {
 struct BlockMap {
     int32_t block_size = 0;
     std::vector<BlockCell> blocks;  // by block id
-};
-
-// One submitted request. Shared between the caller and the engine thread.
-class RequestHandle {
-  public:
-    sched::RequestId id() const { return id_; }
-    // The next event, waiting up to timeout; nullopt on timeout or after the last event
-    // (Finished or Error) was taken.
-    std::optional<sched::Event> next(std::chrono::milliseconds timeout = std::chrono::hours(24));
-    // Runs to the end, returning the final event (Finished or Error); other events are
-    // passed to on_event if given.
-    sched::Event wait(const std::function<void(const sched::Event&)>& on_event = {});
-    bool done() const;
-
-  private:
-    friend class Engine;
-    struct State;
-    explicit RequestHandle(sched::RequestId id);
-    void deliver(sched::Event e);
-    sched::RequestId id_;
-    std::shared_ptr<State> state_;
 };
 
 using EventCallback = std::function<void(const sched::Event&)>;

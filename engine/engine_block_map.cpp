@@ -1,0 +1,45 @@
+// The picture of the KV cache for the app's Memory page: who holds each block.
+#include "engine_impl.h"
+
+namespace hearth {
+
+void Engine::Impl::snapshot_blocks() {
+    const kv::BlockPool& pool = cache->pool();
+    BlockMap m;
+    m.block_size = cache->block_size();
+    m.blocks.resize(static_cast<std::size_t>(pool.n_blocks()));
+    const auto hold = [&](kv::BlockId id, BlockCell::State as, int64_t who) {
+        BlockCell& c = m.blocks[static_cast<std::size_t>(id)];
+        if (++c.holders == 1) {
+            c.state = as;
+            c.owner = who;
+        } else if (c.state != as || c.owner != who) {
+            c.state = BlockCell::State::Shared;
+            c.owner = -1;
+        }
+    };
+    for (kv::SeqId seq : cache->sequences()) {
+        // Warm-up requests (negative ids) prefill a pin's prefix: show them as that pin.
+        const bool warmup = seq < 0;
+        for (kv::BlockId id : cache->block_table(seq))
+            hold(id, warmup ? BlockCell::State::Pinned : BlockCell::State::Conversation,
+                 warmup ? -1 - seq : seq);
+    }
+    for (const auto& [seq, tail] : cache->parked_tails())
+        hold(tail, BlockCell::State::Conversation, seq);
+    std::lock_guard lk(snapshot_mu);
+    for (const auto& [key, e] : pin_entries)
+        if (e.pin)
+            for (kv::BlockId id : cache->pinned_blocks(*e.pin))
+                hold(id, BlockCell::State::Pinned, key);
+    for (std::size_t i = 0; i < m.blocks.size(); ++i) {
+        BlockCell& c = m.blocks[i];
+        if (c.holders == 0)
+            c.state = pool.block(static_cast<kv::BlockId>(i)).hash ? BlockCell::State::Cached
+                                                                   : BlockCell::State::Free;
+    }
+    block_map = std::move(m);
+    block_map_requested = false;
+}
+
+}  // namespace hearth

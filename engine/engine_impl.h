@@ -1,0 +1,117 @@
+// Engine::Impl, private to engine/: the engine's state and the members its source files
+// share. engine.cpp creates it and holds the public facade; engine_loop.cpp runs the
+// engine thread (commands, steps, event delivery, stats); engine_pins.cpp keeps pinned
+// prefixes and their warm-ups; engine_block_map.cpp takes the picture of the cache.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "backend.h"
+#include "engine.h"
+#include "gguf/gguf_file.h"
+#include "kv/kv_storage.h"
+#include "model/llama_model.h"
+#include "tokenizer/tokenizer.h"
+
+namespace hearth {
+
+struct Engine::Impl {
+    // What callers ask of the engine thread, taken from the inbox between steps.
+    struct Submit {
+        sched::RequestId id;
+        sched::Request request;
+        std::shared_ptr<RequestHandle> handle;
+        EventCallback callback;
+    };
+    struct Cancel {
+        sched::RequestId id;
+    };
+    struct CancelAll {};
+    struct Pin {
+        int64_t key;
+        std::vector<int32_t> prefix;
+    };
+    struct Unpin {
+        int64_t key;
+    };
+    struct SnapshotBlocks {};
+    using Command = std::variant<Submit, Cancel, CancelAll, Pin, Unpin, SnapshotBlocks>;
+
+    struct Listener {
+        std::shared_ptr<RequestHandle> handle;
+        EventCallback callback;
+    };
+    struct PinEntry {
+        PinStatus status;
+        std::vector<int32_t> prefix;
+        std::optional<kv::PinId> pin;
+        sched::RequestId warmup = 0;  // the warm-up request while Warming
+    };
+
+    EngineConfig config;
+    std::unique_ptr<gguf::GgufFile> file;
+    std::unique_ptr<kernels::Backend> backend;
+    std::unique_ptr<LlamaModel> model;
+    std::unique_ptr<Tokenizer> tokenizer;
+    std::unique_ptr<KvStorage> storage;
+    std::unique_ptr<kv::KvCacheManager> cache;
+    std::unique_ptr<sched::Scheduler> scheduler;
+
+    std::atomic<sched::RequestId> next_id{1};
+    mutable std::mutex mu;  // inbox, stop, idle
+    std::condition_variable work_cv;
+    mutable std::condition_variable idle_cv;
+    std::vector<Command> inbox;
+    bool stop = false;
+    bool idle = true;
+
+    // Engine thread only.
+    std::map<sched::RequestId, Listener> listeners;
+    std::map<sched::RequestId, int64_t> warmups;  // warm-up request → pin key
+    std::deque<std::pair<std::chrono::steady_clock::time_point, int64_t>> rate_window;
+
+    mutable std::mutex snapshot_mu;  // stats and pins, read by any thread
+    EngineStats stats;
+    std::map<int64_t, PinEntry> pin_entries;
+    int64_t requests_finished = 0;
+    BlockMap block_map;
+    bool block_map_requested = false;
+
+    std::thread thread;
+
+    void post(Command c) {
+        {
+            std::lock_guard lk(mu);
+            inbox.push_back(std::move(c));
+            idle = false;
+        }
+        work_cv.notify_one();
+    }
+
+    // engine_loop.cpp
+    void run();
+    void handle(Command& c, std::vector<sched::Event>& events);
+    void dispatch(std::vector<sched::Event>& events);
+    void update_stats();
+
+    // engine_pins.cpp
+    void pin_prefix(Pin& p, std::vector<sched::Event>& events);
+    void unpin_prefix(int64_t key, std::vector<sched::Event>& events);
+    void on_warmup_done(int64_t key, const sched::Event& e);
+    void try_pin(PinEntry& p);
+
+    // engine_block_map.cpp
+    void snapshot_blocks();
+};
+
+}  // namespace hearth

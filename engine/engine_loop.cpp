@@ -1,0 +1,149 @@
+// The engine thread: it takes callers' commands from the inbox between scheduler steps,
+// runs the steps, delivers each request's events to its handle or callback, and
+// publishes the stats snapshot.
+#include "common/log.h"
+#include "engine_impl.h"
+
+namespace hearth {
+
+using sched::Event;
+using sched::EventKind;
+using sched::RequestId;
+
+namespace {
+
+Event error_event(RequestId id, kv::SeqId conversation, std::string message) {
+    Event e;
+    e.kind = EventKind::Error;
+    e.request = id;
+    e.conversation = conversation;
+    e.error = std::move(message);
+    return e;
+}
+
+}  // namespace
+
+void Engine::Impl::handle(Command& c, std::vector<Event>& events) {
+    if (auto* s = std::get_if<Submit>(&c)) {
+        if (s->request.conversation < 0) {
+            events.push_back(error_event(s->id, s->request.conversation,
+                                         "conversation ids must not be negative"));
+            listeners[s->id] = {s->handle, s->callback};
+            return;
+        }
+        const kv::SeqId conv = s->request.conversation;
+        listeners[s->id] = {s->handle, s->callback};
+        if (auto r = scheduler->submit(s->id, std::move(s->request)); !r)
+            events.push_back(error_event(s->id, conv, r.message()));
+    } else if (auto* x = std::get_if<Cancel>(&c)) {
+        scheduler->cancel(x->id, events);
+    } else if (std::holds_alternative<CancelAll>(c)) {
+        std::vector<RequestId> ids;
+        for (const auto& [id, l] : listeners) ids.push_back(id);
+        for (RequestId id : ids) scheduler->cancel(id, events);
+    } else if (auto* p = std::get_if<Pin>(&c)) {
+        pin_prefix(*p, events);
+    } else if (auto* u = std::get_if<Unpin>(&c)) {
+        unpin_prefix(u->key, events);
+    } else if (std::holds_alternative<SnapshotBlocks>(c)) {
+        snapshot_blocks();
+    }
+}
+
+void Engine::Impl::dispatch(std::vector<Event>& events) {
+    for (Event& e : events) {
+        if (auto w = warmups.find(e.request); w != warmups.end()) {
+            if (is_last_event(e)) {
+                const int64_t key = w->second;
+                warmups.erase(w);
+                on_warmup_done(key, e);
+            }
+            continue;
+        }
+        auto it = listeners.find(e.request);
+        if (it == listeners.end()) continue;
+        const bool last = is_last_event(e);
+        if (last) {
+            std::lock_guard lk(snapshot_mu);
+            ++requests_finished;
+        }
+        if (it->second.callback) {
+            it->second.callback(e);
+            if (last) listeners.erase(it);  // the callback has seen the last event
+            continue;
+        }
+        std::shared_ptr<RequestHandle> h = it->second.handle;
+        if (last) listeners.erase(it);
+        h->deliver(std::move(e));
+    }
+    events.clear();
+}
+
+void Engine::Impl::update_stats() {
+    const auto now = std::chrono::steady_clock::now();
+    const sched::SchedulerStats ss = scheduler->stats();
+    rate_window.emplace_back(now, ss.tokens_generated);
+    while (rate_window.size() > 2 && now - rate_window[1].first > std::chrono::seconds(1))
+        rate_window.pop_front();
+    double rate = 0;
+    const double dt =
+        std::chrono::duration<double>(rate_window.back().first - rate_window.front().first).count();
+    if (dt > 0)
+        rate = static_cast<double>(rate_window.back().second - rate_window.front().second) / dt;
+    std::lock_guard lk(snapshot_mu);
+    stats.kv = cache->stats();
+    stats.scheduler = ss;
+    stats.conversations_parked = cache->n_parked();
+    stats.requests_finished = requests_finished;
+    stats.decode_tokens_per_s = rate;
+}
+
+void Engine::Impl::run() {
+    std::vector<Event> events;
+    std::vector<Command> commands;
+    for (;;) {
+        {
+            std::unique_lock lk(mu);
+            work_cv.wait(lk, [&] { return stop || !inbox.empty() || scheduler->has_work(); });
+            if (stop) break;
+            commands.swap(inbox);
+        }
+        for (Command& c : commands) handle(c, events);
+        commands.clear();
+        dispatch(events);
+        if (scheduler->has_work()) {
+            if (auto r = scheduler->step(events); !r)
+                log::get("engine")->error("step failed: {}", r.message());
+            dispatch(events);
+        } else {
+            rate_window.clear();
+        }
+        update_stats();
+        {
+            std::lock_guard lk(mu);
+            if (inbox.empty() && !scheduler->has_work()) {
+                idle = true;
+                idle_cv.notify_all();
+            }
+        }
+    }
+    // Shutdown: whoever waits on a request hears that it ended.
+    {
+        std::lock_guard lk(mu);
+        for (Command& c : inbox)
+            if (auto* s = std::get_if<Submit>(&c)) {
+                listeners[s->id] = {s->handle, s->callback};
+                events.push_back(error_event(s->id, s->request.conversation, "the engine stopped"));
+            }
+        inbox.clear();
+    }
+    std::vector<RequestId> ids;
+    for (const auto& [id, l] : listeners) ids.push_back(id);
+    for (RequestId id : ids) scheduler->cancel(id, events);
+    dispatch(events);
+    std::lock_guard lk(mu);
+    idle = true;
+    idle_cv.notify_all();
+}
+
+}  // namespace hearth

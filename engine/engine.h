@@ -53,7 +53,15 @@ struct EngineStats {
     sched::SchedulerStats scheduler;
     int32_t conversations_parked = 0;  // turns ended with their KV kept resident
     int64_t requests_finished = 0;
-    double decode_tokens_per_s = 0;    // generated tokens per second of the last busy second
+    // Decode speed in tokens per second, by RequestStats' formula ((generated tokens - 1)
+    // / time since the first token), so that with one conversation it is the reply's own
+    // number. While requests decode (decoding > 0): the sum of their speeds so far. When
+    // none does (speed_is_last): the last finished request's
+    // RequestStats::decode_tokens_per_s(), counting only requests that generated two or
+    // more tokens (fewer have no speed); 0 until one has.
+    double decode_tokens_per_s = 0;
+    int32_t decoding = 0;       // requests that have their first token and are not finished
+    bool speed_is_last = true;  // decode_tokens_per_s is the last finished request's
     double prefix_hit_rate() const {
         return kv.prompt_tokens_queried > 0
                    ? static_cast<double>(kv.prompt_tokens_cached) /

@@ -5,9 +5,7 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -78,12 +76,12 @@ struct Engine::Impl {
     // Engine thread only.
     std::map<sched::RequestId, Listener> listeners;
     std::map<sched::RequestId, int64_t> warmups;  // warm-up request → pin key
-    std::deque<std::pair<std::chrono::steady_clock::time_point, int64_t>> rate_window;
+    int64_t requests_finished = 0;
+    double last_decode_tokens_per_s = 0;  // of the last finished request with a speed
 
     mutable std::mutex snapshot_mu;  // stats and pins, read by any thread
     EngineStats stats;
     std::map<int64_t, PinEntry> pin_entries;
-    int64_t requests_finished = 0;
     BlockMap block_map;
     bool block_map_requested = false;
 

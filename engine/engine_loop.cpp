@@ -51,6 +51,17 @@ void Engine::Impl::handle(Command& c, std::vector<Event>& events) {
 }
 
 void Engine::Impl::dispatch(std::vector<Event>& events) {
+    // The stats first: whoever hears that a request ended then reads stats that count
+    // it (and show its speed once nothing else decodes).
+    bool ended = false;
+    for (const Event& e : events) {
+        if (!is_last_event(e) || !listeners.contains(e.request)) continue;
+        ended = true;
+        ++requests_finished;
+        if (e.kind == EventKind::Finished && e.stats.generated_tokens > 1)
+            last_decode_tokens_per_s = e.stats.decode_tokens_per_s();
+    }
+    if (ended) update_stats();
     for (Event& e : events) {
         if (auto w = warmups.find(e.request); w != warmups.end()) {
             if (is_last_event(e)) {
@@ -63,10 +74,6 @@ void Engine::Impl::dispatch(std::vector<Event>& events) {
         auto it = listeners.find(e.request);
         if (it == listeners.end()) continue;
         const bool last = is_last_event(e);
-        if (last) {
-            std::lock_guard lk(snapshot_mu);
-            ++requests_finished;
-        }
         if (it->second.callback) {
             it->second.callback(e);
             if (last) listeners.erase(it);  // the callback has seen the last event
@@ -80,22 +87,16 @@ void Engine::Impl::dispatch(std::vector<Event>& events) {
 }
 
 void Engine::Impl::update_stats() {
-    const auto now = std::chrono::steady_clock::now();
     const sched::SchedulerStats ss = scheduler->stats();
-    rate_window.emplace_back(now, ss.tokens_generated);
-    while (rate_window.size() > 2 && now - rate_window[1].first > std::chrono::seconds(1))
-        rate_window.pop_front();
-    double rate = 0;
-    const double dt =
-        std::chrono::duration<double>(rate_window.back().first - rate_window.front().first).count();
-    if (dt > 0)
-        rate = static_cast<double>(rate_window.back().second - rate_window.front().second) / dt;
+    const sched::DecodeRate live = scheduler->decode_rate(std::chrono::steady_clock::now());
     std::lock_guard lk(snapshot_mu);
     stats.kv = cache->stats();
     stats.scheduler = ss;
     stats.conversations_parked = cache->n_parked();
     stats.requests_finished = requests_finished;
-    stats.decode_tokens_per_s = rate;
+    stats.decoding = live.decoding;
+    stats.speed_is_last = live.decoding == 0;
+    stats.decode_tokens_per_s = live.decoding > 0 ? live.tokens_per_s : last_decode_tokens_per_s;
 }
 
 void Engine::Impl::run() {
@@ -115,8 +116,6 @@ void Engine::Impl::run() {
             if (auto r = scheduler->step(events); !r)
                 log::get("engine")->error("step failed: {}", r.message());
             dispatch(events);
-        } else {
-            rate_window.clear();
         }
         update_stats();
         {

@@ -73,6 +73,21 @@ SchedulerStats Scheduler::stats() const {
             tokens_computed_, tokens_generated_};
 }
 
+DecodeRate Scheduler::decode_rate(Clock::time_point now) const {
+    DecodeRate r;
+    const auto add = [&](const std::unique_ptr<Seq>& s) {
+        if (s->done || s->generated.empty()) return;
+        ++r.decoding;
+        RequestStats so_far;
+        so_far.generated_tokens = to_i32(s->generated.size());
+        so_far.decode_ms = ms_between(s->first_token, now);
+        r.tokens_per_s += so_far.decode_tokens_per_s();
+    };
+    std::for_each(running_.begin(), running_.end(), add);
+    std::for_each(waiting_.begin(), waiting_.end(), add);
+    return r;
+}
+
 Result<void> Scheduler::submit(RequestId id, Request request) {
     const int64_t ctx = model_.config().context_length;
     if (request.prompt.empty()) return make_error("the prompt is empty");

@@ -88,6 +88,13 @@ struct SchedulerConfig {
     int32_t starvation_steps = 32;   // a waiting request older than this goes first
 };
 
+// How fast the requests that are producing tokens produce them, each by RequestStats'
+// formula: (generated tokens - 1) / (now - first token).
+struct DecodeRate {
+    int32_t decoding = 0;     // requests with a first token that have not finished
+    double tokens_per_s = 0;  // the sum of their speeds
+};
+
 struct SchedulerStats {
     int32_t running = 0;
     int32_t waiting = 0;
@@ -117,6 +124,8 @@ class Scheduler {
     Result<void> step(std::vector<Event>& events);
 
     SchedulerStats stats() const;
+    // Over running and preempted requests that have produced their first token.
+    DecodeRate decode_rate(std::chrono::steady_clock::time_point now) const;
     const kv::KvCacheManager& cache() const { return cache_; }
     const SchedulerConfig& config() const { return config_; }
 

@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <fstream>
 #include <thread>
 #if defined(__linux__)
@@ -139,6 +142,56 @@ class TestEngine : public QObject {
         QVERIFY(where != std::this_thread::get_id());
         QCOMPARE(kinds.back(), sched::EventKind::Finished);
         QCOMPARE(std::count(kinds.begin(), kinds.end(), sched::EventKind::Token), 5);
+    }
+
+    // The engine's decode speed is the reply's own: live while it decodes, then exactly
+    // the finished reply's RequestStats number, which it keeps while idle. Read in the
+    // callbacks, on the engine thread, so the request cannot finish between the event and
+    // the read.
+    void decodeSpeedIsTheReplysOwn() {
+        auto engine = make();
+        QVERIFY(engine->stats().speed_is_last);
+        QCOMPARE(engine->stats().decode_tokens_per_s, 0.0);
+        std::mutex mu;
+        std::condition_variable cv;
+        // From the third token (the first with a speed) to the one before the last (the
+        // last arrives with Finished, after the stats have counted the end).
+        std::vector<EngineStats> during;
+        std::optional<EngineStats> at_end;
+        std::optional<sched::Event> last;
+        int n_tokens = 0;
+        engine->submit(greedy(1, tokens(9, 30), 40), [&](const sched::Event& e) {
+            const EngineStats now = engine->stats();
+            std::lock_guard lk(mu);
+            if (e.kind == sched::EventKind::Token && e.token >= 0 && ++n_tokens >= 3 &&
+                n_tokens < 40)
+                during.push_back(now);
+            if (e.kind == sched::EventKind::Finished || e.kind == sched::EventKind::Error) {
+                at_end = now;
+                last = e;
+                cv.notify_all();
+            }
+        });
+        {
+            std::unique_lock lk(mu);
+            cv.wait(lk, [&] { return last.has_value(); });
+        }
+        QCOMPARE(last->kind, sched::EventKind::Finished);
+        QCOMPARE(last->stats.generated_tokens, 40);
+        QCOMPARE(during.size(), std::size_t{37});
+        for (const EngineStats& s : during) {
+            QCOMPARE(s.decoding, 1);
+            QVERIFY(!s.speed_is_last);
+            QVERIFY2(s.decode_tokens_per_s > 0, qPrintable(QString::number(s.decode_tokens_per_s)));
+        }
+        const double own = last->stats.decode_tokens_per_s();
+        QVERIFY(own > 0);
+        QCOMPARE(at_end->decoding, 0);
+        QVERIFY(at_end->speed_is_last);
+        QCOMPARE(at_end->decode_tokens_per_s, own);
+        engine->wait_idle();
+        QCOMPARE(engine->stats().decode_tokens_per_s, own);  // kept while idle
+        QVERIFY(engine->stats().speed_is_last);
     }
 
     // background_priority: the engine thread (where callbacks run) is below normal priority.

@@ -1,8 +1,8 @@
 #include "sched_rig.h"
 
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace hearth::test {
 
@@ -128,14 +128,20 @@ bool run_workload(Rig& rig, const Workload& w, std::vector<std::vector<Turn>>& r
     return true;
 }
 
-double rel_l2(const std::vector<float>& a, const std::vector<float>& b) {
-    if (a.size() != b.size()) return INFINITY;
-    double d = 0, n = 0;
+std::string first_difference(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size())
+        return "sizes differ: " + std::to_string(a.size()) + " and " + std::to_string(b.size());
     for (std::size_t i = 0; i < a.size(); ++i) {
-        d += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
-        n += static_cast<double>(b[i]) * b[i];
+        if (std::memcmp(&a[i], &b[i], sizeof(float)) == 0) continue;
+        uint32_t bits_a = 0, bits_b = 0;
+        std::memcpy(&bits_a, &a[i], sizeof bits_a);
+        std::memcpy(&bits_b, &b[i], sizeof bits_b);
+        char text[160];
+        std::snprintf(text, sizeof text, "index %zu: %.9g (0x%08x) and %.9g (0x%08x)", i,
+                      static_cast<double>(a[i]), bits_a, static_cast<double>(b[i]), bits_b);
+        return text;
     }
-    return n > 0 ? std::sqrt(d / n) : std::sqrt(d);
+    return {};
 }
 
 }  // namespace hearth::test

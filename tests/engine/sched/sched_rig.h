@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "cpu/cpu_backend.h"
@@ -67,7 +68,10 @@ struct Workload {
 bool run_workload(Rig& rig, const Workload& w, std::vector<std::vector<Turn>>& results,
                   std::string& error);
 
-double rel_l2(const std::vector<float>& a, const std::vector<float>& b);
+// Empty when a and b hold the same floats bit for bit (what batch invariance promises for
+// prefix caching on against off); else the sizes, or the first differing index with both
+// values and their bits.
+std::string first_difference(const std::vector<float>& a, const std::vector<float>& b);
 
 // A greedy request with a fixed reply length (no stop at end-of-generation tokens).
 inline sched::Request greedy(kv::SeqId conversation, std::vector<int32_t> prompt, int32_t max_tokens) {

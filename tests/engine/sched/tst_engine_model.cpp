@@ -106,20 +106,27 @@ class TestEngineModel : public QObject {
         auto on = start(path, true, static_cast<std::size_t>(kvMb), 3);
         const ChatRun got = run_chats(*on);
         const chat::PromptBuilder builder(on->tokenizer(), chat::ChatTemplate::from_gguf(on->file()));
-        double worst = 0;
+        // Batch-invariant kernels (docs/architecture.md): the same floats, bit for bit.
         for (int k = 0; k < 6; ++k) {
             QCOMPARE(got.prompts[k], expected.prompts[k]);
             QCOMPARE(got.replies[k], expected.replies[k]);
-            for (std::size_t i = 0; i < got.logits[k].size(); ++i)
-                worst = std::max(worst, test::rel_l2(got.logits[k][i], expected.logits[k][i]));
+            QCOMPARE(got.logits[k].size(), expected.logits[k].size());
+            QVERIFY(!got.logits[k].empty() && !got.logits[k].front().empty());
+            for (std::size_t i = 0; i < got.logits[k].size(); ++i) {
+                const std::string diff = test::first_difference(got.logits[k][i], expected.logits[k][i]);
+                QVERIFY2(diff.empty(), qPrintable(QString("conversation %1 turn %2 token %3, caching on vs off: %4")
+                                                      .arg(k / 2)
+                                                      .arg(k % 2)
+                                                      .arg(i)
+                                                      .arg(QString::fromStdString(diff))));
+            }
         }
         on->wait_idle();
         const EngineStats st = on->stats();
-        qInfo("worst relative L2 %.2e; %lld of %lld prompt tokens from cache; evictions %lld, preemptions %lld",
-              worst, static_cast<long long>(st.kv.prompt_tokens_cached),
+        qInfo("%lld of %lld prompt tokens from cache; evictions %lld, preemptions %lld",
+              static_cast<long long>(st.kv.prompt_tokens_cached),
               static_cast<long long>(st.kv.prompt_tokens_queried), static_cast<long long>(st.kv.evictions),
               static_cast<long long>(st.scheduler.preemptions));
-        QVERIFY2(worst < 1e-4, qPrintable(QString("relative L2 %1").arg(worst)));
         if (pressure) {
             QVERIFY(st.kv.evictions > 0);
             QVERIFY(st.scheduler.preemptions > 0);

@@ -73,24 +73,31 @@ class TestScheduler : public QObject {
         auto rig = Rig::make(on);
         QVERIFY2(run_workload(*rig, w, got, error), error.c_str());
 
-        double worst = 0;
+        // Batch-invariant kernels: the same floats, bit for bit, however the work was
+        // batched, chunked or served from the cache.
         for (int c = 0; c < w.n_conversations(); ++c)
             for (int t = 0; t < w.n_turns(); ++t) {
                 const Turn& a = got[c][t];
                 const Turn& b = expected[c][t];
                 QCOMPARE(a.reply, b.reply);
                 QCOMPARE(a.logits.size(), b.logits.size());
-                for (std::size_t i = 0; i < a.logits.size(); ++i)
-                    worst = std::max(worst, rel_l2(a.logits[i], b.logits[i]));
+                QVERIFY(!a.logits.empty() && !a.logits.front().empty());
+                for (std::size_t i = 0; i < a.logits.size(); ++i) {
+                    const std::string diff = first_difference(a.logits[i], b.logits[i]);
+                    QVERIFY2(diff.empty(), qPrintable(QString("conversation %1 turn %2 token %3, "
+                                                              "caching on vs off: %4")
+                                                          .arg(c)
+                                                          .arg(t)
+                                                          .arg(i)
+                                                          .arg(QString::fromStdString(diff))));
+                }
             }
         const kv::KvCacheStats st = rig->cache->stats();
         const sched::SchedulerStats ss = rig->scheduler->stats();
-        qInfo("worst relative L2 %.2e; served from cache %lld of %lld prompt tokens; "
-              "evictions %lld, preemptions %lld",
-              worst, static_cast<long long>(st.prompt_tokens_cached),
+        qInfo("served from cache %lld of %lld prompt tokens; evictions %lld, preemptions %lld",
+              static_cast<long long>(st.prompt_tokens_cached),
               static_cast<long long>(st.prompt_tokens_queried), static_cast<long long>(st.evictions),
               static_cast<long long>(ss.preemptions));
-        QVERIFY2(worst < 1e-4, qPrintable(QString("relative L2 %1").arg(worst)));
         QVERIFY(st.prompt_tokens_cached > 0);
         if (pressure) {
             QVERIFY2(st.evictions > 0, "the pressure case should evict cached blocks");

@@ -33,6 +33,9 @@ class ThreadPool {
     ThreadPool& operator=(const ThreadPool&) = delete;
 
     int size() const { return n_threads_; }
+    // Workers that stopped spinning and block until the next job (tests wait for this
+    // to issue a job to sleeping workers).
+    int sleeping() const { return sleepers_.load(std::memory_order_acquire); }
 
     // Calls fn(task, thread) once for every task in [0, n_tasks); `thread` in [0, size())
     // names the participant running it (0 = the caller), for per-thread scratch memory.

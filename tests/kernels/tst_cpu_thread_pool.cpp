@@ -22,6 +22,25 @@
 
 using hearth::kernels::cpu::ThreadPool;
 
+namespace {
+
+constexpr int kWaitMs = 10000;
+
+// Holds a task until every participant has run one, so that no thread can finish the
+// whole job before the others are awake; past the deadline it lets go (the test's check
+// of who took part then fails instead of hanging).
+void hold_until_all_took_part(const std::vector<std::atomic<int>>& seen,
+                              std::chrono::steady_clock::time_point deadline) {
+    const auto all = [&] {
+        for (const auto& s : seen)
+            if (s.load() == 0) return false;
+        return true;
+    };
+    while (!all() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+}
+
+}  // namespace
+
 class TestCpuThreadPool : public QObject {
     Q_OBJECT
 
@@ -62,19 +81,22 @@ class TestCpuThreadPool : public QObject {
         QVERIFY(by_thread[0].load() > 0);  // the caller works too
     }
 
+    // Jobs issued once the workers have stopped spinning and block: every one wakes up
+    // and takes part.
     void wakes_after_sleep() {
         ThreadPool pool(3);
         for (int round = 0; round < 3; ++round) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));  // past the spin time
+            QTRY_COMPARE_WITH_TIMEOUT(pool.sleeping(), 2, kWaitMs);
             std::atomic<int> sum{0};
             std::vector<std::atomic<int>> seen(3);
+            const auto deadline =
+                std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitMs);
             pool.run(300, [&](int64_t task, int thread) {
                 sum.fetch_add(static_cast<int>(task));
                 seen[static_cast<std::size_t>(thread)].store(1);
-                std::this_thread::sleep_for(std::chrono::microseconds(200));
+                hold_until_all_took_part(seen, deadline);
             });
             QCOMPARE(sum.load(), 300 * 299 / 2);
-            // With 60 ms of sleeping tasks every worker has woken up and taken some.
             QCOMPARE(seen[1].load() + seen[2].load(), 2);
         }
     }
@@ -92,12 +114,13 @@ class TestCpuThreadPool : public QObject {
             std::vector<std::atomic<int>> nice(3);
             for (auto& n : nice) n.store(-100);
             std::vector<std::atomic<int>> seen(3);
-            for (int round = 0; round < 50 && seen[1].load() + seen[2].load() < 2; ++round)
-                pool.run(300, [&](int64_t, int thread) {
-                    nice[static_cast<std::size_t>(thread)].store(nice_of_this_thread());
-                    seen[static_cast<std::size_t>(thread)].store(1);
-                    std::this_thread::sleep_for(std::chrono::microseconds(100));
-                });
+            const auto deadline =
+                std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitMs);
+            pool.run(300, [&](int64_t, int thread) {
+                nice[static_cast<std::size_t>(thread)].store(nice_of_this_thread());
+                seen[static_cast<std::size_t>(thread)].store(1);
+                hold_until_all_took_part(seen, deadline);
+            });
             QCOMPARE(seen[1].load() + seen[2].load(), 2);
             const int want = background ? std::max(caller, 10) : caller;
             QCOMPARE(nice[1].load(), want);

@@ -5,6 +5,8 @@
 #include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QTimer>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -140,7 +142,6 @@ Id latest_conversation(Store& store) {
             for (int i = 0, n = 3 + gen.below(40); i < n; ++i) {
                 text += gen.words(1 + gen.below(3));
                 gen.tokens(ids, 1 + gen.below(3));
-                ::usleep(200);  // tokens arrive over time, as from the engine
                 auto wrote = store.update_reply(*r, text, ids);
                 if (!wrote) fail(wrote.message());
                 if (*wrote)
@@ -201,8 +202,9 @@ class AsyncWriter {
     }
 
   private:
-    // One update per event-loop turn about a millisecond apart, as tokens from the
-    // engine would come, without waiting for the store; then the finish.
+    // One update per event-loop turn, as tokens from the engine would come, without
+    // waiting for the store; then the finish. (Store time moves on per update: see the
+    // clock in crash_child_main.)
     void stream(Id id) {
         text_.clear();
         ids_.clear();
@@ -231,7 +233,7 @@ class AsyncWriter {
             if (!wrote) fail(wrote.message());
             if (*wrote) ack(line);
         });
-        QTimer::singleShot(1, &store_, [this, id] { token(id); });
+        QTimer::singleShot(0, &store_, [this, id] { token(id); });
     }
 
     AsyncStore& store_;
@@ -260,7 +262,14 @@ int crash_child_main(int argc, char** argv) {
     Generator gen(std::strtoull(argv[3], nullptr, 10));
     OpenOptions options;
     // Write replies far more often than the app does, so kills land between many writes.
+    // The store's clock advances 1 ms each time it is read (about once per update), as if
+    // tokens came that far apart: a reply is written every other update however fast this
+    // machine runs the child, with no sleeping between tokens.
     options.reply_flush_interval = std::chrono::milliseconds(2);
+    static std::atomic<std::int64_t> ticks{0};  // the async store reads it on its thread
+    options.clock = [] {
+        return std::chrono::steady_clock::time_point(std::chrono::milliseconds(++ticks));
+    };
     // Both settings must survive a process crash; FULL adds power cuts (not tested here).
     options.full_sync = std::string(argv[5]) == "full";
     if (std::string(argv[4]) == "sync") {

@@ -148,13 +148,16 @@ class TestStoreRecords : public QObject {
 
     void list_order_and_filters() {
         std::vector<Id> ids;
+        qint64 last_created = 0;
         for (int i = 0; i < 4; ++i) {
             auto c = store_->create_conversation(titled(QStringLiteral("c%1").arg(i)));
             HEARTH_CHECK(c);
             ids.push_back(c->id);
+            last_created = c->updated_at.toMSecsSinceEpoch();
         }
         // Updated order: a message makes c0 the most recent; c2 is pinned; c3 archived.
-        QTest::qWait(5);
+        // Times are in milliseconds: the message must come after the clock has moved on.
+        QTRY_VERIFY(QDateTime::currentMSecsSinceEpoch() > last_created);
         HEARTH_CHECK(store_->append_message(ids[0], draft(Role::User, QStringLiteral("hi"))));
         HEARTH_CHECK(store_->set_pinned(ids[2], true));
         HEARTH_CHECK(store_->set_archived(ids[3], true));

@@ -1,5 +1,7 @@
 #include "cli/history_commands.h"
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <optional>
 
@@ -123,6 +125,28 @@ void write_json(std::ostream& out, const QJsonValue& value) {
     out << doc.toJson(QJsonDocument::Indented).toStdString();
 }
 
+// Columns padded to their widest cell and two spaces apart, numbers right-aligned; the
+// last column (a title) is not padded. Cells other than the last are ASCII, so bytes are
+// columns. Scripts read --json instead.
+void write_table(std::ostream& out, const std::array<std::string, 5>& header,
+                 const std::vector<std::array<std::string, 5>>& rows) {
+    constexpr std::array<bool, 5> right = {true, false, false, true, false};
+    std::array<std::size_t, 5> width{};
+    for (std::size_t i = 0; i < width.size(); ++i) {
+        width[i] = header[i].size();
+        for (const auto& r : rows) width[i] = std::max(width[i], r[i].size());
+    }
+    const auto line = [&](const std::array<std::string, 5>& cells) {
+        for (std::size_t i = 0; i + 1 < cells.size(); ++i) {
+            const std::string pad(width[i] - cells[i].size(), ' ');
+            out << (right[i] ? pad + cells[i] : cells[i] + pad) << "  ";
+        }
+        out << cells.back() << '\n';
+    };
+    line(header);
+    for (const auto& r : rows) line(r);
+}
+
 std::optional<Id> parse_id(const Options& o, std::ostream& err) {
     if (o.words.size() != 1) {
         err << "hearth-cli history " << o.command << ": give one conversation id\n" << kUsage;
@@ -150,6 +174,7 @@ int list(store::Store& db, const Options& o, std::ostream& out, std::ostream& er
         return kFailed;
     }
     QJsonArray array;
+    std::vector<std::array<std::string, 5>> rows;  // for people: a table under a header
     for (const store::Conversation& c : *conversations) {
         auto count = db.message_count(c.id);
         if (!count) {
@@ -167,13 +192,15 @@ int list(store::Store& db, const Options& o, std::ostream& out, std::ostream& er
             j.insert(QLatin1String("messages"), *count);
             array.append(j);
         } else {
-            // Tab-separated, so `cut -f` works: id, last update, flags, messages, title.
             const std::string flags = std::string(c.pinned ? "P" : "-") + (c.archived ? "A" : "-");
-            out << c.id << '\t' << when(c.updated_at) << '\t' << flags << '\t' << *count << '\t'
-                << utf8(c.title.isEmpty() ? QStringLiteral("(untitled)") : c.title) << '\n';
+            rows.push_back({std::to_string(c.id), when(c.updated_at), flags, std::to_string(*count),
+                            utf8(c.title.isEmpty() ? QStringLiteral("(untitled)") : c.title)});
         }
     }
-    if (o.json) write_json(out, array);
+    if (o.json)
+        write_json(out, array);
+    else
+        write_table(out, {"ID", "UPDATED (UTC)", "FLAGS", "MESSAGES", "TITLE"}, rows);
     return 0;
 }
 

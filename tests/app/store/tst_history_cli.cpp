@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTest>
 #include <sstream>
 
@@ -87,10 +88,29 @@ class TestHistoryCli : public QObject {
         QCOMPARE(r.code, 0);
         QStringList lines =
             QString::fromStdString(r.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 2);  // archived ones hidden
-        QVERIFY(lines[0].startsWith(QString::number(pinned_) + QLatin1Char('\t')));
-        QVERIFY(lines[0].endsWith(QStringLiteral("\tP-\t0\tPinned \u00e9t\u00e9")));
-        QVERIFY(lines[1].endsWith(QStringLiteral("\t--\t3\tPlain chat")));
+        QCOMPARE(lines.size(), 3);  // a header, then the two that are not archived
+        // A header naming the columns, and every row's cells under their names: ids and
+        // counts right-aligned, the rest left-aligned.
+        const QString header = lines[0];
+        QVERIFY2(QRegularExpression(QStringLiteral(
+                                        "^ID  UPDATED \\(UTC\\) +FLAGS  MESSAGES  TITLE$"))
+                     .match(header)
+                     .hasMatch(),
+                 qPrintable(header));
+        const auto cell = [&](const QString& row, const char* column, qsizetype width) {
+            return row.mid(header.indexOf(QLatin1String(column)), width);
+        };
+        const qsizetype id_width = header.indexOf(QLatin1String("UPDATED")) - 2;
+        QCOMPARE(lines[1].left(id_width).trimmed(), QString::number(pinned_));
+        QCOMPARE(lines[1].left(id_width + 2).right(2), QStringLiteral("  "));
+        QCOMPARE(cell(lines[1], "UPDATED", 16).size(), 16);  // yyyy-MM-dd HH:mm
+        QCOMPARE(cell(lines[1], "FLAGS", 2), QStringLiteral("P-"));
+        QCOMPARE(cell(lines[1], "MESSAGES", 8), QStringLiteral("       0"));
+        QCOMPARE(cell(lines[1], "TITLE", -1), QStringLiteral("Pinned \u00e9t\u00e9"));
+        QCOMPARE(lines[2].left(id_width).trimmed(), QString::number(chat_));
+        QCOMPARE(cell(lines[2], "FLAGS", 2), QStringLiteral("--"));
+        QCOMPARE(cell(lines[2], "MESSAGES", 8), QStringLiteral("       3"));
+        QCOMPARE(cell(lines[2], "TITLE", -1), QStringLiteral("Plain chat"));
 
         r = history({"list", "--db=" + db_, "--json", "--all"});
         QCOMPARE(r.code, 0);
@@ -106,9 +126,13 @@ class TestHistoryCli : public QObject {
         r = history({"list", "--db", db_, "--archived"});
         QCOMPARE(r.code, 0);
         QVERIFY(QString::fromStdString(r.out).contains(QStringLiteral("Old stuff")));
-        QCOMPARE(QString::fromStdString(r.out).count(QLatin1Char('\n')), 1);
+        QCOMPARE(QString::fromStdString(r.out).count(QLatin1Char('\n')), 2);
         r = history({"list", "--db", db_, "--limit", "1"});
         QCOMPARE(r.code, 0);
+        QCOMPARE(QString::fromStdString(r.out).count(QLatin1Char('\n')), 2);
+        r = history({"list", "--db", db_, "--limit", "0"});  // nothing: the header alone
+        QCOMPARE(r.code, 0);
+        QVERIFY(QString::fromStdString(r.out).startsWith(QStringLiteral("ID  UPDATED")));
         QCOMPARE(QString::fromStdString(r.out).count(QLatin1Char('\n')), 1);
     }
 

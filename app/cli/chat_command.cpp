@@ -1,6 +1,7 @@
 // hearth-cli chat: an interactive multi-turn chat in the terminal. Replies stream as
-// they are generated; Ctrl+C stops a reply (a second Ctrl+C quits); /quit or end of input
-// ends the session; /reset starts over with the same system prompt.
+// they are generated; Ctrl+C stops a reply at once ("[stopped]"; nothing more of it is
+// printed) and a second Ctrl+C quits; /quit or end of input ends the session; /reset
+// starts over with the same system prompt.
 #include <QJsonDocument>
 
 #include <cstdio>
@@ -94,10 +95,17 @@ int run_chat(const CommandArgs& argv) {
         req.max_tokens = static_cast<int32_t>(reply_room);
         cancel.store(false);
         auto handle = engine.submit(std::move(req));
-        const sched::Event last = follow(engine, *handle, [](const std::string& text) {
-            std::fwrite(text.data(), 1, text.size(), stdout);
-            std::fflush(stdout);
-        });
+        const sched::Event last = follow(
+            engine, *handle,
+            [](const std::string& text) {
+                std::fwrite(text.data(), 1, text.size(), stdout);
+                std::fflush(stdout);
+            },
+            [] {
+                // Ctrl+C: the reply ends here on screen, whatever was still on its way.
+                std::fputs("\n[stopped]", stdout);
+                std::fflush(stdout);
+            });
         if (last.kind == sched::EventKind::Error) {
             std::fprintf(stderr, "\nhearth-cli: %s\n", last.error.c_str());
             messages.pop_back();

@@ -47,18 +47,24 @@ Result<std::unique_ptr<Engine>> start_engine(const Args& args) {
 }
 
 sched::Event follow(Engine& engine, RequestHandle& handle,
-                    const std::function<void(const std::string&)>& on_text) {
+                    const std::function<void(const std::string&)>& on_text,
+                    const std::function<void()>& on_stop) {
     std::atomic<bool>& interrupted = cancel_on_interrupt();
     bool cancelled = false;
     for (;;) {
+        auto e = handle.next(std::chrono::milliseconds(50));
+        // Looked at after every wait, right before anything is shown: tokens sampled
+        // before the engine took the cancel (and the text the cancel flushes) still
+        // arrive, but none of them may follow the ^C on screen.
         if (!cancelled && interrupted.load()) {
             engine.cancel(handle.id());
             cancelled = true;
+            if (on_stop) on_stop();
         }
-        auto e = handle.next(std::chrono::milliseconds(50));
         if (!e) continue;
         if (e->kind == sched::EventKind::Finished || e->kind == sched::EventKind::Error) return *e;
-        if (e->kind == sched::EventKind::Token && !e->text.empty() && on_text) on_text(e->text);
+        if (!cancelled && e->kind == sched::EventKind::Token && !e->text.empty() && on_text)
+            on_text(e->text);
     }
 }
 

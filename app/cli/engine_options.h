@@ -24,9 +24,12 @@ Result<std::unique_ptr<Engine>> start_engine(const Args& args);
 Result<std::unique_ptr<Engine>> start_engine(const EngineConfig& config, bool default_model);
 
 // Follows a request to its end, passing streamed text to on_text; Ctrl+C cancels it.
-// Returns the last event (Finished or Error).
+// When Ctrl+C is seen on_stop (if given) is called once, and from then on on_text gets
+// nothing more, not even tokens that were already on their way. Returns the last event
+// (Finished or Error).
 sched::Event follow(Engine& engine, RequestHandle& handle,
-                    const std::function<void(const std::string&)>& on_text);
+                    const std::function<void(const std::string&)>& on_text,
+                    const std::function<void()>& on_stop = {});
 
 // prompt_tokens, prompt_tokens_cached/computed, TTFT, prefill and decode tokens/s, ...
 QJsonObject request_stats_json(const sched::RequestStats& s, StopReason stop);

@@ -1,0 +1,97 @@
+// hearth-cli chat in a child process on the default model: Ctrl+C (SIGINT) while a long
+// reply streams stops it, and nothing more of that reply is printed after the stop.
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QTest>
+
+#include <functional>
+
+#include "support/test_model.h"
+
+#if defined(Q_OS_UNIX)
+#include <signal.h>
+#endif
+
+namespace {
+
+constexpr int kWaitMs = 120000;
+
+// Reads the child's stdout into `out` until `done(out)` holds, the child exits or the
+// time is up; returns whether it holds.
+bool read_until(QProcess& p, QByteArray& out, const std::function<bool(const QByteArray&)>& done) {
+    QElapsedTimer clock;
+    clock.start();
+    while (!done(out) && clock.elapsed() < kWaitMs) {
+        if (p.state() != QProcess::Running) {
+            out += p.readAllStandardOutput();
+            break;
+        }
+        p.waitForReadyRead(100);
+        out += p.readAllStandardOutput();
+    }
+    return done(out);
+}
+
+}  // namespace
+
+class TestChatCli : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void interruptStopsTheReplyAtOnce() {
+#if defined(Q_OS_UNIX)
+        HEARTH_REQUIRE_MODEL(model);
+        QProcess chat;
+        // Greedy: this prompt gets a reply far longer than the wait below (it repeats
+        // itself until max-tokens).
+        chat.start(
+            QStringLiteral(HEARTH_CLI_PATH),
+            {QStringLiteral("chat"), QStringLiteral("--model"), model,
+             QStringLiteral("--temperature"), QStringLiteral("0"), QStringLiteral("--max-tokens"),
+             QStringLiteral("2000"), QStringLiteral("--threads"), QStringLiteral("2")});
+        QVERIFY2(chat.waitForStarted(kWaitMs), qPrintable(chat.errorString()));
+        QByteArray out;
+        QVERIFY2(read_until(chat, out, [](const QByteArray& o) { return o.endsWith("> "); }),
+                 chat.readAllStandardError().constData());
+        chat.write("Write a very long, detailed essay about the history of the Roman Empire.\n");
+        const qsizetype reply_at = out.size();
+        QVERIFY2(
+            read_until(chat, out, [&](const QByteArray& o) { return o.size() - reply_at > 200; }),
+            "the reply did not stream");
+        ::kill(static_cast<pid_t>(chat.processId()), SIGINT);
+
+        // The stop marker, then the prompt for the next message: nothing in between.
+        const QByteArray marker = "[stopped]";
+        QVERIFY2(
+            read_until(chat, out,
+                       [&](const QByteArray& o) {
+                           const qsizetype at = o.indexOf(marker, reply_at);
+                           return at >= 0 && o.indexOf("> ", at) >= 0;
+                       }),
+            qPrintable(QStringLiteral("no stop marker and prompt after Ctrl+C; stdout ends: ") +
+                       QString::fromUtf8(out.right(200))));
+        chat.write("/quit\n");
+        chat.closeWriteChannel();
+        QVERIFY(chat.waitForFinished(kWaitMs));
+        out += chat.readAllStandardOutput();
+        QCOMPARE(chat.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(chat.exitCode(), 0);
+
+        const qsizetype at = out.indexOf(marker, reply_at);
+        QCOMPARE(out.indexOf(marker, at + 1), qsizetype(-1));
+        // After the marker: line breaks and the one prompt, no more reply text.
+        const QByteArray after = out.mid(at + marker.size());
+        QVERIFY2(
+            after.trimmed() == ">",
+            qPrintable(
+                QStringLiteral("printed after the stop: \"%1\"").arg(QString::fromUtf8(after))));
+        const QByteArray err = chat.readAllStandardError();
+        QVERIFY2(err.contains("stopped]"), err.constData());  // the stats line says so too
+#else
+        QSKIP("sends SIGINT");
+#endif
+    }
+};
+
+QTEST_GUILESS_MAIN(TestChatCli)
+#include "tst_chat_cli.moc"

@@ -13,6 +13,7 @@
 #include "cli/engine_options.h"
 #include "gguf/gguf_file.h"
 #include "model/model_config.h"
+#include "model/model_name.h"
 #include "cli/sampling_options.h"
 #include "tokenizer/tokenizer.h"
 
@@ -62,7 +63,7 @@ int run_chat(const CommandArgs& argv) {
     // One conversation id per /reset: the engine keeps each one's KV between turns.
     kv::SeqId conversation = 1;
     std::fprintf(stderr, "Chatting with %s (%s template). /reset starts over, /quit or Ctrl+D ends.\n",
-                 engine.file().get_string("general.name").value_or("the model").data(),
+                 readable_model_name(engine.file(), engine.config().model_path).c_str(),
                  std::string(chat::family_name(builder.chat_template().family())).c_str());
     SamplingParams params = *sampling;
     for (;;) {

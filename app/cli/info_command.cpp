@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "gguf/gguf_file.h"
 #include "model/model_config.h"
+#include "model/model_name.h"
 #include "tokenizer/tokenizer.h"
 
 namespace hearth::cli {
@@ -69,6 +70,7 @@ int run_info(const CommandArgs& argv) {
     out["fingerprint"] = QString::fromStdString(f.fingerprint());
     out["architecture"] = qs(f.get_string("general.architecture").value_or(""));
     if (auto name = f.get_string("general.name")) out["name"] = qs(*name);
+    out["display_name"] = QString::fromStdString(readable_model_name(f, path));
 
     auto config = ModelConfig::from_gguf(f);
     if (config) {

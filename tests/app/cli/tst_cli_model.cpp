@@ -1,6 +1,10 @@
-// hearth-cli chat in a child process on the default model: Ctrl+C (SIGINT) while a long
-// reply streams stops it, and nothing more of that reply is printed after the stop.
+// hearth-cli in a child process on the default model: info's readable model name, and
+// in chat Ctrl+C (SIGINT) while a long reply streams stops it, with nothing more of that
+// reply printed after the stop.
 #include <QElapsedTimer>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTest>
 
@@ -34,10 +38,26 @@ bool read_until(QProcess& p, QByteArray& out, const std::function<bool(const QBy
 
 }  // namespace
 
-class TestChatCli : public QObject {
+class TestCliModel : public QObject {
     Q_OBJECT
 
   private slots:
+    void infoGivesAReadableName() {
+        HEARTH_REQUIRE_MODEL(model);
+        QProcess info;
+        info.start(QStringLiteral(HEARTH_CLI_PATH), {QStringLiteral("info"), model});
+        QVERIFY(info.waitForFinished(kWaitMs));
+        QCOMPARE(info.exitCode(), 0);
+        const QJsonObject o = QJsonDocument::fromJson(info.readAllStandardOutput()).object();
+        const QString name = o.value(QStringLiteral("display_name")).toString();
+        // general.name stays as the file has it; display_name is what people read.
+        QVERIFY(o.contains(QStringLiteral("name")));
+        if (QFileInfo(model).fileName() == QLatin1String("SmolLM2-135M-Instruct.Q4_1.gguf"))
+            QCOMPARE(name, QStringLiteral("SmolLM2 135M Instruct"));
+        else  // HEARTH_MODEL names another model
+            QVERIFY(!name.isEmpty());
+    }
+
     void interruptStopsTheReplyAtOnce() {
 #if defined(Q_OS_UNIX)
         HEARTH_REQUIRE_MODEL(model);
@@ -93,5 +113,5 @@ class TestChatCli : public QObject {
     }
 };
 
-QTEST_GUILESS_MAIN(TestChatCli)
-#include "tst_chat_cli.moc"
+QTEST_GUILESS_MAIN(TestCliModel)
+#include "tst_cli_model.moc"

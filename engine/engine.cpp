@@ -90,8 +90,8 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
     Impl* raw = impl.get();
     const bool background = config.background_priority;
     impl->thread = std::thread([raw, background] {
-        if (background && !kernels::cpu::lower_current_thread_priority())
-            log::get("engine")->warn("could not lower the engine thread's priority");
+        if (background && !kernels::cpu::mark_current_thread_background())
+            log::get("engine")->debug("inference threads run as normal threads (no background class here)");
         raw->run();
     });
     return std::unique_ptr<Engine>(new Engine(std::move(impl)));

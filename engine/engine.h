@@ -41,9 +41,10 @@ struct EngineConfig {
     int32_t block_size = 16;  // tokens per KV block
     double max_pinned_share = 0.25;
     bool prefix_caching = true;
-    // The engine thread and its compute workers run below normal priority, so that an
-    // interactive program's UI threads get a core first when they need one (the desktop
-    // app); idle cores still go to inference. Off for the CLI and benchmarks.
+    // The engine thread and its compute workers are background threads
+    // (kernels/cpu/thread_pool.h, mark_current_thread_background): their fair share of the
+    // CPU, but an interactive program's UI thread gets a core at once when it wakes (the
+    // desktop app). Off for the CLI and benchmarks.
     bool background_priority = false;
     sched::SchedulerConfig scheduler;
 };

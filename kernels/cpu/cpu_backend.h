@@ -19,8 +19,8 @@ class CpuBackend final : public Backend {
   public:
     // n_threads: 0 = one per hardware thread. simd: Auto = the best the CPU supports
     // (HEARTH_CPU_SIMD=scalar forces the fallback); Scalar forces it (tests).
-    // background: the pool's workers run below normal priority (the caller's thread keeps
-    // its own; see cpu::lower_current_thread_priority).
+    // background: the pool's workers are background threads (the caller's thread keeps
+    // its own class; see cpu::mark_current_thread_background).
     explicit CpuBackend(int n_threads = 0, cpu::SimdLevel simd = cpu::SimdLevel::Auto,
                         bool background = false);
     ~CpuBackend() override;

@@ -7,11 +7,7 @@
 #define NOMINMAX
 #include <windows.h>
 #elif defined(__linux__)
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <cerrno>
+#include <sched.h>
 #endif
 
 #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
@@ -39,18 +35,19 @@ constexpr uint64_t kLowMask = 0xffffffffu;
 
 }  // namespace
 
-bool lower_current_thread_priority() {
-#if defined(_WIN32)
-    return SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_BELOW_NORMAL) != 0;
-#elif defined(__linux__)
-    // On Linux a nice value belongs to the thread (the tid), not to the whole process.
-    // Never raises it: a thread already at nice 10 or more stays where it is.
-    const auto tid = static_cast<id_t>(syscall(SYS_gettid));
-    errno = 0;
-    const int now = getpriority(PRIO_PROCESS, tid);
-    if (errno == 0 && now >= 10) return true;
-    return setpriority(PRIO_PROCESS, tid, 10) == 0;
+bool mark_current_thread_background() {
+#if defined(__linux__)
+    // SCHED_BATCH keeps the normal weight (nice 0): a busy GUI thread gets no more than its
+    // fair share and cannot starve inference, as it could below a lower nice value (nice
+    // 10 weighs a tenth of nice 0). What changes is wakeup: a batch thread never preempts
+    // another thread when it wakes, while the GUI thread that wakes for a frame or an
+    // event runs at once.
+    sched_param param{};
+    param.sched_priority = 0;
+    return sched_setscheduler(0, SCHED_BATCH, &param) == 0;  // 0: this thread (Linux)
 #else
+    // Elsewhere (Windows: strict thread priorities) a lower priority would let any busy
+    // thread of normal priority starve inference: the thread keeps its normal priority.
     return false;
 #endif
 }
@@ -59,7 +56,7 @@ ThreadPool::ThreadPool(int n_threads, bool background) : n_threads_(n_threads < 
     workers_.reserve(static_cast<size_t>(n_threads_ - 1));
     for (int t = 1; t < n_threads_; ++t)
         workers_.emplace_back([this, t, background] {
-            if (background) lower_current_thread_priority();
+            if (background) mark_current_thread_background();
             worker_main(t);
         });
 }

@@ -17,16 +17,17 @@
 
 namespace hearth::kernels::cpu {
 
-// Lowers the calling thread's scheduling priority below normal (Linux: nice 10 unless it
-// is already that low; Windows: THREAD_PRIORITY_BELOW_NORMAL), so that interactive threads of the
-// same program (a UI's render loop) run first when they want a core, while idle cores still go to
-// this one. Returns false where the platform refused or has no such control.
-bool lower_current_thread_priority();
+// Marks the calling thread as CPU-bound background work (Linux: SCHED_BATCH at its normal
+// nice value): it keeps its full share of the CPU, so that a busy UI thread of the same
+// program cannot starve it, but it does not preempt other threads when it wakes, so the
+// UI's threads get a core at once when they want one. Returns false where the platform
+// has no such control (the thread then runs as any other).
+bool mark_current_thread_background();
 
 class ThreadPool {
   public:
     // n_threads participants in total: the calling thread plus n_threads - 1 workers.
-    // background: the workers run below normal priority (lower_current_thread_priority).
+    // background: the workers are background threads (mark_current_thread_background).
     explicit ThreadPool(int n_threads, bool background = false);
     ~ThreadPool();
     ThreadPool(const ThreadPool&) = delete;

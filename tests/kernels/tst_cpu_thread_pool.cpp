@@ -14,6 +14,7 @@
 
 #include "cpu/thread_pool.h"
 #if defined(__linux__)
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -101,31 +102,37 @@ class TestCpuThreadPool : public QObject {
         }
     }
 
-    // A background pool's workers run at nice 10; the calling thread keeps its priority.
-    void background_workers_below_normal() {
+    // A background pool's workers are SCHED_BATCH at the caller's nice value (their fair
+    // share of the CPU: a busy GUI thread cannot starve them); the calling thread keeps its
+    // class; a normal pool's workers are SCHED_OTHER.
+    void background_workers_are_batch_threads() {
 #if defined(__linux__)
         const auto nice_of_this_thread = [] {
             errno = 0;
             return getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
         };
         const int caller = nice_of_this_thread();
+        const int caller_policy = sched_getscheduler(0);
         for (const bool background : {false, true}) {
             ThreadPool pool(3, background);
-            std::vector<std::atomic<int>> nice(3);
+            std::vector<std::atomic<int>> nice(3), policy(3);
             for (auto& n : nice) n.store(-100);
             std::vector<std::atomic<int>> seen(3);
             const auto deadline =
                 std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitMs);
             pool.run(300, [&](int64_t, int thread) {
                 nice[static_cast<std::size_t>(thread)].store(nice_of_this_thread());
+                policy[static_cast<std::size_t>(thread)].store(sched_getscheduler(0));
                 seen[static_cast<std::size_t>(thread)].store(1);
                 hold_until_all_took_part(seen, deadline);
             });
             QCOMPARE(seen[1].load() + seen[2].load(), 2);
-            const int want = background ? std::max(caller, 10) : caller;
-            QCOMPARE(nice[1].load(), want);
-            QCOMPARE(nice[2].load(), want);
+            for (std::size_t t : {std::size_t{1}, std::size_t{2}}) {
+                QCOMPARE(nice[t].load(), caller);
+                QCOMPARE(policy[t].load(), background ? SCHED_BATCH : caller_policy);
+            }
             QCOMPARE(nice_of_this_thread(), caller);
+            QCOMPARE(sched_getscheduler(0), caller_policy);
         }
 #else
         QSKIP("thread priorities are checked on Linux");

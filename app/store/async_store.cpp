@@ -80,6 +80,7 @@ void AsyncStore::report_error(const Error& error) {
 }
 
 void AsyncStore::open(const QString& path, OpenOptions options, Callback<OpenReport> done) {
+    open_ = false;
     post([this, path, options = std::move(options), done = std::move(done)](Store*) mutable {
         worker_->store.reset();  // at most one database at a time
         auto opened = Store::open(path, std::move(options));
@@ -88,13 +89,18 @@ void AsyncStore::open(const QString& path, OpenOptions options, Callback<OpenRep
         if (opened) worker_->store.emplace(std::move(*opened));
         deliver([this, done, result = std::move(result)]() mutable {
             const bool ok = result.ok();
+            open_ = ok;
             if (done) done(std::move(result));
-            if (ok) emit conversationsChanged();
+            if (ok) {
+                emit storeOpened();
+                emit conversationsChanged();
+            }
         });
     });
 }
 
 void AsyncStore::close(Callback<void> done) {
+    open_ = false;
     post([this, done = std::move(done)](Store*) {
         worker_->store.reset();
         if (done) deliver([done] { done(Result<void>()); });
@@ -210,6 +216,10 @@ void AsyncStore::finish_reply(Id message_id, GenerationStats stats, MessageState
                               Callback<void> done) {
     run<void>([=](Store& s) { return s.finish_reply(message_id, stats, end_state); },
               std::move(done));
+}
+
+void AsyncStore::reopen_reply(Id message_id, Callback<void> done) {
+    run<void>([message_id](Store& s) { return s.reopen_reply(message_id); }, std::move(done));
 }
 
 void AsyncStore::search(QString query, SearchOptions options,

@@ -35,6 +35,11 @@ class AsyncStore : public QObject {
 
     void open(const QString& path, OpenOptions options, Callback<OpenReport> done);
     void close(Callback<void> done = {});
+    // A database is open as far as this thread has heard (set when open() succeeded,
+    // before its callback runs; cleared by close() and by a failed open()). Views read
+    // the store only when it is open and again on storeOpened(), so a view set up before
+    // the database is opened (QML creates both at once) neither fails nor shows an error.
+    bool isOpen() const { return open_; }
 
     // Runs job(store) on the worker thread, then done(result) on this object's thread.
     template <typename T>
@@ -56,9 +61,12 @@ class AsyncStore : public QObject {
                       Callback<bool> done = {});
     void finish_reply(Id message_id, GenerationStats stats, MessageState end_state,
                       Callback<void> done = {});
+    void reopen_reply(Id message_id, Callback<void> done = {});
     void search(QString query, SearchOptions options, Callback<std::vector<SearchHit>> done);
 
   signals:
+    // open() succeeded (isOpen() is true): read what you show.
+    void storeOpened();
     // A write without a callback failed (e.g. the timed write of a reply on a full disk).
     void errorOccurred(const QString& message);
     // After a successful write through the typed methods above.
@@ -73,6 +81,7 @@ class AsyncStore : public QObject {
     void report_error(const Error& error);
 
     QThread thread_;
+    bool open_ = false;
     StoreWorker* worker_ = nullptr;  // lives on thread_, deleted after it stops
 };
 

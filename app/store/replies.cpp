@@ -65,6 +65,21 @@ Result<void> Store::write_reply(Id id, PendingReply& reply) {
     return {};
 }
 
+Result<void> Store::reopen_reply(Id message_id) {
+    auto m = message(message_id);
+    if (!m) return m.error();
+    if (m->role != Role::Assistant)
+        return make_error("message " + std::to_string(message_id) + " is not a reply: only replies can be continued");
+    if (m->state == MessageState::Streaming) return {};
+    if (m->state == MessageState::Failed)
+        return make_error("message " + std::to_string(message_id) + " failed: regenerate it instead");
+    auto stmt = db_.prepare("UPDATE messages SET state = ?1, updated_at = ?2 WHERE id = ?3");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, state_name(MessageState::Streaming)).bind(2, now_ms()).bind(3, message_id);
+    if (auto rc = stmt->run(); !rc) return context("continuing the reply", rc.error());
+    return {};
+}
+
 Result<void> Store::finish_reply(Id message_id, const GenerationStats& stats,
                                  MessageState end_state) {
     if (end_state == MessageState::Streaming)

@@ -110,6 +110,9 @@ class Store {
     // Writes the final text (the last update), the statistics and the end state.
     Result<void> finish_reply(Id message_id, const GenerationStats& stats,
                               MessageState end_state = MessageState::Complete);
+    // Turns a finished reply (complete or interrupted) back into one being streamed, so
+    // that more can be appended to it ("Continue") and finished again with finish_reply.
+    Result<void> reopen_reply(Id message_id);
     // Writes pending updates that are due (or all of them); returns how many were written.
     // AsyncStore calls this on a timer so a stalled stream is still written within ~1 s.
     Result<int> flush_replies(bool all = false);

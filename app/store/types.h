@@ -33,10 +33,16 @@ struct SamplingSettings {
     std::optional<double> min_p;
     std::optional<int> top_k;
     std::optional<double> repeat_penalty;
+    std::optional<double> frequency_penalty;
+    std::optional<double> presence_penalty;
     std::optional<std::int64_t> seed;
     std::optional<int> max_tokens;
     bool operator==(const SamplingSettings&) const = default;
 };
+
+// Why a reply ended: its end-of-turn (or a stop string), its token limit, the user, or an
+// error.
+enum class FinishReason { Stop, Length, Cancelled, Error };
 
 // How a reply was generated; fields are empty when not measured.
 struct GenerationStats {
@@ -45,6 +51,8 @@ struct GenerationStats {
     std::optional<std::int64_t> prompt_tokens_cached;    // reused from the KV prefix cache
     std::optional<std::int64_t> prompt_tokens_computed;  // evaluated for this reply
     std::optional<std::int64_t> generated_tokens;
+    std::optional<std::uint64_t> seed;  // the sampling seed
+    std::optional<FinishReason> finish_reason;
     bool operator==(const GenerationStats&) const = default;
 };
 
@@ -55,6 +63,7 @@ struct Persona {
     bool keep_warm = false;  // keep this persona's model and prompt loaded
     QString color;           // "#rrggbb" or empty
     QString avatar;          // a short glyph (emoji, initials) or empty
+    SamplingSettings sampling;  // this persona's replies (over the app's defaults)
     QDateTime created_at;
     QDateTime updated_at;
 };

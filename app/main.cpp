@@ -8,6 +8,7 @@
 #include "app_logging.h"
 #include "common/log.h"
 #include "common/paths.h"
+#include "render_backend.h"
 #include "window_setup.h"
 
 Q_IMPORT_QML_PLUGIN(HearthPlugin)
@@ -15,6 +16,8 @@ Q_IMPORT_QML_PLUGIN(HearthCorePlugin)
 
 int main(int argc, char* argv[]) {
     QGuiApplication app(argc, argv);
+    QGuiApplication::setOrganizationName(QStringLiteral("Hearth"));
+    QGuiApplication::setOrganizationDomain(QStringLiteral("hearth.github.io"));
     QGuiApplication::setApplicationName(QStringLiteral("Hearth"));
     QGuiApplication::setApplicationDisplayName(QStringLiteral("Hearth"));
     QGuiApplication::setApplicationVersion(QStringLiteral(HEARTH_VERSION));
@@ -33,6 +36,9 @@ int main(int argc, char* argv[]) {
     const QString log_dir = hearth::app::setup_logging();
     hearth::log::get("app")->info("Hearth {} starting (Qt {}), logs in {}", HEARTH_VERSION, qVersion(),
                                   log_dir.toStdString());
+    const hearth::ui::RenderBackend render = hearth::ui::choose_render_backend();
+    hearth::log::get("app")->info("rendering: {} ({})", render.software ? "Qt Quick software renderer" : "GPU",
+                                  render.reason.toStdString());
 
     // The model on the command line, else the default one ($HEARTH_MODEL or the data
     // folder's); the history at its default location ($HEARTH_STORE overrides it).

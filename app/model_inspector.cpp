@@ -1,24 +1,25 @@
 #include "model_inspector.h"
 
 #include <QFileInfo>
-#include <QUrl>
 #include <QVariantMap>
 #include <QtConcurrent/QtConcurrentRun>
+
+#include <map>
 
 #include "chat/chat_template.h"
 #include "common/log.h"
 #include "common/paths.h"
+#include "core/engine_bridge.h"
 #include "gguf/gguf_file.h"
 #include "model/model_config.h"
+#include "model/model_name.h"
 #include "tokenizer/tokenizer.h"
 
 namespace hearth {
 
-// Everything loaded for a model; immutable once built, shared with QML calls.
+// What a file that failed to load is, read on its own.
 class LoadedModelInfo {
 public:
-    std::unique_ptr<gguf::GgufFile> file;
-    std::unique_ptr<Tokenizer> tokenizer;
     QVariantMap facts;
     QString error;
 };
@@ -27,19 +28,13 @@ namespace {
 
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
-std::shared_ptr<const LoadedModelInfo> load_model(const QString& path) {
-    auto info = std::make_shared<LoadedModelInfo>();
-    auto file = gguf::GgufFile::open(path.toStdString());
-    if (!file) {
-        info->error = QString::fromStdString(file.message());
-        return info;
-    }
-    info->file = std::move(file).value();
-    const gguf::GgufFile& f = *info->file;
-    QVariantMap& m = info->facts;
+// The facts the Model page shows, from the file and (when it could be built) its tokenizer.
+QVariantMap facts_of(const gguf::GgufFile& f, const Tokenizer* tokenizer, const std::string& tokenizer_error,
+                     const QString& path) {
+    QVariantMap m;
     m["fileName"] = QFileInfo(path).fileName();
     m["fileSize"] = static_cast<qint64>(f.file_size());
-    m["name"] = qs(f.get_string("general.name").value_or(""));
+    m["name"] = qs(readable_model_name(f, path.toStdString()));
     m["architecture"] = qs(f.get_string("general.architecture").value_or("unknown"));
     qint64 params = 0;
     std::map<std::string, qint64> bytes_by_type;
@@ -64,19 +59,28 @@ std::shared_ptr<const LoadedModelInfo> load_model(const QString& path) {
         m["supported"] = false;
         m["unsupportedReason"] = QString::fromStdString(config.message());
     }
-    auto tokenizer = Tokenizer::from_gguf(f);
     if (tokenizer) {
-        info->tokenizer = std::move(tokenizer).value();
         m["tokenizer"] = QString("%1, %2 tokens, pre-tokenizer %3")
-                             .arg(info->tokenizer->kind() == TokenizerKind::Bpe ? "byte-level BPE" : "SentencePiece")
-                             .arg(info->tokenizer->vocab_size())
-                             .arg(qs(info->tokenizer->pre_tokenizer()));
+                             .arg(tokenizer->kind() == TokenizerKind::Bpe ? "byte-level BPE" : "SentencePiece")
+                             .arg(tokenizer->vocab_size())
+                             .arg(qs(tokenizer->pre_tokenizer()));
     } else {
-        m["tokenizer"] = QString::fromStdString("unusable: " + tokenizer.message());
+        m["tokenizer"] = QString::fromStdString("unusable: " + tokenizer_error);
     }
-    m["templateFamily"] = qs(chat::family_name(
-        chat::choose_family(f.get_string("tokenizer.chat_template"))));
+    m["templateFamily"] = qs(chat::family_name(chat::choose_family(f.get_string("tokenizer.chat_template"))));
     m["fingerprint"] = QString::fromStdString(f.fingerprint()).left(16);
+    return m;
+}
+
+std::shared_ptr<const LoadedModelInfo> inspect_file(const QString& path) {
+    auto info = std::make_shared<LoadedModelInfo>();
+    auto file = gguf::GgufFile::open(path.toStdString());
+    if (!file) {
+        info->error = QString::fromStdString(file.message());
+        return info;
+    }
+    auto tokenizer = Tokenizer::from_gguf(**file);
+    info->facts = facts_of(**file, tokenizer ? tokenizer->get() : nullptr, tokenizer ? "" : tokenizer.message(), path);
     return info;
 }
 
@@ -84,8 +88,7 @@ std::shared_ptr<const LoadedModelInfo> load_model(const QString& path) {
 }  // namespace hearth
 
 ModelInspector::ModelInspector(QObject* parent) : QObject(parent) {
-    connect(&watcher_, &QFutureWatcher<std::shared_ptr<const hearth::LoadedModelInfo>>::finished,
-            this, &ModelInspector::finish_load);
+    connect(&watcher_, &QFutureWatcherBase::finished, this, &ModelInspector::finish_inspection);
 }
 
 ModelInspector::~ModelInspector() { watcher_.waitForFinished(); }
@@ -94,41 +97,88 @@ QString ModelInspector::defaultModelPath() const {
     return QString::fromStdString(hearth::paths::default_model_path());
 }
 
-void ModelInspector::load(const QString& pathOrUrl) {
-    const QUrl url(pathOrUrl);
-    model_path_ = url.isLocalFile() ? url.toLocalFile() : pathOrUrl;
-    if (watcher_.isRunning()) watcher_.waitForFinished();
-    status_ = QStringLiteral("loading");
-    error_.clear();
-    emit changed();
-    hearth::log::get("app")->info("loading model {}", model_path_.toStdString());
-    watcher_.setFuture(QtConcurrent::run(hearth::load_model, model_path_));
+void ModelInspector::setBridge(EngineBridge* bridge) {
+    if (bridge == bridge_) return;
+    if (bridge_) bridge_->disconnect(this);
+    bridge_ = bridge;
+    if (bridge_) {
+        connect(bridge_, &EngineBridge::modelChanged, this, &ModelInspector::follow_bridge);
+        connect(bridge_, &EngineBridge::loadingChanged, this, &ModelInspector::follow_bridge);
+        connect(bridge_, &EngineBridge::loadFinished, this, [this](bool ok) {
+            if (!ok) inspect_failed(bridge_->requestedPath());
+        });
+    }
+    follow_bridge();
 }
 
-void ModelInspector::finish_load() {
-    loaded_ = watcher_.result();
-    if (!loaded_->error.isEmpty()) {
-        status_ = QStringLiteral("error");
-        error_ = loaded_->error;
-        facts_.clear();
-        hearth::log::get("app")->warn("cannot load model: {}", error_.toStdString());
-    } else {
+void ModelInspector::follow_bridge() {
+    if (watcher_.isRunning()) return;  // a failed file is being read: its result follows
+    const hearth::Engine* engine = bridge_ ? bridge_->engine() : nullptr;
+    if (bridge_ && bridge_->loading()) {
+        status_ = QStringLiteral("loading");
+    } else if (engine) {
+        model_path_ = bridge_->modelPath();
+        facts_ = hearth::facts_of(engine->file(), &engine->tokenizer(), "", model_path_);
         status_ = QStringLiteral("ready");
-        facts_ = loaded_->facts;
+        error_.clear();
+    } else if (status_ != QLatin1String("error")) {
+        status_ = QStringLiteral("empty");
+        facts_.clear();
     }
     emit changed();
 }
 
+void ModelInspector::inspect_failed(const QString& path) {
+    if (path.isEmpty() || watcher_.isRunning()) return;
+    model_path_ = path;
+    status_ = QStringLiteral("loading");
+    emit changed();
+    watcher_.setFuture(QtConcurrent::run(hearth::inspect_file, path));
+}
+
+void ModelInspector::finish_inspection() {
+    const auto info = watcher_.result();
+    // The bridge's error says why it did not load; the facts say what the file is.
+    error_ = bridge_ && !bridge_->errorString().isEmpty() ? bridge_->errorString() : info->error;
+    facts_ = info->facts;
+    status_ = QStringLiteral("error");
+    hearth::log::get("app")->warn("cannot open model {}: {}", model_path_.toStdString(), error_.toStdString());
+    emit changed();
+}
+
+QString ModelInspector::readable_piece(std::string_view bytes) {
+    QString out;
+    size_t i = 0;
+    const auto byte = [&](size_t k) { return static_cast<unsigned char>(bytes[k]); };
+    while (i < bytes.size()) {
+        const unsigned char b = byte(i);
+        size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+        bool ok = len > 0 && i + len <= bytes.size();
+        for (size_t k = 1; ok && k < len; ++k) ok = (byte(i + k) & 0xC0) == 0x80;
+        if (ok) {
+            const QString ch = QString::fromUtf8(bytes.data() + i, static_cast<qsizetype>(len));
+            ok = !ch.contains(QChar::ReplacementCharacter);  // overlong forms, surrogates
+            if (ok) out += ch;
+        }
+        if (!ok) {
+            out += QStringLiteral("<0x%1>").arg(QString::number(b, 16).toUpper().rightJustified(2, u'0'));
+            len = 1;
+        }
+        i += len;
+    }
+    return out;
+}
+
 QVariantList ModelInspector::tokenize(const QString& text, bool parseSpecial) const {
     QVariantList out;
-    if (!loaded_ || !loaded_->tokenizer) return out;
-    const hearth::Tokenizer& t = *loaded_->tokenizer;
+    const hearth::Tokenizer* t = bridge_ ? bridge_->tokenizer() : nullptr;
+    if (!t) return out;
     const QByteArray utf8 = text.toUtf8();
-    for (hearth::TokenId id : t.encode(std::string_view(utf8.constData(), static_cast<size_t>(utf8.size())), parseSpecial)) {
+    for (hearth::TokenId id : t->encode(std::string_view(utf8.constData(), static_cast<size_t>(utf8.size())), parseSpecial)) {
         QVariantMap m;
         m["id"] = id;
-        m["piece"] = QString::fromStdString(t.token_to_piece(id, true));
-        m["special"] = t.token_attr(id) == hearth::TokenAttr::Control;
+        m["piece"] = readable_piece(t->token_to_piece(id, true));
+        m["special"] = t->token_attr(id) == hearth::TokenAttr::Control;
         out.append(m);
     }
     return out;

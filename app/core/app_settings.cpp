@@ -19,7 +19,9 @@ double nice(float v) {
 const double kTemperature = nice(kSampling.temperature);
 const double kTopP = nice(kSampling.top_p);
 const double kMinP = nice(kSampling.min_p);
-const double kRepeatPenalty = nice(kSampling.repeat_penalty);
+const double kRepeatPenalty = AppSettings::kRepeatPenaltyDefault;
+const double kFrequencyPenalty = nice(kSampling.frequency_penalty);
+const double kPresencePenalty = nice(kSampling.presence_penalty);
 
 namespace key {
 constexpr auto temperature = "sampling/temperature";
@@ -27,6 +29,8 @@ constexpr auto top_k = "sampling/topK";
 constexpr auto top_p = "sampling/topP";
 constexpr auto min_p = "sampling/minP";
 constexpr auto repeat_penalty = "sampling/repeatPenalty";
+constexpr auto frequency_penalty = "sampling/frequencyPenalty";
+constexpr auto presence_penalty = "sampling/presencePenalty";
 constexpr auto max_reply_tokens = "sampling/maxReplyTokens";
 constexpr auto kv_cache_mb = "engine/kvCacheMb";
 constexpr auto pinned_share = "engine/pinnedShare";
@@ -64,10 +68,26 @@ long long read_int(QSettings& s, const char* k, long long fallback) {
     return ok ? v : fallback;
 }
 
+// The settings of versions that did not name their organisation, moved to where they
+// belong now (once: only into an empty store).
+void adopt_legacy_settings(QSettings& now) {
+    if (!now.allKeys().isEmpty()) return;
+    QSettings legacy(QSettings::NativeFormat, QSettings::UserScope, QStringLiteral("Unknown Organization"),
+                     QStringLiteral("Hearth"));
+    const QStringList keys = legacy.allKeys();
+    if (keys.isEmpty()) return;
+    for (const QString& k : keys) now.setValue(k, legacy.value(k));
+    now.sync();
+    legacy.clear();
+}
+
 }  // namespace
 
 AppSettings::AppSettings(QObject* parent)
-    : QObject(parent), settings_(std::make_unique<QSettings>()) {
+    : QObject(parent),
+      settings_(std::make_unique<QSettings>(QSettings::NativeFormat, QSettings::UserScope,
+                                            QStringLiteral("Hearth"), QStringLiteral("Hearth"))) {
+    adopt_legacy_settings(*settings_);
     load();
 }
 
@@ -89,6 +109,10 @@ void AppSettings::load() {
     min_p_ = read_real(s, key::min_p, kMinPMin, kMinPMax, kMinP);
     repeat_penalty_ =
         read_real(s, key::repeat_penalty, kRepeatPenaltyMin, kRepeatPenaltyMax, kRepeatPenalty);
+    frequency_penalty_ = read_real(s, key::frequency_penalty, kFrequencyPenaltyMin, kFrequencyPenaltyMax,
+                                   kFrequencyPenalty);
+    presence_penalty_ =
+        read_real(s, key::presence_penalty, kPresencePenaltyMin, kPresencePenaltyMax, kPresencePenalty);
     max_reply_tokens_ = static_cast<int>(
         std::clamp<long long>(read_int(s, key::max_reply_tokens, kMaxReplyTokensDefault),
                               kMaxReplyTokensMin, kMaxReplyTokensMax));
@@ -151,6 +175,16 @@ void AppSettings::setRepeatPenalty(double v) {
     HEARTH_SETTING_SET(repeat_penalty_, key::repeat_penalty, c, repeatPenaltyChanged);
 }
 
+void AppSettings::setFrequencyPenalty(double v) {
+    const double c = clamp_real(v, kFrequencyPenaltyMin, kFrequencyPenaltyMax, kFrequencyPenalty);
+    HEARTH_SETTING_SET(frequency_penalty_, key::frequency_penalty, c, frequencyPenaltyChanged);
+}
+
+void AppSettings::setPresencePenalty(double v) {
+    const double c = clamp_real(v, kPresencePenaltyMin, kPresencePenaltyMax, kPresencePenalty);
+    HEARTH_SETTING_SET(presence_penalty_, key::presence_penalty, c, presencePenaltyChanged);
+}
+
 void AppSettings::setMaxReplyTokens(int v) {
     const int c = std::clamp(v, kMaxReplyTokensMin, kMaxReplyTokensMax);
     HEARTH_SETTING_SET(max_reply_tokens_, key::max_reply_tokens, c, maxReplyTokensChanged);
@@ -188,6 +222,8 @@ void AppSettings::resetSampling() {
     setTopP(kTopP);
     setMinP(kMinP);
     setRepeatPenalty(kRepeatPenalty);
+    setFrequencyPenalty(kFrequencyPenalty);
+    setPresencePenalty(kPresencePenalty);
     setMaxReplyTokens(kMaxReplyTokensDefault);
 }
 
@@ -209,6 +245,8 @@ hearth::SamplingParams AppSettings::samplingParams() const {
     p.top_p = static_cast<float>(top_p_);
     p.min_p = static_cast<float>(min_p_);
     p.repeat_penalty = static_cast<float>(repeat_penalty_);
+    p.frequency_penalty = static_cast<float>(frequency_penalty_);
+    p.presence_penalty = static_cast<float>(presence_penalty_);
     return p;
 }
 

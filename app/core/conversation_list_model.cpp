@@ -1,6 +1,7 @@
 #include "core/conversation_list_model.h"
 
 #include <algorithm>
+#include <map>
 
 #include "common/log.h"
 
@@ -9,15 +10,14 @@ namespace st = hearth::store;
 
 namespace {
 
+const QString kNewChatTitle = QStringLiteral("New chat");
+
 QString qerr(const Error& e) { return QString::fromStdString(e.message); }
 
-bool same_key(bool hit_a, st::Id conv_a, st::Id msg_a, bool hit_b, st::Id conv_b, st::Id msg_b) {
-    return hit_a == hit_b && (hit_a ? msg_a == msg_b : conv_a == conv_b);
-}
 
 }  // namespace
 
-ConversationListModel::ConversationListModel(QObject* parent) : QAbstractListModel(parent) {
+ConversationListModel::ConversationListModel(QObject* parent) : RowListModel(parent) {
     undo_timer_.setSingleShot(true);
     connect(&undo_timer_, &QTimer::timeout, this, &ConversationListModel::commitDelete);
     reload_timer_.setSingleShot(true);
@@ -154,32 +154,51 @@ QVariantMap ConversationListModel::get(int row) const {
 
 void ConversationListModel::reload() {
     reload_timer_.stop();
-    if (!store_) return;
+    if (!store_ || !store_->isOpen()) return;  // conversationsChanged() follows the open
     const int serial = ++reload_serial_;
     QPointer<ConversationListModel> self(this);
     const QString query = search_text_.trimmed();
     if (!query.isEmpty()) {
         st::SearchOptions options;
         options.include_archived = true;
-        store_->search(query, options, [self, serial](Result<std::vector<st::SearchHit>> r) {
-            if (!self || serial != self->reload_serial_) return;
-            if (!r) return self->set_error(qerr(r.error()));
-            std::vector<Row> rows;
-            for (st::SearchHit& h : *r) {
-                if (self->pending_ && h.conversation_id == self->pending_->id) continue;
-                Row row;
-                row.hit = true;
-                row.conversation.id = h.conversation_id;
-                row.conversation.title = h.conversation_title;
-                row.conversation.updated_at = h.created_at;
-                row.message_id = h.message_id;
-                row.message_role = h.role;
-                row.snippet = std::move(h.snippet);
-                row.highlights = std::move(h.highlights);
-                rows.push_back(std::move(row));
-            }
-            self->apply(std::move(rows));
-        });
+        // The hits, each with its conversation's persona (its badge in the list).
+        using Hits = std::vector<std::pair<st::SearchHit, std::optional<st::Id>>>;
+        store_->run<Hits>(
+            [query, options](st::Store& s) -> Result<Hits> {
+                auto hits = s.search(query, options);
+                if (!hits) return hits.error();
+                std::map<st::Id, std::optional<st::Id>> persona_of;
+                Hits out;
+                for (st::SearchHit& h : *hits) {
+                    auto known = persona_of.find(h.conversation_id);
+                    if (known == persona_of.end()) {
+                        auto c = s.conversation(h.conversation_id);
+                        known = persona_of.emplace(h.conversation_id, c ? c->persona_id : std::nullopt).first;
+                    }
+                    out.emplace_back(std::move(h), known->second);
+                }
+                return out;
+            },
+            [self, serial](Result<Hits> r) {
+                if (!self || serial != self->reload_serial_) return;
+                if (!r) return self->set_error(qerr(r.error()));
+                std::vector<Row> rows;
+                for (auto& [h, persona] : *r) {
+                    if (self->pending_ && h.conversation_id == self->pending_->id) continue;
+                    Row row;
+                    row.hit = true;
+                    row.conversation.id = h.conversation_id;
+                    row.conversation.title = h.conversation_title;
+                    row.conversation.persona_id = persona;
+                    row.conversation.updated_at = h.created_at;
+                    row.message_id = h.message_id;
+                    row.message_role = h.role;
+                    row.snippet = std::move(h.snippet);
+                    row.highlights = std::move(h.highlights);
+                    rows.push_back(std::move(row));
+                }
+                self->apply(std::move(rows));
+            });
         return;
     }
     st::ConversationFilter filter;
@@ -200,52 +219,53 @@ void ConversationListModel::reload() {
 }
 
 void ConversationListModel::apply(std::vector<Row> rows) {
-    const size_t old_n = rows_.size();
-    size_t common = 0;
-    while (common < old_n && common < rows.size() &&
-           same_key(rows_[common].hit, rows_[common].conversation.id, rows_[common].message_id,
-                    rows[common].hit, rows[common].conversation.id, rows[common].message_id))
-        ++common;
-    for (size_t i = 0; i < common; ++i) {
-        const Row& a = rows_[i];
-        const Row& b = rows[i];
-        const bool same = a.conversation.title == b.conversation.title &&
-                          a.conversation.pinned == b.conversation.pinned &&
-                          a.conversation.archived == b.conversation.archived &&
-                          a.conversation.updated_at == b.conversation.updated_at &&
-                          a.conversation.persona_id == b.conversation.persona_id &&
-                          a.snippet == b.snippet && a.highlights == b.highlights;
-        if (!same) {
-            rows_[i] = std::move(rows[i]);
-            emit dataChanged(index(static_cast<int>(i)), index(static_cast<int>(i)));
-        }
-    }
-    if (common < old_n) {
-        beginRemoveRows({}, static_cast<int>(common), static_cast<int>(old_n) - 1);
-        rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(common), rows_.end());
-        endRemoveRows();
-    }
-    if (common < rows.size()) {
-        beginInsertRows({}, static_cast<int>(common), static_cast<int>(rows.size()) - 1);
-        for (size_t i = common; i < rows.size(); ++i) rows_.push_back(std::move(rows[i]));
-        endInsertRows();
-    }
-    if (rows_.size() != old_n) emit countChanged();
+    const bool count_changed = merge_rows(
+        rows_, std::move(rows),
+        [](const Row& a, const Row& b) {
+            return a.hit == b.hit && (a.hit ? a.message_id == b.message_id : a.conversation.id == b.conversation.id);
+        },
+        [](const Row& a, const Row& b) {
+            return a.conversation.title == b.conversation.title && a.conversation.pinned == b.conversation.pinned &&
+                   a.conversation.archived == b.conversation.archived &&
+                   a.conversation.updated_at == b.conversation.updated_at &&
+                   a.conversation.persona_id == b.conversation.persona_id && a.snippet == b.snippet &&
+                   a.highlights == b.highlights;
+        });
+    if (count_changed) emit countChanged();
     emit loaded();
 }
 
 void ConversationListModel::createConversation(qint64 personaId, const QString& title) {
     if (!store_) return;
     st::Conversation draft;
-    draft.title = title.trimmed().isEmpty() ? QStringLiteral("New chat") : title.trimmed();
+    const bool untitled = title.trimmed().isEmpty();
+    draft.title = untitled ? kNewChatTitle : title.trimmed();
     if (personaId >= 0) draft.persona_id = personaId;
     QPointer<ConversationListModel> self(this);
-    store_->create_conversation(draft, [self](Result<st::Conversation> r) {
-        if (!self) return;
-        if (!r) return self->set_error(qerr(r.error()));
-        self->set_error(QString());
-        emit self->conversationCreated(r->id);  // conversationsChanged reloads the list
-    });
+    QPointer<st::AsyncStore> store = store_;
+    store_->run<st::Conversation>(
+        [draft, untitled](st::Store& s) -> Result<st::Conversation> {
+            // An untitled chat with this persona that has no message yet is opened again
+            // rather than another one made: empty "New chat" rows do not pile up.
+            if (untitled) {
+                auto list = s.conversations({});
+                if (!list) return list.error();
+                for (const st::Conversation& c : *list) {
+                    if (c.title != draft.title || c.persona_id != draft.persona_id) continue;
+                    auto n = s.message_count(c.id);
+                    if (!n) return n.error();
+                    if (*n == 0) return c;
+                }
+            }
+            return s.create_conversation(draft);
+        },
+        [self, store](Result<st::Conversation> r) {
+            if (!self) return;
+            if (!r) return self->set_error(qerr(r.error()));
+            self->set_error(QString());
+            if (store) emit store->conversationsChanged();  // reloads the list
+            emit self->conversationCreated(r->id);
+        });
 }
 
 void ConversationListModel::change(qint64 id, std::function<Result<void>(st::Store&)> job) {

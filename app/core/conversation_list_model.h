@@ -5,7 +5,7 @@
 // unless undo() comes first (another remove() or destroying the model deletes it then).
 #pragma once
 
-#include <QAbstractListModel>
+#include "core/row_list_model.h"
 #include <QPointer>
 #include <QTimer>
 #include <QtQml/qqmlregistration.h>
@@ -15,7 +15,7 @@
 
 #include "store/async_store.h"
 
-class ConversationListModel : public QAbstractListModel {
+class ConversationListModel : public RowListModel {
     Q_OBJECT
     QML_ELEMENT
     Q_PROPERTY(QObject* store READ storeObject WRITE setStoreObject NOTIFY storeChanged)
@@ -69,7 +69,8 @@ class ConversationListModel : public QAbstractListModel {
 
     // Empty text: back to the list of conversations.
     Q_INVOKABLE void search(const QString& text);
-    // A new conversation (persona -1: none); conversationCreated(id) follows.
+    // A new conversation (persona -1: none); conversationCreated(id) follows. Without a
+    // title, an empty "New chat" with the same persona is reused if there is one.
     Q_INVOKABLE void createConversation(qint64 personaId = -1, const QString& title = QString());
     Q_INVOKABLE void rename(qint64 conversationId, const QString& title);
     Q_INVOKABLE void setPinned(qint64 conversationId, bool pinned);

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "gguf/gguf_file.h"
 #include "model/model_config.h"
+#include "model/model_name.h"
 #include "tokenizer/tokenizer.h"
 
 using namespace hearth;
@@ -104,8 +105,7 @@ std::shared_ptr<LoadedEngine> load_engine(const QString& path, EngineConfig conf
     const ModelConfig& mc = e.model_config();
     loaded->builder = std::make_unique<chat::PromptBuilder>(e.tokenizer(),
                                                             chat::ChatTemplate::from_gguf(e.file()));
-    loaded->name = qs(mc.name);
-    if (loaded->name.isEmpty()) loaded->name = QFileInfo(path).completeBaseName();
+    loaded->name = QString::fromStdString(readable_model_name(e.file(), path.toStdString()));
     loaded->architecture = qs(mc.architecture);
     loaded->quantisation = main_quantisation(e.file());
     loaded->backend = QString::fromStdString(e.backend_name());
@@ -136,7 +136,7 @@ bool same_pins(const std::vector<PinStatus>& a, const std::vector<PinStatus>& b)
 }
 
 bool same_stats(const EngineStats& a, const EngineStats& b) {
-    return a.decode_tokens_per_s == b.decode_tokens_per_s &&
+    return a.decode_tokens_per_s == b.decode_tokens_per_s && a.speed_is_last == b.speed_is_last &&
            a.kv.blocks_total == b.kv.blocks_total && a.kv.blocks_used == b.kv.blocks_used &&
            a.kv.blocks_cached == b.kv.blocks_cached && a.kv.blocks_pinned == b.kv.blocks_pinned &&
            a.kv.prompt_tokens_queried == b.kv.prompt_tokens_queried &&
@@ -221,7 +221,8 @@ EngineConfig EngineBridge::nextEngineConfig() const {
         const int cores = QThread::idealThreadCount();
         config.n_threads = cores > 2 ? cores - 1 : 0;  // 0: the engine's default, all cores
     }
-    // Inference yields to the GUI and render threads when they need a core.
+    // Inference threads are background threads: the GUI thread gets a core at once when it
+    // wakes, and a busy GUI still cannot starve inference (thread_pool.h).
     config.background_priority = true;
     return config;
 }

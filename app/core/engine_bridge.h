@@ -66,7 +66,9 @@ class EngineBridge : public QObject {
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY settingsChanged)
     Q_PROPERTY(int kvMegabytes READ kvMegabytes WRITE setKvMegabytes NOTIFY settingsChanged)
     // Live statistics (statsChanged at most ~4 times a second while loaded).
+    // Decode speed: of the replies generating now, or (speedIsLast) of the last reply.
     Q_PROPERTY(double tokensPerSecond READ tokensPerSecond NOTIFY statsChanged)
+    Q_PROPERTY(bool speedIsLast READ speedIsLast NOTIFY statsChanged)
     Q_PROPERTY(int kvBlocksTotal READ kvBlocksTotal NOTIFY statsChanged)
     Q_PROPERTY(int kvBlocksUsed READ kvBlocksUsed NOTIFY statsChanged)
     Q_PROPERTY(int kvBlocksCached READ kvBlocksCached NOTIFY statsChanged)
@@ -81,6 +83,8 @@ class EngineBridge : public QObject {
     ~EngineBridge() override;  // cancels, waits for a load in flight, destroys the engine
 
     QString modelPath() const { return model_path_; }
+    // The file of the last load() (loaded, loading or failed).
+    QString requestedPath() const { return loading_path_; }
     QString modelName() const;
     QString architecture() const;
     QString quantisation() const;
@@ -104,6 +108,7 @@ class EngineBridge : public QObject {
     hearth::EngineConfig nextEngineConfig() const;
 
     double tokensPerSecond() const { return stats_.decode_tokens_per_s; }
+    bool speedIsLast() const { return stats_.speed_is_last; }
     int kvBlocksTotal() const { return stats_.kv.blocks_total; }
     int kvBlocksUsed() const { return stats_.kv.blocks_used; }
     int kvBlocksCached() const { return stats_.kv.blocks_cached; }

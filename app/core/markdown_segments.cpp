@@ -20,6 +20,29 @@ qsizetype run_of(QStringView line, qsizetype from, QChar c) {
     return j - from;
 }
 
+// A list item's marker ("- ", "* ", "+ ", "1. ", "2) ") at the line's start.
+bool starts_list_item(QStringView line) {
+    const auto marker_end = [&](qsizetype at) { return at == line.size() || is_blank_char(line[at]); };
+    if (line.isEmpty()) return false;
+    if (line[0] == u'-' || line[0] == u'*' || line[0] == u'+') return marker_end(1);
+    qsizetype d = 0;
+    while (d < line.size() && d < 10 && line[d].isDigit()) ++d;
+    return d > 0 && d <= 9 && d < line.size() && (line[d] == u'.' || line[d] == u')') && marker_end(d + 1);
+}
+
+// Whether prose may be cut into two segments before `line`, which follows a blank line:
+// rendered apart, the two parts look as they do together. True when the line starts a
+// block of its own at the margin that cannot continue what came before: not indented
+// (a list item's continuation, indented code), not a list item (a loose list's next
+// item, whose numbering must go on), not a block quote's next line, not a link
+// reference definition (the links that use it may be above).
+bool starts_separate_block(QStringView line) {
+    if (line.isEmpty() || is_blank_char(line[0])) return false;
+    if (line[0] == u'>' || starts_list_item(line)) return false;
+    if (line[0] == u'[' && line.contains(QLatin1String("]:"))) return false;
+    return true;
+}
+
 }  // namespace
 
 std::vector<MarkdownSegment> split_markdown(QStringView markdown) {
@@ -120,7 +143,9 @@ void MarkdownSplitter::feed_line(QStringView line) {
         if (in_prose) ++state_.pending_blank;
         return;
     }
-    if (!in_prose) {
+    // A new segment: after code, or a new block after a blank line (so a long message
+    // is many short segments, and a reply that streams re-lays out only its last one).
+    if (!in_prose || (state_.pending_blank > 0 && starts_separate_block(line))) {
         segments_.emplace_back();
         state_.last_lines = 0;
         state_.pending_blank = 0;

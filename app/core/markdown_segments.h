@@ -9,7 +9,10 @@
 // streaming). Line endings (LF or CRLF) come out as '\n'. A code segment's text is its
 // lines without the fences, each with up to the opening fence's indentation removed.
 // Prose keeps its Markdown as written, without blank lines at either end; prose that is
-// only blank lines is left out. Indented code blocks stay in the prose.
+// only blank lines is left out. Indented code blocks stay in the prose. Prose is cut into
+// blocks at blank lines where the two sides render the same apart as together (the next
+// line starts at the margin and is not a list item, a quote or a link definition), so a
+// long message is many short segments that a view lays out once each.
 #pragma once
 
 #include <QString>

@@ -12,12 +12,6 @@
 using namespace hearth;
 namespace st = hearth::store;
 
-struct MessageListModel::Snapshot {
-    st::Conversation conversation;
-    std::optional<st::Persona> persona;
-    std::vector<st::ThreadEntry> thread;
-};
-
 namespace {
 
 QString state_text(st::MessageState s) {
@@ -30,15 +24,24 @@ QString state_text(st::MessageState s) {
     return QString();
 }
 
-chat::Role to_chat(st::Role r) {
-    switch (r) {
-        case st::Role::System: return chat::Role::System;
-        case st::Role::User: return chat::Role::User;
-        case st::Role::Assistant: return chat::Role::Assistant;
+QString finish_text(const std::optional<st::FinishReason>& r) {
+    if (!r) return QString();
+    switch (*r) {
+        case st::FinishReason::Stop: return QStringLiteral("stop");
+        case st::FinishReason::Length: return QStringLiteral("length");
+        case st::FinishReason::Cancelled: return QStringLiteral("cancelled");
+        case st::FinishReason::Error: return QStringLiteral("error");
     }
-    return chat::Role::User;
+    return QString();
 }
 
+st::FinishReason finish_reason_of(StopReason r) {
+    switch (r) {
+        case StopReason::MaxTokens: return st::FinishReason::Length;
+        case StopReason::Cancelled: return st::FinishReason::Cancelled;
+        default: return st::FinishReason::Stop;
+    }
+}
 
 bool same_entry(const st::ThreadEntry& a, const st::ThreadEntry& b) {
     return a.message.id == b.message.id && a.message.text == b.message.text &&
@@ -49,18 +52,37 @@ bool same_entry(const st::ThreadEntry& a, const st::ThreadEntry& b) {
 
 QString qerr(const Error& e) { return QString::fromStdString(e.message); }
 
+// Reads a conversation, its persona and its active thread (on the store's thread).
+Result<ThreadSnapshot> read_snapshot(st::Store& s, qint64 conversation) {
+    auto c = s.conversation(conversation);
+    if (!c) return c.error();
+    ThreadSnapshot snap;
+    snap.conversation = *c;
+    if (c->persona_id) {
+        if (auto p = s.persona(*c->persona_id)) snap.persona = *p;  // may be deleted
+    }
+    auto thread = s.active_thread(conversation);
+    if (!thread) return thread.error();
+    snap.thread = std::move(*thread);
+    return snap;
+}
+
 }  // namespace
 
-MessageListModel::MessageListModel(QObject* parent) : QAbstractListModel(parent) {}
+MessageListModel::MessageListModel(QObject* parent) : RowListModel(parent) {
+    flush_timer_.setSingleShot(true);
+    flush_timer_.setInterval(kUpdateIntervalMs);
+    connect(&flush_timer_, &QTimer::timeout, this, &MessageListModel::flush_updates);
+}
 
 MessageListModel::~MessageListModel() {
     // Replies still streaming keep their text in the store: stop them, and write what
     // they have as interrupted (the store finishes the writes when it closes).
     for (auto& [id, s] : streams_) {
         if (bridge_) bridge_->cancel(id);
-        if (store_ && s.reply_id && !s.ended) {
-            store_->update_reply(*s.reply_id, s.text, s.ids);
-            store_->finish_reply(*s.reply_id, s.stats, st::MessageState::Interrupted);
+        if (s.reply_id && !s.ended) {
+            s.stats.finish_reason = st::FinishReason::Cancelled;
+            writer_.finish(*s.reply_id, {s.text, s.ids, st::MessageState::Interrupted, s.stats});
         }
     }
 }
@@ -86,14 +108,24 @@ void MessageListModel::setStore(st::AsyncStore* store) {
     if (store == store_) return;
     if (store_) store_->disconnect(this);
     store_ = store;
+    writer_.set_store(store);
     if (store_) {
         connect(store_, &st::AsyncStore::threadChanged, this, [this](qint64 conversation) {
             if (conversation == conversation_) reload();
         });
+        connect(store_, &st::AsyncStore::storeOpened, this, &MessageListModel::reload);
     }
     emit storeChanged();
     reload();
     emit_state_changes();
+}
+
+void MessageListModel::setSettings(AppSettings* settings) {
+    if (settings == settings_) return;
+    if (settings_) settings_->disconnect(this);
+    settings_ = settings;
+    if (settings_) connect(settings_, &AppSettings::maxReplyTokensChanged, this, &MessageListModel::settingsChanged);
+    emit settingsChanged();
 }
 
 void MessageListModel::setConversationId(qint64 id) {
@@ -103,6 +135,7 @@ void MessageListModel::setConversationId(qint64 id) {
     beginResetModel();
     rows_.clear();
     segments_.clear();
+    pending_updates_.clear();
     endResetModel();
     conversation_record_.reset();
     persona_.reset();
@@ -114,11 +147,24 @@ void MessageListModel::setConversationId(qint64 id) {
     reload();
 }
 
+int MessageListModel::maxReplyTokens() const {
+    if (max_reply_tokens_) return *max_reply_tokens_;
+    return settings_ ? settings_->maxReplyTokens() : AppSettings::kMaxReplyTokensDefault;
+}
+
 void MessageListModel::setMaxReplyTokens(int n) {
     n = std::max(1, n);
-    if (n == max_reply_tokens_) return;
+    if (max_reply_tokens_ == n) return;
     max_reply_tokens_ = n;
     emit settingsChanged();
+}
+
+ReplyDefaults MessageListModel::reply_defaults() const {
+    ReplyDefaults d;
+    d.sampling = default_sampling_ ? *default_sampling_ : settings_ ? settings_->samplingParams() : SamplingParams{};
+    d.max_tokens = maxReplyTokens();
+    d.stop_at_end_of_turn = stop_at_end_of_turn_;
+    return d;
 }
 
 bool MessageListModel::busy(qint64 conversation) const {
@@ -185,6 +231,8 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
         {ParentIdRole, "parentId"},
         {PrefillProgressRole, "prefillProgress"},
         {SegmentsRole, "segments"},
+        {FinishReasonRole, "finishReason"},
+        {SeedRole, "seed"},
     };
 }
 
@@ -210,25 +258,24 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     const st::Message& m = e.message;
     const Stream* s = m.role == st::Role::Assistant ? stream_for(m.id) : nullptr;
     const bool live = s && !s->ended;
-    const st::GenerationStats& stats = s && s->ended ? s->stats : m.stats;
+    const st::GenerationStats& stats = s ? s->stats : m.stats;
     switch (role) {
         case MessageIdRole: return QVariant::fromValue<qint64>(m.id);
         case RoleRole: return st::role_name(m.role);
         case Qt::DisplayRole:
         case TextRole: return s ? s->text : m.text;
-        case SegmentsRole:
-            return segments_of(m, s ? s->text : m.text);
+        case SegmentsRole: return segments_.of(m.id, s ? s->text : m.text);
         case StateRole:
             if (live) return QStringLiteral("streaming");
             return state_text(s ? s->end_state : m.state);
         case VariantIndexRole: return e.variant_index;
         case VariantCountRole: return e.variant_count;
-        case TtftMsRole: return stats.ttft_ms.value_or(-1.0);
-        case TokensPerSecondRole: return stats.tokens_per_second.value_or(0.0);
+        case TtftMsRole: return live ? -1.0 : stats.ttft_ms.value_or(-1.0);
+        case TokensPerSecondRole: return live ? 0.0 : stats.tokens_per_second.value_or(0.0);
         case PromptTokensCachedRole: return static_cast<int>(stats.prompt_tokens_cached.value_or(0));
         case PromptTokensComputedRole: return static_cast<int>(stats.prompt_tokens_computed.value_or(0));
         case GeneratedTokensRole:
-            return static_cast<int>(live ? static_cast<qint64>(s->ids.size()) : stats.generated_tokens.value_or(0));
+            return static_cast<int>(live ? s->base_tokens + s->new_tokens : stats.generated_tokens.value_or(0));
         case InContextRole: return in_context(index.row());
         case ErrorRole: {
             if (s && !s->error.isEmpty()) return s->error;
@@ -238,28 +285,12 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
         case CreatedAtRole: return m.created_at;
         case ParentIdRole: return QVariant::fromValue<qint64>(m.parent_id.value_or(-1));
         case PrefillProgressRole:
-            if (!live || !s->ids.empty() || s->prefill_total <= 0) return -1.0;
+            if (!live || s->new_tokens > 0 || s->prefill_total <= 0) return -1.0;
             return static_cast<double>(s->prefill_done) / static_cast<double>(s->prefill_total);
+        case FinishReasonRole: return live ? QString() : finish_text(stats.finish_reason);
+        case SeedRole: return stats.seed ? QString::number(*stats.seed) : QString();
         default: return {};
     }
-}
-
-const QVariantList& MessageListModel::segments_of(const st::Message& m, const QString& text) const {
-    Segments& cache = segments_[m.id];
-    if (cache.splitter.update(text)) {
-        cache.value.clear();
-        cache.value.reserve(static_cast<qsizetype>(cache.splitter.segments().size()));
-        for (const MarkdownSegment& seg : cache.splitter.segments()) {
-            const bool code = seg.kind == MarkdownSegment::Kind::Code;
-            cache.value.append(QVariantMap{
-                {QStringLiteral("kind"), code ? QStringLiteral("code") : QStringLiteral("text")},
-                {QStringLiteral("text"), seg.text},
-                {QStringLiteral("language"), seg.language},
-                {QStringLiteral("open"), seg.open},
-            });
-        }
-    }
-    return cache.value;
 }
 
 int MessageListModel::rowOf(qint64 messageId) const {
@@ -279,46 +310,47 @@ QVariantMap MessageListModel::get(int row) const {
 }
 
 void MessageListModel::update_row(st::Id message_id, const QList<int>& roles) {
+    pending_updates_.erase(message_id);
     const int row = rowOf(message_id);
     if (row < 0) return;
     emit dataChanged(index(row), index(row), roles);
+}
+
+void MessageListModel::update_row_soon(st::Id message_id, const QList<int>& roles) {
+    QList<int>& pending = pending_updates_[message_id];
+    for (int r : roles)
+        if (!pending.contains(r)) pending.append(r);
+    if (!flush_timer_.isActive()) flush_timer_.start();
+}
+
+void MessageListModel::flush_updates() {
+    auto pending = std::exchange(pending_updates_, {});
+    for (const auto& [id, roles] : pending) {
+        const int row = rowOf(id);
+        if (row >= 0) emit dataChanged(index(row), index(row), roles);
+    }
 }
 
 // ---- loading ---------------------------------------------------------------------------
 
 void MessageListModel::reload() {
     const int serial = ++reload_serial_;
-    if (conversation_ < 0 || !store_) {
+    if (conversation_ < 0 || !store_ || !store_->isOpen()) {  // storeOpened() reloads
         if (!rows_.empty()) apply_thread({});
         return;
     }
     const qint64 conversation = conversation_;
     QPointer<MessageListModel> self(this);
-    store_->run<Snapshot>(
-        [conversation](st::Store& s) -> Result<Snapshot> {
-            auto c = s.conversation(conversation);
-            if (!c) return c.error();
-            Snapshot snap;
-            snap.conversation = *c;
-            if (c->persona_id) {
-                if (auto p = s.persona(*c->persona_id)) snap.persona = *p;  // may be deleted
-            }
-            auto thread = s.active_thread(conversation);
-            if (!thread) return thread.error();
-            snap.thread = std::move(*thread);
-            return snap;
-        },
-        [self, serial, conversation](Result<Snapshot> r) {
-            if (!self || serial != self->reload_serial_ || conversation != self->conversation_) return;
-            if (!r) {
-                self->set_error(qerr(r.error()));
-                return;
-            }
-            self->apply_snapshot(*r);
-        });
+    store_->run<ThreadSnapshot>([conversation](st::Store& s) { return read_snapshot(s, conversation); },
+                                [self, serial, conversation](Result<ThreadSnapshot> r) {
+                                    if (!self || serial != self->reload_serial_ || conversation != self->conversation_)
+                                        return;
+                                    if (!r) return self->set_error(qerr(r.error()));
+                                    self->apply_snapshot(*r);
+                                });
 }
 
-void MessageListModel::apply_snapshot(const Snapshot& snap) {
+void MessageListModel::apply_snapshot(const ThreadSnapshot& snap) {
     conversation_record_ = snap.conversation;
     persona_ = snap.persona;
     emit conversationLoaded();
@@ -327,47 +359,45 @@ void MessageListModel::apply_snapshot(const Snapshot& snap) {
 }
 
 void MessageListModel::apply_thread(std::vector<st::ThreadEntry> thread) {
-    // A snapshot read before the store wrote a reply's end shows it still streaming:
-    // keep the end this model already knows.
-    for (st::ThreadEntry& e : thread) {
-        if (e.message.state != st::MessageState::Streaming) continue;
-        auto it = ended_.find(e.message.id);
-        if (it == ended_.end()) continue;
-        e.message.text = it->second.text;
-        e.message.token_ids = it->second.ids;
-        e.message.state = it->second.state;
-        e.message.stats = it->second.stats;
+    writer_.patch(thread);
+    if (merge_rows(rows_, std::move(thread),
+                   [](const st::ThreadEntry& a, const st::ThreadEntry& b) { return a.message.id == b.message.id; },
+                   same_entry))
+        emit countChanged();
+    segments_.retain([this](qint64 id) { return rowOf(id) >= 0; });
+    try_reveal();
+}
+
+void MessageListModel::revealMessage(qint64 messageId) {
+    reveal_ = messageId;
+    reveal_selected_ = false;
+    if (conversation_record_) try_reveal();
+}
+
+void MessageListModel::try_reveal() {
+    if (!reveal_) return;
+    const int row = rowOf(*reveal_);
+    if (row >= 0) {
+        reveal_.reset();
+        emit messageRevealed(row);
+        return;
     }
-    const size_t old_n = rows_.size();
-    size_t common = 0;
-    while (common < old_n && common < thread.size() &&
-           rows_[common].message.id == thread[common].message.id)
-        ++common;
-    for (size_t i = 0; i < common; ++i) {
-        if (!same_entry(rows_[i], thread[i])) {
-            rows_[i] = std::move(thread[i]);
-            emit dataChanged(index(static_cast<int>(i)), index(static_cast<int>(i)));
-        }
+    if (reveal_selected_ || !store_) {  // not on any branch of this conversation
+        reveal_.reset();
+        return;
     }
-    if (common < old_n) {
-        beginRemoveRows({}, static_cast<int>(common), static_cast<int>(old_n) - 1);
-        rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(common), rows_.end());
-        endRemoveRows();
-    }
-    if (common < thread.size()) {
-        beginInsertRows({}, static_cast<int>(common), static_cast<int>(thread.size()) - 1);
-        for (size_t i = common; i < thread.size(); ++i) rows_.push_back(std::move(thread[i]));
-        endInsertRows();
-    }
-    if (rows_.size() != old_n) emit countChanged();
-    // Forget the segments of rows gone.
-    for (auto it = segments_.begin(); it != segments_.end();) {
-        const st::Id id = it->first;
-        const bool shown = std::any_of(rows_.begin(), rows_.end(), [id](const st::ThreadEntry& e) {
-            return e.message.id == id;
-        });
-        it = shown ? std::next(it) : segments_.erase(it);
-    }
+    reveal_selected_ = true;
+    const st::Id id = *reveal_;
+    QPointer<MessageListModel> self(this);
+    store_->run<st::Id>([id](st::Store& s) { return s.select_message(id); },
+                        [self](Result<st::Id> r) {
+                            if (!self) return;
+                            if (!r) {
+                                self->reveal_.reset();
+                                return self->set_error(qerr(r.error()));
+                            }
+                            self->reload();
+                        });
 }
 
 // ---- actions ---------------------------------------------------------------------------
@@ -376,15 +406,15 @@ bool MessageListModel::send(const QString& text) {
     const QString trimmed = text.trimmed();
     if (trimmed.isEmpty() || !canSend()) return false;
     const chat::PromptBuilder* builder = bridge_->promptBuilder();
-    const std::string utf8 = trimmed.toStdString();
     st::MessageDraft draft;
     draft.role = st::Role::User;
     draft.text = trimmed;
-    draft.token_ids = builder->encode_content(chat::Role::User, utf8);
+    draft.token_ids = builder->encode_content(chat::Role::User, trimmed.toStdString());
     draft.token_fingerprint = bridge_->fingerprint();
     const qint64 conversation = conversation_;
-    const bool first_message =
-        std::none_of(rows_.begin(), rows_.end(), [](const st::ThreadEntry& e) { return e.message.role == st::Role::User; });
+    const bool first_message = std::none_of(rows_.begin(), rows_.end(), [](const st::ThreadEntry& e) {
+        return e.message.role == st::Role::User;
+    });
     ++setting_up_[conversation];
     set_error(QString());
     emit_state_changes();
@@ -418,7 +448,7 @@ void MessageListModel::setup_done(qint64 conversation) {
     emit_state_changes();
 }
 
-void MessageListModel::start_reply(qint64 conversation, st::Id parent_id) {
+void MessageListModel::start_reply(qint64 conversation, st::Id parent_id, std::optional<st::Id> continue_reply) {
     QPointer<MessageListModel> self(this);
     if (!store_) {
         setup_done(conversation);
@@ -427,21 +457,9 @@ void MessageListModel::start_reply(qint64 conversation, st::Id parent_id) {
     // The snapshot read here counts as a reload issued now: it supersedes reloads issued
     // before (read earlier) and is superseded by any issued after (read later).
     const int serial = conversation == conversation_ ? ++reload_serial_ : -1;
-    store_->run<Snapshot>(
-        [conversation](st::Store& s) -> Result<Snapshot> {
-            auto c = s.conversation(conversation);
-            if (!c) return c.error();
-            Snapshot snap;
-            snap.conversation = *c;
-            if (c->persona_id) {
-                if (auto p = s.persona(*c->persona_id)) snap.persona = *p;
-            }
-            auto thread = s.active_thread(conversation);
-            if (!thread) return thread.error();
-            snap.thread = std::move(*thread);
-            return snap;
-        },
-        [self, conversation, parent_id, serial](Result<Snapshot> r) {
+    store_->run<ThreadSnapshot>(
+        [conversation](st::Store& s) { return read_snapshot(s, conversation); },
+        [self, conversation, parent_id, continue_reply, serial](Result<ThreadSnapshot> r) {
             if (!self) return;
             MessageListModel& m = *self;
             const bool stop_requested = m.stop_requested_.erase(conversation) > 0;
@@ -454,67 +472,37 @@ void MessageListModel::start_reply(qint64 conversation, st::Id parent_id) {
             if (stop_requested) return m.setup_done(conversation);
             const chat::PromptBuilder* builder = m.bridge_ ? m.bridge_->promptBuilder() : nullptr;
             if (!builder) return fail(QStringLiteral("No model is loaded."));
-            const Snapshot& snap = *r;
-            const auto& thread = snap.thread;
-            auto at = std::find_if(thread.begin(), thread.end(),
-                                   [&](const st::ThreadEntry& e) { return e.message.id == parent_id; });
-            if (at == thread.end())
-                return fail(QStringLiteral("The message to reply to is no longer shown."));
             const QString fingerprint = m.bridge_->fingerprint();
-
-            // The prompt: the persona (unless the thread has a system message of its own),
-            // then the thread up to and including the parent.
-            std::vector<chat::Message> messages;
-            const bool has_system = !thread.empty() && thread.front().message.role == st::Role::System;
-            if (!has_system && snap.persona && !snap.persona->system_prompt.trimmed().isEmpty())
-                messages.push_back({chat::Role::System, snap.persona->system_prompt.toStdString(), std::nullopt});
-            for (auto it = thread.begin(); it != std::next(at); ++it) {
-                const st::Message& msg = it->message;
-                chat::Message cm{to_chat(msg.role), msg.text.toStdString(), std::nullopt};
-                // Ids are reused only when this model's tokenizer made them.
-                if (msg.token_fingerprint == fingerprint &&
-                    (msg.role == st::Role::Assistant || !msg.token_ids.empty()))
-                    cm.ids = std::vector<int32_t>(msg.token_ids.begin(), msg.token_ids.end());
-                messages.push_back(std::move(cm));
-            }
-            const int context = m.bridge_->contextLength();
-            const st::SamplingSettings& ss = snap.conversation.sampling;
-            const int wanted = ss.max_tokens.value_or(m.max_reply_tokens_);
-            const int reply_room = std::max(1, std::min(wanted, context / 2));
-            auto prompt = builder->fit_to_context(messages, static_cast<size_t>(context - reply_room));
-            if (!prompt) return fail(QString::fromStdString(prompt.message()));
-            const int dropped = static_cast<int>(prompt->dropped);
-            if (m.dropped_[conversation] != dropped) {
-                m.dropped_[conversation] = dropped;
+            auto plan = plan_reply(*r, parent_id, continue_reply, *builder, fingerprint, m.bridge_->contextLength(),
+                                   m.reply_defaults(), QRandomGenerator::global()->generate64());
+            if (!plan) return fail(QString::fromStdString(plan.message()));
+            if (m.dropped_[conversation] != plan->dropped) {
+                m.dropped_[conversation] = plan->dropped;
                 if (conversation == m.conversation_) {
                     emit m.contextChanged();
-                    if (!m.rows_.empty())
-                        emit m.dataChanged(m.index(0), m.index(m.count() - 1), {InContextRole});
+                    if (!m.rows_.empty()) emit m.dataChanged(m.index(0), m.index(m.count() - 1), {InContextRole});
                 }
             }
-
-            SamplingParams sp = m.default_sampling_.value_or(SamplingParams{});
-            if (!m.default_sampling_) sp.seed = QRandomGenerator::global()->generate64();
-            if (ss.temperature) sp.temperature = static_cast<float>(*ss.temperature);
-            if (ss.top_p) sp.top_p = static_cast<float>(*ss.top_p);
-            if (ss.min_p) sp.min_p = static_cast<float>(*ss.min_p);
-            if (ss.top_k) sp.top_k = *ss.top_k;
-            if (ss.repeat_penalty) sp.repeat_penalty = static_cast<float>(*ss.repeat_penalty);
-            if (ss.seed) sp.seed = static_cast<uint64_t>(*ss.seed);
-
-            sched::Request req;
-            req.conversation = conversation;
-            req.prompt = std::move(prompt->ids);
-            req.sampling = sp;
-            req.max_tokens = reply_room;
-            req.stop_at_end_of_generation = m.stop_at_end_of_turn_;
-            const qint64 request_id = m.bridge_->submit(std::move(req));
+            const std::uint64_t seed = plan->request.sampling.seed;
+            const qint64 request_id = m.bridge_->submit(std::move(plan->request));
             if (request_id < 0) return fail(QStringLiteral("No model is loaded."));
             Stream& s = m.streams_[request_id];
             s.conversation = conversation;
             s.parent_id = parent_id;
-            s.last_write.start();
+            s.stats.seed = seed;
             m.setup_done(conversation);
+            if (continue_reply) {
+                // The reply exists (reopened): the new tokens go after what it has.
+                for (const st::ThreadEntry& e : r->thread) {
+                    if (e.message.id != *continue_reply) continue;
+                    s.base_text = s.text = e.message.text;
+                    s.base_ids = s.ids = e.message.token_ids;
+                    s.base_tokens = e.message.stats.generated_tokens.value_or(
+                        static_cast<std::int64_t>(e.message.token_ids.size()));
+                }
+                m.reply_begun(request_id, *continue_reply);
+                return;
+            }
             m.store_->begin_reply(conversation, parent_id, fingerprint, [self, request_id](Result<st::Id> reply) {
                 if (self) self->reply_begun(request_id, std::move(reply));
             });
@@ -537,49 +525,48 @@ void MessageListModel::reply_begun(qint64 request_id, Result<st::Id> reply) {
     emit replyStarted(*reply);
     if (s.ended) {
         end_stream(request_id);
-    } else if (!s.ids.empty()) {
-        write_stream(s, true);
+    } else {
+        if (s.new_tokens > 0) writer_.update(*s.reply_id, s.text, s.ids, true);
+        update_row(*s.reply_id);  // a continued reply is on screen already
     }
-    // The row itself arrives with the reload that begin_reply's threadChanged starts.
-}
-
-void MessageListModel::write_stream(Stream& s, bool force) {
-    if (!store_ || !s.reply_id) return;
-    // The store coalesces writes (one a second); this only saves copying the text per token.
-    if (!force && s.last_write.isValid() && s.last_write.elapsed() < 100) return;
-    store_->update_reply(*s.reply_id, s.text, s.ids);
-    s.last_write.restart();
+    // A new reply's row arrives with the reload that begin_reply's threadChanged starts.
 }
 
 void MessageListModel::on_event(const sched::Event& e) {
     auto it = streams_.find(e.request);
     if (it == streams_.end()) return;
     Stream& s = it->second;
+    const bool on_screen = s.reply_id && s.conversation == conversation_;
     switch (e.kind) {
         case sched::EventKind::PrefillProgress:
             s.prefill_done = e.prefill_done;
             s.prefill_total = e.prefill_total;
-            if (s.reply_id && s.conversation == conversation_) update_row(*s.reply_id, {PrefillProgressRole});
+            if (on_screen) update_row_soon(*s.reply_id, {PrefillProgressRole});
             return;
         case sched::EventKind::Token:
             s.text += QString::fromStdString(e.text);
             if (e.token >= 0) s.ids.push_back(e.token);
-            write_stream(s, false);
-            if (s.reply_id && s.conversation == conversation_)
-                update_row(*s.reply_id,
-                           s.ids.size() == 1
-                               ? QList<int>{TextRole, SegmentsRole, GeneratedTokensRole,
-                                            PrefillProgressRole}
-                               : QList<int>{TextRole, SegmentsRole, GeneratedTokensRole});
+            ++s.new_tokens;
+            if (s.reply_id) writer_.update(*s.reply_id, s.text, s.ids);
+            if (!on_screen) return;
+            // The first token is shown at once (the time to first token is what a user
+            // waits for); later ones are folded into the next frame's update.
+            if (s.new_tokens == 1)
+                update_row(*s.reply_id, {TextRole, SegmentsRole, GeneratedTokensRole, PrefillProgressRole});
+            else
+                update_row_soon(*s.reply_id, {TextRole, SegmentsRole, GeneratedTokensRole});
             return;
         case sched::EventKind::Finished:
-            s.text = QString::fromStdString(e.text);
-            s.ids.assign(e.tokens.begin(), e.tokens.end());
-            s.end_state = e.stop == StopReason::Cancelled ? st::MessageState::Interrupted
-                                                          : st::MessageState::Complete;
+            s.text = s.base_text + QString::fromStdString(e.text);
+            s.ids = s.base_ids;
+            s.ids.insert(s.ids.end(), e.tokens.begin(), e.tokens.end());
+            s.new_tokens = static_cast<std::int32_t>(e.tokens.size());
+            s.end_state = e.stop == StopReason::Cancelled ? st::MessageState::Interrupted : st::MessageState::Complete;
+            s.stats.finish_reason = finish_reason_of(e.stop);
             break;
         case sched::EventKind::Error:
             s.end_state = st::MessageState::Failed;
+            s.stats.finish_reason = st::FinishReason::Error;
             s.error = QString::fromStdString(e.error);
             set_error(s.error);
             break;
@@ -590,7 +577,7 @@ void MessageListModel::on_event(const sched::Event& e) {
     if (rs.decode_tokens_per_s() > 0) s.stats.tokens_per_second = rs.decode_tokens_per_s();
     s.stats.prompt_tokens_cached = rs.prompt_tokens_cached;
     s.stats.prompt_tokens_computed = rs.prompt_tokens_computed;
-    s.stats.generated_tokens = static_cast<std::int64_t>(s.ids.size());
+    s.stats.generated_tokens = s.base_tokens + s.new_tokens;
     if (s.begin_failed) {
         streams_.erase(it);
         emit_state_changes();
@@ -620,21 +607,12 @@ void MessageListModel::end_stream(qint64 request_id) {
     if (!s.error.isEmpty()) errors_[reply] = s.error;
     streams_.erase(it);
     if (conversation == conversation_) update_row(reply);
-    if (store_) {
-        ended_[reply] = Ended{s.text, s.ids, s.end_state, s.stats};
-        store_->update_reply(reply, s.text, s.ids);
-        QPointer<MessageListModel> self(this);
-        store_->finish_reply(reply, s.stats, s.end_state,
-                             [self, conversation, reply](Result<void> r) {
-                                 if (!self) return;
-                                 // Snapshots read before this write have all been delivered; later
-                                 // ones read the end from the store (or, if the write failed, the
-                                 // error says why).
-                                 self->ended_.erase(reply);
-                                 if (!r) self->set_error(qerr(r.error()));
-                                 if (conversation == self->conversation_) self->reload();
-                             });
-    }
+    QPointer<MessageListModel> self(this);
+    writer_.finish(reply, {s.text, s.ids, s.end_state, s.stats}, [self, conversation](Result<void> r) {
+        if (!self) return;
+        if (!r) self->set_error(qerr(r.error()));
+        if (conversation == self->conversation_) self->reload();
+    });
     emit replyFinished(reply, state_text(s.end_state));
     emit_state_changes();
 }
@@ -660,6 +638,34 @@ bool MessageListModel::regenerate() {
     set_error(QString());
     emit_state_changes();
     start_reply(conversation_, parent);
+    return true;
+}
+
+bool MessageListModel::canContinue(qint64 messageId) const {
+    if (!canSend() || rows_.empty()) return false;
+    const st::Message& last = rows_.back().message;
+    if (last.id != messageId || last.role != st::Role::Assistant || !last.parent_id) return false;
+    if (last.token_fingerprint != bridge_->fingerprint() || last.token_ids.empty()) return false;
+    return last.stats.finish_reason == st::FinishReason::Length || last.state == st::MessageState::Interrupted;
+}
+
+bool MessageListModel::continueReply(qint64 messageId) {
+    if (!canContinue(messageId)) return false;
+    const st::Id parent = *rows_.back().message.parent_id;
+    const qint64 conversation = conversation_;
+    ++setting_up_[conversation];
+    set_error(QString());
+    emit_state_changes();
+    QPointer<MessageListModel> self(this);
+    store_->reopen_reply(messageId, [self, conversation, parent, messageId](Result<void> r) {
+        if (!self) return;
+        if (!r) {
+            self->set_error(qerr(r.error()));
+            self->setup_done(conversation);
+            return;
+        }
+        self->start_reply(conversation, parent, messageId);
+    });
     return true;
 }
 

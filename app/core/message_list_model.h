@@ -1,17 +1,21 @@
 // MessageListModel: the thread on screen of one conversation, and the chat actions on it.
 //
 // The rows are the store's active thread (AsyncStore::active_thread), reloaded after every
-// change and merged into the model row by row (unchanged rows stay, so views keep their
-// place). A reply being generated is a Streaming row whose text and token ids come from
-// the engine's events; they are written to the store (update_reply, coalesced there) and
-// finished with the reply's statistics (finish_reply).
+// change and merged into the model (RowListModel::merge_rows: unchanged rows stay, so
+// views keep their place). A reply being generated is a Streaming row whose text and
+// token ids come from the engine's events; ReplyWriter keeps the store's copy up to date
+// and writes the reply's end with its statistics, the seed it was sampled with and why it
+// ended (its finish reason: a reply cut at its length limit can be continued).
 //
-// send(): append the user message (with its token ids), build the prompt of the thread
-// with fit_to_context (room left for the reply; the oldest turns drop out, inContext
-// false), submit to the engine at once and begin_reply in parallel, so the store's write
-// is not on the time to first token. The full prompt is sent every turn; assistant
-// replies carry their sampled ids, so it extends the previous prompt exactly and the
-// engine serves it from the KV cache.
+// Starting a reply (send, regenerate, edit and resend, continue) reads the conversation,
+// plans the request (reply_planner.h: the prompt fitted to the context, sampling with a
+// fresh seed unless one is fixed), submits it at once and begins the stored reply in
+// parallel, so the store's write is not on the time to first token.
+//
+// Views are told of a streaming reply at most once a frame (kUpdateIntervalMs): token
+// and prefill-progress events are folded together, except the first token of a reply,
+// which is shown at once. The `segments` role (message_segments.h) splits the text into
+// blocks so that a delegate lays out only the block that changed.
 //
 // Several conversations may generate at once: a reply keeps streaming (and being stored)
 // after the model switches to another conversation, and shows again when it switches back.
@@ -19,24 +23,31 @@
 // model is destroyed (callbacks hold a QPointer to it).
 #pragma once
 
-#include <QAbstractListModel>
-#include <QElapsedTimer>
 #include <QPointer>
+#include <QTimer>
 #include <QtQml/qqmlregistration.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
+#include "core/app_settings.h"
 #include "core/engine_bridge.h"
-#include "core/markdown_segments.h"
+#include "core/message_segments.h"
+#include "core/reply_planner.h"
+#include "core/reply_writer.h"
+#include "core/row_list_model.h"
 #include "store/async_store.h"
 
-class MessageListModel : public QAbstractListModel {
+class MessageListModel : public RowListModel {
     Q_OBJECT
     QML_ELEMENT
     Q_PROPERTY(EngineBridge* bridge READ bridge WRITE setBridge NOTIFY bridgeChanged)
     Q_PROPERTY(QObject* store READ storeObject WRITE setStoreObject NOTIFY storeChanged)
+    // The user's reply settings (sampling defaults, longest reply); optional.
+    Q_PROPERTY(AppSettings* settings READ settings WRITE setSettings NOTIFY settingsChanged)
     Q_PROPERTY(qint64 conversationId READ conversationId WRITE setConversationId NOTIFY conversationIdChanged)
     Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
     Q_PROPERTY(bool canSend READ canSend NOTIFY canSendChanged)
@@ -67,12 +78,19 @@ class MessageListModel : public QAbstractListModel {
         CreatedAtRole,
         ParentIdRole,         // -1 for the first message
         PrefillProgressRole,  // 0..1 while the prompt of a streaming reply is evaluated, else -1
-        // The text split into prose and fenced code (markdown_segments.h): a list of
+        // The text split into prose blocks and fenced code (markdown_segments.h): a list of
         // {kind: "text"|"code", text, language, open}; split again only when the text
         // changes (a streaming reply: from its last line on).
         SegmentsRole,
+        // Why a reply ended: "stop" (end of turn), "length" (its token limit: it can be
+        // continued), "cancelled", "error", or "" (not known, or still streaming).
+        FinishReasonRole,
+        SeedRole,  // the sampling seed of a reply, as a decimal string ("" if unknown)
     };
     Q_ENUM(Roles)
+
+    // Views hear of a streaming reply at most this often (a display frame) by default.
+    static constexpr int kUpdateIntervalMs = 16;
 
     explicit MessageListModel(QObject* parent = nullptr);
     ~MessageListModel() override;
@@ -87,13 +105,15 @@ class MessageListModel : public QAbstractListModel {
     void setStoreObject(QObject* store);
     hearth::store::AsyncStore* store() const { return store_; }
     void setStore(hearth::store::AsyncStore* store);
+    AppSettings* settings() const { return settings_; }
+    void setSettings(AppSettings* settings);
     qint64 conversationId() const { return conversation_; }
     void setConversationId(qint64 id);  // -1: none
     bool generating() const;  // the conversation on screen has a reply streaming
     bool canSend() const;
     int count() const { return static_cast<int>(rows_.size()); }
-    int maxReplyTokens() const { return max_reply_tokens_; }
-    void setMaxReplyTokens(int n);
+    int maxReplyTokens() const;
+    void setMaxReplyTokens(int n);  // overrides the settings' (tests)
     QString personaName() const { return persona_ ? persona_->name : QString(); }
     qint64 personaId() const {
         return conversation_record_ && conversation_record_->persona_id
@@ -104,16 +124,24 @@ class MessageListModel : public QAbstractListModel {
     QString errorString() const { return error_; }
     int droppedMessages() const;
 
-    // Sampling used where the conversation has no override of its own (and the reply's
-    // stop rules); tests make replies deterministic with it.
+    // Sampling used instead of the settings' defaults (the persona's and the conversation's
+    // settings still apply over it; the seed is fresh per reply unless one of those fixes
+    // it); tests make replies deterministic with it.
     void setDefaultSampling(const hearth::SamplingParams& params) { default_sampling_ = params; }
     void setStopAtEndOfTurn(bool stop) { stop_at_end_of_turn_ = stop; }
+    // How long token updates are gathered before views hear of them (0: at the next turn
+    // of the event loop); tests watch a fast model stream with 0.
+    void setUpdateIntervalMs(int ms) { flush_timer_.setInterval(std::max(0, ms)); }
 
     // false when it cannot start now (nothing loaded, a reply still streaming, empty text).
     Q_INVOKABLE bool send(const QString& text);
     Q_INVOKABLE void stop();
     // A new variant of the last reply (or a reply to the last message when it is a user's).
     Q_INVOKABLE bool regenerate();
+    // More of the last reply, when it was cut at its length limit or stopped: the new
+    // tokens are appended to it (the prompt is the earlier one plus its tokens, all cached).
+    Q_INVOKABLE bool continueReply(qint64 messageId);
+    Q_INVOKABLE bool canContinue(qint64 messageId) const;
     // Edits a user message as a new variant (a branch) and generates a reply to it.
     Q_INVOKABLE bool editAndResend(qint64 messageId, const QString& text);
     Q_INVOKABLE void pageVariant(qint64 messageId, int delta);
@@ -123,6 +151,9 @@ class MessageListModel : public QAbstractListModel {
     // The code of the message's segment (a code block, without its fences) to the
     // clipboard; false when there is no such code segment or no clipboard.
     Q_INVOKABLE bool copyCode(qint64 messageId, int segment) const;
+    // Brings a message into the thread on screen (switching to its branch when another
+    // is shown); messageRevealed(row) follows once its row is there (a search hit).
+    Q_INVOKABLE void revealMessage(qint64 messageId);
     Q_INVOKABLE int rowOf(qint64 messageId) const;
     Q_INVOKABLE QVariantMap get(int row) const;  // every role by name
     Q_INVOKABLE void reload();
@@ -141,6 +172,7 @@ class MessageListModel : public QAbstractListModel {
     // A reply ended (finished, stopped or failed); its statistics are in the row.
     void replyFinished(qint64 messageId, const QString& state);
     void replyStarted(qint64 messageId);
+    void messageRevealed(int row);
 
   private:
     // A reply being generated (possibly of a conversation not on screen).
@@ -148,39 +180,47 @@ class MessageListModel : public QAbstractListModel {
         qint64 conversation = -1;
         hearth::store::Id parent_id = 0;
         std::optional<hearth::store::Id> reply_id;  // once begin_reply returned
+        // A continued reply: what it had before (the new tokens are appended).
+        QString base_text;
+        std::vector<std::int32_t> base_ids;
+        std::int64_t base_tokens = 0;
         QString text;
         std::vector<std::int32_t> ids;
+        std::int32_t new_tokens = 0;
         std::int32_t prefill_done = 0;  // PrefillProgress: prompt tokens in the cache so far
         std::int32_t prefill_total = 0;
-        QElapsedTimer last_write;
         bool ended = false;  // Finished or Error arrived
         bool begin_failed = false;
         hearth::store::MessageState end_state = hearth::store::MessageState::Complete;
         hearth::store::GenerationStats stats;
         QString error;
     };
-    struct Snapshot;  // a conversation, its persona and its thread, read together
 
     void set_error(const QString& error);
-    void apply_snapshot(const Snapshot& snapshot);
+    void apply_snapshot(const ThreadSnapshot& snapshot);
     void apply_thread(std::vector<hearth::store::ThreadEntry> thread);
     void on_event(const hearth::sched::Event& event);
-    // Reads the conversation, then builds the prompt of its thread up to parent_id and
-    // starts a reply after it.
-    void start_reply(qint64 conversation, hearth::store::Id parent_id);
+    // Reads the conversation, then plans the reply to parent_id (or the continuation of
+    // continue_reply) and starts it.
+    void start_reply(qint64 conversation, hearth::store::Id parent_id,
+                     std::optional<hearth::store::Id> continue_reply = std::nullopt);
     void reply_begun(qint64 request_id, hearth::Result<hearth::store::Id> reply);
     void end_stream(qint64 request_id);
-    void write_stream(Stream& s, bool force);
     const Stream* stream_for(hearth::store::Id message_id) const;
+    // Tells views that the row changed now, or (later) at the next flush.
     void update_row(hearth::store::Id message_id, const QList<int>& roles = {});
+    void update_row_soon(hearth::store::Id message_id, const QList<int>& roles);
+    void flush_updates();
     void emit_state_changes();
     void setup_done(qint64 conversation);
     bool busy(qint64 conversation) const;
     bool in_context(int row) const;
-    const QVariantList& segments_of(const hearth::store::Message& m, const QString& text) const;
+    ReplyDefaults reply_defaults() const;
+    void try_reveal();
 
     QPointer<EngineBridge> bridge_;
     QPointer<hearth::store::AsyncStore> store_;
+    QPointer<AppSettings> settings_;
     qint64 conversation_ = -1;
     std::optional<hearth::store::Conversation> conversation_record_;
     std::optional<hearth::store::Persona> persona_;
@@ -190,25 +230,15 @@ class MessageListModel : public QAbstractListModel {
     std::map<qint64, int> setting_up_;               // conversation -> replies being set up
     std::map<qint64, bool> stop_requested_;          // stop() during set-up
     std::map<hearth::store::Id, QString> errors_;    // why a reply failed (this session)
-    // Replies that ended here whose finish_reply is not yet acknowledged by the store: a
-    // snapshot read before that write still says "streaming" and must not bring the row
-    // back to it (see apply_thread). Dropped once the write's callback has run (every
-    // snapshot read before it has been delivered by then: the store is FIFO).
-    struct Ended {
-        QString text;
-        std::vector<std::int32_t> ids;
-        hearth::store::MessageState state = hearth::store::MessageState::Complete;
-        hearth::store::GenerationStats stats;
-    };
-    std::map<hearth::store::Id, Ended> ended_;
-    // The segments role, by message id (rows on screen only).
-    struct Segments {
-        MarkdownSplitter splitter;
-        QVariantList value;
-    };
-    mutable std::map<hearth::store::Id, Segments> segments_;
+    ReplyWriter writer_;
+    mutable SegmentsCache segments_;
+    // Row updates waiting for the next flush: message id -> roles.
+    std::map<hearth::store::Id, QList<int>> pending_updates_;
+    QTimer flush_timer_;
     int reload_serial_ = 0;
-    int max_reply_tokens_ = 512;
+    std::optional<hearth::store::Id> reveal_;  // revealMessage() waiting for its row
+    bool reveal_selected_ = false;             // its branch was asked for
+    std::optional<int> max_reply_tokens_;
     std::optional<hearth::SamplingParams> default_sampling_;
     bool stop_at_end_of_turn_ = true;
     QString error_;

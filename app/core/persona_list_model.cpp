@@ -21,7 +21,7 @@ QString qerr(const Error& e) { return QString::fromStdString(e.message); }
 
 }  // namespace
 
-PersonaListModel::PersonaListModel(QObject* parent) : QAbstractListModel(parent) {}
+PersonaListModel::PersonaListModel(QObject* parent) : RowListModel(parent) {}
 
 std::vector<st::Persona> PersonaListModel::defaultPersonas() {
     std::vector<std::pair<int, st::Persona>> found;
@@ -75,9 +75,7 @@ void PersonaListModel::setStore(st::AsyncStore* store) {
     store_ = store;
     if (store_) {
         // (Re)opened: read the personas of that database.
-        connect(store_, &st::AsyncStore::conversationsChanged, this, [this] {
-            if (rows_.empty()) reload();
-        });
+        connect(store_, &st::AsyncStore::storeOpened, this, &PersonaListModel::reload);
     }
     emit storeChanged();
     reload();
@@ -150,7 +148,7 @@ QVariantMap PersonaListModel::get(int row) const {
 }
 
 void PersonaListModel::reload() {
-    if (!store_) return;
+    if (!store_ || !store_->isOpen()) return;  // storeOpened() reloads
     const int serial = ++reload_serial_;
     const bool seed = seed_defaults_;
     std::vector<st::Persona> defaults = seed ? defaultPersonas() : std::vector<st::Persona>{};
@@ -176,30 +174,13 @@ void PersonaListModel::reload() {
 }
 
 void PersonaListModel::apply(std::vector<st::Persona> personas) {
-    // Row by row: keep rows whose id stays at its place, so views keep their state.
-    const size_t old_n = rows_.size();
-    size_t common = 0;
-    while (common < old_n && common < personas.size() && rows_[common].id == personas[common].id) ++common;
-    for (size_t i = 0; i < common; ++i) {
-        const st::Persona& a = rows_[i];
-        const st::Persona& b = personas[i];
-        if (a.name != b.name || a.system_prompt != b.system_prompt || a.color != b.color ||
-            a.avatar != b.avatar || a.keep_warm != b.keep_warm) {
-            rows_[i] = b;
-            emit dataChanged(index(static_cast<int>(i)), index(static_cast<int>(i)));
-        }
-    }
-    if (common < old_n) {
-        beginRemoveRows({}, static_cast<int>(common), static_cast<int>(old_n) - 1);
-        rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(common), rows_.end());
-        endRemoveRows();
-    }
-    if (common < personas.size()) {
-        beginInsertRows({}, static_cast<int>(common), static_cast<int>(personas.size()) - 1);
-        for (size_t i = common; i < personas.size(); ++i) rows_.push_back(std::move(personas[i]));
-        endInsertRows();
-    }
-    if (rows_.size() != old_n) emit countChanged();
+    const bool count_changed = merge_rows(
+        rows_, std::move(personas), [](const st::Persona& a, const st::Persona& b) { return a.id == b.id; },
+        [](const st::Persona& a, const st::Persona& b) {
+            return a.name == b.name && a.system_prompt == b.system_prompt && a.color == b.color &&
+                   a.avatar == b.avatar && a.keep_warm == b.keep_warm;
+        });
+    if (count_changed) emit countChanged();
     sync_pins();
     emit loaded();
 }

@@ -11,7 +11,7 @@
 // deleting them all does not bring them back.
 #pragma once
 
-#include <QAbstractListModel>
+#include "core/row_list_model.h"
 #include <QPointer>
 #include <QtQml/qqmlregistration.h>
 
@@ -21,7 +21,7 @@
 #include "core/engine_bridge.h"
 #include "store/async_store.h"
 
-class PersonaListModel : public QAbstractListModel {
+class PersonaListModel : public RowListModel {
     Q_OBJECT
     QML_ELEMENT
     Q_PROPERTY(EngineBridge* bridge READ bridge WRITE setBridge NOTIFY bridgeChanged)

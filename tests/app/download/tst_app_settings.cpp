@@ -1,4 +1,4 @@
-// AppSettings: defaults (the engine's), a round trip through an INI file, clamping of
+// AppSettings: defaults (the engine's, but for the repeat penalty), a round trip through an INI file, clamping of
 // bad values from setters and from a hand-edited file, and the engine-facing accessors.
 #include <QCoreApplication>
 #include <QSettings>
@@ -47,7 +47,9 @@ void TestAppSettings::defaults() {
     QCOMPARE(s.topK(), sp.top_k);
     QCOMPARE(s.topP(), 0.95);
     QCOMPARE(s.minP(), 0.05);
-    QCOMPARE(s.repeatPenalty(), 1.0);
+    QCOMPARE(s.repeatPenalty(), AppSettings::kRepeatPenaltyDefault);
+    QCOMPARE(s.frequencyPenalty(), 0.0);
+    QCOMPARE(s.presencePenalty(), 0.0);
     QCOMPARE(s.maxReplyTokens(), 512);
     QCOMPARE(s.kvCacheMb(), 0);
     QCOMPARE(s.pinnedShare(), 0.25);
@@ -67,6 +69,8 @@ void TestAppSettings::roundTrip() {
         s.setTopP(0.5);
         s.setMinP(0.1);
         s.setRepeatPenalty(1.15);
+        s.setFrequencyPenalty(0.25);
+        s.setPresencePenalty(0.5);
         s.setMaxReplyTokens(2048);
         s.setKvCacheMb(768);
         s.setPinnedShare(0.4);
@@ -80,6 +84,8 @@ void TestAppSettings::roundTrip() {
     QCOMPARE(s.topP(), 0.5);
     QCOMPARE(s.minP(), 0.1);
     QCOMPARE(s.repeatPenalty(), 1.15);
+    QCOMPARE(s.frequencyPenalty(), 0.25);
+    QCOMPARE(s.presencePenalty(), 0.5);
     QCOMPARE(s.maxReplyTokens(), 2048);
     QCOMPARE(s.kvCacheMb(), 768);
     QCOMPARE(s.pinnedShare(), 0.4);
@@ -137,9 +143,17 @@ void TestAppSettings::clampsSetters() {
     s.setRepeatPenalty(0.2);
     QCOMPARE(s.repeatPenalty(), 1.0);
     s.setRepeatPenalty(std::numeric_limits<double>::infinity());
-    QCOMPARE(s.repeatPenalty(), 1.0);
+    QCOMPARE(s.repeatPenalty(), AppSettings::kRepeatPenaltyDefault);
     s.setRepeatPenalty(7);
     QCOMPARE(s.repeatPenalty(), 2.0);
+    s.setFrequencyPenalty(-1);
+    QCOMPARE(s.frequencyPenalty(), 0.0);
+    s.setFrequencyPenalty(3);
+    QCOMPARE(s.frequencyPenalty(), 2.0);
+    s.setPresencePenalty(std::numeric_limits<double>::quiet_NaN());
+    QCOMPARE(s.presencePenalty(), 0.0);
+    s.setPresencePenalty(2.5);
+    QCOMPARE(s.presencePenalty(), 2.0);
     s.setMaxReplyTokens(0);
     QCOMPARE(s.maxReplyTokens(), 1);
     s.setMaxReplyTokens(10000000);
@@ -197,7 +211,9 @@ void TestAppSettings::engineValues() {
     s.setTopK(7);
     s.setTopP(0.9);
     s.setMinP(0.02);
-    s.setRepeatPenalty(1.1);
+    s.setRepeatPenalty(1.2);
+    s.setFrequencyPenalty(0.3);
+    s.setPresencePenalty(0.4);
     s.setKvCacheMb(512);
     s.setPinnedShare(0.5);
     s.setThreads(2);
@@ -208,7 +224,9 @@ void TestAppSettings::engineValues() {
     QCOMPARE(p.top_k, 7);
     QCOMPARE(p.top_p, 0.9f);
     QCOMPARE(p.min_p, 0.02f);
-    QCOMPARE(p.repeat_penalty, 1.1f);
+    QCOMPARE(p.repeat_penalty, 1.2f);
+    QCOMPARE(p.frequency_penalty, 0.3f);
+    QCOMPARE(p.presence_penalty, 0.4f);
     const hearth::SamplingParams defaults;
     QCOMPARE(p.penalty_last_n, defaults.penalty_last_n);
 
@@ -287,17 +305,31 @@ void TestAppSettings::resets() {
 }
 
 void TestAppSettings::defaultLocation() {
-    // The default constructor uses the application's QSettings; point its user scope at
-    // the temporary folder so nothing touches the real configuration.
+    // The default constructor uses the user's QSettings of "Hearth"; point the user scope at
+    // the temporary folder so nothing touches the real configuration. Whatever the
+    // application calls itself, the file is Hearth's own (not "Unknown Organization").
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir_->path());
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir_->path());
     QCoreApplication::setOrganizationName(QString());
-    QCoreApplication::setApplicationName(QStringLiteral("HearthSettingsTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("SomethingElse"));
+    {
+        // Settings an earlier version wrote without an organisation name.
+        QSettings legacy(QSettings::NativeFormat, QSettings::UserScope,
+                         QStringLiteral("Unknown Organization"), QStringLiteral("Hearth"));
+        legacy.setValue("sampling/topK", 17);
+    }
     {
         AppSettings s;
         QVERIFY2(s.fileName().startsWith(dir_->path()), qPrintable(s.fileName()));
+        QVERIFY2(s.fileName().contains(QStringLiteral("Hearth/Hearth")), qPrintable(s.fileName()));
+        QVERIFY(!s.fileName().contains(QStringLiteral("Unknown")));
+        QCOMPARE(s.topK(), 17);  // moved over
         s.setTopK(5);
     }
+    QVERIFY(QSettings(QSettings::NativeFormat, QSettings::UserScope, QStringLiteral("Unknown Organization"),
+                      QStringLiteral("Hearth"))
+                .allKeys()
+                .isEmpty());
     AppSettings again;
     QCOMPARE(again.topK(), 5);
 }

@@ -1,7 +1,8 @@
 // split_markdown (app/core/markdown_segments.h): prose and fenced code blocks, languages,
 // longer fences around backticks, tildes, fences in list items, CRLF, empty blocks,
 // unterminated fences; and MarkdownSplitter fed a text a character at a time (as a reply
-// streams) gives what splitting each prefix from scratch gives.
+// streams) gives what splitting each prefix from scratch gives. Prose is cut at blank lines
+// only where the parts render apart as they do together.
 #include <QTest>
 
 #include "core/markdown_segments.h"
@@ -41,9 +42,19 @@ class TestMarkdownSegments : public QObject {
 
         QTest::newRow("empty") << QString() << V{};
         QTest::newRow("blank") << QStringLiteral("\n  \n\t\n") << V{};
-        QTest::newRow("prose only")
-            << QStringLiteral("Hello *there*.\n\nA second paragraph.")
-            << V{prose(QStringLiteral("Hello *there*.\n\nA second paragraph."))};
+        QTest::newRow("paragraphs are blocks of their own")
+            << QStringLiteral("Hello *there*.\nStill the first.\n\n\nA second paragraph.\n\n# A heading")
+            << V{prose(QStringLiteral("Hello *there*.\nStill the first.")),
+                 prose(QStringLiteral("A second paragraph.")), prose(QStringLiteral("# A heading"))};
+        QTest::newRow("a loose list stays one block")
+            << QStringLiteral("Steps:\n\n1. one\n\n2. two\n\n   more of two\n\n- a\n\n* b\n\n+ c\n\nAfter.")
+            << V{prose(QStringLiteral("Steps:\n\n1. one\n\n2. two\n\n   more of two\n\n- a\n\n* b\n\n+ c")),
+                 prose(QStringLiteral("After."))};
+        QTest::newRow("quotes and link definitions stay with what is above")
+            << QStringLiteral("> a\n\n> b\n\nSee [x].\n\n[x]: https://example.org\n\n-not a list\n\n1.5 is a number")
+            << V{prose(QStringLiteral("> a\n\n> b")),
+                 prose(QStringLiteral("See [x].\n\n[x]: https://example.org")),
+                 prose(QStringLiteral("-not a list")), prose(QStringLiteral("1.5 is a number"))};
         QTest::newRow("prose, code, prose")
             << QStringLiteral("Try this:\n\n```python\nprint('hi')\nx = 1\n```\n\nThat's it.\n")
             << V{prose(QStringLiteral("Try this:")),
@@ -119,7 +130,8 @@ class TestMarkdownSegments : public QObject {
             "Sure! Here is how:\r\n\r\n1. First:\n   ```bash\n   echo `date`\n   ```\n2. Then "
             "~~~\n\n"
             "````md\n```js\nx\n```\n````\n\nInline ```no``` fence.\n\n~~~\n~~\n~~~~\n"
-            "```python\ndef f():\n    return '```'\n``\n```\nDone.\n```rust\nfn main() {");
+            "```python\ndef f():\n    return '```'\n``\n```\nDone.\n\nNext paragraph.\n\n10. "
+            "ten\n\n10 is more\n\n> q\n\n```rust\nfn main() {");
         MarkdownSplitter splitter;
         for (qsizetype n = 0; n <= reply.size(); ++n) {
             const QString prefix = reply.left(n);

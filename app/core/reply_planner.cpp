@@ -1,0 +1,85 @@
+#include "core/reply_planner.h"
+
+#include <algorithm>
+
+#include "chat/prompt_builder.h"
+
+using namespace hearth;
+namespace st = hearth::store;
+
+namespace {
+
+chat::Role to_chat(st::Role r) {
+    switch (r) {
+        case st::Role::System: return chat::Role::System;
+        case st::Role::User: return chat::Role::User;
+        case st::Role::Assistant: return chat::Role::Assistant;
+    }
+    return chat::Role::User;
+}
+
+}  // namespace
+
+void apply_sampling(const st::SamplingSettings& ss, SamplingParams& sp) {
+    if (ss.temperature) sp.temperature = static_cast<float>(*ss.temperature);
+    if (ss.top_p) sp.top_p = static_cast<float>(*ss.top_p);
+    if (ss.min_p) sp.min_p = static_cast<float>(*ss.min_p);
+    if (ss.top_k) sp.top_k = *ss.top_k;
+    if (ss.repeat_penalty) sp.repeat_penalty = static_cast<float>(*ss.repeat_penalty);
+}
+
+Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent, std::optional<st::Id> continue_reply,
+                                const chat::PromptBuilder& builder, const QString& fingerprint,
+                                int context_length, const ReplyDefaults& defaults, std::uint64_t fresh_seed) {
+    const auto& thread = snap.thread;
+    const st::Id last_id = continue_reply.value_or(parent);
+    const auto at = std::find_if(thread.begin(), thread.end(),
+                                 [&](const st::ThreadEntry& e) { return e.message.id == last_id; });
+    if (at == thread.end()) return make_error("The message to reply to is no longer shown.");
+    if (continue_reply && at->message.role != st::Role::Assistant)
+        return make_error("Only a reply can be continued.");
+
+    std::vector<chat::Message> messages;
+    const bool has_system = !thread.empty() && thread.front().message.role == st::Role::System;
+    if (!has_system && snap.persona && !snap.persona->system_prompt.trimmed().isEmpty())
+        messages.push_back({chat::Role::System, snap.persona->system_prompt.toStdString(), std::nullopt});
+    for (auto it = thread.begin(); it != std::next(at); ++it) {
+        const st::Message& msg = it->message;
+        chat::Message cm{to_chat(msg.role), msg.text.toStdString(), std::nullopt};
+        // Ids are reused only when this model's tokenizer made them.
+        if (msg.token_fingerprint == fingerprint && (msg.role == st::Role::Assistant || !msg.token_ids.empty()))
+            cm.ids = std::vector<int32_t>(msg.token_ids.begin(), msg.token_ids.end());
+        messages.push_back(std::move(cm));
+    }
+    if (continue_reply && !messages.back().ids)
+        return make_error("This reply was written with another model; regenerate it instead.");
+
+    const st::SamplingSettings& conv = snap.conversation.sampling;
+    const int wanted = conv.max_tokens.value_or(defaults.max_tokens);
+    const int reply_room = std::max(1, std::min(wanted, context_length / 2));
+    auto prompt = builder.fit_to_context(messages, static_cast<size_t>(std::max(1, context_length - reply_room)),
+                                         continue_reply ? chat::PromptEnd::ContinueReply
+                                                        : chat::PromptEnd::GenerationPrompt);
+    if (!prompt) return prompt.error();
+
+    PlannedReply plan;
+    plan.dropped = static_cast<int>(prompt->dropped);
+    SamplingParams sp = defaults.sampling;
+    std::optional<std::int64_t> fixed_seed;
+    if (snap.persona) {
+        apply_sampling(snap.persona->sampling, sp);
+        fixed_seed = snap.persona->sampling.seed;
+    }
+    apply_sampling(conv, sp);
+    if (conv.seed) fixed_seed = conv.seed;
+    plan.seed_fixed = fixed_seed.has_value();
+    sp.seed = fixed_seed ? static_cast<std::uint64_t>(*fixed_seed) : fresh_seed;
+
+    sched::Request& req = plan.request;
+    req.conversation = snap.conversation.id;
+    req.prompt = std::move(prompt->ids);
+    req.sampling = sp;
+    req.max_tokens = reply_room;
+    req.stop_at_end_of_generation = defaults.stop_at_end_of_turn;
+    return plan;
+}

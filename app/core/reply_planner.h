@@ -1,0 +1,61 @@
+// plan_reply: what the engine is asked for when a conversation gets a reply. Shared by
+// every way a reply starts (send, regenerate, edit and resend, continue).
+//
+// The prompt is the persona's system prompt (unless the thread starts with a system
+// message of its own), then the thread up to and including the message replied to, built
+// with fit_to_context so that room is left for the reply (the oldest turns drop out).
+// Stored token ids are reused when this model's tokenizer made them, so each turn extends
+// the last one exactly and is served from the KV cache. Continuing a reply leaves that
+// reply open (PromptEnd::ContinueReply): its prompt is the earlier one plus the sampled
+// ids, all in the cache.
+//
+// Sampling: the app's defaults, then the persona's settings, then the conversation's
+// (each set value overrides). The seed is the conversation's or the persona's when one
+// is fixed, else `fresh_seed` (the caller passes a new random number per request), so a
+// regenerated reply differs and the seed used is known (it is stored with the reply).
+#pragma once
+
+#include <QString>
+
+#include <cstdint>
+#include <optional>
+
+#include "common/result.h"
+#include "sampling/sampler.h"
+#include "sched/scheduler.h"
+#include "store/types.h"
+
+namespace hearth::chat {
+class PromptBuilder;
+}
+
+// A conversation, its persona and its thread, read together from the store.
+struct ThreadSnapshot {
+    hearth::store::Conversation conversation;
+    std::optional<hearth::store::Persona> persona;
+    std::vector<hearth::store::ThreadEntry> thread;
+};
+
+struct ReplyDefaults {
+    hearth::SamplingParams sampling;  // the app's settings (their seed is ignored)
+    int max_tokens = 512;             // the longest reply, unless the conversation says
+    bool stop_at_end_of_turn = true;
+};
+
+struct PlannedReply {
+    hearth::sched::Request request;
+    int dropped = 0;     // thread messages left out (beyond the context)
+    bool seed_fixed = false;  // the seed came from the conversation or persona
+};
+
+// parent: the message replied to. continue_reply: instead, the assistant reply to take up
+// again (its parent is the message it answers). Errors: the message is not in the
+// thread, or the conversation does not fit the context even without old turns.
+hearth::Result<PlannedReply> plan_reply(const ThreadSnapshot& snapshot, hearth::store::Id parent,
+                                        std::optional<hearth::store::Id> continue_reply,
+                                        const hearth::chat::PromptBuilder& builder,
+                                        const QString& fingerprint, int context_length,
+                                        const ReplyDefaults& defaults, std::uint64_t fresh_seed);
+
+// The settings applied over params: each value that is set replaces the one in params.
+void apply_sampling(const hearth::store::SamplingSettings& settings, hearth::SamplingParams& params);

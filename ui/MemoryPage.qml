@@ -16,7 +16,6 @@ Page {
     property color subtleText
     property bool dark: false
 
-    function mb(bytes) { return (bytes / 1048576).toFixed(1) + " MB" }
     function conversationTitle(id) {
         const row = conversations.rowOf(id)
         const c = row >= 0 ? conversations.get(row) : null
@@ -55,23 +54,24 @@ Page {
                     font.pixelSize: 12
                     text: page.bridge.loaded
                           ? qsTr("The model's working memory (KV cache): %1 blocks of %2 tokens, %3. Conversations that share a beginning share its blocks.")
-                                .arg(grid.blockCount).arg(grid.blockSize).arg(page.mb(page.bridge.kvCacheBytes))
+                                .arg(grid.blockCount).arg(grid.blockSize).arg(Format.bytes(page.bridge.kvCacheBytes))
                           : qsTr("No model is open.")
                 }
             }
         }
 
-        // The numbers.
+        // The numbers: conversations kept (the status bar's number), then blocks by holder.
         Flow {
             Layout.fillWidth: true
             spacing: 10
             Repeater {
                 model: [
-                    {name: qsTr("Pinned"), value: grid.pinnedBlocks, color: grid.pinnedColor, mark: "ring"},
-                    {name: qsTr("Conversations"), value: grid.conversationBlocks, color: grid.colorFor(1), mark: ""},
-                    {name: qsTr("Shared"), value: grid.sharedBlocks, color: grid.sharedColor, mark: "dot"},
-                    {name: qsTr("Cached (evictable)"), value: grid.cachedBlocks, color: grid.cachedColor, mark: ""},
-                    {name: qsTr("Free"), value: grid.freeBlocks, color: grid.freeColor, mark: ""}
+                    {name: qsTr("Conversations kept"), value: page.bridge.conversationsResident, color: "transparent", mark: ""},
+                    {name: qsTr("Pinned blocks"), value: grid.pinnedBlocks, color: grid.pinnedColor, mark: "ring"},
+                    {name: qsTr("Conversation blocks"), value: grid.conversationBlocks, color: grid.colorFor(1), mark: ""},
+                    {name: qsTr("Shared blocks"), value: grid.sharedBlocks, color: grid.sharedColor, mark: "dot"},
+                    {name: qsTr("Cached blocks (evictable)"), value: grid.cachedBlocks, color: grid.cachedColor, mark: ""},
+                    {name: qsTr("Free blocks"), value: grid.freeBlocks, color: grid.freeColor, mark: ""}
                 ]
                 delegate: Pane {
                     required property var modelData
@@ -85,9 +85,10 @@ Page {
                     RowLayout {
                         spacing: 8
                         Rectangle {
+                            visible: modelData.color !== "transparent"
                             width: 14; height: 14; radius: 3
                             color: modelData.color
-                            border.width: modelData.name === qsTr("Free") ? 1 : 0
+                            border.width: modelData.name === qsTr("Free blocks") ? 1 : 0
                             border.color: Qt.rgba(0.5, 0.5, 0.5, 0.5)
                             Rectangle {
                                 visible: modelData.mark !== ""

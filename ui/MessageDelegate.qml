@@ -1,7 +1,9 @@
+import QtQml
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import Hearth
 
 // One message: who wrote it, its text (streaming while the reply is made) in segments:
 // prose as Markdown, and fenced code blocks in monospace, each with its language and a
@@ -28,6 +30,8 @@ Item {
     required property string error
     required property double prefillProgress
     required property var segments  // [{kind: "text"|"code", text, language, open}]
+    required property string finishReason  // "stop", "length", "cancelled", "error" or ""
+    required property string seed
 
     property var chat
     property color subtleText
@@ -36,6 +40,7 @@ Item {
     property string personaAvatar
     property string personaName
     property bool isLast: false
+    property bool revealed: false  // a search hit just opened: marked for a moment
     property bool editing: false
 
     readonly property bool isUser: role === "user"
@@ -51,14 +56,17 @@ Item {
     // What the body shows: the segments, or (no text at all) one line saying so.
     readonly property var shownSegments: segments.length > 0 ? segments
         : [{ kind: "text", text: text !== "" || streaming || error !== "" ? "" : qsTr("(empty)"), language: "", open: false }]
+    // A reply cut at its token limit (it can be continued).
+    readonly property bool cutAtLimit: !isUser && !streaming && finishReason === "length"
     readonly property string statsText: {
         if (isUser || streaming) return ""
         const parts = []
-        if (ttftMs >= 0) parts.push(qsTr("first token %1 ms").arg(Math.round(ttftMs)))
+        if (ttftMs >= 0) parts.push(qsTr("first token in %1").arg(Format.duration(ttftMs)))
         if (tokensPerSecond > 0) parts.push(qsTr("%1 tokens/s").arg(tokensPerSecond.toFixed(1)))
         if (generatedTokens > 0) parts.push(qsTr("%n token(s)", "", generatedTokens))
         if (promptTokensCached + promptTokensComputed > 0)
             parts.push(qsTr("prompt %1 cached + %2 computed").arg(promptTokensCached).arg(promptTokensComputed))
+        if (seed !== "") parts.push(qsTr("seed %1").arg(seed))
         return parts.join("  ·  ")
     }
 
@@ -74,6 +82,13 @@ Item {
     }
 
     HoverHandler { id: hover }
+    Rectangle {
+        objectName: "revealMark"
+        visible: root.revealed
+        anchors.fill: parent
+        radius: 8
+        color: Qt.rgba(root.Material.accent.r, root.Material.accent.g, root.Material.accent.b, 0.10)
+    }
     TextEdit { id: clipboardHelper; visible: false }
 
     ColumnLayout {
@@ -160,12 +175,27 @@ Item {
                                     TextEdit {
                                         id: prose
                                         objectName: "messageText"
-                                        width: Math.min(implicitWidth, body.maxWidth)
+                                        // A reply takes the full width (its natural width is
+                                        // never asked for: that would lay it out twice).
+                                        width: root.isUser ? Math.min(implicitWidth, body.maxWidth) : body.maxWidth
                                         readOnly: true
                                         selectByMouse: true
                                         wrapMode: TextEdit.Wrap
                                         textFormat: root.isUser ? TextEdit.PlainText : TextEdit.MarkdownText
-                                        text: segmentLoader.segment.text
+                                        // The text is set only when this block's source changed:
+                                        // the segments list is new on every update of a
+                                        // streaming reply, and TextEdit would parse and lay
+                                        // out its Markdown again even for the same source
+                                        // (it compares with Markdown it writes itself).
+                                        property string source: segmentLoader.segment.text
+                                        property string shownSource
+                                        function show() {
+                                            if (source === shownSource) return
+                                            shownSource = source
+                                            text = source
+                                        }
+                                        onSourceChanged: show()
+                                        Component.onCompleted: show()
                                         color: root.Material.foreground
                                         selectionColor: root.Material.accent
                                         selectedTextColor: "white"
@@ -227,11 +257,26 @@ Item {
                     }
                 }
 
-                // Thinking: the prompt being read, then the first tokens.
+                // Thinking: the prompt being read (a bar that moves only when the progress
+                // does: no animation runs while waiting, so nothing is repainted for it).
                 RowLayout {
+                    objectName: "thinking"
                     visible: root.streaming && root.text === ""
                     spacing: 8
-                    BusyIndicator { running: parent.visible; implicitWidth: 24; implicitHeight: 24 }
+                    Rectangle {
+                        objectName: "prefillBar"
+                        visible: root.prefillProgress >= 0
+                        implicitWidth: 80
+                        implicitHeight: 4
+                        radius: 2
+                        color: Qt.rgba(root.subtleText.r, root.subtleText.g, root.subtleText.b, 0.25)
+                        Rectangle {
+                            width: parent.width * Math.max(0, root.prefillProgress)
+                            height: parent.height
+                            radius: 2
+                            color: root.Material.accent
+                        }
+                    }
                     Label {
                         text: root.prefillProgress >= 0 ? qsTr("Reading the conversation… %1%").arg(Math.round(root.prefillProgress * 100))
                                                         : qsTr("Thinking…")
@@ -248,12 +293,30 @@ Item {
                     Layout.fillWidth: true
                     font.pixelSize: 12
                 }
-                Label {
-                    visible: root.state === "stopped"
-                    text: qsTr("stopped")
-                    color: root.subtleText
-                    font.pixelSize: 11
-                    font.italic: true
+                // Why a reply ended early: stopped by the user, or its length limit.
+                RowLayout {
+                    objectName: "replyEnd"
+                    visible: root.state === "stopped" || root.cutAtLimit
+                    spacing: 8
+                    Label {
+                        objectName: "replyEndLabel"
+                        text: root.cutAtLimit ? qsTr("cut at the length limit (%n token(s))", "", root.generatedTokens) : qsTr("stopped")
+                        color: root.subtleText
+                        font.pixelSize: 11
+                        font.italic: true
+                    }
+                    Button {
+                        objectName: "continueButton"
+                        // (canContinue reads the model: the state and reason say when to ask again)
+                        visible: { root.state; root.finishReason; return root.isLast && root.chat.canSend && root.chat.canContinue(root.messageId) }
+                        text: qsTr("Continue")
+                        flat: true
+                        font.pixelSize: 12
+                        implicitHeight: 30
+                        padding: 6
+                        Material.foreground: root.Material.accent
+                        onClicked: root.chat.continueReply(root.messageId)
+                    }
                 }
 
                 // Actions and statistics: on hover (always for the last reply).
@@ -299,7 +362,7 @@ Item {
                         }
                         Menu {
                             id: codeMenu
-                            Repeater {
+                            Instantiator {  // (a Menu stacks items it is given; see Sidebar)
                                 model: root.codeBlocks
                                 delegate: MenuItem {
                                     required property int index
@@ -307,6 +370,8 @@ Item {
                                     text: qsTr("Block %1: %2").arg(index + 1).arg(modelData.split("\n")[0].substring(0, 40))
                                     onTriggered: root.copyToClipboard(modelData)
                                 }
+                                onObjectAdded: (index, item) => codeMenu.insertItem(index, item)
+                                onObjectRemoved: (index, item) => codeMenu.removeItem(item)
                             }
                         }
                     }

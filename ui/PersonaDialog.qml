@@ -2,6 +2,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import Hearth
 
 // Creating or editing a persona: name, badge (a glyph and a colour), system prompt, keep warm.
 Dialog {
@@ -10,11 +11,14 @@ Dialog {
     property var personaId: -1  // -1: a new persona
     readonly property var palette: ["#e0703f", "#3f7ae0", "#2e9d6e", "#9b59b6", "#d4a017", "#c0392b", "#16a0a8", "#7f8c8d"]
     property string chosenColor: palette[0]
+    // The badge: "icon:<name>" (AvatarIcons) or a short glyph typed in the field.
+    property string badge: ""
 
     function openFor(p) {
         personaId = p ? p.personaId : -1
         nameField.text = p ? p.name : ""
-        avatarField.text = p ? p.avatar : ""
+        badge = p ? p.avatar : "icon:star"
+        avatarField.text = badge.startsWith("icon:") ? "" : badge
         promptField.text = p ? p.systemPrompt : ""
         chosenColor = p && p.color ? p.color : palette[Math.floor(Math.random() * palette.length)]
         keepWarmSwitch.checked = p ? p.keepWarm : false
@@ -25,10 +29,10 @@ Dialog {
         const name = nameField.text.trim()
         if (name === "") return
         if (personaId < 0)
-            personas.create(name, promptField.text, chosenColor, avatarField.text.trim(), keepWarmSwitch.checked)
+            personas.create(name, promptField.text, chosenColor, badge.trim(), keepWarmSwitch.checked)
         else
             personas.edit(personaId, {name: name, systemPrompt: promptField.text, color: chosenColor,
-                                      avatar: avatarField.text.trim(), keepWarm: keepWarmSwitch.checked})
+                                      avatar: badge.trim(), keepWarm: keepWarmSwitch.checked})
         close()
     }
 
@@ -45,7 +49,7 @@ Dialog {
             spacing: 12
             Avatar {
                 size: 48
-                glyph: avatarField.text
+                glyph: dialog.badge
                 name: nameField.text
                 tint: dialog.chosenColor
             }
@@ -61,6 +65,29 @@ Dialog {
                 placeholderText: qsTr("Badge")
                 maximumLength: 3
                 Layout.preferredWidth: 70
+                ToolTip.visible: activeFocus
+                ToolTip.text: qsTr("Letters or an emoji; or pick an icon below")
+                onTextEdited: dialog.badge = text.trim()
+            }
+        }
+        RowLayout {
+            spacing: 6
+            Label { text: qsTr("Icon"); Layout.rightMargin: 18 }
+            Repeater {
+                model: AvatarIcons.names
+                delegate: Avatar {
+                    required property string modelData
+                    objectName: "badgeIcon_" + modelData
+                    size: 26
+                    glyph: "icon:" + modelData
+                    tint: dialog.badge === glyph ? dialog.chosenColor : Qt.rgba(0.5, 0.5, 0.5, 0.45)
+                    TapHandler {
+                        onTapped: {
+                            dialog.badge = parent.glyph
+                            avatarField.text = ""
+                        }
+                    }
+                }
             }
         }
         RowLayout {

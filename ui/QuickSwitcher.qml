@@ -2,11 +2,14 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import Hearth.Core
 
-// Ctrl+K: type part of a title, Enter opens the conversation (Up/Down choose).
+// Ctrl+K: type part of a title, Enter opens the conversation (Up/Down choose). It keeps a
+// list of its own, so a search in the sidebar (which turns that list into search hits)
+// does not hide any conversation from it.
 Popup {
     id: popup
-    required property var conversations
+    required property var store
     property color subtleText
     property var all: []
     signal chosen(var conversationId)
@@ -25,14 +28,23 @@ Popup {
     padding: 8
     Material.elevation: 8
 
-    onAboutToShow: {
+    ConversationListModel {
+        id: conversations
+        objectName: "quickSwitcherConversations"
+        store: popup.store
+        onLoaded: popup.collect()
+    }
+    function collect() {
         const list = []
-        if (!conversations.searching)
-            for (let i = 0; i < conversations.count; ++i) {
-                const c = conversations.get(i)
-                list.push({id: c.conversationId, title: c.title !== "" ? c.title : qsTr("New chat"), pinned: c.pinned})
-            }
+        for (let i = 0; i < conversations.count; ++i) {
+            const c = conversations.get(i)
+            list.push({id: c.conversationId, title: c.title !== "" ? c.title : qsTr("New chat"), pinned: c.pinned})
+        }
         all = list
+    }
+
+    onAboutToShow: {
+        collect()
         field.text = ""
         results.currentIndex = 0
     }

@@ -30,6 +30,7 @@ Page {
                     label: qsTr("Theme")
                     ComboBox {
                         objectName: "themeCombo"
+                        implicitContentWidthPolicy: ComboBox.WidestText
                         model: [qsTr("Follow the system"), qsTr("Light"), qsTr("Dark")]
                         currentIndex: ["", "light", "dark"].indexOf(page.window.themeName)
                         onActivated: i => page.window.themeName = ["", "light", "dark"][i]
@@ -60,6 +61,42 @@ Page {
                     Label { text: page.settings.topP.toFixed(2); Layout.preferredWidth: 40 }
                 }
                 SettingRow {
+                    label: qsTr("Repeat penalty")
+                    tip: qsTr("Makes tokens used in the last 64 less likely (1 is off). Small models loop without it.")
+                    Slider {
+                        objectName: "repeatPenaltySlider"
+                        from: 1; to: 2; stepSize: 0.01
+                        value: page.settings.repeatPenalty
+                        onMoved: page.settings.repeatPenalty = value
+                        Layout.fillWidth: true
+                    }
+                    Label { text: page.settings.repeatPenalty.toFixed(2); Layout.preferredWidth: 40 }
+                }
+                SettingRow {
+                    label: qsTr("Frequency penalty")
+                    tip: qsTr("Subtracted from a token's score for every time it was used recently")
+                    Slider {
+                        objectName: "frequencyPenaltySlider"
+                        from: 0; to: 2; stepSize: 0.05
+                        value: page.settings.frequencyPenalty
+                        onMoved: page.settings.frequencyPenalty = value
+                        Layout.fillWidth: true
+                    }
+                    Label { text: page.settings.frequencyPenalty.toFixed(2); Layout.preferredWidth: 40 }
+                }
+                SettingRow {
+                    label: qsTr("Presence penalty")
+                    tip: qsTr("Subtracted once from the score of any token used recently")
+                    Slider {
+                        objectName: "presencePenaltySlider"
+                        from: 0; to: 2; stepSize: 0.05
+                        value: page.settings.presencePenalty
+                        onMoved: page.settings.presencePenalty = value
+                        Layout.fillWidth: true
+                    }
+                    Label { text: page.settings.presencePenalty.toFixed(2); Layout.preferredWidth: 40 }
+                }
+                SettingRow {
                     label: qsTr("Top-k")
                     SpinBox { from: 0; to: 1000; editable: true; value: page.settings.topK; onValueModified: page.settings.topK = value }
                 }
@@ -71,6 +108,13 @@ Page {
                         value: page.settings.maxReplyTokens
                         onValueModified: page.settings.maxReplyTokens = value
                     }
+                }
+                Label {
+                    text: qsTr("Defaults for every chat; a persona or a chat (its ⋯ menu) can set its own.")
+                    wrapMode: Text.Wrap
+                    opacity: 0.7
+                    font.pixelSize: 12
+                    Layout.fillWidth: true
                 }
                 Button { text: qsTr("Reset replies to defaults"); flat: true; onClicked: page.settings.resetSampling() }
             }
@@ -95,7 +139,7 @@ Page {
                     }
                 }
                 SettingRow {
-                    label: qsTr("KV cache (MB)")
+                    label: qsTr("KV cache (MiB)")
                     SpinBox {
                         from: 0; to: 65536; stepSize: 64; editable: true
                         value: page.settings.kvCacheMb
@@ -117,6 +161,7 @@ Page {
                 SettingRow {
                     label: qsTr("Backend")
                     ComboBox {
+                        implicitContentWidthPolicy: ComboBox.WidestText
                         model: ["auto", "cpu", "cuda"]
                         currentIndex: Math.max(0, model.indexOf(page.settings.backend))
                         onActivated: i => page.settings.backend = model[i]
@@ -175,10 +220,24 @@ Page {
             Label { text: sec.title; font.weight: Font.DemiBold; Layout.bottomMargin: 4 }
         }
     }
+    // A label (wrapped to its column, so a long one never runs under the control) and the
+    // control; the tip, if any, on hover.
     component SettingRow: RowLayout {
+        id: row
         property string label
+        property string tip
         Layout.fillWidth: true
         spacing: 12
-        Label { text: parent.label; Layout.preferredWidth: 180; opacity: 0.8 }
+        Label {
+            text: row.label
+            wrapMode: Text.WordWrap
+            Layout.preferredWidth: 190
+            Layout.maximumWidth: 190
+            opacity: 0.8
+            HoverHandler { id: labelHover }
+            ToolTip.visible: labelHover.hovered && row.tip !== ""
+            ToolTip.text: row.tip
+            ToolTip.delay: 400
+        }
     }
 }

@@ -1,3 +1,4 @@
+import QtQml
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
@@ -16,7 +17,7 @@ Rectangle {
     property color subtleText
     color: background
 
-    signal openRequested(var conversationId)
+    signal openRequested(var conversationId, var messageId)  // messageId: a search hit's, else -1
     signal newChatRequested(var personaId)
 
     function focusSearch() {
@@ -55,7 +56,8 @@ Rectangle {
                 text: qsTr("New chat")
                 highlighted: true
                 Material.elevation: 0
-                ToolTip.visible: hovered
+                // Not over its own menu.
+                ToolTip.visible: hovered && !personaMenu.visible
                 ToolTip.delay: 600
                 ToolTip.text: qsTr("New chat (Ctrl+N); choose a persona")
                 onClicked: personaMenu.popup(newChatButton, 0, newChatButton.height)
@@ -63,7 +65,9 @@ Rectangle {
                     id: personaMenu
                     MenuItem { text: qsTr("Plain chat (no persona)"); onTriggered: sidebar.newChatRequested(-1) }
                     MenuSeparator {}
-                    Repeater {
+                    // An Instantiator, not a Repeater: a Menu stacks the items it is given,
+                    // and a Repeater's delegates are not its children.
+                    Instantiator {
                         model: sidebar.personas
                         delegate: MenuItem {
                             required property var personaId
@@ -71,6 +75,8 @@ Rectangle {
                             text: name
                             onTriggered: sidebar.newChatRequested(personaId)
                         }
+                        onObjectAdded: (index, item) => personaMenu.insertItem(index + 2, item)
+                        onObjectRemoved: (index, item) => personaMenu.removeItem(item)
                     }
                 }
             }
@@ -140,7 +146,7 @@ Rectangle {
                 highlighted: conversationId === sidebar.currentId && !isSearchHit
                 padding: 8
                 leftPadding: 8
-                onClicked: sidebar.openRequested(conversationId)
+                onClicked: sidebar.openRequested(conversationId, isSearchHit ? messageId : -1)
                 TapHandler {
                     acceptedButtons: Qt.RightButton
                     onTapped: rowMenu.popup()

@@ -27,14 +27,20 @@ Rectangle {
             color: bar.bridge.loaded ? bar.Material.accent : bar.subtleText
             font.pixelSize: 12
             elide: Text.ElideRight
-            Layout.maximumWidth: 320
+            // Takes the room the statistics leave (elided only in a narrow window).
+            Layout.fillWidth: true
+            Layout.minimumWidth: 80
+            HoverHandler { id: modelHover }
+            ToolTip.visible: modelHover.hovered && truncated
+            ToolTip.text: text
         }
-        Item { Layout.fillWidth: true }
         StatusItem {
             objectName: "statusSpeed"
-            text: qsTr("%1 tokens/s").arg(bar.bridge.tokensPerSecond.toFixed(1))
-            tip: qsTr("Generated tokens per second over the last busy second")
-            visible: bar.bridge.loaded
+            text: bar.bridge.speedIsLast ? qsTr("last reply %1 tokens/s").arg(bar.bridge.tokensPerSecond.toFixed(1))
+                                         : qsTr("%1 tokens/s").arg(bar.bridge.tokensPerSecond.toFixed(1))
+            tip: bar.bridge.speedIsLast ? qsTr("How fast the last reply was written (as its own statistics say)")
+                                        : qsTr("How fast the replies being written are generated")
+            visible: bar.bridge.loaded && bar.bridge.tokensPerSecond > 0
         }
         StatusItem {
             objectName: "statusKv"
@@ -51,8 +57,8 @@ Rectangle {
         }
         StatusItem {
             objectName: "statusResident"
-            text: qsTr("%n conversation(s) resident", "", bar.bridge.conversationsResident)
-            tip: qsTr("Conversations whose memory is kept for their next turn")
+            text: qsTr("%n conversation(s) kept", "", bar.bridge.conversationsResident)
+            tip: qsTr("Conversations whose memory (KV cache) is kept for their next turn (the Memory page shows them)")
             visible: bar.bridge.loaded
         }
         StatusItem {

@@ -6,8 +6,6 @@
 #include <QUrl>
 
 #include "common/paths.h"
-#include "core/app_settings.h"
-#include "core/message_list_model.h"
 
 namespace hearth::ui {
 
@@ -33,16 +31,7 @@ QObject* load_main_window(QQmlApplicationEngine& engine, const WindowOptions& o)
     // Qt 6.4 has no loadFromModule: the module's files live under qrc:/<URI>/.
     engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
     if (engine.rootObjects().isEmpty()) return nullptr;
-    QObject* root = engine.rootObjects().constFirst();
-    // Replies sample with the user's settings (a C++ setter: not a QML property).
-    auto* settings = root->findChild<AppSettings*>(QStringLiteral("settings"));
-    auto* chat = root->findChild<MessageListModel*>(QStringLiteral("chat"));
-    if (settings && chat) {
-        chat->setDefaultSampling(settings->samplingParams());
-        QObject::connect(settings, &AppSettings::settingsChanged, chat,
-                         [settings, chat] { chat->setDefaultSampling(settings->samplingParams()); });
-    }
-    return root;
+    return engine.rootObjects().constFirst();
 }
 
 }  // namespace hearth::ui

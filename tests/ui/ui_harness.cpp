@@ -1,6 +1,8 @@
 #include "ui_harness.h"
 
 #include <QDir>
+#include <QEventLoop>
+#include <QTimer>
 #include <QGuiApplication>
 #include <QImage>
 #include <QQuickStyle>
@@ -39,6 +41,24 @@ void collect(QQuickItem* item, const QString& name, QList<QQuickItem*>& out, boo
 
 }  // namespace
 
+bool UiHarness::run_until(const std::function<bool()>& pred, int ms) {
+    if (pred()) return true;
+    QEventLoop loop;
+    QTimer poll;
+    poll.setInterval(2);
+    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+        if (pred()) loop.quit();
+    });
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    poll.start();
+    loop.exec();
+    return pred();
+}
+
+void UiHarness::run_for(int ms) {
+    run_until([] { return false; }, ms);
+}
+
 void UiHarness::prepare_process() {
     QQuickStyle::setStyle(QStringLiteral("Material"));
     if (qEnvironmentVariableIsEmpty("HEARTH_UI_RHI"))
@@ -75,8 +95,8 @@ bool UiHarness::start(const QString& theme, QString* error, const QString& model
     o.storePath = dir.filePath(QStringLiteral("history.db"));
     o.logFolder = dir.path();
     o.theme = theme;
-    o.threads = 2;
-    o.kvMegabytes = 16;
+    o.threads = threads;
+    o.kvMegabytes = kv_megabytes;
     engine = std::make_unique<QQmlApplicationEngine>();
     QObject* root = hearth::ui::load_main_window(*engine, o);
     window = qobject_cast<QQuickWindow*>(root);

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QTemporaryDir>
 
+#include <functional>
 #include <memory>
 
 class EngineBridge;
@@ -28,6 +29,14 @@ struct UiHarness {
     ConversationListModel* conversations = nullptr;
     PersonaListModel* personas = nullptr;
     HistoryStore* store = nullptr;
+    // The engine's settings for start() (the window set-up's overrides of the user's).
+    int threads = 2;
+    int kv_megabytes = 16;
+
+    // Runs the event loop until pred() holds or ms have passed; returns pred(). Unlike
+    // QTest::qWait it never sleeps between rounds of events, so frames are not delayed.
+    static bool run_until(const std::function<bool()>& pred, int ms);
+    static void run_for(int ms);
 
     // Call before the QGuiApplication: the style, software rendering (unless
     // $HEARTH_UI_RHI is set), settings in a temporary place.

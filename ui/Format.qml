@@ -1,0 +1,26 @@
+pragma Singleton
+import QtQuick
+
+// Numbers as people read them: durations in the unit that fits, memory in binary units
+// named as such (MiB, GiB), counts with their unit.
+QtObject {
+    // 850 ms, 2.4 s, 38 s, 3 min 42 s, 1 h 5 min
+    function duration(ms) {
+        if (ms < 0 || isNaN(ms)) return ""
+        if (ms < 1000) return qsTr("%1 ms").arg(Math.round(ms))
+        const s = ms / 1000
+        if (s < 10) return qsTr("%1 s").arg(s.toFixed(1))
+        if (s < 60) return qsTr("%1 s").arg(Math.round(s))
+        const whole = Math.round(s)
+        const h = Math.floor(whole / 3600), m = Math.floor(whole / 60) % 60, sec = whole % 60
+        if (h > 0) return qsTr("%1 h %2 min").arg(h).arg(m)
+        return sec > 0 ? qsTr("%1 min %2 s").arg(m).arg(sec) : qsTr("%1 min").arg(m)
+    }
+    // 512 KiB, 98.4 MiB, 1.50 GiB
+    function bytes(n) {
+        if (n < 1024) return qsTr("%1 bytes").arg(n)
+        if (n < 1048576) return qsTr("%1 KiB").arg((n / 1024).toFixed(0))
+        if (n < 1073741824) return qsTr("%1 MiB").arg((n / 1048576).toFixed(1))
+        return qsTr("%1 GiB").arg((n / 1073741824).toFixed(2))
+    }
+}

@@ -26,6 +26,7 @@ QUrl TestHttpServer::url(const QByteArray& path) const {
 void TestHttpServer::on_connection() {
     while (QTcpSocket* socket = server_.nextPendingConnection()) {
         connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+        connect(socket, &QTcpSocket::disconnected, this, &TestHttpServer::connectionClosed);
         auto buffer = std::make_shared<QByteArray>();
         auto answered = std::make_shared<bool>(false);
         connect(socket, &QTcpSocket::readyRead, this, [this, socket, buffer, answered] {

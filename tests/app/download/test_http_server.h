@@ -45,6 +45,10 @@ class TestHttpServer : public QObject {
     const QList<TestRequest>& requests() const { return requests_; }
     void clearRequests() { requests_.clear(); }
 
+  signals:
+    // A connection ended (either side closed it): nothing more travels on it.
+    void connectionClosed();
+
   private:
     void on_connection();
     void respond(class QTcpSocket* socket, const TestRequest& request);

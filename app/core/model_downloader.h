@@ -23,6 +23,8 @@
 #include <atomic>
 #include <memory>
 
+#include "core/download_verify.h"
+
 class QNetworkAccessManager;
 class QNetworkReply;
 
@@ -103,12 +105,7 @@ class ModelDownloader : public QObject {
     void failed(const QString& error);
 
   private:
-    struct VerifyResult {
-        bool ok = false;
-        bool cancelled = false;
-        bool discard = false;  // the .part is bad (checksum, not GGUF): delete it
-        QString error;
-    };
+    using VerifyResult = hearth::download::VerifyResult;
 
     void start_impl(const QUrl& url, const QString& sha256, const QString& file_name);
     void begin(bool fresh);

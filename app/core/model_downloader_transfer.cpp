@@ -1,0 +1,229 @@
+// ModelDownloader's HTTP transfer: the request (a Range request to resume a .part), the
+// checks on the answer (status, Content-Range, free space), writing the body to the .part,
+// starting over when a server ignores or botches the range, and how a transfer ends: the
+// .part complete and off to verification, or a failure that says whether it can resume.
+#include <QDir>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QStorageInfo>
+
+#include "common/log.h"
+#include "core/download_http.h"
+#include "core/model_downloader.h"
+
+using namespace hearth::download;
+
+namespace {
+
+constexpr int kMaxRedirects = 10;
+constexpr int kMaxRestarts = 2;
+
+}  // namespace
+
+void ModelDownloader::send_request() {
+    QNetworkRequest request(url_);
+    request.setMaximumRedirectsAllowed(kMaxRedirects);
+    request.setTransferTimeout(transfer_timeout_ms_);
+    request.setHeader(QNetworkRequest::UserAgentHeader, QStringLiteral("Hearth"));
+    // An explicit encoding turns off Qt's transparent decompression, which would make the
+    // byte counts and ranges disagree with the file.
+    request.setRawHeader("Accept-Encoding", "identity");
+    if (offset_ > 0) {
+        request.setRawHeader("Range", QByteArray("bytes=") + QByteArray::number(offset_) + '-');
+        if (!validator_.isEmpty()) request.setRawHeader("If-Range", validator_.toUtf8());
+    }
+    response_checked_ = false;
+    reply_ = nam_->get(request);
+    connect(reply_, &QNetworkReply::readyRead, this, &ModelDownloader::on_ready_read);
+    connect(reply_, &QNetworkReply::finished, this, &ModelDownloader::on_finished);
+    hearth::log::get("download")
+        ->info("GET {} (from byte {})", url_.toDisplayString(QUrl::RemoveQuery).toStdString(),
+               offset_);
+}
+
+bool ModelDownloader::check_response() {
+    response_checked_ = true;
+    const QVariant status_attr = reply_->attribute(QNetworkRequest::HttpStatusCodeAttribute);
+    if (!status_attr.isValid()) return true;  // no HTTP answer: on_finished reports the error
+    const int status = status_attr.toInt();
+    const QString reason = reply_->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
+
+    if (status == 416 && offset_ > 0) {
+        const qint64 total = unsatisfied_range_total(reply_->rawHeader("Content-Range"));
+        if (total == offset_) {  // the .part already holds the whole file
+            drop_reply();
+            total_ = received_ = offset_;
+            update_progress(true);
+            start_verify();
+        } else {
+            restart_from_zero();
+        }
+        return false;
+    }
+    if (status >= 400) {
+        fail(http_status_message(status, reason), status >= 500 || status == 408 || status == 429);
+        return false;
+    }
+    if (status < 200 || status >= 300) {
+        fail(
+            QStringLiteral("Unexpected answer from the server: HTTP %1 %2").arg(status).arg(reason),
+            false);
+        return false;
+    }
+
+    const QByteArray etag = reply_->rawHeader("ETag");
+    const QByteArray modified = reply_->rawHeader("Last-Modified");
+    validator_ = !etag.isEmpty() && !etag.startsWith("W/") ? QString::fromLatin1(etag)
+                                                           : QString::fromLatin1(modified);
+    const qint64 length = reply_->header(QNetworkRequest::ContentLengthHeader).isValid()
+                              ? reply_->header(QNetworkRequest::ContentLengthHeader).toLongLong()
+                              : -1;
+    if (status == 206) {
+        qint64 first = 0, last = 0, total = -1;
+        if (!parse_content_range(reply_->rawHeader("Content-Range"), first, last, total) ||
+            first != offset_ || (length >= 0 && length != last - first + 1)) {
+            hearth::log::get("download")
+                ->warn("unusable 206 answer (Content-Range '{}' for byte {}): starting over",
+                       reply_->rawHeader("Content-Range").toStdString(), offset_);
+            restart_from_zero();
+            return false;
+        }
+        total_ = total >= 0 ? total : last + 1;
+        if (!open_part(false)) return false;
+    } else {
+        if (offset_ > 0)
+            hearth::log::get("download")->info("the server sent the whole file: starting over");
+        offset_ = 0;
+        received_ = 0;
+        speed_bytes_ = 0;
+        total_ = length;
+        if (!open_part(true)) return false;
+    }
+
+    if (total_ > received_) {
+        const QStorageInfo storage(models_dir_);
+        const qint64 need = total_ - received_;
+        if (storage.isValid() && storage.bytesAvailable() >= 0 && storage.bytesAvailable() < need) {
+            fail(QStringLiteral("Not enough disk space: the model needs %1 more, %2 is free in %3")
+                     .arg(human_size(need), human_size(storage.bytesAvailable()),
+                          QDir::toNativeSeparators(models_dir_)),
+                 true);
+            return false;
+        }
+    }
+    update_progress(true);
+    return true;
+}
+
+bool ModelDownloader::open_part(bool truncate) {
+    part_.close();
+    part_.setFileName(part_path());
+    bool ok = false;
+    if (truncate) {
+        ok = part_.open(QIODevice::WriteOnly | QIODevice::Truncate);
+    } else {
+        ok = part_.open(QIODevice::ReadWrite) &&
+             (part_.size() == offset_ || part_.resize(offset_)) && part_.seek(offset_);
+    }
+    if (!ok) {
+        fail(QStringLiteral("Cannot write %1: %2")
+                 .arg(QDir::toNativeSeparators(part_path()), part_.errorString()),
+             false);
+        return false;
+    }
+    return true;
+}
+
+bool ModelDownloader::write_available() {
+    const QByteArray data = reply_->readAll();
+    if (data.isEmpty()) return true;
+    if (part_.write(data) != data.size()) {
+        fail(QStringLiteral("Cannot write %1: %2 (is the disk full?)")
+                 .arg(QDir::toNativeSeparators(part_path()), part_.errorString()),
+             true);
+        return false;
+    }
+    received_ += data.size();
+    update_progress(false);
+    return true;
+}
+
+void ModelDownloader::on_ready_read() {
+    if (!reply_ || state_ != Downloading) return;
+    // An error answer's body is not wanted; it is judged once the reply has finished
+    // (aborting it here would make Qt report the error twice).
+    if (reply_->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() >= 400) {
+        reply_->readAll();
+        return;
+    }
+    if (!response_checked_ && !check_response()) return;
+    write_available();
+}
+
+void ModelDownloader::on_finished() {
+    if (!reply_ || state_ != Downloading) return;
+    if (!response_checked_ && !check_response()) return;
+    if (part_.isOpen() && !write_available()) return;  // what came before an error counts too
+
+    const QNetworkReply::NetworkError error = reply_->error();
+    const QString error_text = reply_->errorString();
+    drop_reply();
+    bool flushed = true;
+    QString file_error;
+    if (part_.isOpen()) {
+        flushed = part_.flush();
+        file_error = part_.errorString();
+        part_.close();
+    }
+    if (!flushed) {
+        fail(QStringLiteral("Cannot write %1: %2 (is the disk full?)")
+                 .arg(QDir::toNativeSeparators(part_path()), file_error),
+             true);
+        return;
+    }
+    if (error == QNetworkReply::OperationCanceledError || error == QNetworkReply::TimeoutError) {
+        fail(QStringLiteral("The server stopped sending data; you can resume the download"), true);
+        return;
+    }
+    if (error == QNetworkReply::RemoteHostClosedError && total_ >= 0 && received_ < total_) {
+        fail(QStringLiteral(
+                 "The connection closed early (%1 of %2 received); you can resume the download")
+                 .arg(human_size(received_), human_size(total_)),
+             true);
+        return;
+    }
+    if (error != QNetworkReply::NoError) {
+        fail(QStringLiteral("Network error: %1; you can resume the download").arg(error_text),
+             true);
+        return;
+    }
+    if (total_ >= 0 && received_ != total_) {
+        fail(QStringLiteral(
+                 "The connection closed early (%1 of %2 received); you can resume the download")
+                 .arg(human_size(received_), human_size(total_)),
+             true);
+        return;
+    }
+    total_ = received_;
+    update_progress(true);
+    start_verify();
+}
+
+void ModelDownloader::restart_from_zero() {
+    drop_reply();
+    part_.close();
+    if (++restarts_ > kMaxRestarts) {
+        fail(QStringLiteral("The server does not send the requested part of the file; "
+                            "delete the partial download and try again"),
+             false);
+        return;
+    }
+    QFile::remove(part_path());
+    offset_ = received_ = 0;
+    speed_bytes_ = 0;
+    total_ = -1;
+    validator_.clear();
+    update_progress(true);
+    send_request();
+}

@@ -21,6 +21,10 @@ Result<void> validate_sampling(const SamplingSettings& s) {
     if (!in_range(s.min_p, 0.0, 1.0)) return make_error("min-p must be between 0 and 1");
     if (!in_range(s.repeat_penalty, 0.0, 10.0))
         return make_error("the repeat penalty must be between 0 and 10");
+    if (!in_range(s.frequency_penalty, -2.0, 2.0))
+        return make_error("the frequency penalty must be between -2 and 2");
+    if (!in_range(s.presence_penalty, -2.0, 2.0))
+        return make_error("the presence penalty must be between -2 and 2");
     if (s.top_k && *s.top_k < 0) return make_error("top-k must not be negative");
     if (s.max_tokens && *s.max_tokens <= 0)
         return make_error("the reply length limit must be positive");
@@ -37,12 +41,10 @@ Result<void> validate_title(const QString& title) {
 
 namespace {
 
-// Binds title, persona, model and sampling to parameters 1..10 (shared by INSERT and UPDATE).
+// Binds title, persona, model and sampling to parameters 1..12 (shared by INSERT and UPDATE).
 void bind_settings(Statement& stmt, const Conversation& c) {
     stmt.bind(1, c.title).bind(2, c.persona_id).bind(3, c.model_id);
-    stmt.bind(4, c.sampling.temperature).bind(5, c.sampling.top_p).bind(6, c.sampling.min_p);
-    stmt.bind(7, c.sampling.top_k).bind(8, c.sampling.repeat_penalty).bind(9, c.sampling.seed);
-    stmt.bind(10, c.sampling.max_tokens);
+    detail::bind_sampling(stmt, 4, c.sampling);
 }
 
 Result<void> validate(const Conversation& c) {
@@ -55,12 +57,12 @@ Result<void> validate(const Conversation& c) {
 Result<Conversation> Store::create_conversation(const Conversation& draft) {
     if (auto rc = validate(draft); !rc) return rc.error();
     auto stmt = db_.prepare(
-        "INSERT INTO conversations (title, persona_id, model_id, temperature, top_p, min_p, top_k, "
-        "repeat_penalty, seed, max_tokens, pinned, archived, created_at, updated_at) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13)");
+        "INSERT INTO conversations (title, persona_id, model_id, " + detail::sampling_columns() +
+        ", pinned, archived, created_at, updated_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15)");
     if (!stmt) return stmt.error();
     bind_settings(*stmt, draft);
-    stmt->bind(11, draft.pinned).bind(12, draft.archived).bind(13, now_ms());
+    stmt->bind(13, draft.pinned).bind(14, draft.archived).bind(15, now_ms());
     if (auto rc = stmt->run(); !rc)
         return context("creating the conversation (does its persona or model still exist?)",
                        rc.error());
@@ -68,7 +70,7 @@ Result<Conversation> Store::create_conversation(const Conversation& draft) {
 }
 
 Result<Conversation> Store::conversation(Id id) {
-    auto stmt = db_.prepare(std::string("SELECT ") + detail::kConversationColumns +
+    auto stmt = db_.prepare("SELECT " + detail::conversation_columns() +
                             " FROM conversations c WHERE c.id = ?");
     if (!stmt) return stmt.error();
     stmt->bind(1, id);
@@ -79,8 +81,7 @@ Result<Conversation> Store::conversation(Id id) {
 }
 
 Result<std::vector<Conversation>> Store::conversations(const ConversationFilter& filter) {
-    std::string sql =
-        std::string("SELECT ") + detail::kConversationColumns + " FROM conversations c";
+    std::string sql = "SELECT " + detail::conversation_columns() + " FROM conversations c";
     switch (filter.archived) {
         case ConversationFilter::Archived::Exclude:
             sql += " WHERE c.archived = 0";
@@ -109,12 +110,11 @@ Result<std::vector<Conversation>> Store::conversations(const ConversationFilter&
 Result<void> Store::update_conversation(const Conversation& c) {
     if (auto rc = validate(c); !rc) return rc;
     auto stmt = db_.prepare(
-        "UPDATE conversations SET title = ?1, persona_id = ?2, model_id = ?3, temperature = ?4, "
-        "top_p = ?5, min_p = ?6, top_k = ?7, repeat_penalty = ?8, seed = ?9, max_tokens = ?10, "
-        "pinned = ?11, archived = ?12 WHERE id = ?13");
+        "UPDATE conversations SET title = ?1, persona_id = ?2, model_id = ?3, " +
+        detail::sampling_assignments(4) + ", pinned = ?13, archived = ?14 WHERE id = ?15");
     if (!stmt) return stmt.error();
     bind_settings(*stmt, c);
-    stmt->bind(11, c.pinned).bind(12, c.archived).bind(13, c.id);
+    stmt->bind(13, c.pinned).bind(14, c.archived).bind(15, c.id);
     if (auto rc = stmt->run(); !rc)
         return context("saving the conversation (does its persona or model still exist?)",
                        rc.error());

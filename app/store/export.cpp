@@ -33,6 +33,8 @@ QJsonObject sampling_json(const SamplingSettings& s) {
     put(o, "min_p", s.min_p);
     put(o, "top_k", s.top_k);
     put(o, "repeat_penalty", s.repeat_penalty);
+    put(o, "frequency_penalty", s.frequency_penalty);
+    put(o, "presence_penalty", s.presence_penalty);
     if (s.seed) o.insert(QLatin1String("seed"), QJsonValue(static_cast<qint64>(*s.seed)));
     put(o, "max_tokens", s.max_tokens);
     return o;
@@ -48,6 +50,10 @@ QJsonObject stats_json(const GenerationStats& s) {
     put64("prompt_tokens_cached", s.prompt_tokens_cached);
     put64("prompt_tokens_computed", s.prompt_tokens_computed);
     put64("generated_tokens", s.generated_tokens);
+    // A string: an unsigned 64-bit seed may be past what JSON numbers hold exactly.
+    if (s.seed) o.insert(QLatin1String("seed"), QString::number(*s.seed));
+    if (s.finish_reason)
+        o.insert(QLatin1String("finish_reason"), finish_reason_name(*s.finish_reason));
     return o;
 }
 
@@ -131,6 +137,7 @@ QByteArray json(const Gathered& g, const std::vector<Message>& messages) {
         p.insert(QLatin1String("keep_warm"), g.persona->keep_warm);
         p.insert(QLatin1String("color"), g.persona->color);
         p.insert(QLatin1String("avatar"), g.persona->avatar);
+        p.insert(QLatin1String("sampling"), sampling_json(g.persona->sampling));
         root.insert(QLatin1String("persona"), p);
     } else {
         root.insert(QLatin1String("persona"), QJsonValue::Null);

@@ -114,6 +114,10 @@ Result<SamplingSettings> read_sampling(const QJsonObject& o, const std::string& 
     if (!min_p) return min_p.error();
     auto penalty = number_field(o, "repeat_penalty", where);
     if (!penalty) return penalty.error();
+    auto frequency = number_field(o, "frequency_penalty", where);
+    if (!frequency) return frequency.error();
+    auto presence = number_field(o, "presence_penalty", where);
+    if (!presence) return presence.error();
     auto top_k = integer_field(o, "top_k", where, 0, kI32Max);
     if (!top_k) return top_k.error();
     auto seed = integer_field(o, "seed", where, kI64Min, kI64Max);
@@ -124,6 +128,8 @@ Result<SamplingSettings> read_sampling(const QJsonObject& o, const std::string& 
     s.top_p = *top_p;
     s.min_p = *min_p;
     s.repeat_penalty = *penalty;
+    s.frequency_penalty = *frequency;
+    s.presence_penalty = *presence;
     s.top_k = narrow(*top_k);
     s.seed = *seed;
     s.max_tokens = narrow(*max_tokens);
@@ -150,6 +156,28 @@ Result<GenerationStats> read_stats(const QJsonObject& o, const std::string& wher
     s.prompt_tokens_cached = *cached;
     s.prompt_tokens_computed = *computed;
     s.generated_tokens = *generated;
+    // Exported as a decimal string (64 unsigned bits); a plain whole number is taken too.
+    const QJsonValue seed = o.value(QLatin1String("seed"));
+    if (seed.isString()) {
+        bool ok = false;
+        const QString digits = seed.toString();
+        const qulonglong value = digits.toULongLong(&ok);
+        if (!ok || digits.isEmpty() || !digits.front().isDigit())
+            return invalid(at(where, "seed"), "must be a whole number from 0 to 2^64 - 1");
+        s.seed = value;
+    } else {
+        auto number = integer_field(o, "seed", where, 0, kI64Max);
+        if (!number) return number.error();
+        if (*number) s.seed = static_cast<std::uint64_t>(**number);
+    }
+    auto reason = text_field(o, "finish_reason", where, false, 16);
+    if (!reason) return reason.error();
+    if (!reason->isEmpty()) {
+        s.finish_reason = finish_reason_from_name(*reason);
+        if (!s.finish_reason)
+            return invalid(at(where, "finish_reason"),
+                           "must be \"stop\", \"length\", \"cancelled\" or \"error\"");
+    }
     return s;
 }
 
@@ -296,6 +324,13 @@ Result<Id> Store::import_json(const QByteArray& data) {
         p.keep_warm = *warm;
         p.color = *color;
         p.avatar = *avatar;
+        auto sampling = object_field(**pj, "sampling", "persona");
+        if (!sampling) return sampling.error();
+        if (*sampling) {
+            auto s = read_sampling(**sampling, "persona.sampling");
+            if (!s) return s.error();
+            p.sampling = *s;
+        }
         if (auto rc = detail::validate_persona(p); !rc) return invalid("persona", rc.message());
         persona_in = std::move(p);
     }
@@ -329,7 +364,8 @@ Result<Id> Store::import_json(const QByteArray& data) {
     auto tx = Transaction::begin(db_);
     if (!tx) return context("importing the conversation", tx.error());
     if (persona_in) {
-        // Reuse an identical persona rather than adding a duplicate for every import.
+        // Reuse an identical persona rather than adding a duplicate for every import (the
+        // same name and prompt: sampling settings tuned here since the export are kept).
         auto existing = personas();
         if (!existing) return existing.error();
         for (const Persona& p : *existing)
@@ -362,8 +398,8 @@ Result<Id> Store::import_json(const QByteArray& data) {
     auto stmt = db_.prepare(
         "INSERT INTO messages (conversation_id, parent_id, role, content, token_ids, "
         "token_fingerprint, state, created_at, updated_at, ttft_ms, tokens_per_second, "
-        "prompt_tokens_cached, prompt_tokens_computed, generated_tokens) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "prompt_tokens_cached, prompt_tokens_computed, generated_tokens, seed, finish_reason) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!stmt) return stmt.error();
     std::vector<Id> ids;
     ids.reserve(messages.size());
@@ -382,7 +418,11 @@ Result<Id> Store::import_json(const QByteArray& data) {
         stmt->bind(8, detail::to_ms(m.created_at)).bind(9, detail::to_ms(m.updated_at));
         stmt->bind(10, m.stats.ttft_ms).bind(11, m.stats.tokens_per_second);
         stmt->bind(12, m.stats.prompt_tokens_cached).bind(13, m.stats.prompt_tokens_computed);
-        stmt->bind(14, m.stats.generated_tokens);
+        stmt->bind(14, m.stats.generated_tokens).bind(15, detail::seed_to_column(m.stats.seed));
+        if (m.stats.finish_reason)
+            stmt->bind(16, finish_reason_name(*m.stats.finish_reason));
+        else
+            stmt->bind_null(16);
         if (auto rc = stmt->run(); !rc) return context("importing the conversation", rc.error());
         ids.push_back(db_.last_insert_id());
     }

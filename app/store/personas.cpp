@@ -24,6 +24,8 @@ Result<void> validate_persona(const Persona& p) {
     if (p.avatar.size() > 32 || p.avatar.contains(QLatin1Char('/')) ||
         p.avatar.contains(QLatin1Char('\\')))
         return make_error("a persona's avatar must be a short text (an emoji or initials)");
+    if (auto rc = validate_sampling(p.sampling); !rc)
+        return make_error("in the persona's sampling settings, " + rc.message());
     return {};
 }
 
@@ -39,8 +41,13 @@ Result<QString> normalize_fingerprint(const QString& fingerprint) {
 
 namespace {
 
-constexpr const char* kPersonaColumns =
-    "id, name, system_prompt, keep_warm, color, avatar, created_at, updated_at";
+// The sampling columns come last, from column 8.
+const std::string& persona_columns() {
+    static const std::string columns =
+        "id, name, system_prompt, keep_warm, color, avatar, created_at, updated_at, " +
+        detail::sampling_columns();
+    return columns;
+}
 
 Persona read_persona(const Statement& row) {
     Persona p;
@@ -52,6 +59,7 @@ Persona read_persona(const Statement& row) {
     p.avatar = row.column_text(5);
     p.created_at = from_ms(row.column_int64(6));
     p.updated_at = from_ms(row.column_int64(7));
+    p.sampling = detail::read_sampling(row, 8);
     return p;
 }
 
@@ -82,11 +90,13 @@ Result<Persona> Store::create_persona(const Persona& draft) {
     if (auto rc = detail::validate_persona(draft); !rc) return rc.error();
     auto stmt = db_.prepare(
         "INSERT INTO personas (name, system_prompt, keep_warm, color, avatar, created_at, "
-        "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+        "updated_at, " +
+        detail::sampling_columns() +
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
     if (!stmt) return stmt.error();
-    const auto now = now_ms();
     stmt->bind(1, draft.name.trimmed()).bind(2, draft.system_prompt).bind(3, draft.keep_warm);
-    stmt->bind(4, draft.color.toLower()).bind(5, draft.avatar).bind(6, now).bind(7, now);
+    stmt->bind(4, draft.color.toLower()).bind(5, draft.avatar).bind(6, now_ms());
+    detail::bind_sampling(*stmt, 7, draft.sampling);
     if (auto rc = stmt->run(); !rc) return context("saving the persona", rc.error());
     return persona(db_.last_insert_id());
 }
@@ -94,11 +104,14 @@ Result<Persona> Store::create_persona(const Persona& draft) {
 Result<void> Store::update_persona(const Persona& p) {
     if (auto rc = detail::validate_persona(p); !rc) return rc;
     auto stmt = db_.prepare(
-        "UPDATE personas SET name = ?, system_prompt = ?, keep_warm = ?, color = ?, avatar = ?, "
-        "updated_at = ? WHERE id = ?");
+        "UPDATE personas SET name = ?1, system_prompt = ?2, keep_warm = ?3, color = ?4, "
+        "avatar = ?5, updated_at = ?6, " +
+        detail::sampling_assignments(7) + " WHERE id = ?16");
     if (!stmt) return stmt.error();
     stmt->bind(1, p.name.trimmed()).bind(2, p.system_prompt).bind(3, p.keep_warm);
-    stmt->bind(4, p.color.toLower()).bind(5, p.avatar).bind(6, now_ms()).bind(7, p.id);
+    stmt->bind(4, p.color.toLower()).bind(5, p.avatar).bind(6, now_ms());
+    detail::bind_sampling(*stmt, 7, p.sampling);
+    stmt->bind(16, p.id);
     return change_one(db_, *stmt, "saving the persona",
                       "there is no persona " + std::to_string(p.id));
 }
@@ -112,8 +125,7 @@ Result<void> Store::delete_persona(Id id) {
 }
 
 Result<Persona> Store::persona(Id id) {
-    auto stmt =
-        db_.prepare(std::string("SELECT ") + kPersonaColumns + " FROM personas WHERE id = ?");
+    auto stmt = db_.prepare("SELECT " + persona_columns() + " FROM personas WHERE id = ?");
     if (!stmt) return stmt.error();
     stmt->bind(1, id);
     auto row = stmt->step();
@@ -123,7 +135,7 @@ Result<Persona> Store::persona(Id id) {
 }
 
 Result<std::vector<Persona>> Store::personas() {
-    auto stmt = db_.prepare(std::string("SELECT ") + kPersonaColumns +
+    auto stmt = db_.prepare("SELECT " + persona_columns() +
                             " FROM personas ORDER BY name COLLATE NOCASE, id");
     if (!stmt) return stmt.error();
     std::vector<Persona> out;

@@ -67,16 +67,27 @@ Result<void> Store::write_reply(Id id, PendingReply& reply) {
 
 Result<void> Store::reopen_reply(Id message_id) {
     auto m = message(message_id);
-    if (!m) return m.error();
+    if (!m) return context("continuing the reply", m.error());
+    const std::string which = "message " + std::to_string(message_id);
     if (m->role != Role::Assistant)
-        return make_error("message " + std::to_string(message_id) + " is not a reply: only replies can be continued");
-    if (m->state == MessageState::Streaming) return {};
+        return make_error(which + " is not a reply: only replies can be continued");
     if (m->state == MessageState::Failed)
-        return make_error("message " + std::to_string(message_id) + " failed: regenerate it instead");
-    auto stmt = db_.prepare("UPDATE messages SET state = ?1, updated_at = ?2 WHERE id = ?3");
-    if (!stmt) return stmt.error();
-    stmt->bind(1, state_name(MessageState::Streaming)).bind(2, now_ms()).bind(3, message_id);
-    if (auto rc = stmt->run(); !rc) return context("continuing the reply", rc.error());
+        return make_error(which + " failed: regenerate it instead of continuing it");
+    if (m->state == MessageState::Streaming && replies_.contains(message_id))
+        return {};  // still streaming here: nothing to reopen
+    if (m->state != MessageState::Streaming) {
+        auto stmt =
+            db_.prepare("UPDATE messages SET state = 'streaming', updated_at = ?1 WHERE id = ?2");
+        if (!stmt) return stmt.error();
+        stmt->bind(1, now_ms()).bind(2, message_id);
+        if (auto rc = stmt->run(); !rc) return context("continuing the reply", rc.error());
+    }
+    // update_reply and finish_reply work on the replies this store streams; this one
+    // starts from the text and token ids it has.
+    PendingReply reply;
+    reply.text = m->text;
+    reply.token_ids = m->token_ids;
+    replies_[message_id] = std::move(reply);
     return {};
 }
 
@@ -98,7 +109,8 @@ Result<void> Store::finish_reply(Id message_id, const GenerationStats& stats,
         "UPDATE messages SET content = CASE WHEN ?1 THEN ?2 ELSE content END, "
         "token_ids = CASE WHEN ?1 THEN ?3 ELSE token_ids END, state = ?4, updated_at = ?5, "
         "ttft_ms = ?6, tokens_per_second = ?7, prompt_tokens_cached = ?8, "
-        "prompt_tokens_computed = ?9, generated_tokens = ?10 WHERE id = ?11");
+        "prompt_tokens_computed = ?9, generated_tokens = ?10, seed = ?12, finish_reason = ?13 "
+        "WHERE id = ?11");
     if (!stmt) return stmt.error();
     stmt->bind(1, have_text);
     if (have_text)
@@ -112,6 +124,11 @@ Result<void> Store::finish_reply(Id message_id, const GenerationStats& stats,
     stmt->bind(9, stats.prompt_tokens_computed)
         .bind(10, stats.generated_tokens)
         .bind(11, message_id);
+    stmt->bind(12, detail::seed_to_column(stats.seed));
+    if (stats.finish_reason)
+        stmt->bind(13, finish_reason_name(*stats.finish_reason));
+    else
+        stmt->bind_null(13);
     if (auto rc = stmt->run(); !rc) return context("saving the reply", rc.error());
     auto touch = db_.prepare("UPDATE conversations SET updated_at = ? WHERE id = ?");
     if (!touch) return touch.error();

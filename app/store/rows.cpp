@@ -43,7 +43,81 @@ std::optional<MessageState> state_from_name(const QString& name) {
     return std::nullopt;
 }
 
+QString finish_reason_name(FinishReason reason) {
+    switch (reason) {
+        case FinishReason::Stop:
+            return QStringLiteral("stop");
+        case FinishReason::Length:
+            return QStringLiteral("length");
+        case FinishReason::Cancelled:
+            return QStringLiteral("cancelled");
+        case FinishReason::Error:
+            return QStringLiteral("error");
+    }
+    return {};
+}
+
+std::optional<FinishReason> finish_reason_from_name(const QString& name) {
+    if (name == QLatin1String("stop")) return FinishReason::Stop;
+    if (name == QLatin1String("length")) return FinishReason::Length;
+    if (name == QLatin1String("cancelled")) return FinishReason::Cancelled;
+    if (name == QLatin1String("error")) return FinishReason::Error;
+    return std::nullopt;
+}
+
 namespace detail {
+
+namespace {
+
+constexpr const char* kSamplingNames[kSamplingColumnCount] = {
+    "temperature",      "top_p", "min_p",     "top_k", "repeat_penalty", "frequency_penalty",
+    "presence_penalty", "seed",  "max_tokens"};
+
+std::optional<int> optional_int(const Statement& row, int column) {
+    return row.is_null(column) ? std::nullopt : std::optional(row.column_int(column));
+}
+
+}  // namespace
+
+std::string sampling_columns(std::string_view alias) {
+    std::string out;
+    for (const char* name : kSamplingNames) {
+        if (!out.empty()) out += ", ";
+        out += alias;
+        out += name;
+    }
+    return out;
+}
+
+std::string sampling_assignments(int first_index) {
+    std::string out;
+    int index = first_index;
+    for (const char* name : kSamplingNames) {
+        if (!out.empty()) out += ", ";
+        out += std::string(name) + " = ?" + std::to_string(index++);
+    }
+    return out;
+}
+
+SamplingSettings read_sampling(const Statement& row, int c) {
+    SamplingSettings s;
+    s.temperature = row.column_optional_double(c + 0);
+    s.top_p = row.column_optional_double(c + 1);
+    s.min_p = row.column_optional_double(c + 2);
+    s.top_k = optional_int(row, c + 3);
+    s.repeat_penalty = row.column_optional_double(c + 4);
+    s.frequency_penalty = row.column_optional_double(c + 5);
+    s.presence_penalty = row.column_optional_double(c + 6);
+    s.seed = row.column_optional_int64(c + 7);
+    s.max_tokens = optional_int(row, c + 8);
+    return s;
+}
+
+void bind_sampling(Statement& stmt, int i, const SamplingSettings& s) {
+    stmt.bind(i + 0, s.temperature).bind(i + 1, s.top_p).bind(i + 2, s.min_p);
+    stmt.bind(i + 3, s.top_k).bind(i + 4, s.repeat_penalty).bind(i + 5, s.frequency_penalty);
+    stmt.bind(i + 6, s.presence_penalty).bind(i + 7, s.seed).bind(i + 8, s.max_tokens);
+}
 
 Result<Message> read_message(const Statement& row, int c) {
     Message m;
@@ -69,7 +143,21 @@ Result<Message> read_message(const Statement& row, int c) {
     m.stats.prompt_tokens_cached = row.column_optional_int64(c + 12);
     m.stats.prompt_tokens_computed = row.column_optional_int64(c + 13);
     m.stats.generated_tokens = row.column_optional_int64(c + 14);
+    m.stats.seed = seed_from_column(row.column_optional_int64(c + 15));
+    if (!row.is_null(c + 16)) {
+        m.stats.finish_reason = finish_reason_from_name(row.column_text(c + 16));
+        if (!m.stats.finish_reason)
+            return make_error("message " + std::to_string(m.id) + " has an unknown finish reason");
+    }
     return m;
+}
+
+const std::string& conversation_columns() {
+    static const std::string columns =
+        "c.id, c.title, c.persona_id, c.model_id, c.active_leaf_id, c.pinned, c.archived, "
+        "c.created_at, c.updated_at, " +
+        sampling_columns("c.");
+    return columns;
 }
 
 Conversation read_conversation(const Statement& row) {
@@ -78,18 +166,12 @@ Conversation read_conversation(const Statement& row) {
     c.title = row.column_text(1);
     c.persona_id = row.column_optional_int64(2);
     c.model_id = row.column_optional_int64(3);
-    c.sampling.temperature = row.column_optional_double(4);
-    c.sampling.top_p = row.column_optional_double(5);
-    c.sampling.min_p = row.column_optional_double(6);
-    if (!row.is_null(7)) c.sampling.top_k = row.column_int(7);
-    c.sampling.repeat_penalty = row.column_optional_double(8);
-    c.sampling.seed = row.column_optional_int64(9);
-    if (!row.is_null(10)) c.sampling.max_tokens = row.column_int(10);
-    c.active_leaf_id = row.column_optional_int64(11);
-    c.pinned = row.column_bool(12);
-    c.archived = row.column_bool(13);
-    c.created_at = from_ms(row.column_int64(14));
-    c.updated_at = from_ms(row.column_int64(15));
+    c.active_leaf_id = row.column_optional_int64(4);
+    c.pinned = row.column_bool(5);
+    c.archived = row.column_bool(6);
+    c.created_at = from_ms(row.column_int64(7));
+    c.updated_at = from_ms(row.column_int64(8));
+    c.sampling = read_sampling(row, 9);
     return c;
 }
 

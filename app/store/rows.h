@@ -32,17 +32,31 @@ inline Error context(std::string_view what, const Error& error) {
 inline constexpr const char* kMessageColumns =
     "m.id, m.conversation_id, m.parent_id, m.role, m.content, m.token_ids, m.token_fingerprint, "
     "m.state, m.created_at, m.updated_at, m.ttft_ms, m.tokens_per_second, "
-    "m.prompt_tokens_cached, m.prompt_tokens_computed, m.generated_tokens";
-inline constexpr int kMessageColumnCount = 15;
+    "m.prompt_tokens_cached, m.prompt_tokens_computed, m.generated_tokens, m.seed, "
+    "m.finish_reason";
+inline constexpr int kMessageColumnCount = 17;
 
 Result<Message> read_message(const Statement& row, int first_column = 0);
 
-// Columns read by read_conversation; `c` is the conversations table alias.
-inline constexpr const char* kConversationColumns =
-    "c.id, c.title, c.persona_id, c.model_id, c.temperature, c.top_p, c.min_p, c.top_k, "
-    "c.repeat_penalty, c.seed, c.max_tokens, c.active_leaf_id, c.pinned, c.archived, "
-    "c.created_at, c.updated_at";
+// A reply's seed is unsigned; SQLite's INTEGER is signed: the same 64 bits either way.
+inline std::optional<std::int64_t> seed_to_column(std::optional<std::uint64_t> seed) {
+    return seed ? std::optional(static_cast<std::int64_t>(*seed)) : std::nullopt;
+}
+inline std::optional<std::uint64_t> seed_from_column(std::optional<std::int64_t> value) {
+    return value ? std::optional(static_cast<std::uint64_t>(*value)) : std::nullopt;
+}
 
+// The sampling columns that conversations and personas both have, in the order that
+// read_sampling and bind_sampling use, each name prefixed by `alias` ("c." or "").
+inline constexpr int kSamplingColumnCount = 9;
+std::string sampling_columns(std::string_view alias = {});
+// "temperature = ?N, top_p = ?N+1, ...", for an UPDATE whose sampling starts at ?N.
+std::string sampling_assignments(int first_index);
+SamplingSettings read_sampling(const Statement& row, int first_column);
+void bind_sampling(Statement& stmt, int first_index, const SamplingSettings& sampling);
+
+// Columns read by read_conversation; `c` is the conversations table alias.
+const std::string& conversation_columns();
 Conversation read_conversation(const Statement& row);
 
 // Checks shared by the API and by import: they describe what is wrong in words.

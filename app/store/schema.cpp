@@ -122,6 +122,27 @@ UPDATE messages SET active_child_id = (SELECT p.id FROM path p WHERE p.parent_id
 WHERE id IN (SELECT parent_id FROM path WHERE parent_id IS NOT NULL);
 )sql";
 
+// v5: a reply remembers its sampling seed (the 64 bits of the engine's unsigned seed, as a
+// signed INTEGER) and why it ended; conversations gain the frequency and presence
+// penalties; personas get sampling settings of their own (NULL: the app's default), in
+// the same columns as conversations.
+constexpr const char* kV5 = R"sql(
+ALTER TABLE messages ADD COLUMN seed INTEGER;
+ALTER TABLE messages ADD COLUMN finish_reason TEXT
+  CHECK (finish_reason IN ('stop', 'length', 'cancelled', 'error'));
+ALTER TABLE conversations ADD COLUMN frequency_penalty REAL;
+ALTER TABLE conversations ADD COLUMN presence_penalty REAL;
+ALTER TABLE personas ADD COLUMN temperature REAL;
+ALTER TABLE personas ADD COLUMN top_p REAL;
+ALTER TABLE personas ADD COLUMN min_p REAL;
+ALTER TABLE personas ADD COLUMN top_k INTEGER;
+ALTER TABLE personas ADD COLUMN repeat_penalty REAL;
+ALTER TABLE personas ADD COLUMN frequency_penalty REAL;
+ALTER TABLE personas ADD COLUMN presence_penalty REAL;
+ALTER TABLE personas ADD COLUMN seed INTEGER;
+ALTER TABLE personas ADD COLUMN max_tokens INTEGER;
+)sql";
+
 // Runs one step: its SQL and the version bump commit together or not at all.
 Result<void> step(Database& db, int to, int target, const char* sql) {
     if (to > target) return {};
@@ -175,6 +196,9 @@ Result<void> migrate(Database& db, int target) {
             [[fallthrough]];
         case 3:
             if (auto rc = step(db, 4, target, kV4); !rc) return rc;
+            [[fallthrough]];
+        case 4:
+            if (auto rc = step(db, 5, target, kV5); !rc) return rc;
             [[fallthrough]];
         case kSchemaVersion:
             break;

@@ -107,11 +107,15 @@ class Store {
     // Returns true when this call wrote (that state is then acknowledged).
     Result<bool> update_reply(Id message_id, const QString& text,
                               std::span<const std::int32_t> token_ids);
-    // Writes the final text (the last update), the statistics and the end state.
+    // Writes the final text (the last update), the statistics (seed and finish reason
+    // included) and the end state.
     Result<void> finish_reply(Id message_id, const GenerationStats& stats,
                               MessageState end_state = MessageState::Complete);
     // Turns a finished reply (complete or interrupted) back into one being streamed, so
-    // that more can be appended to it ("Continue") and finished again with finish_reply.
+    // that more can be appended to it ("Continue"): update_reply then takes the whole text
+    // and token ids so far (the old ones and what follows) and finish_reply ends it again
+    // with the new statistics. A reply still streaming here is left as it is. Fails for
+    // a user or system message, a failed reply (regenerate it) and an unknown id.
     Result<void> reopen_reply(Id message_id);
     // Writes pending updates that are due (or all of them); returns how many were written.
     // AsyncStore calls this on a timer so a stalled stream is still written within ~1 s.

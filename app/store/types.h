@@ -44,6 +44,9 @@ struct SamplingSettings {
 // error.
 enum class FinishReason { Stop, Length, Cancelled, Error };
 
+QString finish_reason_name(FinishReason reason);  // "stop", "length", "cancelled", "error"
+std::optional<FinishReason> finish_reason_from_name(const QString& name);
+
 // How a reply was generated; fields are empty when not measured.
 struct GenerationStats {
     std::optional<double> ttft_ms;                       // time to first token
@@ -51,7 +54,7 @@ struct GenerationStats {
     std::optional<std::int64_t> prompt_tokens_cached;    // reused from the KV prefix cache
     std::optional<std::int64_t> prompt_tokens_computed;  // evaluated for this reply
     std::optional<std::int64_t> generated_tokens;
-    std::optional<std::uint64_t> seed;  // the sampling seed
+    std::optional<std::uint64_t> seed;  // the sampling seed (all 64 bits are kept)
     std::optional<FinishReason> finish_reason;
     bool operator==(const GenerationStats&) const = default;
 };

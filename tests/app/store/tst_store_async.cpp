@@ -11,9 +11,7 @@
 using namespace hearth::store;
 using namespace hearth::store::test;
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 class TestStoreAsync : public QObject {
     Q_OBJECT
@@ -91,6 +89,58 @@ class TestStoreAsync : public QObject {
         QCOMPARE((*thread)->at(49).message.text, QStringLiteral("m49"));
         QCOMPARE(thread_changed.count(), 50);
         QCOMPARE(thread_changed.last().at(0).toLongLong(), conv);
+    }
+
+    // Continue through the worker: a finished reply is reopened, extended and finished
+    // again by calls fired without waiting (they run in order).
+    void reopen_reply_continues_a_reply() {
+        AsyncStore store;
+        QVERIFY(open(store, next_path()));
+        std::optional<hearth::Result<Conversation>> created;
+        store.create_conversation(titled(QStringLiteral("continue")),
+                                  [&](hearth::Result<Conversation> r) { created = std::move(r); });
+        wait_for(created);
+        QVERIFY(created && created->ok());
+        std::optional<hearth::Result<Message>> user;
+        store.append_message((*created)->id, draft(Role::User, QStringLiteral("go on")),
+                             [&](hearth::Result<Message> r) { user = std::move(r); });
+        wait_for(user);
+        QVERIFY(user && user->ok());
+        std::optional<hearth::Result<Id>> begun;
+        store.begin_reply((*created)->id, (*user)->id, {},
+                          [&](hearth::Result<Id> r) { begun = std::move(r); });
+        wait_for(begun);
+        QVERIFY(begun && begun->ok());
+        const Id reply = **begun;
+        store.update_reply(reply, QStringLiteral("Hello"), {1});
+        store.finish_reply(reply, {}, MessageState::Complete);
+        std::optional<hearth::Result<void>> reopened;
+        store.reopen_reply(reply, [&](hearth::Result<void> r) { reopened = std::move(r); });
+        store.update_reply(reply, QStringLiteral("Hello, world"), {1, 2});
+        GenerationStats stats;
+        stats.finish_reason = FinishReason::Stop;
+        stats.seed = 5;
+        std::optional<hearth::Result<void>> finished;
+        store.finish_reply(reply, stats, MessageState::Complete,
+                           [&](hearth::Result<void> r) { finished = std::move(r); });
+        wait_for(finished);
+        QVERIFY(reopened && reopened->ok());
+        QVERIFY2(finished && finished->ok(),
+                 finished && !finished->ok() ? finished->message().c_str() : "");
+        std::optional<hearth::Result<Message>> read;
+        store.run<Message>([reply](Store& s) { return s.message(reply); },
+                           [&](hearth::Result<Message> r) { read = std::move(r); });
+        wait_for(read);
+        QVERIFY(read && read->ok());
+        QCOMPARE((*read)->text, QStringLiteral("Hello, world"));
+        QCOMPARE((*read)->state, MessageState::Complete);
+        QCOMPARE((*read)->stats, stats);
+
+        std::optional<hearth::Result<void>> refused;
+        store.reopen_reply((*user)->id, [&](hearth::Result<void> r) { refused = std::move(r); });
+        wait_for(refused);
+        QVERIFY(refused.has_value());
+        HEARTH_CHECK_ERROR(*refused, "not a reply");
     }
 
     void not_open_is_an_error() {

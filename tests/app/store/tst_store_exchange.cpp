@@ -53,6 +53,10 @@ class TestStoreExchange : public QObject {
         p.system_prompt = QStringLiteral("You are Ada.\nAnswer briefly.");
         p.color = QStringLiteral("#336699");
         p.avatar = QStringLiteral("A");
+        p.sampling.temperature = 0.5;
+        p.sampling.frequency_penalty = 0.25;
+        p.sampling.seed = -7;
+        p.sampling.max_tokens = 300;
         auto persona = store_->create_persona(p);
         if (!persona) return persona.error();
         auto model = store_->upsert_model(QStringLiteral("/models/ada.gguf"),
@@ -65,6 +69,8 @@ class TestStoreExchange : public QObject {
         c.sampling.temperature = 0.1 + 0.2;  // not exactly representable in short decimal
         c.sampling.seed = (1LL << 62) + 1;   // beyond a double's exact integers
         c.sampling.top_k = 50;
+        c.sampling.frequency_penalty = 0.5;
+        c.sampling.presence_penalty = -0.25;
         auto conv = store_->create_conversation(c);
         if (!conv) return conv.error();
         auto u = store_->append_message(
@@ -87,6 +93,8 @@ class TestStoreExchange : public QObject {
         stats.prompt_tokens_cached = 12;
         stats.prompt_tokens_computed = 30;
         stats.generated_tokens = 3;
+        stats.seed = 0xfffffffffffffff0ULL;  // past int64 and past a double's integers
+        stats.finish_reason = FinishReason::Cancelled;
         if (auto f = store_->finish_reply(*r, stats, MessageState::Interrupted); !f)
             return f.error();
         return conv->id;
@@ -138,6 +146,7 @@ class TestStoreExchange : public QObject {
         HEARTH_CHECK(original);
         HEARTH_CHECK(copy);
         QCOMPARE(copy->sampling, original->sampling);
+        QCOMPARE(copy->sampling.presence_penalty, std::optional(-0.25));
         QCOMPARE(copy->persona_id, original->persona_id);  // an identical persona is reused
         QCOMPARE(copy->model_id, original->model_id);      // a known fingerprint is linked
         QCOMPARE(copy->created_at, original->created_at);
@@ -153,9 +162,71 @@ class TestStoreExchange : public QObject {
             QCOMPARE(b->at(i).message.state, a->at(i).message.state);
             QCOMPARE(b->at(i).variant_index, a->at(i).variant_index);
         }
+        QCOMPARE(b->back().message.stats.seed, std::optional(0xfffffffffffffff0ULL));
+        QCOMPARE(b->back().message.stats.finish_reason, std::optional(FinishReason::Cancelled));
         auto personas = store_->personas();
         HEARTH_CHECK(personas);
         QCOMPARE(personas->size(), std::size_t{1});
+        // In the file: the seed as a decimal string, the reason by name.
+        const QJsonObject stats =
+            exported[QStringLiteral("messages")][2][QStringLiteral("stats")].toObject();
+        QCOMPARE(stats[QStringLiteral("seed")].toString(), QStringLiteral("18446744073709551600"));
+        QCOMPARE(stats[QStringLiteral("finish_reason")].toString(), QStringLiteral("cancelled"));
+    }
+
+    // An export from before schema v5 has no penalties, persona sampling, seed or finish
+    // reason: it imports, and they read as empty.
+    void old_exports_without_the_new_fields_import() {
+        QJsonObject root = QJsonDocument::fromJson(json_).object();
+        QJsonObject conv = root[QStringLiteral("conversation")].toObject();
+        QJsonObject sampling = conv[QStringLiteral("sampling")].toObject();
+        sampling.remove(QStringLiteral("frequency_penalty"));
+        sampling.remove(QStringLiteral("presence_penalty"));
+        conv[QStringLiteral("sampling")] = sampling;
+        root[QStringLiteral("conversation")] = conv;
+        QJsonObject persona = root[QStringLiteral("persona")].toObject();
+        persona.remove(QStringLiteral("sampling"));
+        persona[QStringLiteral("name")] = QStringLiteral("Old Ada");  // not reused: a new one
+        root[QStringLiteral("persona")] = persona;
+        edit_message(root, 2, [](QJsonObject& m) {
+            QJsonObject stats = m[QStringLiteral("stats")].toObject();
+            stats.remove(QStringLiteral("seed"));
+            stats.remove(QStringLiteral("finish_reason"));
+            m[QStringLiteral("stats")] = stats;
+        });
+        auto id = store_->import_json(QJsonDocument(root).toJson());
+        HEARTH_CHECK(id);
+        auto c = store_->conversation(*id);
+        HEARTH_CHECK(c);
+        QVERIFY(!c->sampling.frequency_penalty && !c->sampling.presence_penalty);
+        QCOMPARE(c->sampling.top_k, std::optional(50));
+        auto p = store_->persona(c->persona_id.value_or(0));
+        HEARTH_CHECK(p);
+        QCOMPARE(p->name, QStringLiteral("Old Ada"));
+        QCOMPARE(p->sampling, SamplingSettings{});
+        auto thread = store_->active_thread(*id);
+        HEARTH_CHECK(thread);
+        QVERIFY(!thread->back().message.stats.seed);
+        QVERIFY(!thread->back().message.stats.finish_reason);
+        QCOMPARE(thread->back().message.stats.generated_tokens, std::optional<std::int64_t>(3));
+        HEARTH_CHECK(store_->delete_conversation(*id));
+        HEARTH_CHECK(store_->delete_persona(p->id));
+    }
+
+    // A seed written by hand as a number is taken too.
+    void a_numeric_seed_imports() {
+        QJsonObject root = QJsonDocument::fromJson(json_).object();
+        edit_message(root, 2, [](QJsonObject& m) {
+            QJsonObject stats = m[QStringLiteral("stats")].toObject();
+            stats[QStringLiteral("seed")] = 42;
+            m[QStringLiteral("stats")] = stats;
+        });
+        auto id = store_->import_json(QJsonDocument(root).toJson());
+        HEARTH_CHECK(id);
+        auto thread = store_->active_thread(*id);
+        HEARTH_CHECK(thread);
+        QCOMPARE(thread->back().message.stats.seed, std::optional<std::uint64_t>(42));
+        HEARTH_CHECK(store_->delete_conversation(*id));
     }
 
     void import_into_another_history() {
@@ -172,6 +243,12 @@ class TestStoreExchange : public QObject {
         auto p = other->persona(c->persona_id.value_or(0));
         HEARTH_CHECK(p);
         QCOMPARE(p->system_prompt, QStringLiteral("You are Ada.\nAnswer briefly."));
+        // A persona created by the import carries its sampling settings.
+        QCOMPARE(p->sampling.temperature, std::optional(0.5));
+        QCOMPARE(p->sampling.frequency_penalty, std::optional(0.25));
+        QCOMPARE(p->sampling.seed, std::optional<std::int64_t>(-7));
+        QCOMPARE(p->sampling.max_tokens, std::optional(300));
+        QVERIFY(!p->sampling.top_p);
         auto hits = other->search(QStringLiteral("page"));
         HEARTH_CHECK(hits);
         QCOMPARE(hits->size(), std::size_t{1});
@@ -219,6 +296,32 @@ class TestStoreExchange : public QObject {
             << msg(0, "tokens", QJsonObject{{"fingerprint", "$(rm -rf ~)"}}) << "hexadecimal";
         QTest::addRow("negative stats")
             << msg(2, "stats", QJsonObject{{"ttft_ms", -1}}) << "negative";
+        const auto stat = [&](const char* key, QJsonValue v) {
+            return Mutation([key, v](QJsonObject& o) {
+                edit_message(o, 2, [&](QJsonObject& m) {
+                    QJsonObject s = m[QStringLiteral("stats")].toObject();
+                    s[QLatin1String(key)] = v;
+                    m[QStringLiteral("stats")] = s;
+                });
+            });
+        };
+        QTest::addRow("unknown finish reason")
+            << stat("finish_reason", QStringLiteral("bored")) << "messages[2].stats.finish_reason";
+        QTest::addRow("negative seed") << stat("seed", QStringLiteral("-1")) << "stats.seed";
+        QTest::addRow("seed not digits") << stat("seed", QStringLiteral("0x10")) << "stats.seed";
+        QTest::addRow("seed past 64 bits")
+            << stat("seed", QStringLiteral("18446744073709551616")) << "stats.seed";
+        QTest::addRow("fractional seed") << stat("seed", 1.5) << "stats.seed";
+        QTest::addRow("big penalty") << Mutation([](QJsonObject& o) {
+            QJsonObject c = o[QStringLiteral("conversation")].toObject();
+            c[QStringLiteral("sampling")] = QJsonObject{{"presence_penalty", 3}};
+            o[QStringLiteral("conversation")] = c;
+        }) << "presence penalty";
+        QTest::addRow("persona sampling") << Mutation([](QJsonObject& o) {
+            QJsonObject p = o[QStringLiteral("persona")].toObject();
+            p[QStringLiteral("sampling")] = QJsonObject{{"top_p", 2}};
+            o[QStringLiteral("persona")] = p;
+        }) << "persona.sampling";
         QTest::addRow("hot sampling") << Mutation([](QJsonObject& o) {
             QJsonObject c = o[QStringLiteral("conversation")].toObject();
             c[QStringLiteral("sampling")] = QJsonObject{{"temperature", 99}};

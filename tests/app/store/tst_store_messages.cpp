@@ -1,5 +1,6 @@
 // Messages as a tree of variants, the active thread, and streaming replies (coalesced
-// writes on a fake clock, recovery after a stop mid-reply).
+// writes on a fake clock, recovery after a stop mid-reply, their seed and finish reason,
+// and Continue: a finished reply reopened and extended).
 #include <QTest>
 
 #include "store_test_util.h"
@@ -258,6 +259,141 @@ class TestStoreMessages : public QObject {
         HEARTH_CHECK(store_->delete_message(*r));
         HEARTH_CHECK_ERROR(store_->update_reply(*r, QStringLiteral("x"), {}),
                            "not a reply being streamed");
+    }
+
+    // The sampling seed (all 64 bits) and why the reply ended are kept with its statistics.
+    void reply_seed_and_finish_reason_data() {
+        QTest::addColumn<bool>("hasSeed");
+        QTest::addColumn<quint64>("seed");
+        QTest::addColumn<int>("reason");  // a FinishReason, or -1 for none
+        QTest::newRow("stop") << true << quint64{0} << int(FinishReason::Stop);
+        QTest::newRow("length") << true << quint64{42} << int(FinishReason::Length);
+        QTest::newRow("cancelled, top bit")
+            << true << (quint64{1} << 63) << int(FinishReason::Cancelled);
+        QTest::newRow("error, all bits") << true << ~quint64{0} << int(FinishReason::Error);
+        QTest::newRow("unknown") << false << quint64{0} << -1;
+    }
+    void reply_seed_and_finish_reason() {
+        QFETCH(bool, hasSeed);
+        QFETCH(quint64, seed);
+        QFETCH(int, reason);
+        auto r = store_->begin_reply(conv_, std::nullopt, {});
+        HEARTH_CHECK(r);
+        GenerationStats stats;
+        stats.generated_tokens = 7;
+        if (hasSeed) stats.seed = seed;
+        if (reason >= 0) stats.finish_reason = static_cast<FinishReason>(reason);
+        HEARTH_CHECK(store_->finish_reply(*r, stats));
+        auto m = store_->message(*r);
+        HEARTH_CHECK(m);
+        QCOMPARE(m->stats, stats);
+        // Stored as the same 64 bits in a signed INTEGER, the reason by name.
+        auto row =
+            store_->database().prepare("SELECT seed, finish_reason FROM messages WHERE id = ?");
+        HEARTH_CHECK(row);
+        row->bind(1, *r);
+        auto step = row->step();
+        HEARTH_CHECK(step);
+        QVERIFY(*step);
+        QCOMPARE(row->is_null(0), !hasSeed);
+        if (hasSeed) QCOMPARE(static_cast<quint64>(row->column_int64(0)), seed);
+        QCOMPARE(row->column_text(1),
+                 reason >= 0 ? finish_reason_name(static_cast<FinishReason>(reason)) : QString());
+    }
+
+    // Continue: a complete reply is reopened, gets the rest of its text and is finished
+    // again, as one message (no new variant) with the new statistics.
+    void continue_a_finished_reply() {
+        auto u = store_->append_message(conv_, draft(Role::User, QStringLiteral("a story")));
+        HEARTH_CHECK(u);
+        auto r = store_->begin_reply(conv_, u->id, QStringLiteral("ab"));
+        HEARTH_CHECK(r);
+        HEARTH_CHECK(store_->update_reply(*r, QStringLiteral("Once upon"), std::vector{1, 2}));
+        GenerationStats first;
+        first.generated_tokens = 2;
+        first.finish_reason = FinishReason::Length;
+        HEARTH_CHECK(store_->finish_reply(*r, first));
+
+        HEARTH_CHECK(store_->reopen_reply(*r));
+        auto m = store_->message(*r);
+        HEARTH_CHECK(m);
+        QCOMPARE(m->state, MessageState::Streaming);
+        QCOMPARE(m->text, QStringLiteral("Once upon"));  // nothing lost by reopening
+        const std::vector<std::int32_t> ids{1, 2, 3, 4};
+        HEARTH_CHECK(store_->update_reply(*r, QStringLiteral("Once upon a time"), ids));
+        GenerationStats more;
+        more.generated_tokens = 2;
+        more.seed = 99;
+        more.finish_reason = FinishReason::Stop;
+        HEARTH_CHECK(store_->finish_reply(*r, more));
+        m = store_->message(*r);
+        HEARTH_CHECK(m);
+        QCOMPARE(m->state, MessageState::Complete);
+        QCOMPARE(m->text, QStringLiteral("Once upon a time"));
+        QCOMPARE(m->token_ids, ids);
+        QCOMPARE(m->stats, more);
+        auto thread = store_->active_thread(conv_);
+        HEARTH_CHECK(thread);
+        QCOMPARE(ids_of(*thread), (std::vector<Id>{u->id, *r}));
+        QCOMPARE(thread->back().variant_count, 1);
+
+        // Reopened and finished with no update (the model had nothing to add): the text stays.
+        HEARTH_CHECK(store_->reopen_reply(*r));
+        HEARTH_CHECK(store_->finish_reply(*r, more, MessageState::Interrupted));
+        m = store_->message(*r);
+        HEARTH_CHECK(m);
+        QCOMPARE(m->text, QStringLiteral("Once upon a time"));
+        QCOMPARE(m->token_ids, ids);
+        QCOMPARE(m->state, MessageState::Interrupted);
+    }
+
+    // A reply cut short by a restart (Interrupted) can be continued in the next session.
+    void continue_an_interrupted_reply_after_a_restart() {
+        auto r = store_->begin_reply(conv_, std::nullopt, {});
+        HEARTH_CHECK(r);
+        HEARTH_CHECK(store_->update_reply(*r, QStringLiteral("partial"), std::vector{7}));
+        store_.reset();
+        auto reopened = Store::open(path_);
+        HEARTH_CHECK(reopened);
+        HEARTH_CHECK(reopened->reopen_reply(*r));
+        auto wrote =
+            reopened->update_reply(*r, QStringLiteral("partial, then whole"), std::vector{7, 8});
+        HEARTH_CHECK(wrote);
+        HEARTH_CHECK(reopened->finish_reply(*r, {}));
+        auto m = reopened->message(*r);
+        HEARTH_CHECK(m);
+        QCOMPARE(m->state, MessageState::Complete);
+        QCOMPARE(m->text, QStringLiteral("partial, then whole"));
+        QCOMPARE(m->token_ids, (std::vector<std::int32_t>{7, 8}));
+    }
+
+    void reopen_only_finished_replies() {
+        auto u = store_->append_message(conv_, draft(Role::User, QStringLiteral("question")));
+        HEARTH_CHECK(u);
+        HEARTH_CHECK_ERROR(store_->reopen_reply(u->id), "not a reply");
+        HEARTH_CHECK_ERROR(store_->reopen_reply(u->id + 1000), "no message");
+        auto failed = store_->begin_reply(conv_, u->id, {});
+        HEARTH_CHECK(failed);
+        HEARTH_CHECK(store_->finish_reply(*failed, {}, MessageState::Failed));
+        HEARTH_CHECK_ERROR(store_->reopen_reply(*failed), "regenerate");
+        auto m = store_->message(*failed);
+        HEARTH_CHECK(m);
+        QCOMPARE(m->state, MessageState::Failed);  // refused: left as it was
+        m = store_->message(u->id);
+        HEARTH_CHECK(m);
+        QCOMPARE(m->state, MessageState::Complete);
+
+        // Still streaming here: reopening changes nothing, not even the unwritten text.
+        auto live = store_->begin_reply(conv_, u->id, {});
+        HEARTH_CHECK(live);
+        auto wrote = store_->update_reply(*live, QStringLiteral("not written yet"), {});
+        HEARTH_CHECK(wrote);
+        QVERIFY(!*wrote);
+        HEARTH_CHECK(store_->reopen_reply(*live));
+        HEARTH_CHECK(store_->finish_reply(*live, {}));
+        m = store_->message(*live);
+        HEARTH_CHECK(m);
+        QCOMPARE(m->text, QStringLiteral("not written yet"));
     }
 
     void update_needs_a_begun_reply() {

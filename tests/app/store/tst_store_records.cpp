@@ -53,6 +53,45 @@ class TestStoreRecords : public QObject {
         HEARTH_CHECK_ERROR(store_->delete_persona(zed->id), "no persona");
     }
 
+    // A persona's own sampling settings: every field, created, read, updated and cleared.
+    void persona_sampling_round_trip() {
+        Persona p;
+        p.name = QStringLiteral("Tuned");
+        auto plain = store_->create_persona(p);
+        HEARTH_CHECK(plain);
+        QCOMPARE(plain->sampling, SamplingSettings{});  // nothing set: the app's defaults
+        SamplingSettings s;
+        s.temperature = 0.3;
+        s.top_p = 0.8;
+        s.min_p = 0.1;
+        s.top_k = 20;
+        s.repeat_penalty = 1.1;
+        s.frequency_penalty = 0.4;
+        s.presence_penalty = -0.6;
+        s.seed = -(1LL << 62);
+        s.max_tokens = 128;
+        p.name = QStringLiteral("Tuned too");
+        p.sampling = s;
+        auto tuned = store_->create_persona(p);
+        HEARTH_CHECK(tuned);
+        QCOMPARE(tuned->sampling, s);
+        auto all = store_->personas();
+        HEARTH_CHECK(all);
+        QCOMPARE(all->back().sampling, s);  // "Tuned too" sorts after "Tuned"
+        plain->sampling.presence_penalty = 1.5;
+        plain->sampling.max_tokens = 64;
+        HEARTH_CHECK(store_->update_persona(*plain));
+        auto back = store_->persona(plain->id);
+        HEARTH_CHECK(back);
+        QCOMPARE(back->sampling, plain->sampling);
+        tuned->sampling = {};
+        HEARTH_CHECK(store_->update_persona(*tuned));
+        back = store_->persona(tuned->id);
+        HEARTH_CHECK(back);
+        QCOMPARE(back->sampling, SamplingSettings{});
+        QCOMPARE(back->name, QStringLiteral("Tuned too"));
+    }
+
     void persona_validation() {
         Persona p;
         HEARTH_CHECK_ERROR(store_->create_persona(p), "needs a name");
@@ -62,6 +101,13 @@ class TestStoreRecords : public QObject {
         p.color.clear();
         p.avatar = QStringLiteral("../../etc/passwd");
         HEARTH_CHECK_ERROR(store_->create_persona(p), "avatar");
+        p.avatar.clear();
+        p.sampling.frequency_penalty = 2.5;
+        HEARTH_CHECK_ERROR(store_->create_persona(p), "persona's sampling settings");
+        HEARTH_CHECK_ERROR(store_->create_persona(p), "frequency penalty");
+        p.sampling.frequency_penalty.reset();
+        p.sampling.top_p = 1.5;
+        HEARTH_CHECK_ERROR(store_->create_persona(p), "top-p");
     }
 
     void models_upsert_and_order() {
@@ -124,6 +170,8 @@ class TestStoreRecords : public QObject {
         c.sampling.top_k = 40;
         c.sampling.seed = -9'000'000'000'000LL;
         c.sampling.max_tokens = 512;
+        c.sampling.frequency_penalty = 0.75;
+        c.sampling.presence_penalty = -1.25;
         auto made = store_->create_conversation(c);
         HEARTH_CHECK(made);
         QCOMPARE(made->sampling, c.sampling);
@@ -134,7 +182,16 @@ class TestStoreRecords : public QObject {
         auto back = store_->conversation(made->id);
         HEARTH_CHECK(back);
         QCOMPARE(back->sampling.top_p, std::optional<double>(0.9));
+        QCOMPARE(back->sampling.frequency_penalty, std::optional<double>(0.75));
+        QCOMPARE(back->sampling.presence_penalty, std::optional<double>(-1.25));
+        QCOMPARE(back->sampling, made->sampling);
         QVERIFY(back->pinned);
+        made->sampling.presence_penalty = -2.5;
+        HEARTH_CHECK_ERROR(store_->update_conversation(*made), "presence penalty");
+        made->sampling.presence_penalty.reset();
+        made->sampling.frequency_penalty = std::nan("");
+        HEARTH_CHECK_ERROR(store_->update_conversation(*made), "frequency penalty");
+        made->sampling.frequency_penalty.reset();
         made->sampling.temperature = 11;
         HEARTH_CHECK_ERROR(store_->update_conversation(*made), "temperature");
         made->sampling.temperature = std::nan("");

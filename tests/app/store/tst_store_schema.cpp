@@ -13,7 +13,7 @@ using namespace hearth::store::test;
 
 namespace {
 
-// Data as Hearth would have written it at `version` (1..3), in that version's columns.
+// Data as Hearth would have written it at `version` (1..4), in that version's columns.
 // Message 2 has two children; the thread on screen ends at the older one (4), so the v4
 // backfill of remembered choices is observable: without it, the newest child (5) wins.
 bool seed(Database& db, int version) {
@@ -34,6 +34,10 @@ bool seed(Database& db, int version) {
     )sql";
     if (!db.exec(common)) return false;
     if (version >= 3 && !db.exec("UPDATE conversations SET pinned = 1 WHERE id = 1")) return false;
+    // From v4 on Hearth remembers the choices along the thread on screen as it writes.
+    if (version >= 4 && !db.exec("UPDATE messages SET active_child_id = 2 WHERE id = 1;"
+                                 "UPDATE messages SET active_child_id = 4 WHERE id = 2"))
+        return false;
     return true;
 }
 
@@ -147,6 +151,31 @@ class TestStoreSchema : public QObject {
         auto setting = store->setting(QStringLiteral("theme"));
         HEARTH_CHECK(setting);
         QCOMPARE(setting->value_or(QString()), QStringLiteral("dark"));
+
+        // v5's additions read as empty for data written before them; the rest is kept.
+        QVERIFY(!c->sampling.frequency_penalty);
+        QVERIFY(!c->sampling.presence_penalty);
+        auto reply = store->message(2);
+        HEARTH_CHECK(reply);
+        QCOMPARE(reply->stats.ttft_ms, std::optional<double>(12.5));
+        QVERIFY(!reply->stats.seed);
+        QVERIFY(!reply->stats.finish_reason);
+        auto persona = store->persona(1);
+        HEARTH_CHECK(persona);
+        QCOMPARE(persona->name, QStringLiteral("Ada"));
+        QCOMPARE(persona->system_prompt, QStringLiteral("You are Ada."));
+        QVERIFY(persona->keep_warm);
+        QCOMPARE(persona->color, QStringLiteral("#112233"));
+        QCOMPARE(persona->avatar, QStringLiteral("A"));
+        QCOMPARE(persona->sampling, SamplingSettings{});
+        // ...and can be written now.
+        persona->sampling.presence_penalty = 0.5;
+        HEARTH_CHECK(store->update_persona(*persona));
+        c->sampling.frequency_penalty = 0.5;
+        HEARTH_CHECK(store->update_conversation(*c));
+        auto tuned = store->persona(1);
+        HEARTH_CHECK(tuned);
+        QCOMPARE(tuned->sampling.presence_penalty, std::optional<double>(0.5));
 
         // Messages written before the search index existed are found.
         auto hits = store->search(QStringLiteral("giraffes"));

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <thread>
 #if defined(__linux__)
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -194,24 +195,31 @@ class TestEngine : public QObject {
         QVERIFY(engine->stats().speed_is_last);
     }
 
-    // background_priority: the engine thread (where callbacks run) is below normal priority.
-    void backgroundPriorityLowersTheEngineThread() {
+    // background_priority: the engine thread (where callbacks run) is a background thread,
+    // SCHED_BATCH at the caller's nice value (kernels/cpu/thread_pool.h); without it, a
+    // thread like the caller.
+    void backgroundPriorityMakesTheEngineThreadABatchThread() {
 #if defined(__linux__)
         const auto nice_here = [] {
             errno = 0;
             return getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
         };
         const int caller = nice_here();
+        const int caller_policy = sched_getscheduler(0);
         for (const bool background : {false, true}) {
             auto engine = make(8, 0.25, background);
-            std::atomic<int> seen{-100};
-            engine->submit(greedy(1, tokens(3, 10), 1),
-                           [&](const sched::Event&) { seen.store(nice_here()); });
-            QTRY_VERIFY(seen.load() != -100);
+            std::atomic<int> nice{-100}, policy{-100};
+            engine->submit(greedy(1, tokens(3, 10), 1), [&](const sched::Event&) {
+                policy.store(sched_getscheduler(0));
+                nice.store(nice_here());
+            });
+            QTRY_VERIFY(nice.load() != -100);
             engine->wait_idle();
-            QCOMPARE(seen.load(), background ? std::max(caller, 10) : caller);
+            QCOMPARE(nice.load(), caller);
+            QCOMPARE(policy.load(), background ? SCHED_BATCH : caller_policy);
         }
         QCOMPARE(nice_here(), caller);
+        QCOMPARE(sched_getscheduler(0), caller_policy);
 #else
         QSKIP("thread priorities are checked on Linux");
 #endif

@@ -8,6 +8,7 @@
 
 #include "chat/prompt_builder.h"
 #include "common/log.h"
+#include "core/sampling_settings_map.h"
 
 using namespace hearth;
 namespace st = hearth::store;
@@ -179,6 +180,27 @@ bool MessageListModel::generating() const { return conversation_ >= 0 && busy(co
 bool MessageListModel::canSend() const {
     return conversation_ >= 0 && store_ && bridge_ && bridge_->loaded() && conversation_record_ &&
            !busy(conversation_);
+}
+
+QVariantMap MessageListModel::conversationSampling() const {
+    return conversation_record_ ? to_variant_map(conversation_record_->sampling) : QVariantMap();
+}
+
+QVariantMap MessageListModel::personaSampling() const {
+    return persona_ ? to_variant_map(persona_->sampling) : QVariantMap();
+}
+
+void MessageListModel::setConversationSampling(const QVariantMap& settings) {
+    if (!store_ || !conversation_record_) return;
+    st::Conversation c = *conversation_record_;
+    c.sampling = sampling_settings_from(settings);
+    if (c.sampling == conversation_record_->sampling) return;
+    conversation_record_ = c;
+    emit conversationLoaded();
+    QPointer<MessageListModel> self(this);
+    store_->update_conversation(c, [self](Result<void> r) {
+        if (self && !r) self->set_error(qerr(r.error()));
+    });
 }
 
 int MessageListModel::droppedMessages() const {
@@ -382,22 +404,29 @@ void MessageListModel::try_reveal() {
         emit messageRevealed(row);
         return;
     }
-    if (reveal_selected_ || !store_) {  // not on any branch of this conversation
-        reveal_.reset();
-        return;
-    }
+    if (reveal_selected_ || !store_ || conversation_ < 0) return;  // its branch is being shown
+    // On another branch: show that branch and read the thread in one store job, so that no
+    // snapshot read before the switch can be taken for the answer.
     reveal_selected_ = true;
     const st::Id id = *reveal_;
+    const qint64 conversation = conversation_;
+    const int serial = ++reload_serial_;  // supersedes reloads issued before
     QPointer<MessageListModel> self(this);
-    store_->run<st::Id>([id](st::Store& s) { return s.select_message(id); },
-                        [self](Result<st::Id> r) {
-                            if (!self) return;
-                            if (!r) {
-                                self->reveal_.reset();
-                                return self->set_error(qerr(r.error()));
-                            }
-                            self->reload();
-                        });
+    store_->run<ThreadSnapshot>(
+        [id, conversation](st::Store& s) -> Result<ThreadSnapshot> {
+            if (auto shown = s.select_message(id); !shown) return shown.error();
+            return read_snapshot(s, conversation);
+        },
+        [self, serial, conversation](Result<ThreadSnapshot> r) {
+            if (!self || conversation != self->conversation_) return;
+            if (!r) {
+                self->reveal_.reset();
+                return self->set_error(qerr(r.error()));
+            }
+            if (serial != self->reload_serial_) return;  // a later reload has the answer
+            self->apply_snapshot(*r);                     // reveals it when it is there
+            self->reveal_.reset();                        // not in this conversation at all
+        });
 }
 
 // ---- actions ---------------------------------------------------------------------------

@@ -59,6 +59,10 @@ class MessageListModel : public RowListModel {
     Q_PROPERTY(QString title READ title NOTIFY conversationLoaded)
     Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
     Q_PROPERTY(int droppedMessages READ droppedMessages NOTIFY contextChanged)
+    // The conversation's own reply settings (sampling_settings_map.h; {}: none), and the
+    // persona's, which apply where the conversation sets nothing.
+    Q_PROPERTY(QVariantMap conversationSampling READ conversationSampling NOTIFY conversationLoaded)
+    Q_PROPERTY(QVariantMap personaSampling READ personaSampling NOTIFY conversationLoaded)
 
   public:
     enum Roles {
@@ -123,6 +127,10 @@ class MessageListModel : public RowListModel {
     QString title() const { return conversation_record_ ? conversation_record_->title : QString(); }
     QString errorString() const { return error_; }
     int droppedMessages() const;
+    QVariantMap conversationSampling() const;
+    QVariantMap personaSampling() const;
+    // Stores the conversation's own reply settings (they apply from its next reply on).
+    Q_INVOKABLE void setConversationSampling(const QVariantMap& settings);
 
     // Sampling used instead of the settings' defaults (the persona's and the conversation's
     // settings still apply over it; the seed is fresh per reply unless one of those fixes

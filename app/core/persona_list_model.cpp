@@ -1,5 +1,7 @@
 #include "core/persona_list_model.h"
 
+#include "core/sampling_settings_map.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -101,7 +103,7 @@ int PersonaListModel::rowCount(const QModelIndex& parent) const {
 QHash<int, QByteArray> PersonaListModel::roleNames() const {
     return {{PersonaIdRole, "personaId"}, {NameRole, "name"},         {SystemPromptRole, "systemPrompt"},
             {ColorRole, "color"},         {AvatarRole, "avatar"},     {KeepWarmRole, "keepWarm"},
-            {WarmStateRole, "warmState"}};
+            {WarmStateRole, "warmState"}, {SamplingRole, "sampling"}};
 }
 
 QVariant PersonaListModel::data(const QModelIndex& index, int role) const {
@@ -117,6 +119,7 @@ QVariant PersonaListModel::data(const QModelIndex& index, int role) const {
         case AvatarRole: return p.avatar;
         case KeepWarmRole: return p.keep_warm;
         case WarmStateRole: return bridge_ ? bridge_->pinState(p.id) : QString();
+        case SamplingRole: return to_variant_map(p.sampling);
         default: return {};
     }
 }
@@ -178,7 +181,7 @@ void PersonaListModel::apply(std::vector<st::Persona> personas) {
         rows_, std::move(personas), [](const st::Persona& a, const st::Persona& b) { return a.id == b.id; },
         [](const st::Persona& a, const st::Persona& b) {
             return a.name == b.name && a.system_prompt == b.system_prompt && a.color == b.color &&
-                   a.avatar == b.avatar && a.keep_warm == b.keep_warm;
+                   a.avatar == b.avatar && a.keep_warm == b.keep_warm && a.sampling == b.sampling;
         });
     if (count_changed) emit countChanged();
     sync_pins();
@@ -209,9 +212,10 @@ void PersonaListModel::sync_pins() {
 }
 
 void PersonaListModel::create(const QString& name, const QString& systemPrompt, const QString& color,
-                              const QString& avatar, bool keepWarm) {
+                              const QString& avatar, bool keepWarm, const QVariantMap& sampling) {
     if (!store_) return;
     st::Persona p;
+    p.sampling = sampling_settings_from(sampling);
     p.name = name.trimmed();
     p.system_prompt = systemPrompt;
     p.color = color;
@@ -250,6 +254,8 @@ void PersonaListModel::edit(qint64 personaId, const QVariantMap& fields) {
     if (fields.contains(QLatin1String("color"))) p.color = fields.value(QLatin1String("color")).toString();
     if (fields.contains(QLatin1String("avatar"))) p.avatar = fields.value(QLatin1String("avatar")).toString();
     if (fields.contains(QLatin1String("keepWarm"))) p.keep_warm = fields.value(QLatin1String("keepWarm")).toBool();
+    if (fields.contains(QLatin1String("sampling")))
+        p.sampling = sampling_settings_from(fields.value(QLatin1String("sampling")).toMap());
     save(p);
 }
 
@@ -260,7 +266,8 @@ void PersonaListModel::setKeepWarm(qint64 personaId, bool keepWarm) {
 void PersonaListModel::duplicate(qint64 personaId) {
     const st::Persona* p = find(personaId);
     if (!p) return;
-    create(p->name + QStringLiteral(" (copy)"), p->system_prompt, p->color, p->avatar, false);
+    create(p->name + QStringLiteral(" (copy)"), p->system_prompt, p->color, p->avatar, false,
+           to_variant_map(p->sampling));
 }
 
 void PersonaListModel::remove(qint64 personaId) {

@@ -39,6 +39,7 @@ class PersonaListModel : public RowListModel {
         AvatarRole,
         KeepWarmRole,
         WarmStateRole,  // "warming", "pinned", "failed", "" (not pinned)
+        SamplingRole,   // its own reply settings (sampling_settings_map.h); {} for none
     };
     Q_ENUM(Roles)
 
@@ -62,10 +63,12 @@ class PersonaListModel : public RowListModel {
     static std::vector<hearth::store::Persona> defaultPersonas();
 
     // personaCreated(id) follows on success.
+    // sampling (optional): its own reply settings, as the sampling role has them.
     Q_INVOKABLE void create(const QString& name, const QString& systemPrompt,
                             const QString& color = QString(), const QString& avatar = QString(),
-                            bool keepWarm = false);
+                            bool keepWarm = false, const QVariantMap& sampling = {});
     // Changes the given fields: name, systemPrompt, color, avatar, keepWarm.
+    // fields: name, systemPrompt, color, avatar, keepWarm, sampling (a map, see the role).
     Q_INVOKABLE void edit(qint64 personaId, const QVariantMap& fields);
     Q_INVOKABLE void setKeepWarm(qint64 personaId, bool keepWarm);
     Q_INVOKABLE void duplicate(qint64 personaId);  // "<name> (copy)", not kept warm

@@ -26,6 +26,8 @@ void apply_sampling(const st::SamplingSettings& ss, SamplingParams& sp) {
     if (ss.min_p) sp.min_p = static_cast<float>(*ss.min_p);
     if (ss.top_k) sp.top_k = *ss.top_k;
     if (ss.repeat_penalty) sp.repeat_penalty = static_cast<float>(*ss.repeat_penalty);
+    if (ss.frequency_penalty) sp.frequency_penalty = static_cast<float>(*ss.frequency_penalty);
+    if (ss.presence_penalty) sp.presence_penalty = static_cast<float>(*ss.presence_penalty);
 }
 
 Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent, std::optional<st::Id> continue_reply,
@@ -55,7 +57,8 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent, std::
         return make_error("This reply was written with another model; regenerate it instead.");
 
     const st::SamplingSettings& conv = snap.conversation.sampling;
-    const int wanted = conv.max_tokens.value_or(defaults.max_tokens);
+    const std::optional<int> persona_max = snap.persona ? snap.persona->sampling.max_tokens : std::nullopt;
+    const int wanted = conv.max_tokens.value_or(persona_max.value_or(defaults.max_tokens));
     const int reply_room = std::max(1, std::min(wanted, context_length / 2));
     auto prompt = builder.fit_to_context(messages, static_cast<size_t>(std::max(1, context_length - reply_room)),
                                          continue_reply ? chat::PromptEnd::ContinueReply

@@ -13,6 +13,7 @@
 #include "chat/prompt_builder.h"
 #include "core/app_settings.h"
 #include "model_inspector.h"
+#include "tokenizer/tokenizer.h"
 
 using namespace hearth;
 
@@ -132,6 +133,67 @@ class TestEngineBridge : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(!kinds.empty() && kinds.back() == sched::EventKind::Finished, kReplyTimeoutMs);
         bridge.unload();
         QVERIFY(!bridge.loaded());
+    }
+
+    // The Model page reads the model the bridge loaded (the same tokenizer: nothing is
+    // opened twice); byte tokens that are not whole UTF-8 show as <0xNN>; a file that
+    // fails to load is still described, with the bridge's error.
+    void modelInspectorFollowsTheBridge() {
+        EngineBridge bridge;
+        ModelInspector inspector;
+        inspector.setBridge(&bridge);
+        QCOMPARE(inspector.status(), QStringLiteral("empty"));
+        QVERIFY(inspector.tokenize(QStringLiteral("hello"), false).isEmpty());
+        bridge.load(fixture_.model_path());
+        QTRY_VERIFY_WITH_TIMEOUT(bridge.loaded(), kLoadTimeoutMs);
+        QCOMPARE(inspector.status(), QStringLiteral("ready"));
+        QCOMPARE(inspector.modelPath(), fixture_.model_path());
+        QCOMPARE(inspector.facts().value(QStringLiteral("name")).toString(), bridge.modelName());
+        QCOMPARE(inspector.facts().value(QStringLiteral("architecture")).toString(), QStringLiteral("llama"));
+        const QVariantList tokens = inspector.tokenize(QStringLiteral("héllo"), false);
+        std::vector<int32_t> ids;
+        for (const QVariant& t : tokens) ids.push_back(t.toMap().value(QStringLiteral("id")).toInt());
+        QCOMPARE(ids, bridge.tokenizer()->encode("héllo", false));
+
+        QCOMPARE(ModelInspector::readable_piece("plain"), QStringLiteral("plain"));
+        QCOMPARE(ModelInspector::readable_piece("\xe2"), QStringLiteral("<0xE2>"));
+        QCOMPARE(ModelInspector::readable_piece("a\xe2\x82"), QStringLiteral("a<0xE2><0x82>"));
+        QCOMPARE(ModelInspector::readable_piece("\xe2\x82\xac!"), QString::fromUtf8("\xe2\x82\xac!"));  // €
+        QCOMPARE(ModelInspector::readable_piece("\xc0\xaf"), QStringLiteral("<0xC0><0xAF>"));  // overlong
+        QCOMPARE(ModelInspector::readable_piece("\xf0\x9f\x91"), QStringLiteral("<0xF0><0x9F><0x91>"));
+
+        const QString bad = fixture_.path(QStringLiteral("not-a-model.gguf"));
+        std::ofstream(bad.toStdString()) << "GGUF but not really";
+        QSignalSpy changed(&inspector, &ModelInspector::changed);
+        bridge.load(bad);
+        QTRY_COMPARE_WITH_TIMEOUT(inspector.status(), QStringLiteral("error"), kLoadTimeoutMs);
+        QVERIFY(!inspector.errorText().isEmpty());
+        QCOMPARE(inspector.errorText(), bridge.errorString());
+        QCOMPARE(inspector.modelPath(), bad);
+        QVERIFY(bridge.loaded());  // the good model stays
+    }
+
+    // The status bar's speed is the reply's own statistic: live while decoding, then the
+    // last reply's (it used to be a rate over the last second of wall time: 1.7 vs 41.9).
+    void speedAgreesWithTheReply() {
+        EngineBridge bridge;
+        bridge.setThreads(2);
+        bridge.load(fixture_.model_path());
+        QTRY_VERIFY_WITH_TIMEOUT(bridge.loaded(), kLoadTimeoutMs);
+        double reply_speed = -1;
+        connect(&bridge, &EngineBridge::requestEvent, this, [&](const sched::Event& e) {
+            if (e.kind == sched::EventKind::Finished) reply_speed = e.stats.decode_tokens_per_s();
+        });
+        sched::Request r;
+        r.conversation = 7;
+        r.prompt = bridge.promptBuilder()->persona_prefix(std::string("count to ten"));
+        r.max_tokens = 64;
+        r.stop_at_end_of_generation = false;
+        QVERIFY(bridge.submit(r) > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(reply_speed > 0, kReplyTimeoutMs);
+        bridge.refreshStats();
+        QTRY_VERIFY(bridge.speedIsLast());
+        QCOMPARE(bridge.tokensPerSecond(), reply_speed);
     }
 };
 

@@ -140,6 +140,90 @@ class TestListModels : public QObject {
         QVERIFY(!app.chat.canSend());
         QVERIFY(!app.chat.send(QStringLiteral("hello")));
     }
+
+    // Views set up before the history is open (QML creates them with it, and the store
+    // opens a moment later) wait for it: no "the chat history is not open" error, and the
+    // personas and conversations arrive once it is open.
+    void storeOpenedAfterTheViews() {
+        App app;
+        app.personas.setStore(&app.store);
+        app.conversations.setStore(&app.store);
+        app.chat.setStore(&app.store);
+        app.chat.setConversationId(1);
+        QVERIFY(!app.store.isOpen());
+        store::OpenOptions o;
+        o.full_sync = false;
+        app.store.openWith(fixture_.path(QStringLiteral("late-open.sqlite3")), o);
+        QTRY_VERIFY(app.store.ready());
+        QTRY_COMPARE(app.personas.count(), 4);
+        QVERIFY(settle(app));
+        QCOMPARE(app.personas.errorString(), QString());
+        QCOMPARE(app.conversations.errorString(), QString());
+        QCOMPARE(app.store.errorString(), QString());
+        // (The chat's conversation 1 does not exist: that is the one error there is.)
+        QVERIFY(!app.chat.errorString().contains(QLatin1String("not open")));
+    }
+
+    // A search hit shows its conversation's persona (it used to show none).
+    void searchHitsCarryTheirPersona() {
+        App app;
+        START(fixture_, app, QStringLiteral("search-persona.sqlite3"));
+        QSignalSpy created(&app.personas, &PersonaListModel::personaCreated);
+        app.personas.create(QStringLiteral("Sailor"), kSystemPrompt, QStringLiteral("#2266aa"), QStringLiteral("icon:star"));
+        QVERIFY(created.wait(10000));
+        const qint64 persona = created.at(0).at(0).toLongLong();
+        const qint64 c = create_conversation(app, persona);
+        app.chat.setMaxReplyTokens(4);
+        app.chat.setConversationId(c);
+        QTRY_VERIFY(app.chat.canSend());
+        QVERIFY(send_and_wait(app, QStringLiteral("Where is the lighthouse?")) > 0);
+        app.conversations.search(QStringLiteral("lighthouse"));
+        QTRY_VERIFY(app.conversations.count() >= 1 && role(app.conversations, 0, "isSearchHit").toBool());
+        QCOMPARE(role(app.conversations, 0, "personaId").toLongLong(), persona);
+        QCOMPARE(role(app.conversations, 0, "conversationId").toLongLong(), c);
+    }
+
+    // A persona's own reply settings: stored, read back, copied by duplicate, and used
+    // for the replies of its chats.
+    void personaReplySettings() {
+        App app;
+        START(fixture_, app, QStringLiteral("persona-sampling.sqlite3"));
+        QSignalSpy created(&app.personas, &PersonaListModel::personaCreated);
+        app.personas.create(QStringLiteral("Terse"), kSystemPrompt, QString(), QString(), false,
+                            {{QStringLiteral("maxTokens"), 3}, {QStringLiteral("repeatPenalty"), 1.3}});
+        QVERIFY(created.wait(10000));
+        const qint64 persona = created.at(0).at(0).toLongLong();
+        QTRY_VERIFY(app.personas.rowOf(persona) >= 0);
+        QVariantMap m = role(app.personas, app.personas.rowOf(persona), "sampling").toMap();
+        QCOMPARE(m.value(QStringLiteral("maxTokens")).toInt(), 3);
+        QCOMPARE(m.value(QStringLiteral("repeatPenalty")).toDouble(), 1.3);
+        QVERIFY(!m.contains(QStringLiteral("temperature")));
+        app.personas.edit(persona, {{QStringLiteral("sampling"),
+                                     QVariantMap{{QStringLiteral("maxTokens"), 6}, {QStringLiteral("seed"), QStringLiteral("9")}}}});
+        QTRY_COMPARE(role(app.personas, app.personas.rowOf(persona), "sampling").toMap().value(QStringLiteral("maxTokens")).toInt(), 6);
+        m = role(app.personas, app.personas.rowOf(persona), "sampling").toMap();
+        QCOMPARE(m.value(QStringLiteral("seed")).toString(), QStringLiteral("9"));
+        QVERIFY(!m.contains(QStringLiteral("repeatPenalty")));
+        // Its chats reply with them (6 tokens, seed 9), the chat's own settings over them.
+        const qint64 c = create_conversation(app, persona);
+        app.chat.setConversationId(c);
+        QTRY_VERIFY(app.chat.canSend());
+        QCOMPARE(app.chat.personaSampling().value(QStringLiteral("maxTokens")).toInt(), 6);
+        int row = send_and_wait(app, QStringLiteral("Hi"));
+        QVERIFY(row > 0);
+        QCOMPARE(role(app.chat, row, "generatedTokens").toInt(), 6);
+        QCOMPARE(role(app.chat, row, "seed").toString(), QStringLiteral("9"));
+        app.chat.setConversationSampling({{QStringLiteral("maxTokens"), 2}});
+        row = send_and_wait(app, QStringLiteral("Again"));
+        QVERIFY(row > 0);
+        QCOMPARE(role(app.chat, row, "generatedTokens").toInt(), 2);
+        // Duplicates keep the settings.
+        app.personas.duplicate(persona);
+        QTRY_VERIFY(app.personas.count() == 6);
+        for (int i = 0; i < app.personas.count(); ++i)
+            if (role(app.personas, i, "name").toString() == QLatin1String("Terse (copy)"))
+                QCOMPARE(role(app.personas, i, "sampling").toMap().value(QStringLiteral("maxTokens")).toInt(), 6);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestListModels)

@@ -11,6 +11,7 @@
 
 #include "app_fixture.h"
 #include "chat/prompt_builder.h"
+#include "core/app_settings.h"
 
 using namespace hearth;
 
@@ -21,7 +22,7 @@ class TestMessageListModel : public QObject {
   private slots:
     void twoChatsWithOnePersona() {
         App app;
-        START(fixture_, app, QStringLiteral("chats.sqlite3"));
+        START(fixture_, app, QStringLiteral("chats.sqlite3"), true, fixture_.slow_model_path());  // seen streaming
         QTRY_COMPARE(app.personas.count(), 4);
         QSignalSpy created(&app.personas, &PersonaListModel::personaCreated);
         app.personas.create(QStringLiteral("Tester"), kSystemPrompt, QString(), QString(), true);
@@ -250,7 +251,7 @@ class TestMessageListModel : public QObject {
     // date while a reply streams (announced with the text) and forgotten with the row.
     void segmentsRole() {
         App app;
-        START(fixture_, app, QStringLiteral("segments.sqlite3"));
+        START(fixture_, app, QStringLiteral("segments.sqlite3"), true, fixture_.slow_model_path());  // seen streaming
         const qint64 c = create_conversation(app, -1);
         QVERIFY(c > 0);
         app.chat.setMaxReplyTokens(160);  // long enough to be seen streaming
@@ -352,6 +353,165 @@ class TestMessageListModel : public QObject {
         const auto bound = static_cast<size_t>(span / MessageListModel::kUpdateIntervalMs + 2);
         QVERIFY2(updates.size() <= bound, qPrintable(QStringLiteral("%1 updates in %2 ms").arg(updates.size()).arg(span)));
         QVERIFY(updates.size() < 300);
+    }
+
+    // Regenerate samples with a new seed each time (the same seed gave the same reply word
+    // for word at temperature 0.8), and the seed used is stored with the reply; a seed the
+    // chat fixes is used for every reply.
+    void seedsAreFreshUnlessFixed() {
+        App app;
+        START(fixture_, app, QStringLiteral("seeds.sqlite3"));
+        SamplingParams hot;
+        hot.temperature = 1.5f;
+        hot.top_k = 0;
+        hot.top_p = 1.0f;
+        hot.min_p = 0.0f;
+        app.chat.setDefaultSampling(hot);
+        app.chat.setMaxReplyTokens(40);
+        const qint64 c = create_conversation(app, -1);
+        app.chat.setConversationId(c);
+        QTRY_VERIFY(app.chat.canSend());
+        const int row = send_and_wait(app, QStringLiteral("Say anything"));
+        QVERIFY(row > 0);
+        const QString seed1 = role(app.chat, row, "seed").toString();
+        QVERIFY(!seed1.isEmpty());
+        QSignalSpy finished(&app.chat, &MessageListModel::replyFinished);
+        QVERIFY(app.chat.regenerate());
+        QVERIFY(finished.wait(kReplyTimeoutMs));
+        QTRY_COMPARE(role(app.chat, row, "variantCount").toInt(), 2);
+        const QString seed2 = role(app.chat, row, "seed").toString();
+        QVERIFY(!seed2.isEmpty());
+        QVERIFY2(seed1 != seed2, qPrintable(seed1));
+        // Stored: a reload reads it back from the history.
+        QVERIFY(settle(app));
+        app.chat.reload();
+        QTRY_COMPARE(role(app.chat, row, "seed").toString(), seed2);
+
+        // A fixed seed: the same reply twice.
+        app.chat.setConversationSampling({{QStringLiteral("seed"), QStringLiteral("42")}});
+        QCOMPARE(app.chat.conversationSampling().value(QStringLiteral("seed")).toString(), QStringLiteral("42"));
+        QStringList texts;
+        for (int i = 0; i < 2; ++i) {
+            finished.clear();
+            QVERIFY(app.chat.regenerate());
+            QVERIFY(finished.wait(kReplyTimeoutMs));
+            QTRY_COMPARE(role(app.chat, row, "variantCount").toInt(), 3 + i);
+            QCOMPARE(role(app.chat, row, "seed").toString(), QStringLiteral("42"));
+            texts << role(app.chat, row, "text").toString();
+        }
+        QCOMPARE(texts[0], texts[1]);
+    }
+
+    // A reply cut at its token limit says so (finishReason "length", also after a reload),
+    // and Continue appends to the same message: its prompt is the earlier prompt plus the
+    // reply's tokens, so all of it comes from the KV cache.
+    void lengthLimitAndContinue() {
+        App app;
+        START(fixture_, app, QStringLiteral("continue.sqlite3"));
+        app.chat.setMaxReplyTokens(24);
+        const qint64 c = create_conversation(app, -1);
+        app.chat.setConversationId(c);
+        QTRY_VERIFY(app.chat.canSend());
+        const int row = send_and_wait(app, QStringLiteral("Tell me about the sea"));
+        QVERIFY(row > 0);
+        const qint64 reply = role(app.chat, row, "messageId").toLongLong();
+        QCOMPARE(role(app.chat, row, "finishReason").toString(), QStringLiteral("length"));
+        QCOMPARE(role(app.chat, row, "generatedTokens").toInt(), 24);
+        const QString first_text = role(app.chat, row, "text").toString();
+        const int first_prompt = role(app.chat, row, "promptTokensCached").toInt() +
+                                 role(app.chat, row, "promptTokensComputed").toInt();
+        QVERIFY(settle(app));
+        app.chat.reload();
+        QVERIFY(settle(app));
+        QCOMPARE(role(app.chat, row, "finishReason").toString(), QStringLiteral("length"));
+        QVERIFY(app.chat.canContinue(reply));
+        QVERIFY(!app.chat.canContinue(role(app.chat, row - 1, "messageId").toLongLong()));  // a user's
+
+        QSignalSpy finished(&app.chat, &MessageListModel::replyFinished);
+        QVERIFY(app.chat.continueReply(reply));
+        QVERIFY(app.chat.generating());
+        QVERIFY(finished.wait(kReplyTimeoutMs));
+        QCOMPARE(finished.at(0).at(0).toLongLong(), reply);  // the same message
+        QCOMPARE(app.chat.count(), row + 1);
+        QCOMPARE(role(app.chat, row, "generatedTokens").toInt(), 48);
+        QVERIFY(role(app.chat, row, "text").toString().startsWith(first_text));
+        QVERIFY(role(app.chat, row, "text").toString().size() > first_text.size());
+        // The earlier prompt and the 24 tokens were cached (all but the last, which is
+        // always computed to give the next token's logits).
+        QVERIFY2(role(app.chat, row, "promptTokensCached").toInt() >= first_prompt + 24 - 1,
+                 qPrintable(QString::number(role(app.chat, row, "promptTokensCached").toInt())));
+        QCOMPARE(role(app.chat, row, "finishReason").toString(), QStringLiteral("length"));
+        // The store has the whole of it.
+        const QString whole = role(app.chat, row, "text").toString();
+        QVERIFY(settle(app));
+        app.chat.reload();
+        QVERIFY(settle(app));
+        QCOMPARE(role(app.chat, row, "text").toString(), whole);
+        QCOMPARE(role(app.chat, row, "generatedTokens").toInt(), 48);
+        QCOMPARE(role(app.chat, row, "state").toString(), QStringLiteral("done"));
+    }
+
+    // A search hit opens its conversation scrolled to the message, on the message's branch
+    // when another one is shown.
+    void revealMessage() {
+        App app;
+        START(fixture_, app, QStringLiteral("reveal.sqlite3"));
+        app.chat.setMaxReplyTokens(8);
+        const qint64 c = create_conversation(app, -1);
+        app.chat.setConversationId(c);
+        QTRY_VERIFY(app.chat.canSend());
+        QVERIFY(send_and_wait(app, QStringLiteral("First question")) > 0);
+        QVERIFY(send_and_wait(app, QStringLiteral("Second question")) > 0);
+        const qint64 old_second = role(app.chat, 2, "messageId").toLongLong();
+        // A branch: the second question edited; the old one is on the branch not shown.
+        QSignalSpy finished(&app.chat, &MessageListModel::replyFinished);
+        QVERIFY(app.chat.editAndResend(old_second, QStringLiteral("Another second question")));
+        QVERIFY(finished.wait(kReplyTimeoutMs));
+        QTRY_VERIFY(app.chat.rowOf(old_second) < 0);
+
+        QSignalSpy revealed(&app.chat, &MessageListModel::messageRevealed);
+        const qint64 first = role(app.chat, 0, "messageId").toLongLong();
+        app.chat.revealMessage(first);  // on screen: at once
+        QCOMPARE(revealed.count(), 1);
+        QCOMPARE(revealed.at(0).at(0).toInt(), 0);
+        app.chat.revealMessage(old_second);  // another branch: shown, then revealed
+        QTRY_COMPARE(revealed.count(), 2);
+        QCOMPARE(revealed.at(1).at(0).toInt(), 2);
+        QCOMPARE(app.chat.rowOf(old_second), 2);
+        // Opening a conversation and revealing in one go (the rows come later).
+        app.chat.setConversationId(-1);
+        app.chat.setConversationId(c);
+        app.chat.revealMessage(first);
+        QTRY_COMPARE(revealed.count(), 3);
+        QCOMPARE(revealed.at(2).at(0).toInt(), 0);
+    }
+
+    // A chat's own reply settings are stored and used: over the persona's, over the app's.
+    void conversationSampling() {
+        App app;
+        START(fixture_, app, QStringLiteral("chat-sampling.sqlite3"));
+        const qint64 c = create_conversation(app, -1);
+        app.chat.setConversationId(c);
+        QTRY_VERIFY(app.chat.canSend());
+        QVERIFY(app.chat.conversationSampling().isEmpty());
+        app.chat.setConversationSampling({{QStringLiteral("temperature"), 0.3},
+                                          {QStringLiteral("maxTokens"), 5},
+                                          {QStringLiteral("frequencyPenalty"), 9.0},  // clamped
+                                          {QStringLiteral("topK"), QString()}});     // unset
+        QVERIFY(settle(app));
+        app.chat.setConversationId(-1);
+        app.chat.setConversationId(c);
+        QTRY_VERIFY(app.chat.canSend());
+        const QVariantMap m = app.chat.conversationSampling();
+        QCOMPARE(m.value(QStringLiteral("temperature")).toDouble(), 0.3);
+        QCOMPARE(m.value(QStringLiteral("maxTokens")).toInt(), 5);
+        QCOMPARE(m.value(QStringLiteral("frequencyPenalty")).toDouble(), AppSettings::kFrequencyPenaltyMax);
+        QVERIFY(!m.contains(QStringLiteral("topK")));
+        // maxTokens 5: the reply stops there although the app's default is 512.
+        app.chat.setMaxReplyTokens(512);
+        const int row = send_and_wait(app, QStringLiteral("Hello"));
+        QVERIFY(row > 0);
+        QCOMPARE(role(app.chat, row, "generatedTokens").toInt(), 5);
     }
 
     void destroyedWhileStreaming() {

@@ -15,6 +15,7 @@ Page {
     property color personaColor
     property string personaAvatar
     property var sendHandler
+    property var settings  // AppSettings
     signal newChatRequested(var personaId)
 
     function focusComposer() { composer.focusInput() }
@@ -60,8 +61,23 @@ Page {
                     Layout.fillWidth: true
                 }
             }
+            ToolButton {
+                objectName: "chatSettingsButton"
+                visible: page.chat.conversationId >= 0
+                text: qsTr("Reply settings")
+                font.pixelSize: 12
+                flat: true
+                onClicked: chatSettings.openForChat()
+            }
         }
         Rectangle { anchors.bottom: parent.bottom; width: parent.width; height: 1; color: page.dividerColor }
+    }
+
+    ChatSettingsDialog {
+        id: chatSettings
+        objectName: "chatSettingsDialog"
+        chat: page.chat
+        settings: page.settings
     }
 
     ColumnLayout {

@@ -279,6 +279,7 @@ ApplicationWindow {
                             const p = window.personaById(chat.personaId)
                             return p && p.avatar ? p.avatar : ""
                         }
+                        settings: settings
                         sendHandler: text => window.sendFromComposer(text)
                         onNewChatRequested: personaId => window.newChat(personaId)
                     }
@@ -293,6 +294,7 @@ ApplicationWindow {
                 PersonasPage {
                     objectName: "personasPage"
                     personas: personas
+                    settings: settings
                     subtleText: window.subtleText
                     dividerColor: window.dividerColor
                     onNewChatRequested: personaId => window.newChat(personaId)

@@ -48,6 +48,7 @@ Page {
                 Layout.fillWidth: true
                 Label { text: qsTr("Memory"); font.pixelSize: 20; font.weight: Font.DemiBold }
                 Label {
+                    objectName: "memoryIntro"
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
                     color: page.subtleText
@@ -98,7 +99,7 @@ Page {
                             }
                         }
                         Label { text: modelData.name; color: page.subtleText }
-                        Label { text: modelData.value; font.weight: Font.DemiBold }
+                        Label { objectName: "memoryStatValue"; text: modelData.value; font.weight: Font.DemiBold }
                     }
                 }
             }

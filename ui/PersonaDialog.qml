@@ -8,11 +8,13 @@ import Hearth
 Dialog {
     id: dialog
     required property var personas
+    property var settings  // AppSettings: what the persona's reply settings override
     property var personaId: -1  // -1: a new persona
     readonly property var palette: ["#e0703f", "#3f7ae0", "#2e9d6e", "#9b59b6", "#d4a017", "#c0392b", "#16a0a8", "#7f8c8d"]
     property string chosenColor: palette[0]
     // The badge: "icon:<name>" (AvatarIcons) or a short glyph typed in the field.
     property string badge: ""
+    property bool showReplies: false
 
     function openFor(p) {
         personaId = p ? p.personaId : -1
@@ -22,6 +24,7 @@ Dialog {
         promptField.text = p ? p.systemPrompt : ""
         chosenColor = p && p.color ? p.color : palette[Math.floor(Math.random() * palette.length)]
         keepWarmSwitch.checked = p ? p.keepWarm : false
+        replySettings.load(p ? p.sampling : {}, ReplyDefaults.of(settings, {}))
         open()
         nameField.forceActiveFocus()
     }
@@ -29,10 +32,12 @@ Dialog {
         const name = nameField.text.trim()
         if (name === "") return
         if (personaId < 0)
-            personas.create(name, promptField.text, chosenColor, badge.trim(), keepWarmSwitch.checked)
+            personas.create(name, promptField.text, chosenColor, badge.trim(), keepWarmSwitch.checked,
+                            replySettings.values())
         else
             personas.edit(personaId, {name: name, systemPrompt: promptField.text, color: chosenColor,
-                                      avatar: badge.trim(), keepWarm: keepWarmSwitch.checked})
+                                      avatar: badge.trim(), keepWarm: keepWarmSwitch.checked,
+                                      sampling: replySettings.values()})
         close()
     }
 
@@ -115,6 +120,20 @@ Dialog {
                 wrapMode: TextEdit.Wrap
                 placeholderText: qsTr("How the persona should behave, e.g. “You are a patient tutor…”")
             }
+        }
+        // Its replies: each setting the persona's own, or the app's (Settings).
+        Label {
+            objectName: "personaRepliesToggle"
+            text: dialog.showReplies ? qsTr("▾ Replies") : qsTr("▸ Replies (temperature, penalties, length)")
+            font.pixelSize: 12
+            opacity: 0.7
+            TapHandler { onTapped: dialog.showReplies = !dialog.showReplies }
+        }
+        ReplySettingsForm {
+            id: replySettings
+            objectName: "personaReplySettings"
+            visible: dialog.showReplies
+            Layout.fillWidth: true
         }
         Switch {
             id: keepWarmSwitch

@@ -8,6 +8,7 @@ import QtQuick.Layouts
 Page {
     id: page
     required property var personas
+    property var settings  // AppSettings: the defaults a persona's reply settings override
     property color subtleText
     property color dividerColor
     signal newChatRequested(var personaId)
@@ -156,6 +157,7 @@ Page {
         id: dialog
         objectName: "personaDialog"
         personas: page.personas
+        settings: page.settings
     }
 
     Dialog {

@@ -110,7 +110,7 @@ Page {
                     }
                 }
                 Label {
-                    text: qsTr("Defaults for every chat; a persona or a chat (its ⋯ menu) can set its own.")
+                    text: qsTr("Defaults for every chat; a persona (Personas, Edit) or a chat (Reply settings, above it) can set its own.")
                     wrapMode: Text.Wrap
                     opacity: 0.7
                     font.pixelSize: 12

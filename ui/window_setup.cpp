@@ -2,12 +2,29 @@
 
 #include <QCoreApplication>
 #include <QQmlApplicationEngine>
+#include <QQmlAbstractUrlInterceptor>
 #include <QQmlContext>
+#include <QQuickWindow>
 #include <QUrl>
 
 #include "common/paths.h"
 
 namespace hearth::ui {
+
+namespace {
+
+// Under Qt Quick's software renderer, Material's ElevationEffect (a ShaderEffect, which
+// that renderer does not draw) is replaced by FlatElevationEffect.qml: see that file.
+class FlatElevationInterceptor final : public QQmlAbstractUrlInterceptor {
+  public:
+    QUrl intercept(const QUrl& url, DataType type) override {
+        if (type == QmlFile && url.path().endsWith(QLatin1String("/Controls/Material/impl/ElevationEffect.qml")))
+            return QUrl(QStringLiteral("qrc:/Hearth/FlatElevationEffect.qml"));
+        return url;
+    }
+};
+
+}  // namespace
 
 WindowOptions with_environment(WindowOptions o) {
     if (qEnvironmentVariableIsSet("HEARTH_STORE")) o.storePath = qEnvironmentVariable("HEARTH_STORE");
@@ -28,6 +45,11 @@ QObject* load_main_window(QQmlApplicationEngine& engine, const WindowOptions& o)
                             QString::fromStdString(paths::default_model_path()));
     ctx->setContextProperty(QStringLiteral("appVersion"), QCoreApplication::applicationVersion());
     ctx->setContextProperty(QStringLiteral("qtVersion"), QString::fromLatin1(qVersion()));
+    // (graphicsApi() still says OpenGL in Qt 6.4 when the software backend is chosen.)
+    if (QQuickWindow::sceneGraphBackend() == QLatin1String("software")) {
+        static FlatElevationInterceptor interceptor;  // the engine does not own interceptors
+        engine.addUrlInterceptor(&interceptor);
+    }
     // Qt 6.4 has no loadFromModule: the module's files live under qrc:/<URI>/.
     engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
     if (engine.rootObjects().isEmpty()) return nullptr;

@@ -1,0 +1,202 @@
+// Replies in the real main window offscreen (software renderer, synthetic model), as a
+// user meets them: typed with no chat open, cut at their length limit and continued with
+// the Continue button, finished while another chat was on screen and seen whole on
+// return, found by search and scrolled to, the status bar's speed the reply's own, and a
+// chat's own reply settings set through its dialog.
+#include <QQmlProperty>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "core/conversation_list_model.h"
+#include "core/engine_bridge.h"
+#include "core/message_list_model.h"
+#include "core/persona_list_model.h"
+#include "ui_harness.h"
+
+namespace {
+
+constexpr int kReplyTimeoutMs = 60000;
+
+QVariant prop(QObject* o, const char* name) { return o ? o->property(name) : QVariant(); }
+
+}  // namespace
+
+class TestUiReplies : public QObject {
+    Q_OBJECT
+    UiHarness ui_;
+
+    QQuickItem* visible_item(const QString& name, QQuickItem* within = nullptr) {
+        for (QQuickItem* i : ui_.items(name))
+            if (i->isVisible() && (!within || within->isAncestorOf(i))) return i;
+        return nullptr;
+    }
+
+    void type_and_send(const QString& text) {
+        QQuickItem* field = ui_.item(QStringLiteral("composerField"));
+        ui_.click(field);
+        field->forceActiveFocus();
+        ui_.type(text);
+        ui_.key(Qt::Key_Return);
+    }
+
+    // The list is scrolled to its end and the last row is whole above the composer.
+    bool last_row_in_view() {
+        QQuickItem* list = ui_.item(QStringLiteral("messageList"));
+        QQuickItem* last = ui_.item(QStringLiteral("message_%1").arg(ui_.chat->count() - 1));
+        if (!list || !last) return false;
+        const qreal list_bottom = list->mapToScene(QPointF(0, list->height())).y();
+        const qreal last_bottom = last->mapToScene(QPointF(0, last->height())).y();
+        return prop(list, "atYEnd").toBool() && last_bottom <= list_bottom + 1;
+    }
+
+  private slots:
+    void initTestCase() {
+        QString error;
+        QVERIFY2(ui_.start(QStringLiteral("light"), &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(ui_.personas->count() >= 4, 10000);
+    }
+
+    // With no chat open, what is typed starts a chat and is sent in it (it used to be lost:
+    // the new chat was not ready when the text was handed over).
+    void typedWithNoChatOpen() {
+        QCOMPARE(ui_.chat->conversationId(), -1);
+        QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
+        type_and_send(QStringLiteral("Hello from nowhere"));
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
+        QVERIFY(ui_.chat->conversationId() >= 0);
+        QTRY_COMPARE(ui_.chat->count(), 2);
+        QCOMPARE(ui_.chat->get(0).value(QStringLiteral("text")).toString(), QStringLiteral("Hello from nowhere"));
+        QTRY_COMPARE(prop(ui_.item(QStringLiteral("composerField")), "text").toString(), QString());
+    }
+
+    // A reply cut at its limit says so and offers Continue, which appends to it.
+    void continueAReplyCutAtItsLimit() {
+        ui_.chat->setMaxReplyTokens(12);
+        QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
+        type_and_send(QStringLiteral("Go on and on"));
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
+        const qint64 reply = finished.at(0).at(0).toLongLong();
+        QTRY_VERIFY(ui_.chat->rowOf(reply) > 0);
+        const int row = ui_.chat->rowOf(reply);
+        QQuickItem* message = nullptr;
+        QTRY_VERIFY((message = ui_.item(QStringLiteral("message_%1").arg(row))));
+        QQuickItem* label = nullptr;
+        QTRY_VERIFY((label = visible_item(QStringLiteral("replyEndLabel"), message)));
+        QVERIFY(prop(label, "text").toString().contains(QStringLiteral("length limit")));
+        QQuickItem* button = nullptr;
+        QTRY_VERIFY((button = visible_item(QStringLiteral("continueButton"), message)));
+        finished.clear();
+        QVERIFY(ui_.click(button));
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
+        QCOMPARE(finished.at(0).at(0).toLongLong(), reply);
+        QTRY_COMPARE(ui_.chat->get(row).value(QStringLiteral("generatedTokens")).toInt(), 24);
+        QCOMPARE(ui_.chat->rowOf(reply), row);  // the same message, no new one
+        ui_.chat->setMaxReplyTokens(24);
+    }
+
+    // The status bar's speed is the last reply's own statistic.
+    void statusBarSpeedIsTheReplys() {
+        const QVariantMap last = ui_.chat->get(ui_.chat->count() - 1);
+        const double speed = last.value(QStringLiteral("tokensPerSecond")).toDouble();
+        QVERIFY(speed > 0);
+        QQuickItem* status = ui_.item(QStringLiteral("statusSpeed"));
+        QVERIFY(status);
+        QTRY_COMPARE(prop(status, "text").toString(),
+                     QStringLiteral("last reply %1 tokens/s").arg(QString::number(speed, 'f', 1)));
+    }
+
+    // A reply that finished while another chat was on screen is seen whole on return (it
+    // used to be under the composer).
+    void finishedElsewhereIsSeenOnReturn() {
+        const qint64 a = ui_.chat->conversationId();
+        ui_.chat->setMaxReplyTokens(300);
+        QSignalSpy started(ui_.chat, &MessageListModel::replyStarted);
+        QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
+        type_and_send(QStringLiteral("A long one, please"));
+        QTRY_VERIFY_WITH_TIMEOUT(!started.isEmpty(), kReplyTimeoutMs);
+        ui_.conversations->createConversation(-1, QStringLiteral("Elsewhere"));
+        QTRY_VERIFY(ui_.chat->conversationId() != a);
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
+        ui_.chat->setMaxReplyTokens(24);
+        const int row = ui_.conversations->rowOf(a);
+        QVERIFY(row >= 0);
+        QQuickItem* item = nullptr;
+        QTRY_VERIFY((item = ui_.item(QStringLiteral("conversationRow_%1").arg(row))));
+        QVERIFY(ui_.click(item));
+        QTRY_COMPARE(ui_.chat->conversationId(), a);
+        QTRY_VERIFY(ui_.chat->count() >= 4);
+        QTRY_VERIFY_WITH_TIMEOUT(last_row_in_view(), 5000);
+    }
+
+    // A search hit in an older message opens the chat scrolled to that message.
+    void searchHitScrollsToItsMessage() {
+        // Enough replies below the first message that it is out of view at the end.
+        ui_.chat->setMaxReplyTokens(120);
+        for (int i = 0; i < 3; ++i) {
+            QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
+            type_and_send(QStringLiteral("More, part %1").arg(i));
+            QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
+        }
+        ui_.chat->setMaxReplyTokens(24);
+        const qint64 chat = ui_.chat->conversationId();
+        ui_.conversations->createConversation(-1, QStringLiteral("Somewhere else"));
+        QTRY_VERIFY(ui_.chat->conversationId() != chat);
+        ui_.key(Qt::Key_F, Qt::ControlModifier);
+        ui_.type(QStringLiteral("nowhere"));
+        // (The list holds the conversations until the hits arrive.)
+        QTRY_VERIFY_WITH_TIMEOUT(ui_.conversations->count() >= 1 &&
+                                     ui_.conversations->get(0).value(QStringLiteral("isSearchHit")).toBool(),
+                                 10000);
+        QCOMPARE(ui_.conversations->get(0).value(QStringLiteral("conversationId")).toLongLong(), chat);
+        QSignalSpy revealed(ui_.chat, &MessageListModel::messageRevealed);
+        QVERIFY(ui_.click(ui_.item(QStringLiteral("conversationRow_0"))));
+        QTRY_COMPARE(ui_.chat->conversationId(), chat);
+        QTRY_COMPARE(revealed.count(), 1);
+        QCOMPARE(revealed.at(0).at(0).toInt(), 0);
+        QQuickItem* list = ui_.item(QStringLiteral("messageList"));
+        QTRY_VERIFY_WITH_TIMEOUT([&] {
+            QQuickItem* first = ui_.item(QStringLiteral("message_0"));
+            if (!first) return false;
+            const qreal top = first->mapToScene(QPointF(0, 0)).y();
+            const qreal list_top = list->mapToScene(QPointF(0, 0)).y();
+            return top >= list_top - 1 && top < list_top + list->height() / 2;
+        }(), 5000);
+        QQuickItem* search = ui_.item(QStringLiteral("searchField"));
+        search->forceActiveFocus();
+        ui_.key(Qt::Key_Escape);
+        QTRY_VERIFY(!ui_.conversations->searching());
+    }
+
+    // A chat's own reply settings, set in its dialog, are kept and used.
+    void chatReplySettingsDialog() {
+        QVERIFY(ui_.click(QStringLiteral("chatSettingsButton")));
+        QQuickItem* own = nullptr;
+        QTRY_VERIFY((own = visible_item(QStringLiteral("own_maxTokens"))));
+        QVERIFY(ui_.click(own));
+        QQuickItem* row = visible_item(QStringLiteral("replySetting_maxTokens"));
+        QVERIFY(row);
+        QObject* spin = nullptr;
+        for (QObject* c : row->findChildren<QObject*>())
+            if (c->inherits("QQuickSpinBox")) spin = c;
+        QVERIFY(spin);
+        spin->setProperty("value", 7);
+        QObject* dialog = ui_.window->findChild<QObject*>(QStringLiteral("chatSettingsDialog"));
+        QVERIFY(dialog);
+        QMetaObject::invokeMethod(dialog, "accept");
+        QTRY_COMPARE(ui_.chat->conversationSampling().value(QStringLiteral("maxTokens")).toInt(), 7);
+        QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
+        type_and_send(QStringLiteral("Short now"));
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
+        const int row_of_reply = ui_.chat->rowOf(finished.at(0).at(0).toLongLong());
+        QTRY_COMPARE(ui_.chat->get(row_of_reply).value(QStringLiteral("generatedTokens")).toInt(), 7);
+    }
+};
+
+int main(int argc, char** argv) {
+    UiHarness::prepare_process();
+    QGuiApplication app(argc, argv);
+    TestUiReplies t;
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "tst_ui_replies.moc"

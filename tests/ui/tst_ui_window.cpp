@@ -1,0 +1,257 @@
+// The real main window offscreen (software renderer, synthetic model), checked for what a
+// new user ran into in the first hour: an error banner on every start, controls without
+// backgrounds, persona badges drawn as empty boxes, a cut-off settings page, a quick
+// switcher that finds nothing while the sidebar searches, a tooltip over its own menu,
+// numbers that disagree between the status bar and the Memory page, raw milliseconds,
+// warnings in the log, and no Ctrl+Q.
+#include <QImage>
+#include <QQmlComponent>
+#include <QQmlContext>
+#include <QQmlProperty>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "core/conversation_list_model.h"
+#include "core/engine_bridge.h"
+#include "core/history_store.h"
+#include "core/message_list_model.h"
+#include "core/persona_list_model.h"
+#include "glyphs.h"
+#include "ui_harness.h"
+
+namespace {
+
+QVariant prop(QObject* o, const char* name) { return o ? o->property(name) : QVariant(); }
+
+// Every Qt message of the run, to look for warnings.
+QStringList& messages() {
+    static QStringList list;
+    return list;
+}
+QtMessageHandler previous_handler = nullptr;
+void record(QtMsgType type, const QMessageLogContext& context, const QString& text) {
+    messages() << text;
+    if (previous_handler) previous_handler(type, context, text);
+}
+
+// The colour at the centre of item's right part (away from any text), from a grab.
+QColor colour_in(UiHarness& ui, QQuickItem* item, qreal fx = 0.9, qreal fy = 0.5) {
+    const QImage image = ui.window->grabWindow();
+    const QPointF p = item->mapToScene(QPointF(item->width() * fx, item->height() * fy));
+    return QColor(image.pixel(p.toPoint()));
+}
+
+}  // namespace
+
+class TestUiWindow : public QObject {
+    Q_OBJECT
+    UiHarness ui_;
+
+    // A JavaScript expression evaluated in a component of the UI's module (its folder, so
+    // that the module's singletons are in scope as they are for its own files).
+    QVariant evaluate(const QString& expression) {
+        QQmlComponent c(ui_.engine.get());
+        c.setData(QStringLiteral("import QtQuick\nQtObject { property var v: %1 }").arg(expression).toUtf8(),
+                  QUrl(QStringLiteral("qrc:/Hearth/evaluate.qml")));
+        std::unique_ptr<QObject> o(c.create());
+        if (!o) qWarning("%s", qPrintable(c.errorString()));
+        return o ? o->property("v") : QVariant();
+    }
+
+  private slots:
+    void initTestCase() {
+        previous_handler = qInstallMessageHandler(record);
+        QString error;
+        QVERIFY2(ui_.start(QStringLiteral("light"), &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(ui_.personas->count() >= 4, 10000);
+    }
+
+    // The views were set up before the history was open; they waited for it.
+    void noErrorBannerAtStart() {
+        for (const char* name : {"storeErrorBanner", "actionErrorBanner", "modelErrorBanner"}) {
+            QQuickItem* banner = ui_.item(QLatin1String(name));
+            QVERIFY(banner);
+            QVERIFY2(prop(banner, "text").toString().isEmpty(), qPrintable(prop(banner, "text").toString()));
+        }
+        QVERIFY(!messages().join(QLatin1Char('\n')).contains(QLatin1String("not open")));
+    }
+
+    // Material draws control backgrounds through a ShaderEffect, which the software
+    // renderer ignores: without FlatElevationEffect the combo box and the send button had
+    // no background at all.
+    void controlsHaveBackgrounds() {
+        ui_.show_page(QStringLiteral("settings"));
+        QQuickItem* combo = ui_.item(QStringLiteral("themeCombo"));
+        QVERIFY(combo && combo->isVisible());
+        // Drawn by FlatElevationEffect (white on the white card in the light theme, with a
+        // hairline where the shadow would be).
+        QQuickItem* flat = nullptr;
+        QTRY_VERIFY([&] {
+            for (QQuickItem* i : ui_.items(QStringLiteral("flatElevation")))
+                if (combo->isAncestorOf(i) && i->isVisible() && i->width() > 0 && i->height() > 0) flat = i;
+            return flat != nullptr;
+        }());
+        QCOMPARE(prop(flat, "color").value<QColor>(), prop(combo->property("background").value<QQuickItem*>(), "color").value<QColor>());
+        QVERIFY(colour_in(ui_, flat, 0.5, 0.0) != colour_in(ui_, flat, 0.5, 0.5));  // the hairline
+        // The combo box is wide enough for its longest entry.
+        QVERIFY2(combo->width() >= prop(combo, "implicitContentWidth").toReal(), qPrintable(QString::number(combo->width())));
+        // A long label wraps in its column instead of running under its slider.
+        QQuickItem* slider = ui_.item(QStringLiteral("pinnedShareSlider"));
+        QVERIFY(slider);
+        QQuickItem* row = slider->parentItem();
+        QQuickItem* label = row->childItems().value(0);
+        QVERIFY(label);
+        const qreal label_right = label->mapToScene(QPointF(label->width(), 0)).x();
+        QVERIFY2(label_right <= slider->mapToScene(QPointF(0, 0)).x(), qPrintable(prop(label, "text").toString()));
+        QVERIFY(prop(label, "lineCount").toInt() >= 1 && !prop(label, "truncated").toBool());
+
+        ui_.show_page(QStringLiteral("chat"));
+        ui_.conversations->createConversation(-1);
+        QTRY_VERIFY(ui_.chat->conversationId() >= 0 && ui_.chat->canSend());
+        QQuickItem* field = ui_.item(QStringLiteral("composerField"));
+        ui_.click(field);
+        ui_.type(QStringLiteral("hi"));
+        QQuickItem* send = nullptr;
+        QTRY_VERIFY((send = ui_.item(QStringLiteral("sendButton"))) && prop(send, "enabled").toBool());
+        // The round button's disc in the accent colour, not the composer's background.
+        const QColor disc = colour_in(ui_, send, 0.3, 0.5);
+        QVERIFY2(disc.red() > disc.blue() + 60, qPrintable(disc.name()));
+        QMetaObject::invokeMethod(field, "clear");
+    }
+
+    // The default personas' badges are icons drawn as paths (there was an emoji that no
+    // font here has); a glyph no font can draw falls back to the name's initial.
+    void personaBadges() {
+        ui_.show_page(QStringLiteral("personas"));
+        QQuickItem* card = nullptr;
+        QTRY_VERIFY((card = ui_.item(QStringLiteral("personaCard_Assistant"))));
+        QList<QQuickItem*> icons;
+        for (QQuickItem* i : ui_.items(QStringLiteral("avatarIcon")))
+            if (card->isAncestorOf(i) && i->isVisible()) icons << i;
+        QCOMPARE(icons.size(), 1);
+        QVERIFY(Glyphs::canRender(QStringLiteral("A")));
+        QVERIFY(!Glyphs::canRender(QString(QChar(0xE000))));  // a private-use character
+        QCOMPARE(evaluate(QStringLiteral("AvatarIcons.iconFor(\"🔥\")")).toString(), QStringLiteral("flame"));
+        QCOMPARE(evaluate(QStringLiteral("AvatarIcons.iconFor(\"icon:cap\")")).toString(), QStringLiteral("cap"));
+        QCOMPARE(evaluate(QStringLiteral("AvatarIcons.iconFor(\"icon:nope\")")).toString(), QString());
+        ui_.show_page(QStringLiteral("chat"));
+    }
+
+    // Times and sizes in the units people read.
+    void humanUnits() {
+        QCOMPARE(evaluate(QStringLiteral("Format.duration(222722)")).toString(), QStringLiteral("3 min 43 s"));
+        QCOMPARE(evaluate(QStringLiteral("Format.duration(850)")).toString(), QStringLiteral("850 ms"));
+        QCOMPARE(evaluate(QStringLiteral("Format.duration(2440)")).toString(), QStringLiteral("2.4 s"));
+        QCOMPARE(evaluate(QStringLiteral("Format.duration(3900000)")).toString(), QStringLiteral("1 h 5 min"));
+        QCOMPARE(evaluate(QStringLiteral("Format.bytes(368050176)")).toString(), QStringLiteral("351.0 MiB"));
+    }
+
+    // Ctrl+K lists every chat even while the sidebar shows search hits.
+    void quickSwitcherWhileSearching() {
+        ui_.conversations->createConversation(-1, QStringLiteral("Alpha notes"));
+        ui_.conversations->createConversation(-1, QStringLiteral("Beta notes"));
+        QTRY_VERIFY2(ui_.conversations->count() >= 2, qPrintable(QString::number(ui_.conversations->count())));
+        ui_.key(Qt::Key_F, Qt::ControlModifier);
+        ui_.type(QStringLiteral("nothingmatchesthis"));
+        QTRY_VERIFY(ui_.conversations->searching());
+        QTRY_COMPARE(ui_.conversations->count(), 0);
+        ui_.key(Qt::Key_K, Qt::ControlModifier);
+        QQuickItem* field = nullptr;
+        QTRY_VERIFY((field = ui_.item(QStringLiteral("quickSwitcherField"))) && field->isVisible());
+        QTRY_VERIFY(field->hasActiveFocus());
+        ui_.type(QStringLiteral("Beta"));
+        QQuickItem* list = ui_.item(QStringLiteral("quickSwitcherList"));
+        QTRY_COMPARE(prop(list, "count").toInt(), 1);
+        ui_.key(Qt::Key_Return);
+        QTRY_COMPARE(ui_.chat->title(), QStringLiteral("Beta notes"));
+        QQuickItem* search = ui_.item(QStringLiteral("searchField"));
+        search->forceActiveFocus();
+        ui_.key(Qt::Key_Escape);
+        QTRY_VERIFY(!ui_.conversations->searching());
+    }
+
+    // New chat twice with nothing written: one empty chat, not two.
+    void emptyChatsDoNotPileUp() {
+        ui_.key(Qt::Key_N, Qt::ControlModifier);
+        QTRY_COMPARE(ui_.chat->title(), QStringLiteral("New chat"));
+        const qint64 first = ui_.chat->conversationId();
+        const int rows = ui_.conversations->count();
+        ui_.show_page(QStringLiteral("settings"));
+        ui_.key(Qt::Key_N, Qt::ControlModifier);
+        QTRY_COMPARE(prop(ui_.window, "page").toString(), QStringLiteral("chat"));
+        QVERIFY(QTest::qWaitFor([&] { return ui_.chat->conversationId() == first; }, 5000));
+        QVERIFY(ui_.store->isOpen());
+        bool settled = false;
+        ui_.store->run<void>([](hearth::store::Store&) { return hearth::Result<void>(); },
+                             [&](hearth::Result<void>) { settled = true; });
+        QTRY_VERIFY(settled);
+        QCOMPARE(ui_.conversations->count(), rows);
+    }
+
+    // The New chat button's tooltip does not cover the menu the button opens.
+    void newChatTooltipGivesWayToItsMenu() {
+        QQuickItem* button = ui_.item(QStringLiteral("newChatButton"));
+        QVERIFY(button);
+        QQmlProperty tip(button, QStringLiteral("ToolTip.visible"), qmlContext(button));
+        QVERIFY(tip.isValid());
+        button->setProperty("hoverEnabled", true);  // off by default on the offscreen platform
+        QTest::mouseMove(ui_.window, QPoint(2, 2));
+        ui_.hover(button);
+        QTRY_VERIFY(prop(button, "hovered").toBool());
+        QTRY_VERIFY_WITH_TIMEOUT(tip.read().toBool(), 3000);
+        QVERIFY(ui_.click(button));
+        QTRY_VERIFY(!tip.read().toBool());
+        ui_.key(Qt::Key_Escape);
+    }
+
+    // The status bar names the model as people do, shows its backend whole, and counts
+    // the conversations kept as the Memory page does.
+    void statusBarAndMemoryPageAgree() {
+        QQuickItem* model = ui_.item(QStringLiteral("statusModel"));
+        QVERIFY(model);
+        QTRY_VERIFY(prop(model, "text").toString().contains(ui_.bridge->backendName()));
+        QVERIFY2(!prop(model, "truncated").toBool(), qPrintable(prop(model, "text").toString()));
+        ui_.show_page(QStringLiteral("memory"));
+        QQuickItem* kept = nullptr;
+        QTRY_VERIFY((kept = ui_.item(QStringLiteral("memoryStat_Conversations kept"))));
+        QQuickItem* value = kept->findChild<QQuickItem*>(QStringLiteral("memoryStatValue"));
+        QVERIFY(value);
+        QTRY_COMPARE(prop(value, "text").toString(), QString::number(ui_.bridge->conversationsResident()));
+        QVERIFY(prop(ui_.item(QStringLiteral("statusResident")), "text").toString().startsWith(
+            QString::number(ui_.bridge->conversationsResident())));
+        // Sizes in binary units, named so.
+        QVERIFY(ui_.item(QStringLiteral("memoryIntro")));
+        QVERIFY(prop(ui_.item(QStringLiteral("memoryIntro")), "text").toString().contains(QStringLiteral("MiB")));
+        ui_.show_page(QStringLiteral("chat"));
+    }
+
+    // The menus are built without "Cannot stack MenuItem" warnings, and nothing in the
+    // run complained about the history.
+    void noWarningsInTheLog() {
+        // Open the menu built from the personas.
+        QVERIFY(ui_.click(QStringLiteral("newChatButton")));
+        QTest::qWait(100);
+        ui_.key(Qt::Key_Escape);
+        const QString all = messages().join(QLatin1Char('\n'));
+        QVERIFY2(!all.contains(QLatin1String("stackAfter")), qPrintable(all));
+        QVERIFY2(!all.contains(QLatin1String("Cannot stack")), qPrintable(all));
+    }
+
+    // Last: Ctrl+Q quits (the engine's quit signal, which the app connects to its exit).
+    void ctrlQQuits() {
+        QObject::disconnect(ui_.engine.get(), &QQmlEngine::quit, nullptr, nullptr);
+        QSignalSpy quit(ui_.engine.get(), &QQmlEngine::quit);
+        ui_.key(Qt::Key_Q, Qt::ControlModifier);
+        QTRY_COMPARE(quit.count(), 1);
+    }
+};
+
+int main(int argc, char** argv) {
+    UiHarness::prepare_process();
+    QGuiApplication app(argc, argv);
+    TestUiWindow t;
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "tst_ui_window.moc"

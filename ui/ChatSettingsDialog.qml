@@ -1,0 +1,44 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+import Hearth
+
+// A chat's own reply settings: each one the chat's, or its persona's, or the app's.
+Dialog {
+    id: dialog
+    required property var chat
+    property var settings  // AppSettings
+
+    function openForChat() {
+        form.load(chat.conversationSampling, ReplyDefaults.of(settings, chat.personaSampling))
+        open()
+    }
+
+    parent: Overlay.overlay
+    anchors.centerIn: parent
+    width: Math.min(600, parent.width - 48)
+    modal: true
+    title: qsTr("Reply settings of this chat")
+    standardButtons: Dialog.Save | Dialog.Cancel
+    onAccepted: chat.setConversationSampling(form.values())
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 8
+        Label {
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            font.pixelSize: 12
+            opacity: 0.7
+            text: chat.personaName !== ""
+                  ? qsTr("Unticked settings follow the persona %1, then Settings.").arg(chat.personaName)
+                  : qsTr("Unticked settings follow Settings.")
+        }
+        ReplySettingsForm {
+            id: form
+            objectName: "chatReplySettings"
+            Layout.fillWidth: true
+        }
+    }
+}

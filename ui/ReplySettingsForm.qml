@@ -1,0 +1,109 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+
+// A persona's or a chat's own reply settings: each row is either "as below it" (the
+// inherited value, shown greyed) or a value of its own. load(own, inherited) fills it;
+// values() gives the map to store (sampling_settings_map.h: only the rows set here).
+ColumnLayout {
+    id: form
+    spacing: 4
+
+    // name, label, kind ("slider" | "spin" | "seed"), from, to, step, decimals
+    readonly property var rows: [
+        {name: "temperature", label: qsTr("Temperature"), kind: "slider", from: 0, to: 2, step: 0.05, decimals: 2},
+        {name: "repeatPenalty", label: qsTr("Repeat penalty"), kind: "slider", from: 1, to: 2, step: 0.01, decimals: 2},
+        {name: "frequencyPenalty", label: qsTr("Frequency penalty"), kind: "slider", from: 0, to: 2, step: 0.05, decimals: 2},
+        {name: "presencePenalty", label: qsTr("Presence penalty"), kind: "slider", from: 0, to: 2, step: 0.05, decimals: 2},
+        {name: "maxTokens", label: qsTr("Longest reply (tokens)"), kind: "spin", from: 1, to: 32768, step: 64, decimals: 0},
+        {name: "seed", label: qsTr("Fixed seed"), kind: "seed", from: 0, to: 0, step: 0, decimals: 0}
+    ]
+    property var inherited: ({})
+    property var own: ({})
+
+    function load(ownValues, inheritedValues) {
+        own = ownValues || {}
+        inherited = inheritedValues || {}
+        for (let i = 0; i < repeater.count; ++i) repeater.itemAt(i).reset()
+    }
+    function values() {
+        const out = {}
+        for (let i = 0; i < repeater.count; ++i) {
+            const row = repeater.itemAt(i)
+            if (row.set) out[row.spec.name] = row.current()
+        }
+        return out
+    }
+
+    Repeater {
+        id: repeater
+        model: form.rows
+        delegate: RowLayout {
+            id: row
+            required property var modelData
+            readonly property var spec: modelData
+            property bool set: false
+            objectName: "replySetting_" + spec.name
+            Layout.fillWidth: true
+            spacing: 8
+
+            function shown(v) {
+                return v === undefined ? "" : spec.kind === "slider" ? Number(v).toFixed(spec.decimals) : String(v)
+            }
+            function reset() {
+                set = form.own[spec.name] !== undefined
+                const v = set ? form.own[spec.name] : form.inherited[spec.name]
+                if (spec.kind === "slider") slider.value = v !== undefined ? v : spec.from
+                else if (spec.kind === "spin") spin.value = v !== undefined ? v : 512
+                else seedField.text = set ? String(v) : ""
+            }
+            function current() {
+                return spec.kind === "slider" ? slider.value : spec.kind === "spin" ? spin.value : seedField.text.trim()
+            }
+
+            CheckBox {
+                objectName: "own_" + row.spec.name
+                checked: row.set
+                onToggled: row.set = checked
+                ToolTip.visible: hovered
+                ToolTip.delay: 500
+                ToolTip.text: qsTr("Set here (otherwise: %1)").arg(row.shown(form.inherited[row.spec.name]) || qsTr("the default"))
+            }
+            Label {
+                text: row.spec.label
+                opacity: row.set ? 0.9 : 0.5
+                Layout.preferredWidth: 170
+                wrapMode: Text.WordWrap
+            }
+            Slider {
+                id: slider
+                visible: row.spec.kind === "slider"
+                enabled: row.set
+                from: row.spec.from; to: row.spec.to; stepSize: row.spec.step
+                Layout.fillWidth: true
+            }
+            Label {
+                visible: row.spec.kind === "slider"
+                text: row.set ? slider.value.toFixed(row.spec.decimals) : row.shown(form.inherited[row.spec.name])
+                opacity: row.set ? 0.9 : 0.5
+                Layout.preferredWidth: 40
+            }
+            SpinBox {
+                id: spin
+                visible: row.spec.kind === "spin"
+                enabled: row.set
+                from: row.spec.from; to: row.spec.to; stepSize: row.spec.step; editable: true
+            }
+            TextField {
+                id: seedField
+                visible: row.spec.kind === "seed"
+                enabled: row.set
+                placeholderText: row.set ? qsTr("a number") : qsTr("a new one for every reply")
+                validator: RegularExpressionValidator { regularExpression: /[0-9]{0,20}/ }
+                Layout.fillWidth: true
+            }
+            Item { visible: row.spec.kind === "spin"; Layout.fillWidth: true }
+        }
+    }
+}

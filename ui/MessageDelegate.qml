@@ -397,14 +397,20 @@ Item {
                         label: qsTr("Delete")
                         onClicked: root.chat.deleteMessage(root.messageId)
                     }
-                    Label {
-                        objectName: "messageStats"
-                        visible: root.statsText !== "" && hover.hovered
-                        text: root.statsText
-                        color: root.subtleText
-                        font.pixelSize: 11
-                        leftPadding: 10
-                    }
+                }
+                // The reply's statistics, under its actions: wrapped in a narrow window. The
+                // line keeps its place when not hovered, so nothing moves under the mouse.
+                Label {
+                    objectName: "messageStats"
+                    visible: root.statsText !== ""
+                    opacity: hover.hovered ? 1 : 0
+                    // (Not its implicit width, the unwrapped line, which would push the row.)
+                    Layout.preferredWidth: column.width - (root.isUser ? 0 : 42)
+                    leftPadding: 6
+                    text: root.statsText
+                    wrapMode: Text.Wrap
+                    color: root.subtleText
+                    font.pixelSize: 11
                 }
             }
         }

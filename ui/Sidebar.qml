@@ -117,15 +117,21 @@ Rectangle {
 
             section.property: "pinned"
             section.criteria: ViewSection.FullString
-            section.delegate: Label {
+            section.delegate: Item {
                 required property string section
+                // (An item around the label: a label's own height bound to its implicit
+                // height is a binding loop.)
                 visible: !sidebar.conversations.searching
-                height: visible ? implicitHeight + 10 : 0
-                topPadding: 6
-                text: section === "true" ? qsTr("PINNED") : qsTr("RECENT")
-                font.pixelSize: 11
-                font.letterSpacing: 1
-                color: sidebar.subtleText
+                width: ListView.view ? ListView.view.width : 0
+                height: visible ? sectionLabel.implicitHeight + 10 : 0
+                Label {
+                    id: sectionLabel
+                    topPadding: 6
+                    text: parent.section === "true" ? qsTr("PINNED") : qsTr("RECENT")
+                    font.pixelSize: 11
+                    font.letterSpacing: 1
+                    color: sidebar.subtleText
+                }
             }
 
             delegate: ItemDelegate {

@@ -1,10 +1,12 @@
 #include "ui_harness.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QTimer>
 #include <QGuiApplication>
 #include <QImage>
+#include <QPointer>
 #include <QQuickStyle>
 #include <QSGRendererInterface>
 #include <QStandardPaths>
@@ -89,6 +91,7 @@ bool UiHarness::start(const QString& theme, QString* error, const QString& model
             .write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
     } else {
         model_path = model;
+        real_model = true;
     }
     hearth::ui::WindowOptions o;
     o.modelPath = model_path;
@@ -112,12 +115,14 @@ bool UiHarness::start(const QString& theme, QString* error, const QString& model
     window->requestActivate();
     if (!QTest::qWaitForWindowExposed(window)) return *error = QStringLiteral("window not exposed"), false;
     // Deterministic replies that run to their length.
+    // Deterministic replies; on the synthetic model they run to their length (its text is
+    // noise), a real model ends its turn as it would in the app.
     chat->setDefaultSampling(hearth::SamplingParams::greedy());
-    chat->setStopAtEndOfTurn(false);
+    chat->setStopAtEndOfTurn(real_model);
     chat->setMaxReplyTokens(24);
     QElapsedTimer t;
     t.start();
-    while (t.elapsed() < 60000 && !(bridge->loaded() && store->ready())) QTest::qWait(20);
+    static_cast<void>(QTest::qWaitFor([this] { return bridge->loaded() && store->ready(); }, 60000));
     if (!bridge->loaded()) return *error = QStringLiteral("model not loaded: ") + bridge->errorString(), false;
     if (!store->ready()) return *error = QStringLiteral("store not open: ") + store->errorString(), false;
     return true;
@@ -137,9 +142,23 @@ QList<QQuickItem*> UiHarness::items(const QString& name) const {
 
 bool UiHarness::click(QQuickItem* item, Qt::MouseButton button) {
     if (!item || !item->isVisible()) return false;
-    const QPointF c = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
+    // As a hand does: aim once the target is still (a list scrolling to its end, a page
+    // sliding in), then move there, then press.
+    const QPointer<QQuickItem> target(item);
+    const auto centre = [&target] {
+        return target->mapToScene(QPointF(target->width() / 2, target->height() / 2));
+    };
+    QPointF c = centre();
+    for (int still = 0, polls = 0; still < 3 && polls < 100; ++polls) {
+        run_for(10);
+        if (!target || !target->isVisible()) return false;  // gone while it moved
+        const QPointF now = centre();
+        still = now == c ? still + 1 : 0;
+        c = now;
+    }
+    QTest::mouseMove(window, c.toPoint());
     QTest::mouseClick(window, button, Qt::NoModifier, c.toPoint());
-    QTest::qWait(30);
+    QCoreApplication::processEvents();  // what the click queued (callers wait for effects)
     return true;
 }
 
@@ -147,7 +166,7 @@ void UiHarness::hover(QQuickItem* item) {
     if (!item) return;
     const QPointF c = item->mapToScene(QPointF(item->width() / 2, std::min(item->height() / 2, 20.0)));
     QTest::mouseMove(window, c.toPoint());
-    QTest::qWait(30);
+    QCoreApplication::processEvents();
 }
 
 void UiHarness::type(const QString& text) {
@@ -157,29 +176,60 @@ void UiHarness::type(const QString& text) {
         if (ch == '\n') QTest::keyClick(window, Qt::Key_Return, Qt::ShiftModifier);
         else QTest::keyClick(window, ch);
     }
-    QTest::qWait(10);
+    QCoreApplication::processEvents();
 }
 
 void UiHarness::key(int k, Qt::KeyboardModifiers modifiers) {
     QTest::keyClick(window, static_cast<Qt::Key>(k), modifiers);
-    QTest::qWait(30);
+    QCoreApplication::processEvents();
+}
+
+bool UiHarness::popups_closed(int ms) {
+    // Every open popup (menus, dialogs and the shared ToolTip instance, which is not a child
+    // of the window) has its item, or a dimmer, on the window's overlay.
+    return QTest::qWaitFor(
+        [this] {
+            for (QQuickItem* layer : window->contentItem()->childItems()) {
+                if (!layer->inherits("QQuickOverlay")) continue;
+                for (QQuickItem* popup : layer->childItems())
+                    if (popup->isVisible()) return false;
+            }
+            return true;
+        },
+        ms);
+}
+
+bool UiHarness::settle(int ms) {
+    // Until two grabs a frame apart are the same: transitions and fades have ended.
+    QImage last = window->grabWindow();
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < ms) {
+        run_for(20);
+        QImage now = window->grabWindow();
+        if (now == last) return true;
+        last = std::move(now);
+    }
+    return false;
 }
 
 bool UiHarness::screenshot(const QString& name) {
     const QString out = qEnvironmentVariable("HEARTH_SCREENSHOTS");
     if (out.isEmpty()) return true;
     QDir().mkpath(out);
-    QTest::qWait(200);  // animations settle
+    settle();
     const QImage image = window->grabWindow();
     return !image.isNull() && image.save(QDir(out).filePath(name + QStringLiteral(".png")));
 }
 
 void UiHarness::set_theme(const QString& theme) {
     window->setProperty("themeName", theme);
-    QTest::qWait(100);
 }
 
 void UiHarness::show_page(const QString& page) {
+    // The mouse out of the way (over the rail's empty part), as a hand leaves a page it is
+    // done with: a tooltip of what it last hovered would take the next click.
+    QTest::mouseMove(window, QPoint(30, window->height() / 2 + 60));
     window->setProperty("page", page);
-    QTest::qWait(50);
+    QCoreApplication::processEvents();
 }

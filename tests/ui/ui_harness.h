@@ -29,6 +29,7 @@ struct UiHarness {
     ConversationListModel* conversations = nullptr;
     PersonaListModel* personas = nullptr;
     HistoryStore* store = nullptr;
+    bool real_model = false;  // start() was given a model (else the synthetic one)
     // The engine's settings for start() (the window set-up's overrides of the user's).
     int threads = 2;
     int kv_megabytes = 16;
@@ -54,7 +55,11 @@ struct UiHarness {
     void hover(QQuickItem* item);
     void type(const QString& text);
     void key(int key, Qt::KeyboardModifiers modifiers = Qt::NoModifier);
-    // Saves a screenshot to $HEARTH_SCREENSHOTS/<name>.png when it is set.
+    // Waits until no popup (menu, dialog, tooltip) is open; false after ms.
+    bool popups_closed(int ms = 5000);
+    // Waits until the window stops changing (two grabs a frame apart are equal).
+    bool settle(int ms = 3000);
+    // Saves a screenshot to $HEARTH_SCREENSHOTS/<name>.png when it is set (settled first).
     bool screenshot(const QString& name);
     void set_theme(const QString& theme);
     void show_page(const QString& page);

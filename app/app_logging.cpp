@@ -13,11 +13,19 @@ void route_qt_message(QtMsgType type, const QMessageLogContext& ctx, const QStri
     const std::string text = msg.toStdString();
     const char* where = ctx.category ? ctx.category : "default";
     switch (type) {
-        case QtDebugMsg: logger->debug("[{}] {}", where, text); break;
-        case QtInfoMsg: logger->info("[{}] {}", where, text); break;
-        case QtWarningMsg: logger->warn("[{}] {}", where, text); break;
+        case QtDebugMsg:
+            logger->debug("[{}] {}", where, text);
+            break;
+        case QtInfoMsg:
+            logger->info("[{}] {}", where, text);
+            break;
+        case QtWarningMsg:
+            logger->warn("[{}] {}", where, text);
+            break;
         case QtCriticalMsg:
-        case QtFatalMsg: logger->error("[{}] {}", where, text); break;
+        case QtFatalMsg:
+            logger->error("[{}] {}", where, text);
+            break;
     }
 }
 

@@ -30,21 +30,24 @@ int main(int argc, char* argv[]) {
     parser.setApplicationDescription(QStringLiteral("Desktop chat with local language models"));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("GGUF model to open"), QStringLiteral("[model]"));
+    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("GGUF model to open"),
+                                 QStringLiteral("[model]"));
     parser.process(app);
 
     const QString log_dir = hearth::app::setup_logging();
-    hearth::log::get("app")->info("Hearth {} starting (Qt {}), logs in {}", HEARTH_VERSION, qVersion(),
-                                  log_dir.toStdString());
+    hearth::log::get("app")->info("Hearth {} starting (Qt {}), logs in {}", HEARTH_VERSION,
+                                  qVersion(), log_dir.toStdString());
     const hearth::ui::RenderBackend render = hearth::ui::choose_render_backend();
-    hearth::log::get("app")->info("rendering: {} ({})", render.software ? "Qt Quick software renderer" : "GPU",
+    hearth::log::get("app")->info("rendering: {} ({})",
+                                  render.software ? "Qt Quick software renderer" : "GPU",
                                   render.reason.toStdString());
 
     // The model on the command line, else the default one ($HEARTH_MODEL or the data
     // folder's); the history at its default location ($HEARTH_STORE overrides it).
     hearth::ui::WindowOptions options;
     options.modelPath = parser.positionalArguments().value(0);
-    if (options.modelPath.isEmpty()) options.modelPath = QString::fromStdString(hearth::paths::default_model_path());
+    if (options.modelPath.isEmpty())
+        options.modelPath = QString::fromStdString(hearth::paths::default_model_path());
     options.logFolder = log_dir;
     options = hearth::ui::with_environment(options);
 

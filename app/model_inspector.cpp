@@ -19,18 +19,20 @@ namespace hearth {
 
 // What a file that failed to load is, read on its own.
 class LoadedModelInfo {
-public:
+  public:
     QVariantMap facts;
     QString error;
 };
 
 namespace {
 
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 // The facts the Model page shows, from the file and (when it could be built) its tokenizer.
-QVariantMap facts_of(const gguf::GgufFile& f, const Tokenizer* tokenizer, const std::string& tokenizer_error,
-                     const QString& path) {
+QVariantMap facts_of(const gguf::GgufFile& f, const Tokenizer* tokenizer,
+                     const std::string& tokenizer_error, const QString& path) {
     QVariantMap m;
     m["fileName"] = QFileInfo(path).fileName();
     m["fileSize"] = static_cast<qint64>(f.file_size());
@@ -40,7 +42,8 @@ QVariantMap facts_of(const gguf::GgufFile& f, const Tokenizer* tokenizer, const 
     std::map<std::string, qint64> bytes_by_type;
     for (const auto& t : f.tensors()) {
         params += t.n_elements();
-        bytes_by_type[std::string(quant::type_name(static_cast<uint32_t>(t.type)))] += static_cast<qint64>(t.nbytes);
+        bytes_by_type[std::string(quant::type_name(static_cast<uint32_t>(t.type)))] +=
+            static_cast<qint64>(t.nbytes);
     }
     m["parameters"] = params;
     // The quantisation is the type holding most of the bytes (norms are small F32).
@@ -60,14 +63,16 @@ QVariantMap facts_of(const gguf::GgufFile& f, const Tokenizer* tokenizer, const 
         m["unsupportedReason"] = QString::fromStdString(config.message());
     }
     if (tokenizer) {
-        m["tokenizer"] = QString("%1, %2 tokens, pre-tokenizer %3")
-                             .arg(tokenizer->kind() == TokenizerKind::Bpe ? "byte-level BPE" : "SentencePiece")
-                             .arg(tokenizer->vocab_size())
-                             .arg(qs(tokenizer->pre_tokenizer()));
+        m["tokenizer"] =
+            QString("%1, %2 tokens, pre-tokenizer %3")
+                .arg(tokenizer->kind() == TokenizerKind::Bpe ? "byte-level BPE" : "SentencePiece")
+                .arg(tokenizer->vocab_size())
+                .arg(qs(tokenizer->pre_tokenizer()));
     } else {
         m["tokenizer"] = QString::fromStdString("unusable: " + tokenizer_error);
     }
-    m["templateFamily"] = qs(chat::family_name(chat::choose_family(f.get_string("tokenizer.chat_template"))));
+    m["templateFamily"] =
+        qs(chat::family_name(chat::choose_family(f.get_string("tokenizer.chat_template"))));
     m["fingerprint"] = QString::fromStdString(f.fingerprint()).left(16);
     return m;
 }
@@ -80,7 +85,8 @@ std::shared_ptr<const LoadedModelInfo> inspect_file(const QString& path) {
         return info;
     }
     auto tokenizer = Tokenizer::from_gguf(**file);
-    info->facts = facts_of(**file, tokenizer ? tokenizer->get() : nullptr, tokenizer ? "" : tokenizer.message(), path);
+    info->facts = facts_of(**file, tokenizer ? tokenizer->get() : nullptr,
+                           tokenizer ? "" : tokenizer.message(), path);
     return info;
 }
 
@@ -91,7 +97,9 @@ ModelInspector::ModelInspector(QObject* parent) : QObject(parent) {
     connect(&watcher_, &QFutureWatcherBase::finished, this, &ModelInspector::finish_inspection);
 }
 
-ModelInspector::~ModelInspector() { watcher_.waitForFinished(); }
+ModelInspector::~ModelInspector() {
+    watcher_.waitForFinished();
+}
 
 QString ModelInspector::defaultModelPath() const {
     return QString::fromStdString(hearth::paths::default_model_path());
@@ -142,7 +150,8 @@ void ModelInspector::finish_inspection() {
     error_ = bridge_ && !bridge_->errorString().isEmpty() ? bridge_->errorString() : info->error;
     facts_ = info->facts;
     status_ = QStringLiteral("error");
-    hearth::log::get("app")->warn("cannot open model {}: {}", model_path_.toStdString(), error_.toStdString());
+    hearth::log::get("app")->warn("cannot open model {}: {}", model_path_.toStdString(),
+                                  error_.toStdString());
     emit changed();
 }
 
@@ -152,7 +161,11 @@ QString ModelInspector::readable_piece(std::string_view bytes) {
     const auto byte = [&](size_t k) { return static_cast<unsigned char>(bytes[k]); };
     while (i < bytes.size()) {
         const unsigned char b = byte(i);
-        size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+        size_t len = b < 0x80           ? 1
+                     : (b >> 5) == 0x6  ? 2
+                     : (b >> 4) == 0xE  ? 3
+                     : (b >> 3) == 0x1E ? 4
+                                        : 0;
         bool ok = len > 0 && i + len <= bytes.size();
         for (size_t k = 1; ok && k < len; ++k) ok = (byte(i + k) & 0xC0) == 0x80;
         if (ok) {
@@ -161,7 +174,8 @@ QString ModelInspector::readable_piece(std::string_view bytes) {
             if (ok) out += ch;
         }
         if (!ok) {
-            out += QStringLiteral("<0x%1>").arg(QString::number(b, 16).toUpper().rightJustified(2, u'0'));
+            out += QStringLiteral("<0x%1>").arg(
+                QString::number(b, 16).toUpper().rightJustified(2, u'0'));
             len = 1;
         }
         i += len;
@@ -174,7 +188,8 @@ QVariantList ModelInspector::tokenize(const QString& text, bool parseSpecial) co
     const hearth::Tokenizer* t = bridge_ ? bridge_->tokenizer() : nullptr;
     if (!t) return out;
     const QByteArray utf8 = text.toUtf8();
-    for (hearth::TokenId id : t->encode(std::string_view(utf8.constData(), static_cast<size_t>(utf8.size())), parseSpecial)) {
+    for (hearth::TokenId id : t->encode(
+             std::string_view(utf8.constData(), static_cast<size_t>(utf8.size())), parseSpecial)) {
         QVariantMap m;
         m["id"] = id;
         m["piece"] = readable_piece(t->token_to_piece(id, true));

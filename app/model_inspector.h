@@ -6,12 +6,12 @@
 // thread, to say what the file is and why it cannot run (an unknown architecture, say).
 #pragma once
 
+#include <QtQml/qqmlregistration.h>
 #include <QFutureWatcher>
 #include <QObject>
 #include <QPointer>
 #include <QString>
 #include <QVariantList>
-#include <QtQml/qqmlregistration.h>
 
 #include <memory>
 #include <string_view>
@@ -32,7 +32,7 @@ class ModelInspector : public QObject {
     Q_PROPERTY(QVariantMap facts READ facts NOTIFY changed)
     Q_PROPERTY(QString defaultModelPath READ defaultModelPath CONSTANT)
 
-public:
+  public:
     explicit ModelInspector(QObject* parent = nullptr);
     ~ModelInspector() override;
 
@@ -52,10 +52,10 @@ public:
     // A token's bytes as text a person can read: valid UTF-8 as it is, other bytes <0xNN>.
     static QString readable_piece(std::string_view bytes);
 
-signals:
+  signals:
     void changed();
 
-private:
+  private:
     void follow_bridge();
     void inspect_failed(const QString& path);
     void finish_inspection();

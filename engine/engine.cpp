@@ -91,7 +91,8 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
     const bool background = config.background_priority;
     impl->thread = std::thread([raw, background] {
         if (background && !kernels::cpu::mark_current_thread_background())
-            log::get("engine")->debug("inference threads run as normal threads (no background class here)");
+            log::get("engine")->debug(
+                "inference threads run as normal threads (no background class here)");
         raw->run();
     });
     return std::unique_ptr<Engine>(new Engine(std::move(impl)));

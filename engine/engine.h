@@ -64,10 +64,9 @@ struct EngineStats {
     int32_t decoding = 0;       // requests that have their first token and are not finished
     bool speed_is_last = true;  // decode_tokens_per_s is the last finished request's
     double prefix_hit_rate() const {
-        return kv.prompt_tokens_queried > 0
-                   ? static_cast<double>(kv.prompt_tokens_cached) /
-                         static_cast<double>(kv.prompt_tokens_queried)
-                   : 0.0;
+        return kv.prompt_tokens_queried > 0 ? static_cast<double>(kv.prompt_tokens_cached) /
+                                                  static_cast<double>(kv.prompt_tokens_queried)
+                                            : 0.0;
     }
 };
 
@@ -76,9 +75,9 @@ enum class PinState { Warming, Pinned, Failed };
 struct PinStatus {
     int64_t key = 0;
     PinState state = PinState::Warming;
-    int32_t n_tokens = 0;      // of the prefix
-    int32_t pinned_tokens = 0; // whole blocks held (≤ n_tokens)
-    std::string error;         // Failed
+    int32_t n_tokens = 0;       // of the prefix
+    int32_t pinned_tokens = 0;  // whole blocks held (≤ n_tokens)
+    std::string error;          // Failed
 };
 
 // Who holds each KV block, for a live picture of the cache (the app's Memory page).

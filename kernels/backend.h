@@ -22,7 +22,7 @@ namespace hearth::kernels {
 
 // Backend memory. Owned by a unique_ptr; freed by the backend that allocated it.
 class Buffer {
-public:
+  public:
     virtual ~Buffer() = default;
     virtual void* data() = 0;
     virtual std::size_t bytes() const = 0;
@@ -46,13 +46,13 @@ struct WeightSource {
 };
 
 class Weight {
-public:
+  public:
     virtual ~Weight() = default;
     quant::TensorType type() const { return type_; }
     int64_t rows() const { return rows_; }
     int64_t cols() const { return cols_; }
 
-protected:
+  protected:
     Weight(quant::TensorType type, int64_t rows, int64_t cols)
         : type_(type), rows_(rows), cols_(cols) {}
     quant::TensorType type_;
@@ -60,10 +60,10 @@ protected:
 };
 
 struct RopeParams {
-    int n_rot = 0;          // rotated dimensions (≤ head_dim, even)
-    bool neox = false;      // pairs (i, i + n_rot/2) instead of (2i, 2i+1)
+    int n_rot = 0;      // rotated dimensions (≤ head_dim, even)
+    bool neox = false;  // pairs (i, i + n_rot/2) instead of (2i, 2i+1)
     float freq_base = 10000.0f;
-    float freq_scale = 1.0f;            // linear scaling: position · freq_scale
+    float freq_scale = 1.0f;              // linear scaling: position · freq_scale
     const float* freq_factors = nullptr;  // [n_rot/2] Llama 3 rope_freqs, or null
 };
 
@@ -105,7 +105,7 @@ struct AttentionBatch {
 };
 
 class Backend {
-public:
+  public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;  // "cpu (AVX2, 2 threads)", "cuda (NVIDIA H200)"
 

@@ -4,10 +4,10 @@
 // an empty box.
 #pragma once
 
+#include <QtQml/qqmlregistration.h>
 #include <QFont>
 #include <QObject>
 #include <QString>
-#include <QtQml/qqmlregistration.h>
 
 class Glyphs : public QObject {
     Q_OBJECT

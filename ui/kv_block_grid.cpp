@@ -20,7 +20,8 @@ bool same_cells(const std::vector<BlockCell>& a, const std::vector<BlockCell>& b
 
 QVariantList by_count(const std::map<qint64, int>& m) {
     std::vector<std::pair<qint64, int>> v(m.begin(), m.end());
-    std::stable_sort(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+    std::stable_sort(v.begin(), v.end(),
+                     [](const auto& x, const auto& y) { return x.second > y.second; });
     QVariantList out;
     for (const auto& [owner, n] : v)
         out.append(QVariantMap{{QStringLiteral("owner"), QVariant::fromValue<qint64>(owner)},
@@ -141,21 +142,29 @@ void KvBlockGrid::paint(QPainter* p) {
         if (y > height() + step) break;
         QColor color;
         switch (c.state) {
-            case BlockCell::State::Free: color = free_; break;
-            case BlockCell::State::Cached: color = cached_; break;
+            case BlockCell::State::Free:
+                color = free_;
+                break;
+            case BlockCell::State::Cached:
+                color = cached_;
+                break;
             case BlockCell::State::Pinned: {
                 auto it = pin_colors.find(c.owner);
-                if (it == pin_colors.end()) it = pin_colors.emplace(c.owner, pinColorFor(c.owner)).first;
+                if (it == pin_colors.end())
+                    it = pin_colors.emplace(c.owner, pinColorFor(c.owner)).first;
                 color = it->second;
                 break;
             }
             case BlockCell::State::Conversation: {
                 auto it = conv_colors.find(c.owner);
-                if (it == conv_colors.end()) it = conv_colors.emplace(c.owner, colorFor(c.owner)).first;
+                if (it == conv_colors.end())
+                    it = conv_colors.emplace(c.owner, colorFor(c.owner)).first;
                 color = it->second;
                 break;
             }
-            case BlockCell::State::Shared: color = shared_; break;
+            case BlockCell::State::Shared:
+                color = shared_;
+                break;
         }
         p->setBrush(color);
         p->drawRoundedRect(QRectF(x, y, cell_, cell_), r, r);

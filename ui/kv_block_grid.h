@@ -7,13 +7,13 @@
 // sharedColor with a dot; cached-but-evictable blocks cachedColor; free blocks freeColor.
 #pragma once
 
+#include <QtQml/qqmlregistration.h>
 #include <QColor>
 #include <QPointer>
 #include <QQuickPaintedItem>
 #include <QTimer>
 #include <QVariantList>
 #include <QVariantMap>
-#include <QtQml/qqmlregistration.h>
 
 #include <vector>
 

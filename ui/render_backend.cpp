@@ -31,9 +31,11 @@ RenderBackend use_software(const QString& reason) {
 
 RenderBackend choose_render_backend() {
     const QString forced = qEnvironmentVariable("HEARTH_RENDERER").toLower();
-    if (forced == QLatin1String("software")) return use_software(QStringLiteral("HEARTH_RENDERER=software"));
+    if (forced == QLatin1String("software"))
+        return use_software(QStringLiteral("HEARTH_RENDERER=software"));
     if (forced == QLatin1String("gpu")) return {false, QStringLiteral("HEARTH_RENDERER=gpu")};
-    if (qEnvironmentVariableIsSet("QT_QUICK_BACKEND") || qEnvironmentVariableIsSet("QSG_RHI_BACKEND"))
+    if (qEnvironmentVariableIsSet("QT_QUICK_BACKEND") ||
+        qEnvironmentVariableIsSet("QSG_RHI_BACKEND"))
         return {false, QStringLiteral("set by QT_QUICK_BACKEND / QSG_RHI_BACKEND")};
     const QString platform = QGuiApplication::platformName();
     if (platform == QLatin1String("offscreen") || platform == QLatin1String("minimal"))
@@ -42,11 +44,13 @@ RenderBackend choose_render_backend() {
     // Windows and macOS render through Direct3D and Metal, not OpenGL; asking OpenGL
     // there would say nothing about them.
     QOpenGLContext context;
-    if (!context.create()) return use_software(QStringLiteral("no OpenGL context could be created"));
+    if (!context.create())
+        return use_software(QStringLiteral("no OpenGL context could be created"));
     QOffscreenSurface surface;
     surface.setFormat(context.format());
     surface.create();
-    if (!context.makeCurrent(&surface)) return use_software(QStringLiteral("OpenGL could not be used"));
+    if (!context.makeCurrent(&surface))
+        return use_software(QStringLiteral("OpenGL could not be used"));
     const auto* raw = reinterpret_cast<const char*>(context.functions()->glGetString(GL_RENDERER));
     const QString renderer = QString::fromLatin1(raw ? raw : "");
     context.doneCurrent();

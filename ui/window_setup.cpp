@@ -1,8 +1,8 @@
 #include "window_setup.h"
 
 #include <QCoreApplication>
-#include <QQmlApplicationEngine>
 #include <QQmlAbstractUrlInterceptor>
+#include <QQmlApplicationEngine>
 #include <QQmlContext>
 #include <QQuickWindow>
 #include <QUrl>
@@ -18,7 +18,8 @@ namespace {
 class FlatElevationInterceptor final : public QQmlAbstractUrlInterceptor {
   public:
     QUrl intercept(const QUrl& url, DataType type) override {
-        if (type == QmlFile && url.path().endsWith(QLatin1String("/Controls/Material/impl/ElevationEffect.qml")))
+        if (type == QmlFile &&
+            url.path().endsWith(QLatin1String("/Controls/Material/impl/ElevationEffect.qml")))
             return QUrl(QStringLiteral("qrc:/Hearth/FlatElevationEffect.qml"));
         return url;
     }
@@ -27,8 +28,10 @@ class FlatElevationInterceptor final : public QQmlAbstractUrlInterceptor {
 }  // namespace
 
 WindowOptions with_environment(WindowOptions o) {
-    if (qEnvironmentVariableIsSet("HEARTH_STORE")) o.storePath = qEnvironmentVariable("HEARTH_STORE");
-    if (qEnvironmentVariableIsSet("HEARTH_THEME")) o.theme = qEnvironmentVariable("HEARTH_THEME").toLower();
+    if (qEnvironmentVariableIsSet("HEARTH_STORE"))
+        o.storePath = qEnvironmentVariable("HEARTH_STORE");
+    if (qEnvironmentVariableIsSet("HEARTH_THEME"))
+        o.theme = qEnvironmentVariable("HEARTH_THEME").toLower();
     return o;
 }
 

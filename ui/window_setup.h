@@ -11,12 +11,12 @@ class QQmlApplicationEngine;
 namespace hearth::ui {
 
 struct WindowOptions {
-    QString modelPath;   // opened at start; empty: none (the first-run page)
-    QString storePath;   // the chat history database; empty: the default location
-    QString logFolder;   // "Open log folder"
-    QString theme;       // "light", "dark" or empty (follow the system)
-    int threads = 0;     // engine CPU threads; 0: all cores
-    int kvMegabytes = 0; // KV cache budget; 0: the engine's default
+    QString modelPath;         // opened at start; empty: none (the first-run page)
+    QString storePath;         // the chat history database; empty: the default location
+    QString logFolder;         // "Open log folder"
+    QString theme;             // "light", "dark" or empty (follow the system)
+    int threads = 0;           // engine CPU threads; 0: all cores
+    int kvMegabytes = 0;       // KV cache budget; 0: the engine's default
     bool seedPersonas = true;  // seed the default personas into an empty history
 };
 

@@ -50,7 +50,8 @@ std::vector<OptionSpec> bench_options() {
 }
 
 double mean(const std::vector<double>& v) {
-    return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+    return v.empty() ? 0.0
+                     : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
 double median(std::vector<double> v) {
@@ -87,8 +88,8 @@ struct RateResult {
     double ttft_ms = 0;     // mean, arrival to first token
 };
 
-std::vector<RateResult> run_shared_prefix(Engine& engine, const std::vector<double>& rates, int n_requests,
-                                          uint64_t seed, TokenSource& tokens) {
+std::vector<RateResult> run_shared_prefix(Engine& engine, const std::vector<double>& rates,
+                                          int n_requests, uint64_t seed, TokenSource& tokens) {
     const std::vector<int32_t> prefix = tokens.take(200);
     kv::SeqId next_conv = 1;
     // Steady state: the shared prefix has been seen once (and kernels are warm).
@@ -106,38 +107,43 @@ std::vector<RateResult> run_shared_prefix(Engine& engine, const std::vector<doub
         std::mutex mu;
         std::condition_variable cv;
         int done = 0;
-        std::vector<Clock::time_point> submitted(arrival.size()), first(arrival.size()), last(arrival.size());
+        std::vector<Clock::time_point> submitted(arrival.size()), first(arrival.size()),
+            last(arrival.size());
         const auto t0 = Clock::now();
         for (std::size_t i = 0; i < arrival.size(); ++i) {
             std::this_thread::sleep_until(t0 + std::chrono::duration_cast<Clock::duration>(
                                                    std::chrono::duration<double>(arrival[i])));
             submitted[i] = Clock::now();
-            engine.submit(request(next_conv++, prompts[i], 50, false), [&, i](const sched::Event& e) {
-                const auto now = Clock::now();
-                std::lock_guard lk(mu);
-                if (e.kind == sched::EventKind::Token && e.token >= 0 && first[i] == Clock::time_point{})
-                    first[i] = now;
-                if (e.kind == sched::EventKind::Finished || e.kind == sched::EventKind::Error) {
-                    last[i] = now;
-                    ++done;
-                    cv.notify_all();
-                }
-            });
+            engine.submit(
+                request(next_conv++, prompts[i], 50, false), [&, i](const sched::Event& e) {
+                    const auto now = Clock::now();
+                    std::lock_guard lk(mu);
+                    if (e.kind == sched::EventKind::Token && e.token >= 0 &&
+                        first[i] == Clock::time_point{})
+                        first[i] = now;
+                    if (e.kind == sched::EventKind::Finished || e.kind == sched::EventKind::Error) {
+                        last[i] = now;
+                        ++done;
+                        cv.notify_all();
+                    }
+                });
         }
         std::unique_lock lk(mu);
         cv.wait(lk, [&] { return done == n_requests; });
         std::vector<double> lat, ttft;
         Clock::time_point end = t0;
         for (std::size_t i = 0; i < arrival.size(); ++i) {
-            lat.push_back(std::chrono::duration<double, std::milli>(last[i] - submitted[i]).count());
-            ttft.push_back(std::chrono::duration<double, std::milli>(first[i] - submitted[i]).count());
+            lat.push_back(
+                std::chrono::duration<double, std::milli>(last[i] - submitted[i]).count());
+            ttft.push_back(
+                std::chrono::duration<double, std::milli>(first[i] - submitted[i]).count());
             end = std::max(end, last[i]);
         }
         const double span = std::chrono::duration<double>(end - t0).count();
         out.push_back({rate, n_requests / span, mean(lat), mean(ttft)});
         std::fprintf(stderr, "  %s rate %.2f/s: %.2f req/s, latency %.0f ms, TTFT %.0f ms\n",
-                     engine.config().prefix_caching ? "cache on " : "cache off", rate, out.back().throughput,
-                     out.back().latency_ms, out.back().ttft_ms);
+                     engine.config().prefix_caching ? "cache on " : "cache off", rate,
+                     out.back().throughput, out.back().latency_ms, out.back().ttft_ms);
     }
     return out;
 }
@@ -160,7 +166,8 @@ int bench_shared_prefix(const Args& args, const EngineConfig& base, BenchOutput&
         auto engine = start_engine(c, !args.value("model"));
         if (!engine) return fail(1, engine.message());
         TokenSource tokens(**engine, static_cast<uint64_t>(*seed));
-        res[mode] = run_shared_prefix(**engine, rates, static_cast<int>(*n), static_cast<uint64_t>(*seed), tokens);
+        res[mode] = run_shared_prefix(**engine, rates, static_cast<int>(*n),
+                                      static_cast<uint64_t>(*seed), tokens);
     }
     // The rate where cache-off saturates: the first whose cache-off throughput falls 10 %
     // short of the offered rate and has reached 90 % of its best over the sweep (past it,
@@ -173,23 +180,27 @@ int bench_shared_prefix(const Args& args, const EngineConfig& base, BenchOutput&
             sat = i;
             break;
         }
-    Table t({"rate req/s", "on req/s", "off req/s", "on latency ms", "off latency ms", "on TTFT ms", "off TTFT ms"});
+    Table t({"rate req/s", "on req/s", "off req/s", "on latency ms", "off latency ms", "on TTFT ms",
+             "off TTFT ms"});
     QJsonArray rows;
     for (std::size_t i = 0; i < rates.size(); ++i) {
         const RateResult &a = res[0][i], &b = res[1][i];
-        t.add({fmt(rates[i], 2) + (i == sat ? " *" : ""), fmt(a.throughput, 2), fmt(b.throughput, 2),
-               fmt(a.latency_ms, 0), fmt(b.latency_ms, 0), fmt(a.ttft_ms, 0), fmt(b.ttft_ms, 0)});
+        t.add({fmt(rates[i], 2) + (i == sat ? " *" : ""), fmt(a.throughput, 2),
+               fmt(b.throughput, 2), fmt(a.latency_ms, 0), fmt(b.latency_ms, 0), fmt(a.ttft_ms, 0),
+               fmt(b.ttft_ms, 0)});
         QJsonObject r;
         r["rate"] = rates[i];
-        r["cache_on"] = QJsonObject{{"throughput", a.throughput}, {"latency_ms", a.latency_ms}, {"ttft_ms", a.ttft_ms}};
-        r["cache_off"] = QJsonObject{{"throughput", b.throughput}, {"latency_ms", b.latency_ms}, {"ttft_ms", b.ttft_ms}};
+        r["cache_on"] = QJsonObject{
+            {"throughput", a.throughput}, {"latency_ms", a.latency_ms}, {"ttft_ms", a.ttft_ms}};
+        r["cache_off"] = QJsonObject{
+            {"throughput", b.throughput}, {"latency_ms", b.latency_ms}, {"ttft_ms", b.ttft_ms}};
         rows.append(r);
     }
     const RateResult &a = res[0][sat], &b = res[1][sat];
     const double gain = a.throughput / b.throughput - 1, cut = 1 - a.latency_ms / b.latency_ms;
-    out.table = t.render() + "* cache off saturates at " + fmt(rates[sat], 2) + " req/s: cache on gives " +
-                fmt(gain * 100, 0) + " % more throughput and " + fmt(cut * 100, 0) +
-                " % lower latency (vLLM's reference: +29 %, -60 %)\n";
+    out.table = t.render() + "* cache off saturates at " + fmt(rates[sat], 2) +
+                " req/s: cache on gives " + fmt(gain * 100, 0) + " % more throughput and " +
+                fmt(cut * 100, 0) + " % lower latency (vLLM's reference: +29 %, -60 %)\n";
     out.json["rates"] = rows;
     out.json["saturation_rate"] = rates[sat];
     out.json["throughput_gain"] = gain;
@@ -202,8 +213,16 @@ int bench_shared_prefix(const Args& args, const EngineConfig& base, BenchOutput&
         lon.y.push_back(res[0][i].latency_ms / 1000);
         loff.y.push_back(res[1][i].latency_ms / 1000);
     }
-    out.plots = {{"shared-prefix: throughput", "arrival rate (requests/s)", "completed requests/s", {}, {on, off}},
-                 {"shared-prefix: mean latency", "arrival rate (requests/s)", "seconds per request", {}, {lon, loff}}};
+    out.plots = {{"shared-prefix: throughput",
+                  "arrival rate (requests/s)",
+                  "completed requests/s",
+                  {},
+                  {on, off}},
+                 {"shared-prefix: mean latency",
+                  "arrival rate (requests/s)",
+                  "seconds per request",
+                  {},
+                  {lon, loff}}};
     return 0;
 }
 
@@ -238,7 +257,10 @@ struct SwitchWorkload {
             for (const auto& m : round) r.append(arr(m));
             ms.append(r);
         }
-        return {{"persona", arr(persona)}, {"histories", hs}, {"messages", ms}, {"reply_tokens", reply_tokens}};
+        return {{"persona", arr(persona)},
+                {"histories", hs},
+                {"messages", ms},
+                {"reply_tokens", reply_tokens}};
     }
 };
 
@@ -262,14 +284,16 @@ SwitchResult run_switch(Engine& engine, const SwitchWorkload& w) {
     // The time to prefill only a new message: the same messages as prompts of their own.
     std::vector<double> alone;
     for (int c = 0; c < C; ++c)
-        alone.push_back(engine.submit(request(1000 + c, w.messages[0][static_cast<std::size_t>(c)], 1, false))
-                            ->wait()
-                            .stats.ttft_ms);
+        alone.push_back(
+            engine.submit(request(1000 + c, w.messages[0][static_cast<std::size_t>(c)], 1, false))
+                ->wait()
+                .stats.ttft_ms);
     out.message_only_ms = median(alone);
     for (const auto& round : w.messages)
         for (int c = 0; c < C; ++c) {
             auto& h = hist[static_cast<std::size_t>(c)];
-            h.insert(h.end(), round[static_cast<std::size_t>(c)].begin(), round[static_cast<std::size_t>(c)].end());
+            h.insert(h.end(), round[static_cast<std::size_t>(c)].begin(),
+                     round[static_cast<std::size_t>(c)].end());
             const sched::Event e = engine.submit(request(c, h, w.reply_tokens, true))->wait();
             out.ttft_ms.push_back(e.stats.ttft_ms);
             out.computed.push_back(e.stats.prompt_tokens_computed);
@@ -299,7 +323,8 @@ int bench_switch(const Args& args, const EngineConfig& base, BenchOutput& out) {
         const SwitchWorkload w = SwitchWorkload::make(tokens, static_cast<int>(*rounds));
         if (auto d = args.value("dump-workload")) {
             QFile f(QString::fromStdString(*d));
-            if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(w.json()).toJson(QJsonDocument::Compact)) < 0)
+            if (!f.open(QIODevice::WriteOnly) ||
+                f.write(QJsonDocument(w.json()).toJson(QJsonDocument::Compact)) < 0)
                 return fail(1, "cannot write " + *d);
             return -1;  // done: no benchmark
         }
@@ -309,7 +334,8 @@ int bench_switch(const Args& args, const EngineConfig& base, BenchOutput& out) {
     const double on = mean(res[0].ttft_ms), off = mean(res[1].ttft_ms);
     Table t({"", "mean TTFT ms", "median TTFT ms", "max TTFT ms", "mean tokens computed"});
     const auto row = [&](const std::string& name, const std::vector<double>& v, double computed) {
-        t.add({name, fmt(mean(v), 1), fmt(median(v), 1), fmt(*std::max_element(v.begin(), v.end()), 1),
+        t.add({name, fmt(mean(v), 1), fmt(median(v), 1),
+               fmt(*std::max_element(v.begin(), v.end()), 1),
                computed >= 0 ? fmt(computed, 1) : "-"});
     };
     const auto mean_computed = [](const std::vector<int32_t>& v) {
@@ -322,14 +348,16 @@ int bench_switch(const Args& args, const EngineConfig& base, BenchOutput& out) {
     for (const PeerTtft& p : peers) {
         summary_text += p.label + " / cache on = " + fmt(mean(p.ttft_ms) / on, 2) + "x";
         if (p.resident)
-            summary_text += "; cache on / " + p.label + " = " + fmt(on / mean(p.ttft_ms), 2) +
-                            " (resumed turn vs prefilling only the new message on a resident history; "
-                            "target <= 1.2)";
+            summary_text +=
+                "; cache on / " + p.label + " = " + fmt(on / mean(p.ttft_ms), 2) +
+                " (resumed turn vs prefilling only the new message on a resident history; "
+                "target <= 1.2)";
         summary_text += "\n";
     }
-    summary_text += "prefill of the 20-token message alone, no history: " + fmt(res[0].message_only_ms, 1) +
-                    " ms; resumed turn / message alone = " + fmt(on / res[0].message_only_ms, 2) +
-                    " (includes attention over the ~1,700-token history)\n";
+    summary_text +=
+        "prefill of the 20-token message alone, no history: " + fmt(res[0].message_only_ms, 1) +
+        " ms; resumed turn / message alone = " + fmt(on / res[0].message_only_ms, 2) +
+        " (includes attention over the ~1,700-token history)\n";
     out.table = t.render() + summary_text;
     const auto arr = [](const std::vector<double>& v) {
         QJsonArray a;
@@ -350,10 +378,15 @@ int bench_switch(const Args& args, const EngineConfig& base, BenchOutput& out) {
     if (!peers.empty()) out.json["peers"] = peers_json;
     std::vector<double> turn(res[0].ttft_ms.size());
     std::iota(turn.begin(), turn.end(), 1.0);
-    Plot per_turn{"switch: TTFT of each resumed turn", "turn (8 conversations round-robin)", "TTFT (ms)", {}, {}};
+    Plot per_turn{"switch: TTFT of each resumed turn",
+                  "turn (8 conversations round-robin)",
+                  "TTFT (ms)",
+                  {},
+                  {}};
     per_turn.series.push_back({"cache on", turn, res[0].ttft_ms});
     per_turn.series.push_back({"cache off", turn, res[1].ttft_ms});
-    for (const PeerTtft& p : peers) per_turn.series.push_back({QString::fromStdString(p.label), turn, p.ttft_ms});
+    for (const PeerTtft& p : peers)
+        per_turn.series.push_back({QString::fromStdString(p.label), turn, p.ttft_ms});
     Plot summary{"switch: mean resumed-turn TTFT", "", "TTFT (ms)", {"mean"}, {}};
     summary.series.push_back({"cache on", {}, {on}});
     summary.series.push_back({"cache off", {}, {off}});
@@ -374,12 +407,14 @@ MemoryResult run_memory(Engine& engine, const std::vector<int32_t>& persona,
                         const std::vector<std::vector<int32_t>>& messages, int32_t reply) {
     std::vector<std::shared_ptr<RequestHandle>> handles;
     for (std::size_t c = 0; c < messages.size(); ++c)
-        handles.push_back(engine.submit(request(static_cast<kv::SeqId>(c), concat(persona, messages[c]), reply, false)));
+        handles.push_back(engine.submit(
+            request(static_cast<kv::SeqId>(c), concat(persona, messages[c]), reply, false)));
     MemoryResult r;
     // Peak blocks held while all of them are resident.
     for (bool running = true; running;) {
         r.peak_blocks = std::max(r.peak_blocks, engine.stats().kv.blocks_used);
-        running = std::any_of(handles.begin(), handles.end(), [](const auto& h) { return !h->done(); });
+        running =
+            std::any_of(handles.begin(), handles.end(), [](const auto& h) { return !h->done(); });
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     for (auto& h : handles) (void)h->wait();
@@ -424,11 +459,15 @@ int bench_memory(const Args& args, const EngineConfig& base, BenchOutput& out) {
     Table t({"", "KV blocks", "MiB", "vs ideal"});
     const double mib = static_cast<double>(per_block) / (1 << 20);
     t.add({"ideal (persona once)", std::to_string(ideal), fmt(ideal * mib, 1), "+0"});
-    t.add({"cache on (measured)", std::to_string(on), fmt(on * mib, 1), "+" + std::to_string(on - ideal)});
-    t.add({"cache off (measured)", std::to_string(off), fmt(off * mib, 1), "+" + std::to_string(off - ideal)});
-    t.add({"unshared (computed)", std::to_string(unshared), fmt(unshared * mib, 1), "+" + std::to_string(unshared - ideal)});
-    out.table = t.render() + "cache on is " + std::to_string(on - ideal) + " blocks over the ideal for " +
-                std::to_string(kConversations) + " conversations (target: at most one per conversation, " +
+    t.add({"cache on (measured)", std::to_string(on), fmt(on * mib, 1),
+           "+" + std::to_string(on - ideal)});
+    t.add({"cache off (measured)", std::to_string(off), fmt(off * mib, 1),
+           "+" + std::to_string(off - ideal)});
+    t.add({"unshared (computed)", std::to_string(unshared), fmt(unshared * mib, 1),
+           "+" + std::to_string(unshared - ideal)});
+    out.table = t.render() + "cache on is " + std::to_string(on - ideal) +
+                " blocks over the ideal for " + std::to_string(kConversations) +
+                " conversations (target: at most one per conversation, " +
                 std::to_string(kConversations) + "); " + fmt(static_cast<double>(off) / on, 1) +
                 "x fewer blocks than cache off\n";
     out.json["block_size"] = bs;
@@ -437,7 +476,9 @@ int bench_memory(const Args& args, const EngineConfig& base, BenchOutput& out) {
     out.json["cache_off_blocks"] = off;
     out.json["unshared_blocks"] = unshared;
     out.json["within_target"] = on - ideal <= kConversations;
-    out.plots = {{"memory: 16 conversations, one 1,000-token persona", "", "KV blocks",
+    out.plots = {{"memory: 16 conversations, one 1,000-token persona",
+                  "",
+                  "KV blocks",
                   {"ideal", "cache on", "cache off", "unshared"},
                   {{"blocks", {}, {double(ideal), double(on), double(off), double(unshared)}}}}};
     return 0;
@@ -461,7 +502,8 @@ int run_bench(const CommandArgs& argv) {
     auto config = engine_config(*args);
     if (!config) return fail(2, config.message());
     if (args->value("cache"))
-        std::fprintf(stderr, "hearth-cli: bench runs with the cache on and off; --cache is ignored\n");
+        std::fprintf(stderr,
+                     "hearth-cli: bench runs with the cache on and off; --cache is ignored\n");
 
     // Fonts for the plot need a GUI application; offscreen needs no display.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -473,19 +515,24 @@ int run_bench(const CommandArgs& argv) {
     BenchOutput out;
     const auto start = Clock::now();
     int rc = 0;
-    if (name == "shared-prefix") rc = bench_shared_prefix(*args, *config, out);
-    else if (name == "switch") rc = bench_switch(*args, *config, out);
-    else rc = bench_memory(*args, *config, out);
+    if (name == "shared-prefix")
+        rc = bench_shared_prefix(*args, *config, out);
+    else if (name == "switch")
+        rc = bench_switch(*args, *config, out);
+    else
+        rc = bench_memory(*args, *config, out);
     if (rc == -1) return 0;
     if (rc != 0) return rc;
     out.json["benchmark"] = QString::fromStdString(name);
     out.json["seconds"] = std::chrono::duration<double>(Clock::now() - start).count();
     out.json["threads"] = config->n_threads;
-    const QString plot = QString::fromStdString(args->value("plot").value_or("hearth-bench-" + name + ".png"));
+    const QString plot =
+        QString::fromStdString(args->value("plot").value_or("hearth-bench-" + name + ".png"));
     if (auto r = write_plots(plot, out.plots); !r) return fail(1, r.message());
     out.json["plot"] = plot;
     if (args->flag("json")) {
-        std::fputs(QJsonDocument(out.json).toJson(QJsonDocument::Compact).append('\n').constData(), stdout);
+        std::fputs(QJsonDocument(out.json).toJson(QJsonDocument::Compact).append('\n').constData(),
+                   stdout);
     } else {
         std::fputs(out.table.c_str(), stdout);
         std::fprintf(stdout, "plot: %s\n", plot.toStdString().c_str());

@@ -11,10 +11,10 @@
 #include "cli/cancel_signal.h"
 #include "cli/commands.h"
 #include "cli/engine_options.h"
+#include "cli/sampling_options.h"
 #include "gguf/gguf_file.h"
 #include "model/model_config.h"
 #include "model/model_name.h"
-#include "cli/sampling_options.h"
 #include "tokenizer/tokenizer.h"
 
 namespace hearth::cli {
@@ -62,7 +62,8 @@ int run_chat(const CommandArgs& argv) {
     const size_t context = static_cast<size_t>(engine.model_config().context_length);
     // One conversation id per /reset: the engine keeps each one's KV between turns.
     kv::SeqId conversation = 1;
-    std::fprintf(stderr, "Chatting with %s (%s template). /reset starts over, /quit or Ctrl+D ends.\n",
+    std::fprintf(stderr,
+                 "Chatting with %s (%s template). /reset starts over, /quit or Ctrl+D ends.\n",
                  readable_model_name(engine.file(), engine.config().model_path).c_str(),
                  std::string(chat::family_name(builder.chat_template().family())).c_str());
     SamplingParams params = *sampling;
@@ -77,7 +78,8 @@ int run_chat(const CommandArgs& argv) {
             continue;
         }
         if (line.empty()) continue;
-        messages.push_back({chat::Role::User, line, builder.encode_content(chat::Role::User, line)});
+        messages.push_back(
+            {chat::Role::User, line, builder.encode_content(chat::Role::User, line)});
         // Leave room for the reply; the oldest turns fall out of a long conversation.
         const size_t reply_room = std::min(static_cast<size_t>(*max_tokens), context / 2);
         auto prompt = builder.fit_to_context(messages, context - reply_room);
@@ -87,7 +89,8 @@ int run_chat(const CommandArgs& argv) {
             continue;
         }
         if (prompt->dropped > 0)
-            std::fprintf(stderr, "[the %zu oldest messages no longer fit the context and were left out]\n",
+            std::fprintf(stderr,
+                         "[the %zu oldest messages no longer fit the context and were left out]\n",
                          prompt->dropped);
         sched::Request req;
         req.conversation = conversation;
@@ -116,11 +119,13 @@ int run_chat(const CommandArgs& argv) {
         if (args->flag("json")) {
             std::fputc('\n', stdout);
             const QJsonObject stats = request_stats_json(s, last.stop);
-            std::fputs(QJsonDocument(stats).toJson(QJsonDocument::Compact).append('\n').constData(), stderr);
+            std::fputs(QJsonDocument(stats).toJson(QJsonDocument::Compact).append('\n').constData(),
+                       stderr);
         } else {
-            std::fprintf(stderr, "\n[%d prompt tokens, %d from cache, TTFT %.0f ms, %.1f tok/s%s]\n",
-                         s.prompt_tokens, s.prompt_tokens_cached, s.ttft_ms, s.decode_tokens_per_s(),
-                         last.stop == StopReason::Cancelled ? ", stopped" : "");
+            std::fprintf(
+                stderr, "\n[%d prompt tokens, %d from cache, TTFT %.0f ms, %.1f tok/s%s]\n",
+                s.prompt_tokens, s.prompt_tokens_cached, s.ttft_ms, s.decode_tokens_per_s(),
+                last.stop == StopReason::Cancelled ? ", stopped" : "");
         }
         messages.push_back({chat::Role::Assistant, last.text, last.tokens});
         params.seed += 1;  // a different draw each turn, still reproducible from --seed

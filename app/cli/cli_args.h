@@ -18,7 +18,7 @@ struct OptionSpec {
 };
 
 class Args {
-public:
+  public:
     // Parses argv[first..]: "--name value", "--name=value", flags, positionals; "--" ends
     // the options.
     static Result<Args> parse(const std::vector<std::string>& argv,
@@ -33,7 +33,7 @@ public:
                               long long max) const;
     Result<double> number(const std::string& name, double fallback) const;
 
-private:
+  private:
     std::map<std::string, std::string> values_;
     std::vector<std::string> positionals_;
 };

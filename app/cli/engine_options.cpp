@@ -22,7 +22,8 @@ Result<EngineConfig> engine_config(const Args& args) {
     if (!threads) return threads.error();
     c.n_threads = static_cast<int>(*threads);
     const std::string cache = args.value("cache").value_or("on");
-    if (cache != "on" && cache != "off") return make_error("--cache expects on or off, got '" + cache + "'");
+    if (cache != "on" && cache != "off")
+        return make_error("--cache expects on or off, got '" + cache + "'");
     c.prefix_caching = cache == "on";
     auto kv = args.integer("kv-mb", 0, 1, 1 << 20);
     if (!kv) return kv.error();
@@ -77,7 +78,8 @@ QJsonObject request_stats_json(const sched::RequestStats& s, StopReason stop) {
     o["generated_tokens"] = s.generated_tokens;
     o["queue_ms"] = s.queue_ms;
     o["prefill_ms"] = prefill_ms;
-    o["prefill_tokens_per_s"] = prefill_ms > 0 ? s.prompt_tokens_computed * 1000.0 / prefill_ms : 0.0;
+    o["prefill_tokens_per_s"] =
+        prefill_ms > 0 ? s.prompt_tokens_computed * 1000.0 / prefill_ms : 0.0;
     o["ttft_ms"] = s.ttft_ms;
     o["decode_ms"] = s.decode_ms;
     o["decode_tokens_per_s"] = s.decode_tokens_per_s();

@@ -9,8 +9,8 @@
 #include "cli/chat_prompt.h"
 #include "cli/commands.h"
 #include "cli/engine_options.h"
-#include "gguf/gguf_file.h"
 #include "cli/sampling_options.h"
+#include "gguf/gguf_file.h"
 #include "tokenizer/tokenizer.h"
 
 namespace hearth::cli {
@@ -52,7 +52,8 @@ int run_generate(const CommandArgs& argv) {
     const auto options = generate_options();
     auto args = Args::parse(argv, options);
     if (!args) return fail(2, args.message());
-    const bool has_prompt = args->value("prompt").has_value(), has_ids = args->value("prompt-ids").has_value();
+    const bool has_prompt = args->value("prompt").has_value(),
+               has_ids = args->value("prompt-ids").has_value();
     if (args->flag("help") || has_prompt == has_ids || !args->positionals().empty()) {
         std::fprintf(args->flag("help") ? stdout : stderr,
                      "usage: hearth-cli generate (--prompt TEXT | --prompt-ids JSON) [options]\n%s",
@@ -80,7 +81,8 @@ int run_generate(const CommandArgs& argv) {
         req.prompt = std::move(ids).value();
     } else {
         req.prompt = tokenizer.encode(*args->value("prompt"), false);
-        if (tokenizer.add_bos() && tokenizer.bos() >= 0) req.prompt.insert(req.prompt.begin(), tokenizer.bos());
+        if (tokenizer.add_bos() && tokenizer.bos() >= 0)
+            req.prompt.insert(req.prompt.begin(), tokenizer.bos());
     }
     req.sampling = *sampling;
     req.max_tokens = static_cast<int32_t>(*max_tokens);
@@ -101,12 +103,13 @@ int run_generate(const CommandArgs& argv) {
         std::fputc('\n', stdout);
         const sched::RequestStats& s = last.stats;
         const double prefill_ms = s.ttft_ms - s.queue_ms;
-        std::fprintf(stderr,
-                     "[%d prompt tokens (%d from cache), prefill %.1f tok/s, TTFT %.0f ms, %d tokens at "
-                     "%.1f tok/s, %s]\n",
-                     s.prompt_tokens, s.prompt_tokens_cached,
-                     prefill_ms > 0 ? s.prompt_tokens_computed * 1000.0 / prefill_ms : 0.0, s.ttft_ms,
-                     s.generated_tokens, s.decode_tokens_per_s(), stop_reason_name(last.stop));
+        std::fprintf(
+            stderr,
+            "[%d prompt tokens (%d from cache), prefill %.1f tok/s, TTFT %.0f ms, %d tokens at "
+            "%.1f tok/s, %s]\n",
+            s.prompt_tokens, s.prompt_tokens_cached,
+            prefill_ms > 0 ? s.prompt_tokens_computed * 1000.0 / prefill_ms : 0.0, s.ttft_ms,
+            s.generated_tokens, s.decode_tokens_per_s(), stop_reason_name(last.stop));
         return code;
     }
     QJsonObject out;

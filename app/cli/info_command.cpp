@@ -24,7 +24,9 @@ const std::vector<OptionSpec> kInfoOptions = {
     {"help", false, "show this help"},
 };
 
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 QJsonObject hyperparameters(const ModelConfig& c) {
     QJsonObject h;
@@ -54,7 +56,8 @@ int run_info(const CommandArgs& argv) {
     auto args = Args::parse(argv, kInfoOptions);
     if (!args) return fail(2, args.message());
     if (args->flag("help") || args->positionals().size() != 1) {
-        std::fprintf(args->flag("help") ? stdout : stderr, "usage: hearth-cli info MODEL.gguf [options]\n%s",
+        std::fprintf(args->flag("help") ? stdout : stderr,
+                     "usage: hearth-cli info MODEL.gguf [options]\n%s",
                      usage_of(kInfoOptions).c_str());
         return args->flag("help") ? 0 : 2;
     }
@@ -126,7 +129,8 @@ int run_info(const CommandArgs& argv) {
             o["name"] = QString::fromStdString(t.name);
             o["type"] = qs(quant::type_name(static_cast<uint32_t>(t.type)));
             QJsonArray shape;
-            for (int d = 0; d < t.n_dims; ++d) shape.append(static_cast<qint64>(t.ne[static_cast<size_t>(d)]));
+            for (int d = 0; d < t.n_dims; ++d)
+                shape.append(static_cast<qint64>(t.ne[static_cast<size_t>(d)]));
             o["shape"] = shape;
             o["bytes"] = static_cast<qint64>(t.nbytes);
             tensors.append(o);
@@ -135,7 +139,8 @@ int run_info(const CommandArgs& argv) {
     }
     if (args->flag("metadata")) {
         QJsonObject meta;
-        for (const auto& e : f.metadata()) meta[qs(e.key)] = QString::fromStdString(e.value.to_string());
+        for (const auto& e : f.metadata())
+            meta[qs(e.key)] = QString::fromStdString(e.value.to_string());
         out["metadata"] = meta;
     }
     std::fputs(QJsonDocument(out).toJson(QJsonDocument::Indented).constData(), stdout);

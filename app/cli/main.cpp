@@ -25,7 +25,8 @@ struct Command {
 constexpr Command kCommands[] = {
     {"info", "describe a GGUF model as JSON", hearth::cli::run_info},
     {"tokenize", "print the token ids of a text as a JSON array", hearth::cli::run_tokenize},
-    {"generate", "generate a completion (streamed, or JSON with statistics)", hearth::cli::run_generate},
+    {"generate", "generate a completion (streamed, or JSON with statistics)",
+     hearth::cli::run_generate},
     {"chat", "chat with a model in the terminal", hearth::cli::run_chat},
     {"bench", "prefix-cache benchmarks: shared-prefix, switch, memory", hearth::cli::run_bench},
     {"history", "read the chat history: list, show, export, search", run_history},
@@ -40,7 +41,8 @@ void print_usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    hearth::log::set_level(std::getenv("HEARTH_LOG_LEVEL") ? std::getenv("HEARTH_LOG_LEVEL") : "warn");
+    hearth::log::set_level(std::getenv("HEARTH_LOG_LEVEL") ? std::getenv("HEARTH_LOG_LEVEL")
+                                                           : "warn");
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
         print_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

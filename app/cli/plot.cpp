@@ -13,8 +13,9 @@ namespace {
 
 constexpr int kChartW = 640;
 constexpr int kChartH = 440;
-const QColor kColours[] = {QColor(0xd9, 0x5f, 0x0e), QColor(0x31, 0x82, 0xbd), QColor(0x31, 0xa3, 0x54),
-                           QColor(0x75, 0x6b, 0xb1), QColor(0x63, 0x63, 0x63)};
+const QColor kColours[] = {QColor(0xd9, 0x5f, 0x0e), QColor(0x31, 0x82, 0xbd),
+                           QColor(0x31, 0xa3, 0x54), QColor(0x75, 0x6b, 0xb1),
+                           QColor(0x63, 0x63, 0x63)};
 
 // A "nice" tick step giving about n ticks over [0, hi].
 double nice_step(double hi, int n) {
@@ -59,18 +60,22 @@ void draw_chart(QPainter& p, const QRect& area, const Plot& plot) {
 
     // Axes and horizontal grid.
     p.setPen(QColor(0xdd, 0xdd, 0xdd));
-    for (double v = 0; v <= y_top + 1e-9; v += y_step) p.drawLine(QPointF(frame.left(), ymap(v)), QPointF(frame.right(), ymap(v)));
+    for (double v = 0; v <= y_top + 1e-9; v += y_step)
+        p.drawLine(QPointF(frame.left(), ymap(v)), QPointF(frame.right(), ymap(v)));
     p.setPen(Qt::black);
     p.drawLine(frame.bottomLeft(), frame.bottomRight());
     p.drawLine(frame.bottomLeft(), frame.topLeft());
     for (double v = 0; v <= y_top + 1e-9; v += y_step)
-        p.drawText(QRectF(frame.left() - 66, ymap(v) - 8, 60, 16), Qt::AlignRight | Qt::AlignVCenter, tick_label(v));
+        p.drawText(QRectF(frame.left() - 66, ymap(v) - 8, 60, 16),
+                   Qt::AlignRight | Qt::AlignVCenter, tick_label(v));
     p.save();
     p.translate(area.left() + 14, frame.center().y());
     p.rotate(-90);
-    p.drawText(QRectF(-frame.height() / 2.0, -10, frame.height(), 20), Qt::AlignCenter, plot.y_label);
+    p.drawText(QRectF(-frame.height() / 2.0, -10, frame.height(), 20), Qt::AlignCenter,
+               plot.y_label);
     p.restore();
-    p.drawText(QRect(frame.left(), frame.bottom() + 26, frame.width(), 20), Qt::AlignCenter, plot.x_label);
+    p.drawText(QRect(frame.left(), frame.bottom() + 26, frame.width(), 20), Qt::AlignCenter,
+               plot.x_label);
 
     const auto n_series = static_cast<int>(plot.series.size());
     if (bars) {
@@ -79,14 +84,19 @@ void draw_chart(QPainter& p, const QRect& area, const Plot& plot) {
         const double bar = slot * 0.8 / std::max(1, n_series);
         for (int c = 0; c < n_cat; ++c) {
             p.setPen(Qt::black);
-            p.drawText(QRectF(frame.left() + c * slot, frame.bottom() + 4, slot, 18), Qt::AlignCenter, plot.categories[c]);
+            p.drawText(QRectF(frame.left() + c * slot, frame.bottom() + 4, slot, 18),
+                       Qt::AlignCenter, plot.categories[c]);
             for (int s = 0; s < n_series; ++s) {
                 const auto& ys = plot.series[static_cast<std::size_t>(s)].y;
-                if (static_cast<std::size_t>(c) >= ys.size() || !std::isfinite(ys[static_cast<std::size_t>(c)])) continue;
+                if (static_cast<std::size_t>(c) >= ys.size() ||
+                    !std::isfinite(ys[static_cast<std::size_t>(c)]))
+                    continue;
                 const double v = ys[static_cast<std::size_t>(c)];
-                const QRectF r(frame.left() + c * slot + slot * 0.1 + s * bar, ymap(v), bar - 2, frame.bottom() - ymap(v));
+                const QRectF r(frame.left() + c * slot + slot * 0.1 + s * bar, ymap(v), bar - 2,
+                               frame.bottom() - ymap(v));
                 p.fillRect(r, kColours[s % 5]);
-                p.drawText(QRectF(r.left() - 10, r.top() - 16, r.width() + 20, 14), Qt::AlignCenter, tick_label(v));
+                p.drawText(QRectF(r.left() - 10, r.top() - 16, r.width() + 20, 14), Qt::AlignCenter,
+                           tick_label(v));
             }
         }
     } else {
@@ -94,7 +104,8 @@ void draw_chart(QPainter& p, const QRect& area, const Plot& plot) {
         const double x_right = std::max(x_step, std::ceil(x_hi / x_step) * x_step);
         const auto xmap = [&](double v) { return frame.left() + v / x_right * frame.width(); };
         for (double v = 0; v <= x_right + 1e-9; v += x_step)
-            p.drawText(QRectF(xmap(v) - 30, frame.bottom() + 4, 60, 18), Qt::AlignCenter, tick_label(v));
+            p.drawText(QRectF(xmap(v) - 30, frame.bottom() + 4, 60, 18), Qt::AlignCenter,
+                       tick_label(v));
         for (int s = 0; s < n_series; ++s) {
             const auto& ser = plot.series[static_cast<std::size_t>(s)];
             QPainterPath path;
@@ -102,8 +113,10 @@ void draw_chart(QPainter& p, const QRect& area, const Plot& plot) {
             for (std::size_t i = 0; i < ser.y.size() && i < ser.x.size(); ++i) {
                 if (!std::isfinite(ser.y[i])) continue;
                 const QPointF pt(xmap(ser.x[i]), ymap(ser.y[i]));
-                if (!started) path.moveTo(pt);
-                else path.lineTo(pt);
+                if (!started)
+                    path.moveTo(pt);
+                else
+                    path.lineTo(pt);
                 started = true;
             }
             p.setPen(QPen(kColours[s % 5], 2.5));
@@ -111,7 +124,8 @@ void draw_chart(QPainter& p, const QRect& area, const Plot& plot) {
             p.drawPath(path);
             p.setBrush(kColours[s % 5]);
             for (std::size_t i = 0; i < ser.y.size() && i < ser.x.size(); ++i)
-                if (std::isfinite(ser.y[i])) p.drawEllipse(QPointF(xmap(ser.x[i]), ymap(ser.y[i])), 3.5, 3.5);
+                if (std::isfinite(ser.y[i]))
+                    p.drawEllipse(QPointF(xmap(ser.x[i]), ymap(ser.y[i])), 3.5, 3.5);
             p.setBrush(Qt::NoBrush);
         }
     }
@@ -120,7 +134,8 @@ void draw_chart(QPainter& p, const QRect& area, const Plot& plot) {
         const QRectF swatch(frame.left() + 12, frame.top() + 8 + s * 18, 14, 10);
         p.fillRect(swatch, kColours[s % 5]);
         p.setPen(Qt::black);
-        p.drawText(QPointF(swatch.right() + 6, swatch.bottom()), plot.series[static_cast<std::size_t>(s)].name);
+        p.drawText(QPointF(swatch.right() + 6, swatch.bottom()),
+                   plot.series[static_cast<std::size_t>(s)].name);
     }
 }
 

@@ -25,10 +25,11 @@ Result<SamplingParams> parse_sampling(const Args& args) {
         out = static_cast<float>(*v);
         return {};
     };
-    for (auto [name, out] : {std::pair{"temperature", &p.temperature}, std::pair{"top-p", &p.top_p},
-                             std::pair{"min-p", &p.min_p}, std::pair{"repeat-penalty", &p.repeat_penalty},
-                             std::pair{"frequency-penalty", &p.frequency_penalty},
-                             std::pair{"presence-penalty", &p.presence_penalty}})
+    for (auto [name, out] :
+         {std::pair{"temperature", &p.temperature}, std::pair{"top-p", &p.top_p},
+          std::pair{"min-p", &p.min_p}, std::pair{"repeat-penalty", &p.repeat_penalty},
+          std::pair{"frequency-penalty", &p.frequency_penalty},
+          std::pair{"presence-penalty", &p.presence_penalty}})
         if (auto r = number(name, *out); !r) return r.error();
     if (p.temperature < 0) return make_error("--temperature must be ≥ 0");
     if (p.top_p <= 0 || p.top_p > 1) return make_error("--top-p must be in (0, 1]");

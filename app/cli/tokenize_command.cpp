@@ -27,7 +27,8 @@ int run_tokenize(const CommandArgs& argv) {
     if (!args) return fail(2, args.message());
     if (args->flag("help") || args->positionals().size() != 1) {
         std::fprintf(args->flag("help") ? stdout : stderr,
-                     "usage: hearth-cli tokenize [--model MODEL] [--special] TEXT   (TEXT '-' reads stdin)\n%s",
+                     "usage: hearth-cli tokenize [--model MODEL] [--special] TEXT   (TEXT '-' "
+                     "reads stdin)\n%s",
                      usage_of(kTokenizeOptions).c_str());
         return args->flag("help") ? 0 : 2;
     }

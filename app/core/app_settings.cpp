@@ -72,8 +72,8 @@ long long read_int(QSettings& s, const char* k, long long fallback) {
 // belong now (once: only into an empty store).
 void adopt_legacy_settings(QSettings& now) {
     if (!now.allKeys().isEmpty()) return;
-    QSettings legacy(QSettings::NativeFormat, QSettings::UserScope, QStringLiteral("Unknown Organization"),
-                     QStringLiteral("Hearth"));
+    QSettings legacy(QSettings::NativeFormat, QSettings::UserScope,
+                     QStringLiteral("Unknown Organization"), QStringLiteral("Hearth"));
     const QStringList keys = legacy.allKeys();
     if (keys.isEmpty()) return;
     for (const QString& k : keys) now.setValue(k, legacy.value(k));
@@ -109,10 +109,10 @@ void AppSettings::load() {
     min_p_ = read_real(s, key::min_p, kMinPMin, kMinPMax, kMinP);
     repeat_penalty_ =
         read_real(s, key::repeat_penalty, kRepeatPenaltyMin, kRepeatPenaltyMax, kRepeatPenalty);
-    frequency_penalty_ = read_real(s, key::frequency_penalty, kFrequencyPenaltyMin, kFrequencyPenaltyMax,
-                                   kFrequencyPenalty);
-    presence_penalty_ =
-        read_real(s, key::presence_penalty, kPresencePenaltyMin, kPresencePenaltyMax, kPresencePenalty);
+    frequency_penalty_ = read_real(s, key::frequency_penalty, kFrequencyPenaltyMin,
+                                   kFrequencyPenaltyMax, kFrequencyPenalty);
+    presence_penalty_ = read_real(s, key::presence_penalty, kPresencePenaltyMin,
+                                  kPresencePenaltyMax, kPresencePenalty);
     max_reply_tokens_ = static_cast<int>(
         std::clamp<long long>(read_int(s, key::max_reply_tokens, kMaxReplyTokensDefault),
                               kMaxReplyTokensMin, kMaxReplyTokensMax));

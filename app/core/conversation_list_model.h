@@ -5,10 +5,10 @@
 // unless undo() comes first (another remove() or destroying the model deletes it then).
 #pragma once
 
-#include "core/row_list_model.h"
+#include <QtQml/qqmlregistration.h>
 #include <QPointer>
 #include <QTimer>
-#include <QtQml/qqmlregistration.h>
+#include "core/row_list_model.h"
 
 #include <optional>
 #include <vector>
@@ -38,9 +38,9 @@ class ConversationListModel : public RowListModel {
         CreatedAtRole,
         UpdatedAtRole,
         IsSearchHitRole,
-        MessageIdRole,  // the matching message (search hits), else -1
-        SnippetRole,    // plain text
-        HighlightsRole, // [{start, length}] into the snippet
+        MessageIdRole,    // the matching message (search hits), else -1
+        SnippetRole,      // plain text
+        HighlightsRole,   // [{start, length}] into the snippet
         SnippetHtmlRole,  // the snippet escaped, highlights in <b>
         MessageRoleRole,  // "user"/"assistant" of the hit
     };
@@ -77,7 +77,7 @@ class ConversationListModel : public RowListModel {
     Q_INVOKABLE void setArchived(qint64 conversationId, bool archived);
     Q_INVOKABLE void remove(qint64 conversationId);
     Q_INVOKABLE void undo();
-    Q_INVOKABLE void commitDelete();  // now, without waiting for the timeout
+    Q_INVOKABLE void commitDelete();                     // now, without waiting for the timeout
     Q_INVOKABLE int rowOf(qint64 conversationId) const;  // first row of it
     Q_INVOKABLE QVariantMap get(int row) const;
     Q_INVOKABLE void reload();
@@ -91,7 +91,7 @@ class ConversationListModel : public RowListModel {
     void errorStringChanged();
     void conversationCreated(qint64 conversationId);
     void deleted(qint64 conversationId);  // the delete was carried out
-    void loaded();                         // after each reload or search
+    void loaded();                        // after each reload or search
 
   private:
     struct Row {

@@ -63,7 +63,9 @@ struct EngineBridge::Relay {
 
 namespace {
 
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 QString to_local_path(const QString& path_or_url) {
     if (path_or_url.startsWith(QLatin1String("file:"))) return QUrl(path_or_url).toLocalFile();
@@ -103,8 +105,8 @@ std::shared_ptr<LoadedEngine> load_engine(const QString& path, EngineConfig conf
     loaded->engine = std::move(engine).value();
     const Engine& e = *loaded->engine;
     const ModelConfig& mc = e.model_config();
-    loaded->builder = std::make_unique<chat::PromptBuilder>(e.tokenizer(),
-                                                            chat::ChatTemplate::from_gguf(e.file()));
+    loaded->builder = std::make_unique<chat::PromptBuilder>(
+        e.tokenizer(), chat::ChatTemplate::from_gguf(e.file()));
     loaded->name = QString::fromStdString(readable_model_name(e.file(), path.toStdString()));
     loaded->architecture = qs(mc.architecture);
     loaded->quantisation = main_quantisation(e.file());
@@ -119,9 +121,12 @@ std::shared_ptr<LoadedEngine> load_engine(const QString& path, EngineConfig conf
 
 const char* pin_state_text(PinState s) {
     switch (s) {
-        case PinState::Warming: return "warming";
-        case PinState::Pinned: return "pinned";
-        case PinState::Failed: return "failed";
+        case PinState::Warming:
+            return "warming";
+        case PinState::Pinned:
+            return "pinned";
+        case PinState::Failed:
+            return "failed";
     }
     return "";
 }
@@ -166,15 +171,33 @@ EngineBridge::~EngineBridge() {
     }
 }
 
-QString EngineBridge::modelName() const { return loaded_ ? loaded_->name : QString(); }
-QString EngineBridge::architecture() const { return loaded_ ? loaded_->architecture : QString(); }
-QString EngineBridge::quantisation() const { return loaded_ ? loaded_->quantisation : QString(); }
-int EngineBridge::contextLength() const { return loaded_ ? loaded_->context_length : 0; }
-QString EngineBridge::backendName() const { return loaded_ ? loaded_->backend : QString(); }
-QString EngineBridge::fingerprint() const { return loaded_ ? loaded_->fingerprint : QString(); }
-qint64 EngineBridge::modelFileBytes() const { return loaded_ ? loaded_->file_bytes : 0; }
-qint64 EngineBridge::kvCacheBytes() const { return loaded_ ? loaded_->kv_bytes : 0; }
-int EngineBridge::kvBlockSize() const { return loaded_ ? loaded_->block_size : 0; }
+QString EngineBridge::modelName() const {
+    return loaded_ ? loaded_->name : QString();
+}
+QString EngineBridge::architecture() const {
+    return loaded_ ? loaded_->architecture : QString();
+}
+QString EngineBridge::quantisation() const {
+    return loaded_ ? loaded_->quantisation : QString();
+}
+int EngineBridge::contextLength() const {
+    return loaded_ ? loaded_->context_length : 0;
+}
+QString EngineBridge::backendName() const {
+    return loaded_ ? loaded_->backend : QString();
+}
+QString EngineBridge::fingerprint() const {
+    return loaded_ ? loaded_->fingerprint : QString();
+}
+qint64 EngineBridge::modelFileBytes() const {
+    return loaded_ ? loaded_->file_bytes : 0;
+}
+qint64 EngineBridge::kvCacheBytes() const {
+    return loaded_ ? loaded_->kv_bytes : 0;
+}
+int EngineBridge::kvBlockSize() const {
+    return loaded_ ? loaded_->block_size : 0;
+}
 
 BlockMap EngineBridge::blockMapSnapshot() const {
     return loaded_ ? loaded_->engine->block_map() : BlockMap{};
@@ -384,7 +407,9 @@ void EngineBridge::unpin(qint64 key) {
     refreshStats();
 }
 
-std::vector<PinStatus> EngineBridge::pins() const { return pins_; }
+std::vector<PinStatus> EngineBridge::pins() const {
+    return pins_;
+}
 
 const Tokenizer* EngineBridge::tokenizer() const {
     return loaded_ ? &loaded_->engine->tokenizer() : nullptr;
@@ -394,4 +419,6 @@ const chat::PromptBuilder* EngineBridge::promptBuilder() const {
     return loaded_ ? loaded_->builder.get() : nullptr;
 }
 
-Engine* EngineBridge::engine() const { return loaded_ ? loaded_->engine.get() : nullptr; }
+Engine* EngineBridge::engine() const {
+    return loaded_ ? loaded_->engine.get() : nullptr;
+}

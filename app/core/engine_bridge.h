@@ -13,13 +13,13 @@
 // request) and destroys the old engine on the thread pool, never on the GUI thread.
 #pragma once
 
+#include <QtQml/qqmlregistration.h>
 #include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <QTimer>
 #include <QVariantMap>
-#include <QtQml/qqmlregistration.h>
 
 #include <QPointer>
 

@@ -14,7 +14,9 @@ void HistoryStore::set_error(const QString& error) {
     emit errorStringChanged();
 }
 
-void HistoryStore::openPath(const QString& path) { openWith(path, OpenOptions{}); }
+void HistoryStore::openPath(const QString& path) {
+    openWith(path, OpenOptions{});
+}
 
 void HistoryStore::openWith(const QString& path, OpenOptions options) {
     const QString target = path.isEmpty() ? Store::default_path() : path;

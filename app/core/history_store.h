@@ -2,8 +2,8 @@
 // their `store`; it opens the database off the GUI thread like every other store call.
 #pragma once
 
-#include <QString>
 #include <QtQml/qqmlregistration.h>
+#include <QString>
 
 #include "store/async_store.h"
 

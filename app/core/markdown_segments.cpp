@@ -22,12 +22,15 @@ qsizetype run_of(QStringView line, qsizetype from, QChar c) {
 
 // A list item's marker ("- ", "* ", "+ ", "1. ", "2) ") at the line's start.
 bool starts_list_item(QStringView line) {
-    const auto marker_end = [&](qsizetype at) { return at == line.size() || is_blank_char(line[at]); };
+    const auto marker_end = [&](qsizetype at) {
+        return at == line.size() || is_blank_char(line[at]);
+    };
     if (line.isEmpty()) return false;
     if (line[0] == u'-' || line[0] == u'*' || line[0] == u'+') return marker_end(1);
     qsizetype d = 0;
     while (d < line.size() && d < 10 && line[d].isDigit()) ++d;
-    return d > 0 && d <= 9 && d < line.size() && (line[d] == u'.' || line[d] == u')') && marker_end(d + 1);
+    return d > 0 && d <= 9 && d < line.size() && (line[d] == u'.' || line[d] == u')') &&
+           marker_end(d + 1);
 }
 
 // Whether prose may be cut into two segments before `line`, which follows a blank line:

@@ -34,5 +34,6 @@ const QVariantList& SegmentsCache::of(qint64 id, const QString& text) {
 }
 
 void SegmentsCache::retain(const std::function<bool(qint64)>& keep) {
-    for (auto it = entries_.begin(); it != entries_.end();) it = keep(it->first) ? std::next(it) : entries_.erase(it);
+    for (auto it = entries_.begin(); it != entries_.end();)
+        it = keep(it->first) ? std::next(it) : entries_.erase(it);
 }

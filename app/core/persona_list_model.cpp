@@ -19,7 +19,9 @@ namespace {
 
 constexpr const char* kSeededSetting = "personas.seeded";
 
-QString qerr(const Error& e) { return QString::fromStdString(e.message); }
+QString qerr(const Error& e) {
+    return QString::fromStdString(e.message);
+}
 
 }  // namespace
 
@@ -44,7 +46,8 @@ std::vector<st::Persona> PersonaListModel::defaultPersonas() {
         }
         found.emplace_back(o.value(QLatin1String("order")).toInt(100), std::move(p));
     }
-    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(found.begin(), found.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<st::Persona> out;
     for (auto& [order, p] : found) out.push_back(std::move(p));
     return out;
@@ -68,8 +71,12 @@ void PersonaListModel::setBridge(EngineBridge* bridge) {
     sync_pins();
 }
 
-QObject* PersonaListModel::storeObject() const { return store_; }
-void PersonaListModel::setStoreObject(QObject* store) { setStore(qobject_cast<st::AsyncStore*>(store)); }
+QObject* PersonaListModel::storeObject() const {
+    return store_;
+}
+void PersonaListModel::setStoreObject(QObject* store) {
+    setStore(qobject_cast<st::AsyncStore*>(store));
+}
 
 void PersonaListModel::setStore(st::AsyncStore* store) {
     if (store == store_) return;
@@ -101,9 +108,10 @@ int PersonaListModel::rowCount(const QModelIndex& parent) const {
 }
 
 QHash<int, QByteArray> PersonaListModel::roleNames() const {
-    return {{PersonaIdRole, "personaId"}, {NameRole, "name"},         {SystemPromptRole, "systemPrompt"},
-            {ColorRole, "color"},         {AvatarRole, "avatar"},     {KeepWarmRole, "keepWarm"},
-            {WarmStateRole, "warmState"}, {SamplingRole, "sampling"}};
+    return {
+        {PersonaIdRole, "personaId"}, {NameRole, "name"},        {SystemPromptRole, "systemPrompt"},
+        {ColorRole, "color"},         {AvatarRole, "avatar"},    {KeepWarmRole, "keepWarm"},
+        {WarmStateRole, "warmState"}, {SamplingRole, "sampling"}};
 }
 
 QVariant PersonaListModel::data(const QModelIndex& index, int role) const {
@@ -111,16 +119,25 @@ QVariant PersonaListModel::data(const QModelIndex& index, int role) const {
         return {};
     const st::Persona& p = rows_[static_cast<size_t>(index.row())];
     switch (role) {
-        case PersonaIdRole: return QVariant::fromValue<qint64>(p.id);
+        case PersonaIdRole:
+            return QVariant::fromValue<qint64>(p.id);
         case Qt::DisplayRole:
-        case NameRole: return p.name;
-        case SystemPromptRole: return p.system_prompt;
-        case ColorRole: return p.color;
-        case AvatarRole: return p.avatar;
-        case KeepWarmRole: return p.keep_warm;
-        case WarmStateRole: return bridge_ ? bridge_->pinState(p.id) : QString();
-        case SamplingRole: return to_variant_map(p.sampling);
-        default: return {};
+        case NameRole:
+            return p.name;
+        case SystemPromptRole:
+            return p.system_prompt;
+        case ColorRole:
+            return p.color;
+        case AvatarRole:
+            return p.avatar;
+        case KeepWarmRole:
+            return p.keep_warm;
+        case WarmStateRole:
+            return bridge_ ? bridge_->pinState(p.id) : QString();
+        case SamplingRole:
+            return to_variant_map(p.sampling);
+        default:
+            return {};
     }
 }
 
@@ -165,7 +182,8 @@ void PersonaListModel::reload() {
             if (*seeded) return personas;  // seeded once already; the user deleted them
             for (const st::Persona& p : defaults)
                 if (auto rc = s.create_persona(p); !rc) return rc.error();
-            if (auto rc = s.set_setting(QString::fromLatin1(kSeededSetting), QStringLiteral("1")); !rc)
+            if (auto rc = s.set_setting(QString::fromLatin1(kSeededSetting), QStringLiteral("1"));
+                !rc)
                 return rc.error();
             return s.personas();
         },
@@ -178,7 +196,8 @@ void PersonaListModel::reload() {
 
 void PersonaListModel::apply(std::vector<st::Persona> personas) {
     const bool count_changed = merge_rows(
-        rows_, std::move(personas), [](const st::Persona& a, const st::Persona& b) { return a.id == b.id; },
+        rows_, std::move(personas),
+        [](const st::Persona& a, const st::Persona& b) { return a.id == b.id; },
         [](const st::Persona& a, const st::Persona& b) {
             return a.name == b.name && a.system_prompt == b.system_prompt && a.color == b.color &&
                    a.avatar == b.avatar && a.keep_warm == b.keep_warm && a.sampling == b.sampling;
@@ -211,8 +230,9 @@ void PersonaListModel::sync_pins() {
     }
 }
 
-void PersonaListModel::create(const QString& name, const QString& systemPrompt, const QString& color,
-                              const QString& avatar, bool keepWarm, const QVariantMap& sampling) {
+void PersonaListModel::create(const QString& name, const QString& systemPrompt,
+                              const QString& color, const QString& avatar, bool keepWarm,
+                              const QVariantMap& sampling) {
     if (!store_) return;
     st::Persona p;
     p.sampling = sampling_settings_from(sampling);
@@ -236,24 +256,31 @@ void PersonaListModel::create(const QString& name, const QString& systemPrompt, 
 void PersonaListModel::save(const st::Persona& p) {
     if (!store_) return;
     QPointer<PersonaListModel> self(this);
-    store_->run<void>([p](st::Store& s) { return s.update_persona(p); }, [self](Result<void> r) {
-        if (!self) return;
-        if (!r) self->set_error(qerr(r.error()));
-        else self->set_error(QString());
-        self->reload();
-    });
+    store_->run<void>([p](st::Store& s) { return s.update_persona(p); },
+                      [self](Result<void> r) {
+                          if (!self) return;
+                          if (!r)
+                              self->set_error(qerr(r.error()));
+                          else
+                              self->set_error(QString());
+                          self->reload();
+                      });
 }
 
 void PersonaListModel::edit(qint64 personaId, const QVariantMap& fields) {
     const st::Persona* current = find(personaId);
     if (!current) return;
     st::Persona p = *current;
-    if (fields.contains(QLatin1String("name"))) p.name = fields.value(QLatin1String("name")).toString().trimmed();
+    if (fields.contains(QLatin1String("name")))
+        p.name = fields.value(QLatin1String("name")).toString().trimmed();
     if (fields.contains(QLatin1String("systemPrompt")))
         p.system_prompt = fields.value(QLatin1String("systemPrompt")).toString();
-    if (fields.contains(QLatin1String("color"))) p.color = fields.value(QLatin1String("color")).toString();
-    if (fields.contains(QLatin1String("avatar"))) p.avatar = fields.value(QLatin1String("avatar")).toString();
-    if (fields.contains(QLatin1String("keepWarm"))) p.keep_warm = fields.value(QLatin1String("keepWarm")).toBool();
+    if (fields.contains(QLatin1String("color")))
+        p.color = fields.value(QLatin1String("color")).toString();
+    if (fields.contains(QLatin1String("avatar")))
+        p.avatar = fields.value(QLatin1String("avatar")).toString();
+    if (fields.contains(QLatin1String("keepWarm")))
+        p.keep_warm = fields.value(QLatin1String("keepWarm")).toBool();
     if (fields.contains(QLatin1String("sampling")))
         p.sampling = sampling_settings_from(fields.value(QLatin1String("sampling")).toMap());
     save(p);

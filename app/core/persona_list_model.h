@@ -11,9 +11,9 @@
 // deleting them all does not bring them back.
 #pragma once
 
-#include "core/row_list_model.h"
-#include <QPointer>
 #include <QtQml/qqmlregistration.h>
+#include <QPointer>
+#include "core/row_list_model.h"
 
 #include <map>
 #include <vector>

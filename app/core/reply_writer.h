@@ -38,7 +38,8 @@ class ReplyWriter {
                 bool force = false);
     // The reply ended: its last text and its end. done (optional) runs on the GUI thread
     // once the store has written it (or failed to).
-    void finish(hearth::store::Id reply, End end, std::function<void(hearth::Result<void>)> done = {});
+    void finish(hearth::store::Id reply, End end,
+                std::function<void(hearth::Result<void>)> done = {});
     // Replaces what a thread read from the store says of replies that ended here but whose
     // end the store has not acknowledged yet.
     void patch(std::vector<hearth::store::ThreadEntry>& thread) const;

@@ -42,13 +42,15 @@ class RowListModel : public QAbstractListModel {
         const auto first = static_cast<std::ptrdiff_t>(head);
         if (old_n - tail > head) {
             beginRemoveRows({}, static_cast<int>(head), static_cast<int>(old_n - tail) - 1);
-            rows.erase(rows.begin() + first, rows.begin() + static_cast<std::ptrdiff_t>(old_n - tail));
+            rows.erase(rows.begin() + first,
+                       rows.begin() + static_cast<std::ptrdiff_t>(old_n - tail));
             endRemoveRows();
         }
         if (new_n - tail > head) {
             beginInsertRows({}, static_cast<int>(head), static_cast<int>(new_n - tail) - 1);
-            rows.insert(rows.begin() + first, std::make_move_iterator(next.begin() + first),
-                        std::make_move_iterator(next.begin() + static_cast<std::ptrdiff_t>(new_n - tail)));
+            rows.insert(
+                rows.begin() + first, std::make_move_iterator(next.begin() + first),
+                std::make_move_iterator(next.begin() + static_cast<std::ptrdiff_t>(new_n - tail)));
             endInsertRows();
         }
         return old_n != new_n;

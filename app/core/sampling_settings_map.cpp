@@ -16,7 +16,8 @@ void put(QVariantMap& m, const char* key, const std::optional<T>& v) {
 
 bool present(const QVariantMap& m, const char* key) {
     const QVariant v = m.value(QLatin1String(key));
-    return v.isValid() && !v.isNull() && !(v.typeId() == QMetaType::QString && v.toString().trimmed().isEmpty());
+    return v.isValid() && !v.isNull() &&
+           !(v.typeId() == QMetaType::QString && v.toString().trimmed().isEmpty());
 }
 
 std::optional<double> real(const QVariantMap& m, const char* key, double lo, double hi) {
@@ -32,7 +33,8 @@ std::optional<int> integer(const QVariantMap& m, const char* key, int lo, int hi
     bool ok = false;
     const double v = m.value(QLatin1String(key)).toDouble(&ok);
     if (!ok || !std::isfinite(v)) return std::nullopt;
-    return static_cast<int>(std::clamp(std::round(v), static_cast<double>(lo), static_cast<double>(hi)));
+    return static_cast<int>(
+        std::clamp(std::round(v), static_cast<double>(lo), static_cast<double>(hi)));
 }
 
 }  // namespace
@@ -59,7 +61,8 @@ st::SamplingSettings sampling_settings_from(const QVariantMap& m) {
     s.min_p = real(m, "minP", A::kMinPMin, A::kMinPMax);
     s.top_k = integer(m, "topK", A::kTopKMin, A::kTopKMax);
     s.repeat_penalty = real(m, "repeatPenalty", A::kRepeatPenaltyMin, A::kRepeatPenaltyMax);
-    s.frequency_penalty = real(m, "frequencyPenalty", A::kFrequencyPenaltyMin, A::kFrequencyPenaltyMax);
+    s.frequency_penalty =
+        real(m, "frequencyPenalty", A::kFrequencyPenaltyMin, A::kFrequencyPenaltyMax);
     s.presence_penalty = real(m, "presencePenalty", A::kPresencePenaltyMin, A::kPresencePenaltyMax);
     s.max_tokens = integer(m, "maxTokens", A::kMaxReplyTokensMin, A::kMaxReplyTokensMax);
     if (present(m, "seed")) {

@@ -63,9 +63,9 @@ struct Persona {
     Id id = 0;
     QString name;
     QString system_prompt;
-    bool keep_warm = false;  // keep this persona's model and prompt loaded
-    QString color;           // "#rrggbb" or empty
-    QString avatar;          // a short glyph (emoji, initials) or empty
+    bool keep_warm = false;     // keep this persona's model and prompt loaded
+    QString color;              // "#rrggbb" or empty
+    QString avatar;             // a short glyph (emoji, initials) or empty
     SamplingSettings sampling;  // this persona's replies (over the app's defaults)
     QDateTime created_at;
     QDateTime updated_at;

@@ -21,8 +21,7 @@ struct Registry {
     Registry() {
         stderr_sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
         sinks.push_back(stderr_sink);
-        if (const char* env = std::getenv("HEARTH_LOG_LEVEL"))
-            level = spdlog::level::from_str(env);
+        if (const char* env = std::getenv("HEARTH_LOG_LEVEL")) level = spdlog::level::from_str(env);
     }
 
     // Caller holds the mutex. Re-applies the sinks to every registered logger.
@@ -55,7 +54,8 @@ std::shared_ptr<spdlog::logger> get(const std::string& subsystem) {
 bool add_rotating_file(const std::string& path, std::size_t max_bytes, std::size_t max_files) {
     Registry& reg = registry();
     try {
-        auto sink = std::make_shared<spdlog::sinks::rotating_file_sink_mt>(path, max_bytes, max_files);
+        auto sink =
+            std::make_shared<spdlog::sinks::rotating_file_sink_mt>(path, max_bytes, max_files);
         std::lock_guard lock(reg.mutex);
         reg.sinks.push_back(std::move(sink));
         reg.apply_to_all();

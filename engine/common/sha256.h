@@ -10,7 +10,7 @@
 namespace hearth {
 
 class Sha256 {
-public:
+  public:
     Sha256();
     void update(std::span<const std::byte> data);
     void update(const void* data, std::size_t size) {
@@ -19,7 +19,7 @@ public:
     std::array<uint8_t, 32> finish();  // the object must not be updated afterwards
     std::string finish_hex();
 
-private:
+  private:
     void compress(const uint8_t* block);
     std::array<uint32_t, 8> h_;
     std::array<uint8_t, 64> buffer_{};

@@ -22,15 +22,20 @@ constexpr int32_t kBlockSize = 16;
 
 const char* stop_reason_name(StopReason r) {
     switch (r) {
-        case StopReason::EndOfGeneration: return "end_of_generation";
-        case StopReason::StopString: return "stop_string";
-        case StopReason::MaxTokens: return "max_tokens";
-        case StopReason::Cancelled: return "cancelled";
+        case StopReason::EndOfGeneration:
+            return "end_of_generation";
+        case StopReason::StopString:
+            return "stop_string";
+        case StopReason::MaxTokens:
+            return "max_tokens";
+        case StopReason::Cancelled:
+            return "cancelled";
     }
     return "unknown";
 }
 
-Generator::Generator(LlamaModel& model, const Tokenizer& tokenizer) : model_(model), tokenizer_(tokenizer) {}
+Generator::Generator(LlamaModel& model, const Tokenizer& tokenizer)
+    : model_(model), tokenizer_(tokenizer) {}
 Generator::~Generator() = default;
 
 Result<void> Generator::prepare_cache(int32_t tokens_needed) {
@@ -50,15 +55,16 @@ Result<void> Generator::prepare_cache(int32_t tokens_needed) {
     return {};
 }
 
-Result<void> Generator::prefill(const std::vector<int32_t>& tokens, int32_t chunk, std::vector<float>& logits,
-                                const std::atomic<bool>* cancel) {
+Result<void> Generator::prefill(const std::vector<int32_t>& tokens, int32_t chunk,
+                                std::vector<float>& logits, const std::atomic<bool>* cancel) {
     const auto n = static_cast<int32_t>(tokens.size());
     chunk = std::max(chunk, 1);
     for (int32_t start = 0; start < n; start += chunk) {
         if (cancel && cancel->load(std::memory_order_relaxed)) return {};
         const int32_t len = std::min(chunk, n - start);
         SequenceStep step;
-        step.tokens = std::span(tokens).subspan(static_cast<size_t>(start), static_cast<size_t>(len));
+        step.tokens =
+            std::span(tokens).subspan(static_cast<size_t>(start), static_cast<size_t>(len));
         step.start_pos = start;
         step.block_table = block_table_;
         step.want_logits = start + len == n;
@@ -70,7 +76,8 @@ Result<void> Generator::prefill(const std::vector<int32_t>& tokens, int32_t chun
 Result<std::vector<float>> Generator::last_logits(const std::vector<int32_t>& tokens) {
     if (tokens.empty()) return make_error("the prompt is empty");
     if (static_cast<int64_t>(tokens.size()) > model_.config().context_length)
-        return make_error("the prompt has " + std::to_string(tokens.size()) + " tokens; the model's context holds " +
+        return make_error("the prompt has " + std::to_string(tokens.size()) +
+                          " tokens; the model's context holds " +
                           std::to_string(model_.config().context_length));
     if (auto r = prepare_cache(static_cast<int32_t>(tokens.size())); !r) return r.error();
     std::vector<float> logits;
@@ -78,7 +85,8 @@ Result<std::vector<float>> Generator::last_logits(const std::vector<int32_t>& to
     return logits;
 }
 
-Result<GenerationResult> Generator::generate(const GenerationRequest& req, const TokenCallback& on_token,
+Result<GenerationResult> Generator::generate(const GenerationRequest& req,
+                                             const TokenCallback& on_token,
                                              const std::atomic<bool>* cancel) {
     const int64_t ctx = model_.config().context_length;
     if (req.prompt.empty()) return make_error("the prompt is empty");
@@ -86,8 +94,11 @@ Result<GenerationResult> Generator::generate(const GenerationRequest& req, const
         return make_error("the prompt has " + std::to_string(req.prompt.size()) +
                           " tokens but the model's context holds " + std::to_string(ctx) +
                           " (including room for the reply); shorten it");
-    const int64_t budget = std::min<int64_t>(req.max_tokens, ctx - static_cast<int64_t>(req.prompt.size()));
-    if (auto r = prepare_cache(static_cast<int32_t>(req.prompt.size() + static_cast<size_t>(budget))); !r)
+    const int64_t budget =
+        std::min<int64_t>(req.max_tokens, ctx - static_cast<int64_t>(req.prompt.size()));
+    if (auto r =
+            prepare_cache(static_cast<int32_t>(req.prompt.size() + static_cast<size_t>(budget)));
+        !r)
         return r.error();
 
     GenerationResult out;

@@ -25,7 +25,7 @@ struct GenerationRequest {
     SamplingParams sampling;
     int32_t max_tokens = 256;
     std::vector<std::string> stop_strings;
-    int32_t prefill_chunk = 512;  // tokens per prefill step (bounds scratch memory)
+    int32_t prefill_chunk = 512;            // tokens per prefill step (bounds scratch memory)
     bool stop_at_end_of_generation = true;  // false: keep going (golden tests, benchmarks)
 };
 
@@ -40,9 +40,13 @@ struct GenerationResult {
     double prefill_ms = 0;  // time to process the prompt
     double ttft_ms = 0;     // prompt processed and the first token sampled
     double decode_ms = 0;   // from the first token to the last
-    double prefill_tokens_per_s() const { return prefill_ms > 0 ? prompt_tokens * 1000.0 / prefill_ms : 0; }
+    double prefill_tokens_per_s() const {
+        return prefill_ms > 0 ? prompt_tokens * 1000.0 / prefill_ms : 0;
+    }
     double decode_tokens_per_s() const {
-        return decode_ms > 0 && tokens.size() > 1 ? static_cast<double>(tokens.size() - 1) * 1000.0 / decode_ms : 0;
+        return decode_ms > 0 && tokens.size() > 1
+                   ? static_cast<double>(tokens.size() - 1) * 1000.0 / decode_ms
+                   : 0;
     }
 };
 
@@ -50,23 +54,24 @@ struct GenerationResult {
 using TokenCallback = std::function<void(int32_t token, const std::string& text)>;
 
 class Generator {
-public:
+  public:
     Generator(LlamaModel& model, const Tokenizer& tokenizer);
     ~Generator();
 
     // Runs a request from an empty cache. The KV cache is sized for the prompt plus
     // max_tokens (clamped to the context): a prompt that does not fit is an error
     // before any work is done.
-    Result<GenerationResult> generate(const GenerationRequest& request, const TokenCallback& on_token = {},
+    Result<GenerationResult> generate(const GenerationRequest& request,
+                                      const TokenCallback& on_token = {},
                                       const std::atomic<bool>* cancel = nullptr);
 
     // Logits (n_vocab floats) at the last position of `tokens`, from an empty cache.
     Result<std::vector<float>> last_logits(const std::vector<int32_t>& tokens);
 
-private:
+  private:
     Result<void> prepare_cache(int32_t tokens_needed);
-    Result<void> prefill(const std::vector<int32_t>& tokens, int32_t chunk, std::vector<float>& logits,
-                         const std::atomic<bool>* cancel);
+    Result<void> prefill(const std::vector<int32_t>& tokens, int32_t chunk,
+                         std::vector<float>& logits, const std::atomic<bool>* cancel);
 
     LlamaModel& model_;
     const Tokenizer& tokenizer_;

@@ -14,9 +14,12 @@ std::size_t complete_utf8_prefix(std::string_view s) {
     if (i == 0) return back == 0 ? 0 : n;  // only continuation bytes: invalid, emit them
     const auto lead = static_cast<unsigned char>(s[i - 1]);
     size_t need = 1;
-    if (lead >= 0xF0 && lead < 0xF8) need = 4;
-    else if (lead >= 0xE0) need = lead < 0xF0 ? 3 : 1;
-    else if (lead >= 0xC0) need = 2;
+    if (lead >= 0xF0 && lead < 0xF8)
+        need = 4;
+    else if (lead >= 0xE0)
+        need = lead < 0xF0 ? 3 : 1;
+    else if (lead >= 0xC0)
+        need = 2;
     const size_t have = n - (i - 1);
     return have < need ? i - 1 : n;
 }
@@ -47,7 +50,8 @@ std::string TextStream::push(std::string_view piece) {
                 hold = k;
                 break;
             }
-    size_t ready = complete_utf8_prefix(std::string_view(pending_).substr(0, pending_.size() - hold));
+    size_t ready =
+        complete_utf8_prefix(std::string_view(pending_).substr(0, pending_.size() - hold));
     std::string out = pending_.substr(0, ready);
     pending_.erase(0, ready);
     emitted_ += out;

@@ -10,7 +10,7 @@
 namespace hearth {
 
 class TextStream {
-public:
+  public:
     explicit TextStream(std::vector<std::string> stop_strings = {});
 
     // Adds a token's bytes; returns the text that is now safe to show.
@@ -22,7 +22,7 @@ public:
     bool stopped() const { return stopped_; }
     const std::string& text() const { return emitted_; }  // all text emitted so far
 
-private:
+  private:
     std::vector<std::string> stops_;
     std::string pending_;
     std::string emitted_;

@@ -12,7 +12,7 @@
 namespace hearth::gguf {
 
 class FileMapping {
-public:
+  public:
     static Result<std::unique_ptr<FileMapping>> open(const std::string& path);
     ~FileMapping();
     FileMapping(const FileMapping&) = delete;
@@ -20,7 +20,7 @@ public:
 
     std::span<const std::byte> bytes() const { return {data_, size_}; }
 
-private:
+  private:
     FileMapping() = default;
     const std::byte* data_ = nullptr;
     std::size_t size_ = 0;

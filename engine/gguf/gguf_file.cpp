@@ -45,12 +45,12 @@ bool add_overflows(uint64_t a, uint64_t b, uint64_t& out) {
 
 // Reads the wire format with bounds checks; the first failure is kept as the error.
 class GgufParser {
-public:
+  public:
     GgufParser(GgufFile& file, std::span<const std::byte> bytes) : file_(file), bytes_(bytes) {}
 
     Result<void> run();
 
-private:
+  private:
     uint64_t remaining() const { return bytes_.size() - pos_; }
     const std::byte* here() const { return bytes_.data() + pos_; }
 
@@ -100,8 +100,8 @@ bool GgufParser::skip_value(ValueType type, int depth) {
     if (const uint64_t fixed = wire::fixed_size(type)) {
         if (!need(fixed, "metadata value")) return false;
         if (type == ValueType::Bool && wire::load<uint8_t>(here()) > 1)
-            return fail("bool value " +
-                        std::to_string(wire::load<uint8_t>(here())) + " is not 0 or 1");
+            return fail("bool value " + std::to_string(wire::load<uint8_t>(here())) +
+                        " is not 0 or 1");
         pos_ += fixed;
         return true;
     }
@@ -111,14 +111,12 @@ bool GgufParser::skip_value(ValueType type, int depth) {
     }
     // Array.
     if (depth >= kMaxArrayDepth)
-        return fail("arrays nested deeper than " +
-                    std::to_string(kMaxArrayDepth) + " levels");
+        return fail("arrays nested deeper than " + std::to_string(kMaxArrayDepth) + " levels");
     uint32_t elem_raw = 0;
     uint64_t count = 0;
     if (!read(elem_raw, "array element type") || !read(count, "array length")) return false;
     if (!wire::is_known(elem_raw))
-        return fail("array element type " + std::to_string(elem_raw) +
-                    " is not a GGUF value type");
+        return fail("array element type " + std::to_string(elem_raw) + " is not a GGUF value type");
     const auto elem = static_cast<ValueType>(elem_raw);
     if (const uint64_t fixed = wire::fixed_size(elem); fixed != 0 && elem != ValueType::Bool) {
         uint64_t total = 0;
@@ -132,8 +130,8 @@ bool GgufParser::skip_value(ValueType type, int depth) {
     // than the remaining bytes is impossible and rejected before looping.
     const uint64_t min_size = elem == ValueType::Bool ? 1 : (elem == ValueType::String ? 8 : 12);
     if (count > remaining() / min_size)
-        return fail("array of " + std::to_string(count) + " " +
-                    std::string(value_type_name(elem)) + " values extends past end of file");
+        return fail("array of " + std::to_string(count) + " " + std::string(value_type_name(elem)) +
+                    " values extends past end of file");
     for (uint64_t i = 0; i < count; ++i)
         if (!skip_value(elem, depth + 1)) return false;
     return true;
@@ -212,8 +210,8 @@ bool GgufParser::parse_tensor_infos(uint64_t count) {
         t.type = static_cast<quant::TensorType>(type_raw);
         if (t.ne[0] % traits->block_elems != 0)
             return fail("tensor " + t.name + ": row length " + std::to_string(t.ne[0]) +
-                        " is not a multiple of the " + std::string(traits->name) +
-                        " block size " + std::to_string(traits->block_elems));
+                        " is not a multiple of the " + std::string(traits->name) + " block size " +
+                        std::to_string(traits->block_elems));
         const uint64_t row_bytes = static_cast<uint64_t>(t.ne[0] / traits->block_elems) *
                                    static_cast<uint64_t>(traits->block_bytes);
         if (mul_overflows(row_bytes, elements / static_cast<uint64_t>(t.ne[0]), t.nbytes))
@@ -250,7 +248,8 @@ bool GgufParser::place_tensors() {
 
 Result<void> GgufParser::run() {
     char magic[4];
-    if (bytes_.size() < 4) return make_error("not a GGUF file: only " + std::to_string(bytes_.size()) + " bytes");
+    if (bytes_.size() < 4)
+        return make_error("not a GGUF file: only " + std::to_string(bytes_.size()) + " bytes");
     std::memcpy(magic, bytes_.data(), 4);
     if (std::memcmp(magic, "GGUF", 4) != 0) return make_error("not a GGUF file (bad magic)");
     pos_ = 4;
@@ -265,7 +264,8 @@ Result<void> GgufParser::run() {
         return make_error("unsupported GGUF version " + std::to_string(version) +
                           " (Hearth reads versions 2 and 3)");
     file_.version_ = version;
-    if (!read(n_tensors, "tensor count") || !read(n_kv, "metadata count")) return make_error(error_);
+    if (!read(n_tensors, "tensor count") || !read(n_kv, "metadata count"))
+        return make_error(error_);
     if (!parse_metadata(n_kv)) return make_error(error_);
 
     if (const Value* a = file_.find("general.alignment")) {

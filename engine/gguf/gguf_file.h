@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "quant/quant_types.h"
 #include "common/result.h"
+#include "quant/quant_types.h"
 
 namespace hearth::gguf {
 
@@ -46,7 +46,7 @@ class Value;
 // A view of a (possibly nested) metadata array. Elements are decoded on access; the
 // array was fully validated by the parser.
 class ArrayView {
-public:
+  public:
     ValueType element_type() const { return element_type_; }
     uint64_t size() const { return count_; }
 
@@ -60,7 +60,7 @@ public:
     std::optional<std::vector<int32_t>> i32s() const;
     std::optional<std::vector<float>> f32s() const;
 
-private:
+  private:
     friend class Value;
     friend class GgufParser;
     ValueType element_type_ = ValueType::U8;
@@ -71,7 +71,7 @@ private:
 
 // One metadata value: a scalar, a string or an array.
 class Value {
-public:
+  public:
     ValueType type() const { return type_; }
 
     // Integer value when this is an integer or bool type and fits in T.
@@ -94,7 +94,7 @@ public:
     // Human-readable rendering (arrays abbreviated), for `hearth-cli info`.
     std::string to_string(std::size_t max_array_items = 8) const;
 
-private:
+  private:
     friend class ArrayView;
     friend class GgufParser;
     struct Integer {
@@ -132,7 +132,7 @@ struct TensorInfo {
 class FileMapping;
 
 class GgufFile {
-public:
+  public:
     // Maps and parses the file at path.
     static Result<std::unique_ptr<GgufFile>> open(const std::string& path);
     // Parses an in-memory file, which the result owns (tests, fuzzing, generated models).
@@ -167,7 +167,7 @@ public:
     // infos plus the file size (not the weights, so it is fast), hex encoded.
     const std::string& fingerprint() const { return fingerprint_; }
 
-private:
+  private:
     friend class GgufParser;
     GgufFile() = default;
 

@@ -11,35 +11,67 @@ namespace hearth::gguf {
 
 std::string_view value_type_name(ValueType type) {
     switch (type) {
-        case ValueType::U8: return "u8";
-        case ValueType::I8: return "i8";
-        case ValueType::U16: return "u16";
-        case ValueType::I16: return "i16";
-        case ValueType::U32: return "u32";
-        case ValueType::I32: return "i32";
-        case ValueType::F32: return "f32";
-        case ValueType::Bool: return "bool";
-        case ValueType::String: return "string";
-        case ValueType::Array: return "array";
-        case ValueType::U64: return "u64";
-        case ValueType::I64: return "i64";
-        case ValueType::F64: return "f64";
+        case ValueType::U8:
+            return "u8";
+        case ValueType::I8:
+            return "i8";
+        case ValueType::U16:
+            return "u16";
+        case ValueType::I16:
+            return "i16";
+        case ValueType::U32:
+            return "u32";
+        case ValueType::I32:
+            return "i32";
+        case ValueType::F32:
+            return "f32";
+        case ValueType::Bool:
+            return "bool";
+        case ValueType::String:
+            return "string";
+        case ValueType::Array:
+            return "array";
+        case ValueType::U64:
+            return "u64";
+        case ValueType::I64:
+            return "i64";
+        case ValueType::F64:
+            return "f64";
     }
     return "unknown";
 }
 
 bool Value::integer(Integer& out) const {
     switch (type_) {
-        case ValueType::U8: out = {false, 0, wire::load<uint8_t>(data_)}; return true;
-        case ValueType::U16: out = {false, 0, wire::load<uint16_t>(data_)}; return true;
-        case ValueType::U32: out = {false, 0, wire::load<uint32_t>(data_)}; return true;
-        case ValueType::U64: out = {false, 0, wire::load<uint64_t>(data_)}; return true;
-        case ValueType::Bool: out = {false, 0, wire::load<uint8_t>(data_) != 0 ? 1u : 0u}; return true;
-        case ValueType::I8: out = {true, wire::load<int8_t>(data_), 0}; return true;
-        case ValueType::I16: out = {true, wire::load<int16_t>(data_), 0}; return true;
-        case ValueType::I32: out = {true, wire::load<int32_t>(data_), 0}; return true;
-        case ValueType::I64: out = {true, wire::load<int64_t>(data_), 0}; return true;
-        default: return false;
+        case ValueType::U8:
+            out = {false, 0, wire::load<uint8_t>(data_)};
+            return true;
+        case ValueType::U16:
+            out = {false, 0, wire::load<uint16_t>(data_)};
+            return true;
+        case ValueType::U32:
+            out = {false, 0, wire::load<uint32_t>(data_)};
+            return true;
+        case ValueType::U64:
+            out = {false, 0, wire::load<uint64_t>(data_)};
+            return true;
+        case ValueType::Bool:
+            out = {false, 0, wire::load<uint8_t>(data_) != 0 ? 1u : 0u};
+            return true;
+        case ValueType::I8:
+            out = {true, wire::load<int8_t>(data_), 0};
+            return true;
+        case ValueType::I16:
+            out = {true, wire::load<int16_t>(data_), 0};
+            return true;
+        case ValueType::I32:
+            out = {true, wire::load<int32_t>(data_), 0};
+            return true;
+        case ValueType::I64:
+            out = {true, wire::load<int64_t>(data_), 0};
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -131,10 +163,13 @@ std::optional<std::vector<float>> ArrayView::f32s() const {
 
 std::string Value::to_string(std::size_t max_array_items) const {
     switch (type_) {
-        case ValueType::String: return std::string(*as_string());
-        case ValueType::Bool: return *as_bool() ? "true" : "false";
+        case ValueType::String:
+            return std::string(*as_string());
+        case ValueType::Bool:
+            return *as_bool() ? "true" : "false";
         case ValueType::F32:
-        case ValueType::F64: return std::to_string(*as_float());
+        case ValueType::F64:
+            return std::to_string(*as_float());
         case ValueType::Array: {
             const ArrayView a = *as_array();
             std::string s = "[";

@@ -25,22 +25,29 @@ inline uint64_t fixed_size(ValueType type) {
     switch (type) {
         case ValueType::U8:
         case ValueType::I8:
-        case ValueType::Bool: return 1;
+        case ValueType::Bool:
+            return 1;
         case ValueType::U16:
-        case ValueType::I16: return 2;
+        case ValueType::I16:
+            return 2;
         case ValueType::U32:
         case ValueType::I32:
-        case ValueType::F32: return 4;
+        case ValueType::F32:
+            return 4;
         case ValueType::U64:
         case ValueType::I64:
-        case ValueType::F64: return 8;
+        case ValueType::F64:
+            return 8;
         case ValueType::String:
-        case ValueType::Array: return 0;
+        case ValueType::Array:
+            return 0;
     }
     return 0;
 }
 
-inline bool is_known(uint32_t type) { return type <= static_cast<uint32_t>(ValueType::F64); }
+inline bool is_known(uint32_t type) {
+    return type <= static_cast<uint32_t>(ValueType::F64);
+}
 
 // Size of an already validated value starting at p (after its type tag; for arrays p
 // points at the element type).

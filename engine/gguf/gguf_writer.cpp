@@ -34,16 +34,36 @@ void GgufWriter::put_scalar(std::string_view key, ValueType type, T v) {
     kv_bytes_.insert(kv_bytes_.end(), p, p + sizeof(T));
 }
 
-void GgufWriter::add_u8(std::string_view k, uint8_t v) { put_scalar(k, ValueType::U8, v); }
-void GgufWriter::add_i8(std::string_view k, int8_t v) { put_scalar(k, ValueType::I8, v); }
-void GgufWriter::add_u16(std::string_view k, uint16_t v) { put_scalar(k, ValueType::U16, v); }
-void GgufWriter::add_i16(std::string_view k, int16_t v) { put_scalar(k, ValueType::I16, v); }
-void GgufWriter::add_u32(std::string_view k, uint32_t v) { put_scalar(k, ValueType::U32, v); }
-void GgufWriter::add_i32(std::string_view k, int32_t v) { put_scalar(k, ValueType::I32, v); }
-void GgufWriter::add_u64(std::string_view k, uint64_t v) { put_scalar(k, ValueType::U64, v); }
-void GgufWriter::add_i64(std::string_view k, int64_t v) { put_scalar(k, ValueType::I64, v); }
-void GgufWriter::add_f32(std::string_view k, float v) { put_scalar(k, ValueType::F32, v); }
-void GgufWriter::add_f64(std::string_view k, double v) { put_scalar(k, ValueType::F64, v); }
+void GgufWriter::add_u8(std::string_view k, uint8_t v) {
+    put_scalar(k, ValueType::U8, v);
+}
+void GgufWriter::add_i8(std::string_view k, int8_t v) {
+    put_scalar(k, ValueType::I8, v);
+}
+void GgufWriter::add_u16(std::string_view k, uint16_t v) {
+    put_scalar(k, ValueType::U16, v);
+}
+void GgufWriter::add_i16(std::string_view k, int16_t v) {
+    put_scalar(k, ValueType::I16, v);
+}
+void GgufWriter::add_u32(std::string_view k, uint32_t v) {
+    put_scalar(k, ValueType::U32, v);
+}
+void GgufWriter::add_i32(std::string_view k, int32_t v) {
+    put_scalar(k, ValueType::I32, v);
+}
+void GgufWriter::add_u64(std::string_view k, uint64_t v) {
+    put_scalar(k, ValueType::U64, v);
+}
+void GgufWriter::add_i64(std::string_view k, int64_t v) {
+    put_scalar(k, ValueType::I64, v);
+}
+void GgufWriter::add_f32(std::string_view k, float v) {
+    put_scalar(k, ValueType::F32, v);
+}
+void GgufWriter::add_f64(std::string_view k, double v) {
+    put_scalar(k, ValueType::F64, v);
+}
 void GgufWriter::add_bool(std::string_view k, bool v) {
     put_scalar(k, ValueType::Bool, static_cast<uint8_t>(v ? 1 : 0));
 }
@@ -77,8 +97,7 @@ void GgufWriter::add_raw_array(std::string_view key, ValueType element_type, uin
 }
 
 Result<void> GgufWriter::add_tensor(std::string_view name, quant::TensorType type,
-                                    std::span<const int64_t> ne,
-                                    std::span<const std::byte> data) {
+                                    std::span<const int64_t> ne, std::span<const std::byte> data) {
     const auto traits = quant::traits(type);
     if (!traits) return make_error("unsupported tensor type");
     if (ne.empty() || ne.size() > 4) return make_error("tensor needs 1 to 4 dimensions");
@@ -96,7 +115,9 @@ Result<void> GgufWriter::add_tensor(std::string_view name, quant::TensorType typ
 }
 
 std::vector<std::byte> GgufWriter::bytes() const {
-    const auto align_up = [this](uint64_t v) { return (v + alignment_ - 1) / alignment_ * alignment_; };
+    const auto align_up = [this](uint64_t v) {
+        return (v + alignment_ - 1) / alignment_ * alignment_;
+    };
     std::vector<std::byte> out;
     const char magic[4] = {'G', 'G', 'U', 'F'};
     out.insert(out.end(), reinterpret_cast<const std::byte*>(magic),
@@ -137,7 +158,8 @@ Result<void> GgufWriter::write(const std::string& path) const {
     {
         std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
         if (!f) return make_error("cannot create " + tmp);
-        f.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+        f.write(reinterpret_cast<const char*>(data.data()),
+                static_cast<std::streamsize>(data.size()));
         if (!f.flush()) return make_error("cannot write " + tmp + " (disk full?)");
     }
     std::error_code ec;

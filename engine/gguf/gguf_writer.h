@@ -15,7 +15,7 @@
 namespace hearth::gguf {
 
 class GgufWriter {
-public:
+  public:
     explicit GgufWriter(uint32_t alignment = 32) : alignment_(alignment) {}
 
     void add_u8(std::string_view key, uint8_t v);
@@ -53,7 +53,7 @@ public:
     static void put_u64(std::vector<std::byte>& out, uint64_t v);
     static void put_string(std::vector<std::byte>& out, std::string_view s);
 
-private:
+  private:
     void begin_kv(std::string_view key, ValueType type);
     template <typename T>
     void put_scalar(std::string_view key, ValueType type, T v);

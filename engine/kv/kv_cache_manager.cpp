@@ -75,7 +75,8 @@ CachedPrefix KvCacheManager::longest_cached_prefix(std::span<const TokenId> toke
 std::vector<BlockHash> KvCacheManager::prefix_hashes(std::span<const TokenId> tokens) const {
     if (tokens.empty()) return {};
     const auto bs = static_cast<std::size_t>(config_.block_size);
-    return hash_full_blocks(tokens, config_.block_size, (tokens.size() - 1) / bs, config_.hash_keys);
+    return hash_full_blocks(tokens, config_.block_size, (tokens.size() - 1) / bs,
+                            config_.hash_keys);
 }
 
 int32_t KvCacheManager::cached_tokens(std::span<const BlockHash> prefix_hashes) const {

@@ -116,12 +116,12 @@ class KvCacheManager {
     // Introspection, for the scheduler and tests.
     bool has_sequence(SeqId seq) const { return seqs_.count(seq) != 0; }
     bool is_parked(SeqId seq) const { return parked_.count(seq) != 0; }
-    std::span<const BlockId> block_table(SeqId seq) const;    // empty if unknown
-    std::span<const TokenId> tokens(SeqId seq) const;         // empty if unknown
-    int32_t n_computed(SeqId seq) const;                      // 0 if unknown
-    BlockId parked_tail(SeqId seq) const;                     // kNoBlock if none (or reclaimed)
-    std::span<const BlockId> pinned_blocks(PinId pin) const;  // empty if unknown
-    std::vector<SeqId> sequences() const;                       // active ones, unordered
+    std::span<const BlockId> block_table(SeqId seq) const;        // empty if unknown
+    std::span<const TokenId> tokens(SeqId seq) const;             // empty if unknown
+    int32_t n_computed(SeqId seq) const;                          // 0 if unknown
+    BlockId parked_tail(SeqId seq) const;                         // kNoBlock if none (or reclaimed)
+    std::span<const BlockId> pinned_blocks(PinId pin) const;      // empty if unknown
+    std::vector<SeqId> sequences() const;                         // active ones, unordered
     std::vector<std::pair<SeqId, BlockId>> parked_tails() const;  // parked with a tail
     std::vector<PinId> pin_ids() const;
     int32_t max_pinned_blocks() const { return max_pinned_; }

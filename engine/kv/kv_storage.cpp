@@ -10,22 +10,23 @@ std::size_t KvStorage::bytes_per_block(const KvShape& s) {
            static_cast<std::size_t>(s.head_dim);
 }
 
-Result<std::unique_ptr<KvStorage>> KvStorage::create(kernels::Backend& backend, const KvShape& shape,
-                                                     int32_t n_blocks) {
+Result<std::unique_ptr<KvStorage>> KvStorage::create(kernels::Backend& backend,
+                                                     const KvShape& shape, int32_t n_blocks) {
     if (shape.block_size < 1 || n_blocks < 1 || shape.n_layers < 1)
         return make_error("KV cache needs at least one block of at least one token");
     std::unique_ptr<KvStorage> kv(new KvStorage);
     kv->shape_ = shape;
     kv->n_blocks_ = n_blocks;
-    const std::size_t layer_bytes = bytes_per_block(shape) / static_cast<std::size_t>(shape.n_layers) / 2;
+    const std::size_t layer_bytes =
+        bytes_per_block(shape) / static_cast<std::size_t>(shape.n_layers) / 2;
     try {
         for (int32_t l = 0; l < shape.n_layers; ++l) {
             kv->k_.push_back(backend.alloc(layer_bytes * static_cast<std::size_t>(n_blocks)));
             kv->v_.push_back(backend.alloc(layer_bytes * static_cast<std::size_t>(n_blocks)));
         }
     } catch (const std::bad_alloc&) {
-        return make_error("not enough memory for a KV cache of " + std::to_string(n_blocks) + " blocks (" +
-                          std::to_string(kv->bytes() >> 20) + " MiB)");
+        return make_error("not enough memory for a KV cache of " + std::to_string(n_blocks) +
+                          " blocks (" + std::to_string(kv->bytes() >> 20) + " MiB)");
     }
     return kv;
 }

@@ -21,20 +21,22 @@ struct KvShape {
 };
 
 class KvStorage {
-public:
+  public:
     // Bytes of one block across all layers (K and V).
     static std::size_t bytes_per_block(const KvShape& shape);
     // Allocates n_blocks blocks; fails with a message when the backend cannot.
-    static Result<std::unique_ptr<KvStorage>> create(kernels::Backend& backend, const KvShape& shape,
-                                                     int32_t n_blocks);
+    static Result<std::unique_ptr<KvStorage>> create(kernels::Backend& backend,
+                                                     const KvShape& shape, int32_t n_blocks);
 
     const KvShape& shape() const { return shape_; }
     int32_t n_blocks() const { return n_blocks_; }
     int32_t block_size() const { return shape_.block_size; }
     kernels::PagedKvLayer layer(int32_t l) const;
-    std::size_t bytes() const { return bytes_per_block(shape_) * static_cast<std::size_t>(n_blocks_); }
+    std::size_t bytes() const {
+        return bytes_per_block(shape_) * static_cast<std::size_t>(n_blocks_);
+    }
 
-private:
+  private:
     KvStorage() = default;
     KvShape shape_;
     int32_t n_blocks_ = 0;

@@ -31,13 +31,15 @@ Result<const gguf::TensorInfo*> tensor(const gguf::GgufFile& f, const std::strin
     if (!ok) {
         std::string expected = "[";
         for (int64_t v : ne) expected += (expected.size() > 1 ? ", " : "") + std::to_string(v);
-        return make_error("tensor " + name + " has shape " + t->shape_string() + ", expected " + expected + "]");
+        return make_error("tensor " + name + " has shape " + t->shape_string() + ", expected " +
+                          expected + "]");
     }
     return t;
 }
 
 Result<std::unique_ptr<kernels::Weight>> weight(kernels::Backend& b, const gguf::GgufFile& f,
-                                                const std::string& name, int64_t cols, int64_t rows) {
+                                                const std::string& name, int64_t cols,
+                                                int64_t rows) {
     auto t = tensor(f, name, {cols, rows});
     if (!t) return t.error();
     kernels::WeightSource src{name, (*t)->type, rows, cols, (*t)->data};
@@ -71,12 +73,15 @@ LlamaModel::LlamaModel(const ModelConfig& config, kernels::Backend& backend)
     : config_(config), backend_(backend) {}
 LlamaModel::~LlamaModel() = default;
 
-Result<std::unique_ptr<LlamaModel>> LlamaModel::load(const gguf::GgufFile& file, kernels::Backend& backend) {
+Result<std::unique_ptr<LlamaModel>> LlamaModel::load(const gguf::GgufFile& file,
+                                                     kernels::Backend& backend) {
     auto config = ModelConfig::from_gguf(file);
     if (!config) return config.error();
     const ModelConfig& c = *config;
-    if (!c.rope_scaling_type.empty() && c.rope_scaling_type != "none" && c.rope_scaling_type != "linear")
-        return make_error("rope scaling \"" + c.rope_scaling_type + "\" is not supported (none and linear are)");
+    if (!c.rope_scaling_type.empty() && c.rope_scaling_type != "none" &&
+        c.rope_scaling_type != "linear")
+        return make_error("rope scaling \"" + c.rope_scaling_type +
+                          "\" is not supported (none and linear are)");
 
     std::unique_ptr<LlamaModel> m(new LlamaModel(c, backend));
     const int64_t E = c.n_embd, D = c.head_dim, Q = c.n_head * D, KV = c.n_head_kv * D, F = c.n_ff;
@@ -85,7 +90,9 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(const gguf::GgufFile& file,
     if (auto taken = take(dst, expr); !taken) return taken.error()
 
     HEARTH_TRY(m->token_embd_, weight(backend, file, "token_embd.weight", E, c.n_vocab));
-    if (!c.tied_embeddings) { HEARTH_TRY(m->output_, weight(backend, file, "output.weight", E, c.n_vocab)); }
+    if (!c.tied_embeddings) {
+        HEARTH_TRY(m->output_, weight(backend, file, "output.weight", E, c.n_vocab));
+    }
     HEARTH_TRY(m->output_norm_, vector(backend, file, "output_norm.weight", E));
     if (file.find_tensor("rope_freqs.weight")) {
         HEARTH_TRY(m->rope_freqs_, vector(backend, file, "rope_freqs.weight", c.n_rot / 2));
@@ -114,15 +121,20 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(const gguf::GgufFile& file,
     m->rope_.n_rot = static_cast<int>(c.n_rot);
     m->rope_.neox = c.rope_style == RopeStyle::Neox;
     m->rope_.freq_base = c.rope_freq_base;
-    m->rope_.freq_scale = c.rope_scaling_type == "linear" && c.rope_scaling_factor > 0 ? 1.0f / c.rope_scaling_factor : 1.0f;
+    m->rope_.freq_scale = c.rope_scaling_type == "linear" && c.rope_scaling_factor > 0
+                              ? 1.0f / c.rope_scaling_factor
+                              : 1.0f;
     m->rope_.freq_factors = m->rope_freqs_ ? m->rope_freqs_->as<float>() : nullptr;
-    log::get("model")->info("loaded {} ({} layers, {} embd, {} heads / {} kv) on {}", c.architecture, c.n_layer,
-                            c.n_embd, c.n_head, c.n_head_kv, backend.name());
+    log::get("model")->info("loaded {} ({} layers, {} embd, {} heads / {} kv) on {}",
+                            c.architecture, c.n_layer, c.n_embd, c.n_head, c.n_head_kv,
+                            backend.name());
     return m;
 }
 
 void LlamaModel::ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t n_index_ints) {
-    const auto f32 = [this](int64_t n) { return backend_.alloc(static_cast<std::size_t>(n) * sizeof(float)); };
+    const auto f32 = [this](int64_t n) {
+        return backend_.alloc(static_cast<std::size_t>(n) * sizeof(float));
+    };
     if (n_tokens > scratch_tokens_) {
         const int64_t T = n_tokens, E = config_.n_embd, D = config_.head_dim;
         x_ = f32(T * E);
@@ -146,9 +158,11 @@ void LlamaModel::ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t 
     }
 }
 
-Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& kv, std::vector<float>& logits) {
+Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& kv,
+                                 std::vector<float>& logits) {
     // Host-side index arrays, uploaded in one buffer:
-    //   ids[T] | positions[T] | slots[T] | q_start[S] | q_len[S] | kv_len[S] | bt_start[S] | logit_rows[L] | tables
+    //   ids[T] | positions[T] | slots[T] | q_start[S] | q_len[S] | kv_len[S] | bt_start[S] |
+    //   logit_rows[L] | tables
     const int32_t bs = kv.block_size();
     std::vector<int32_t> ids, pos, slots, q_start, q_len, kv_len, bt_start, logit_rows, tables;
     int32_t max_q = 0, max_kv = 0;
@@ -157,7 +171,8 @@ Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& 
         if (n == 0) return make_error("a sequence step has no tokens");
         const int64_t end = int64_t{s.start_pos} + n;
         if (end > config_.context_length)
-            return make_error("the prompt needs " + std::to_string(end) + " tokens but the model's context holds " +
+            return make_error("the prompt needs " + std::to_string(end) +
+                              " tokens but the model's context holds " +
                               std::to_string(config_.context_length));
         if (static_cast<int64_t>(s.block_table.size()) * bs < end)
             return make_error("block table too short for the sequence");
@@ -190,7 +205,8 @@ Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& 
     std::vector<int32_t> staged;
     staged.reserve(3 * ids.size() + 4 * q_start.size() + logit_rows.size() + tables.size());
     std::vector<size_t> at;
-    for (const auto* part : {&ids, &pos, &slots, &q_start, &q_len, &kv_len, &bt_start, &logit_rows, &tables}) {
+    for (const auto* part :
+         {&ids, &pos, &slots, &q_start, &q_len, &kv_len, &bt_start, &logit_rows, &tables}) {
         at.push_back(staged.size());
         staged.insert(staged.end(), part->begin(), part->end());
     }

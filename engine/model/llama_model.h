@@ -30,11 +30,11 @@ struct SequenceStep {
 };
 
 class LlamaModel {
-public:
+  public:
     // Validates every tensor's presence, type and shape (errors name the tensor) and
     // prepares the weights on the backend. The file must outlive the model.
     static Result<std::unique_ptr<LlamaModel>> load(const gguf::GgufFile& file,
-                                                     kernels::Backend& backend);
+                                                    kernels::Backend& backend);
     ~LlamaModel();
 
     const ModelConfig& config() const { return config_; }
@@ -49,9 +49,10 @@ public:
     // Runs one step over several sequences. `logits` receives n_vocab floats for each
     // sequence with want_logits, in order. Errors: a step that does not fit the cache or
     // the context (never partially applied to the cache metadata; the caller decides).
-    Result<void> forward(std::span<const SequenceStep> seqs, KvStorage& kv, std::vector<float>& logits);
+    Result<void> forward(std::span<const SequenceStep> seqs, KvStorage& kv,
+                         std::vector<float>& logits);
 
-private:
+  private:
     struct Layer;
     LlamaModel(const ModelConfig& config, kernels::Backend& backend);
     void ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t n_index_ints);

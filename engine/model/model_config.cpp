@@ -37,15 +37,15 @@ Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
     auto required = [&](const char* key, int64_t& out) -> Result<void> {
         const auto v = file.get_u64(p + key);
         if (!v) return make_error(p + key + " is missing or not an unsigned integer");
-        if (*v == 0 || *v > (1ull << 31)) return make_error(p + key + " has an invalid value " + std::to_string(*v));
+        if (*v == 0 || *v > (1ull << 31))
+            return make_error(p + key + " has an invalid value " + std::to_string(*v));
         out = static_cast<int64_t>(*v);
         return {};
     };
-    for (auto [key, out] : {std::pair{"context_length", &c.context_length},
-                            std::pair{"embedding_length", &c.n_embd},
-                            std::pair{"block_count", &c.n_layer},
-                            std::pair{"feed_forward_length", &c.n_ff},
-                            std::pair{"attention.head_count", &c.n_head}})
+    for (auto [key, out] :
+         {std::pair{"context_length", &c.context_length}, std::pair{"embedding_length", &c.n_embd},
+          std::pair{"block_count", &c.n_layer}, std::pair{"feed_forward_length", &c.n_ff},
+          std::pair{"attention.head_count", &c.n_head}})
         if (auto r = required(key, *out); !r) return r.error();
 
     c.n_head_kv = c.n_head;
@@ -57,7 +57,8 @@ Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
     c.head_dim = c.n_embd / c.n_head;
     if (file.find(p + "attention.key_length"))
         if (auto r = required("attention.key_length", c.head_dim); !r) return r.error();
-    if (c.head_dim % 2 != 0) return make_error("head dimension " + std::to_string(c.head_dim) + " is odd");
+    if (c.head_dim % 2 != 0)
+        return make_error("head dimension " + std::to_string(c.head_dim) + " is odd");
     c.n_rot = c.head_dim;
     if (file.find(p + "rope.dimension_count"))
         if (auto r = required("rope.dimension_count", c.n_rot); !r) return r.error();
@@ -65,7 +66,8 @@ Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
         return make_error(p + "rope.dimension_count " + std::to_string(c.n_rot) + " is invalid");
 
     if (auto v = file.get_f32(p + "attention.layer_norm_rms_epsilon")) c.rms_eps = *v;
-    if (!(c.rms_eps > 0.0f)) return make_error(p + "attention.layer_norm_rms_epsilon must be positive");
+    if (!(c.rms_eps > 0.0f))
+        return make_error(p + "attention.layer_norm_rms_epsilon must be positive");
     if (auto v = file.get_f32(p + "rope.freq_base")) c.rope_freq_base = *v;
     if (!(c.rope_freq_base > 0.0f)) return make_error(p + "rope.freq_base must be positive");
     if (auto v = file.get_string(p + "rope.scaling.type")) c.rope_scaling_type = std::string(*v);
@@ -80,8 +82,8 @@ Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
                           ", expected rows of " + std::to_string(c.n_embd));
     c.n_vocab = embd->ne[1];
     if (auto v = file.get_u64(p + "vocab_size"); v && static_cast<int64_t>(*v) != c.n_vocab)
-        return make_error(p + "vocab_size " + std::to_string(*v) + " disagrees with token_embd.weight " +
-                          embd->shape_string());
+        return make_error(p + "vocab_size " + std::to_string(*v) +
+                          " disagrees with token_embd.weight " + embd->shape_string());
     c.tied_embeddings = file.find_tensor("output.weight") == nullptr;
     return c;
 }

@@ -17,7 +17,8 @@ std::string byte_token_text(int b) {
     if (!((b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF))) {
         int n = 0;
         for (int x = 0; x < b; ++x)
-            if (!((x >= 0x21 && x <= 0x7E) || (x >= 0xA1 && x <= 0xAC) || (x >= 0xAE && x <= 0xFF))) ++n;
+            if (!((x >= 0x21 && x <= 0x7E) || (x >= 0xA1 && x <= 0xAC) || (x >= 0xAE && x <= 0xFF)))
+                ++n;
         cp = 256 + n;
     }
     std::string s;
@@ -49,9 +50,10 @@ Vocab make_vocab() {
     // A few merges of common English pairs ("Ġ" is the space byte's text).
     const std::string space = byte_token_text(' ');
     const std::vector<std::pair<std::string, std::string>> pairs = {
-        {"t", "h"}, {"h", "e"}, {"i", "n"}, {"e", "r"}, {"a", "n"}, {space, "t"}, {space, "a"},
-        {"o", "n"}, {"r", "e"}, {space + "t", "h"}, {"th", "e"}, {space, "s"}, {"e", "n"}, {"o", "u"},
-        {space + "th", "e"}, {"u", "ser"}, {"s", "er"}, {"as", "s"}, {"a", "s"}, {"ss", "istant"}};
+        {"t", "h"},   {"h", "e"},   {"i", "n"},  {"e", "r"}, {"a", "n"},
+        {space, "t"}, {space, "a"}, {"o", "n"},  {"r", "e"}, {space + "t", "h"},
+        {"th", "e"},  {space, "s"}, {"e", "n"},  {"o", "u"}, {space + "th", "e"},
+        {"u", "ser"}, {"s", "er"},  {"as", "s"}, {"a", "s"}, {"ss", "istant"}};
     for (const auto& [a, b] : pairs) {
         // Only merges whose parts exist (in order) are kept.
         bool have_a = false, have_b = false;
@@ -65,7 +67,7 @@ Vocab make_vocab() {
 }
 
 class Weights {
-public:
+  public:
     explicit Weights(uint32_t seed) : rng_(seed) {}
 
     std::vector<float> normal(int64_t n, float stddev) {
@@ -75,34 +77,42 @@ public:
         return out;
     }
 
-private:
+  private:
     std::mt19937 rng_;
 };
 
-Result<void> add_matrix(gguf::GgufWriter& w, const std::string& name, TensorType type, int64_t cols, int64_t rows,
-                        const std::vector<float>& values) {
+Result<void> add_matrix(gguf::GgufWriter& w, const std::string& name, TensorType type, int64_t cols,
+                        int64_t rows, const std::vector<float>& values) {
     const auto traits = quant::traits(type);
     if (!traits || cols % traits->block_elems != 0)
-        return make_error("tensor " + name + ": rows of " + std::to_string(cols) + " do not fit type " +
+        return make_error("tensor " + name + ": rows of " + std::to_string(cols) +
+                          " do not fit type " +
                           std::string(quant::type_name(static_cast<uint32_t>(type))));
-    std::vector<std::byte> data(static_cast<size_t>(cols / traits->block_elems * traits->block_bytes * rows));
+    std::vector<std::byte> data(
+        static_cast<size_t>(cols / traits->block_elems * traits->block_bytes * rows));
     const size_t row_bytes = data.size() / static_cast<size_t>(rows);
     for (int64_t r = 0; r < rows; ++r)
-        if (!quant::quantize(type, values.data() + r * cols, data.data() + static_cast<size_t>(r) * row_bytes, cols))
+        if (!quant::quantize(type, values.data() + r * cols,
+                             data.data() + static_cast<size_t>(r) * row_bytes, cols))
             return make_error("cannot quantise " + name);
-    const std::vector<int64_t> ne = rows == 1 ? std::vector<int64_t>{cols} : std::vector<int64_t>{cols, rows};
+    const std::vector<int64_t> ne =
+        rows == 1 ? std::vector<int64_t>{cols} : std::vector<int64_t>{cols, rows};
     return w.add_tensor(name, type, ne, data);
 }
 
 }  // namespace
 
-int32_t synthetic_vocab_size() { return static_cast<int32_t>(make_vocab().tokens.size()); }
+int32_t synthetic_vocab_size() {
+    return static_cast<int32_t>(make_vocab().tokens.size());
+}
 
 Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s) {
-    if (s.n_head % s.n_head_kv != 0 || s.n_embd % s.n_head != 0) return make_error("inconsistent head counts");
+    if (s.n_head % s.n_head_kv != 0 || s.n_embd % s.n_head != 0)
+        return make_error("inconsistent head counts");
     const Vocab vocab = make_vocab();
     const auto n_vocab = static_cast<int64_t>(vocab.tokens.size());
-    const int64_t E = s.n_embd, D = s.n_embd / s.n_head, Q = s.n_head * D, KV = s.n_head_kv * D, F = s.n_ff;
+    const int64_t E = s.n_embd, D = s.n_embd / s.n_head, Q = s.n_head * D, KV = s.n_head_kv * D,
+                  F = s.n_ff;
     const std::string a = s.architecture;
 
     gguf::GgufWriter w;
@@ -126,13 +136,16 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
     w.add_u32("tokenizer.ggml.eos_token_id", 2);
     w.add_bool("tokenizer.ggml.add_bos_token", false);
     w.add_string("tokenizer.chat_template",
-                 "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + "
-                 "'<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}"
+                 "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + "
+                 "message['content'] + "
+                 "'<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ "
+                 "'<|im_start|>assistant\\n' }}"
                  "{% endif %}");
 
     Weights rng(s.seed);
     const auto matrix = [&](const std::string& name, TensorType type, int64_t cols, int64_t rows) {
-        return add_matrix(w, name, type, cols, rows, rng.normal(cols * rows, 1.0f / std::sqrt(static_cast<float>(cols))));
+        return add_matrix(w, name, type, cols, rows,
+                          rng.normal(cols * rows, 1.0f / std::sqrt(static_cast<float>(cols))));
     };
     const auto norm = [&](const std::string& name, int64_t n) {
         std::vector<float> v = rng.normal(n, 0.1f);
@@ -141,9 +154,12 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
     };
 #define HEARTH_CHECK(expr) \
     if (auto r = (expr); !r) return r.error()
-    HEARTH_CHECK(add_matrix(w, "token_embd.weight", s.embedding_type, E, n_vocab, rng.normal(E * n_vocab, 1.0f)));
+    HEARTH_CHECK(add_matrix(w, "token_embd.weight", s.embedding_type, E, n_vocab,
+                            rng.normal(E * n_vocab, 1.0f)));
     HEARTH_CHECK(norm("output_norm.weight", E));
-    if (!s.tied_embeddings) { HEARTH_CHECK(matrix("output.weight", s.weight_type, E, n_vocab)); }
+    if (!s.tied_embeddings) {
+        HEARTH_CHECK(matrix("output.weight", s.weight_type, E, n_vocab));
+    }
     for (int l = 0; l < s.n_layer; ++l) {
         const std::string p = "blk." + std::to_string(l) + ".";
         HEARTH_CHECK(norm(p + "attn_norm.weight", E));
@@ -156,9 +172,12 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
         HEARTH_CHECK(matrix(p + "ffn_up.weight", s.weight_type, E, F));
         HEARTH_CHECK(matrix(p + "ffn_down.weight", s.weight_type, F, E));
         if (a == "qwen2") {
-            HEARTH_CHECK(add_matrix(w, p + "attn_q.bias", TensorType::F32, Q, 1, rng.normal(Q, 0.1f)));
-            HEARTH_CHECK(add_matrix(w, p + "attn_k.bias", TensorType::F32, KV, 1, rng.normal(KV, 0.1f)));
-            HEARTH_CHECK(add_matrix(w, p + "attn_v.bias", TensorType::F32, KV, 1, rng.normal(KV, 0.1f)));
+            HEARTH_CHECK(
+                add_matrix(w, p + "attn_q.bias", TensorType::F32, Q, 1, rng.normal(Q, 0.1f)));
+            HEARTH_CHECK(
+                add_matrix(w, p + "attn_k.bias", TensorType::F32, KV, 1, rng.normal(KV, 0.1f)));
+            HEARTH_CHECK(
+                add_matrix(w, p + "attn_v.bias", TensorType::F32, KV, 1, rng.normal(KV, 0.1f)));
         }
     }
 #undef HEARTH_CHECK

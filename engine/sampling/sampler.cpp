@@ -15,24 +15,29 @@ int32_t argmax(std::span<const float> values) {
 
 Sampler::Sampler(const SamplingParams& params) : params_(params), rng_(params.seed) {}
 
-double Sampler::uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
+double Sampler::uniform() {
+    return static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+}
 
 Result<int32_t> Sampler::sample(std::span<const float> logits, std::span<const int32_t> history) {
     if (logits.empty()) return make_error("no logits to sample from");
     for (size_t i = 0; i < logits.size(); ++i) {
         // -inf is a legitimate mask; NaN and +inf mean the forward pass broke.
         if (std::isnan(logits[i]) || logits[i] == INFINITY)
-            return make_error("the model produced an invalid logit (" + std::string(std::isnan(logits[i]) ? "NaN" : "+Inf") +
-                              ") for token " + std::to_string(i) + "; the model file may be broken");
+            return make_error("the model produced an invalid logit (" +
+                              std::string(std::isnan(logits[i]) ? "NaN" : "+Inf") + ") for token " +
+                              std::to_string(i) + "; the model file may be broken");
     }
     const SamplingParams& p = params_;
     std::span<const float> scores = logits;
 
-    const bool penalise = p.repeat_penalty != 1.0f || p.frequency_penalty != 0.0f || p.presence_penalty != 0.0f;
+    const bool penalise =
+        p.repeat_penalty != 1.0f || p.frequency_penalty != 0.0f || p.presence_penalty != 0.0f;
     if (penalise && p.penalty_last_n != 0 && !history.empty()) {
         penalised_.assign(logits.begin(), logits.end());
-        const size_t window = p.penalty_last_n < 0 ? history.size()
-                                                   : std::min(history.size(), static_cast<size_t>(p.penalty_last_n));
+        const size_t window = p.penalty_last_n < 0
+                                  ? history.size()
+                                  : std::min(history.size(), static_cast<size_t>(p.penalty_last_n));
         std::unordered_map<int32_t, int> counts;
         for (size_t i = history.size() - window; i < history.size(); ++i) ++counts[history[i]];
         for (const auto& [id, count] : counts) {
@@ -56,8 +61,8 @@ Result<int32_t> Sampler::sample(std::span<const float> logits, std::span<const i
     };
     size_t keep = candidates_.size();
     if (p.top_k > 0) keep = std::min(keep, static_cast<size_t>(p.top_k));
-    std::partial_sort(candidates_.begin(), candidates_.begin() + static_cast<ptrdiff_t>(keep), candidates_.end(),
-                      by_logit);
+    std::partial_sort(candidates_.begin(), candidates_.begin() + static_cast<ptrdiff_t>(keep),
+                      candidates_.end(), by_logit);
     candidates_.resize(keep);
 
     // Softmax over the kept candidates at temperature 1 for the p-based filters (as
@@ -66,7 +71,8 @@ Result<int32_t> Sampler::sample(std::span<const float> logits, std::span<const i
     probs.resize(keep);
     const double max_logit = candidates_[0].logit;
     double sum = 0;
-    for (size_t i = 0; i < keep; ++i) sum += probs[i] = std::exp(static_cast<double>(candidates_[i].logit) - max_logit);
+    for (size_t i = 0; i < keep; ++i)
+        sum += probs[i] = std::exp(static_cast<double>(candidates_[i].logit) - max_logit);
     for (double& q : probs) q /= sum;
 
     if (p.top_p < 1.0f) {
@@ -88,7 +94,8 @@ Result<int32_t> Sampler::sample(std::span<const float> logits, std::span<const i
     // Temperature, then draw.
     double total = 0;
     for (size_t i = 0; i < keep; ++i)
-        total += probs[i] = std::exp((static_cast<double>(candidates_[i].logit) - max_logit) / p.temperature);
+        total += probs[i] =
+            std::exp((static_cast<double>(candidates_[i].logit) - max_logit) / p.temperature);
     double r = uniform() * total;
     for (size_t i = 0; i < keep; ++i) {
         r -= probs[i];

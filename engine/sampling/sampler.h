@@ -13,10 +13,10 @@
 namespace hearth {
 
 struct SamplingParams {
-    float temperature = 0.8f;  // 0: greedy (argmax, lowest id on ties)
-    int32_t top_k = 40;        // 0: off
-    float top_p = 0.95f;       // 1: off
-    float min_p = 0.05f;       // 0: off; keeps tokens with p ≥ min_p · p_max
+    float temperature = 0.8f;        // 0: greedy (argmax, lowest id on ties)
+    int32_t top_k = 40;              // 0: off
+    float top_p = 0.95f;             // 1: off
+    float min_p = 0.05f;             // 0: off; keeps tokens with p ≥ min_p · p_max
     float repeat_penalty = 1.0f;     // 1: off; llama.cpp's rule (divide positive logits)
     float frequency_penalty = 0.0f;  // subtracted × count in the window
     float presence_penalty = 0.0f;   // subtracted once if present in the window
@@ -31,7 +31,7 @@ struct SamplingParams {
 };
 
 class Sampler {
-public:
+  public:
     explicit Sampler(const SamplingParams& params);
 
     // Picks the next token. `history` is the sequence so far (prompt and generated), used
@@ -40,7 +40,7 @@ public:
 
     const SamplingParams& params() const { return params_; }
 
-private:
+  private:
     double uniform();  // [0, 1), 53 bits, independent of the standard library
 
     struct Candidate {

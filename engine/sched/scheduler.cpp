@@ -34,7 +34,7 @@ struct Scheduler::Seq {
     Request req;
     Sampler sampler;
     TextStream stream;
-    std::vector<int32_t> tokens;  // prompt + generated: what (re-)admission allocates
+    std::vector<int32_t> tokens;               // prompt + generated: what (re-)admission allocates
     std::vector<kv::BlockHash> prefix_hashes;  // of tokens, for admission; empty: not yet
     std::vector<int32_t> generated;
     RequestStats stats;
@@ -70,7 +70,7 @@ bool Scheduler::has_foreground_work() const {
 
 SchedulerStats Scheduler::stats() const {
     return {to_i32(running_.size()), to_i32(waiting_.size()), steps_, preemptions_,
-            tokens_computed_, tokens_generated_};
+            tokens_computed_,        tokens_generated_};
 }
 
 DecodeRate Scheduler::decode_rate(Clock::time_point now) const {
@@ -359,8 +359,8 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
         const auto known = cache_.tokens(conv);
         const int32_t computed = cache_.n_computed(conv);
         SequenceStep st;
-        st.tokens = known.subspan(static_cast<std::size_t>(computed),
-                                  static_cast<std::size_t>(s->take));
+        st.tokens =
+            known.subspan(static_cast<std::size_t>(computed), static_cast<std::size_t>(s->take));
         st.start_pos = computed;
         st.block_table = cache_.block_table(conv);
         st.want_logits = computed + s->take == to_i32(known.size()) && s->req.max_tokens > 0;

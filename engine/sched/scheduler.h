@@ -76,10 +76,10 @@ struct Event {
     int32_t prefill_done = 0;  // PrefillProgress: prompt tokens in the cache so far
     int32_t prefill_total = 0;
     StopReason stop = StopReason::MaxTokens;  // Finished
-    RequestStats stats;                        // Finished and Error
-    std::string error;                         // Error
-    std::vector<int32_t> tokens;               // Finished: the generated ids
-    std::vector<float> logits;                 // Token, with record_logits
+    RequestStats stats;                       // Finished and Error
+    std::string error;                        // Error
+    std::vector<int32_t> tokens;              // Finished: the generated ids
+    std::vector<float> logits;                // Token, with record_logits
 };
 
 struct SchedulerConfig {
@@ -146,7 +146,7 @@ class Scheduler {
     kv::KvCacheManager& cache_;
     const Tokenizer& tokenizer_;
     SchedulerConfig config_;
-    std::deque<std::unique_ptr<Seq>> waiting_;  // submit order (preempted ones go first)
+    std::deque<std::unique_ptr<Seq>> waiting_;   // submit order (preempted ones go first)
     std::vector<std::unique_ptr<Seq>> running_;  // admission order
     int64_t steps_ = 0;
     int64_t preemptions_ = 0;

@@ -36,7 +36,8 @@ inline uint16_t f32_to_fp16(float f) {
     const uint32_t x = std::bit_cast<uint32_t>(f);
     const uint32_t sign = (x >> 16) & 0x8000u;
     const uint32_t abs = x & 0x7fffffffu;
-    if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+    if (abs >= 0x7f800000u)
+        return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
     if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to ≥ 65520
     if (abs < 0x38800000u) {
         // Result is subnormal or zero: shift with round-to-nearest-even.
@@ -56,12 +57,15 @@ inline uint16_t f32_to_fp16(float f) {
     return static_cast<uint16_t>(sign | half);
 }
 
-inline float bf16_to_f32(uint16_t h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
+inline float bf16_to_f32(uint16_t h) {
+    return std::bit_cast<float>(static_cast<uint32_t>(h) << 16);
+}
 
 inline uint16_t f32_to_bf16(float f) {
     uint32_t x = std::bit_cast<uint32_t>(f);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
-    x += 0x7fffu + ((x >> 16) & 1u);  // round to nearest even
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
+    x += 0x7fffu + ((x >> 16) & 1u);                      // round to nearest even
     return static_cast<uint16_t>(x >> 16);
 }
 

@@ -9,31 +9,36 @@ namespace hearth::kernels {
 namespace {
 
 class HostBuffer final : public Buffer {
-public:
-    explicit HostBuffer(std::size_t bytes) : data_(bytes / sizeof(double) + 1) , bytes_(bytes) {}
+  public:
+    explicit HostBuffer(std::size_t bytes) : data_(bytes / sizeof(double) + 1), bytes_(bytes) {}
     void* data() override { return data_.data(); }
     std::size_t bytes() const override { return bytes_; }
 
-private:
+  private:
     std::vector<double> data_;  // double: suitably aligned for every element type
     std::size_t bytes_;
 };
 
 class ReferenceWeight final : public Weight {
-public:
-    explicit ReferenceWeight(const WeightSource& s) : Weight(s.type, s.rows, s.cols), data_(s.data) {}
+  public:
+    explicit ReferenceWeight(const WeightSource& s)
+        : Weight(s.type, s.rows, s.cols), data_(s.data) {}
     reference::WeightRef ref() const { return {type_, rows_, cols_, data_}; }
 
-private:
+  private:
     const void* data_;  // the mapped file
 };
 
-const ReferenceWeight& ref(const Weight& w) { return static_cast<const ReferenceWeight&>(w); }
+const ReferenceWeight& ref(const Weight& w) {
+    return static_cast<const ReferenceWeight&>(w);
+}
 
 class ReferenceBackend final : public Backend {
-public:
+  public:
     std::string name() const override { return "reference"; }
-    std::unique_ptr<Buffer> alloc(std::size_t bytes) override { return std::make_unique<HostBuffer>(bytes); }
+    std::unique_ptr<Buffer> alloc(std::size_t bytes) override {
+        return std::make_unique<HostBuffer>(bytes);
+    }
     void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) override {
         std::memcpy(static_cast<char*>(dst.data()) + offset, src, bytes);
     }
@@ -47,10 +52,12 @@ public:
     void embed(const Weight& t, const int32_t* ids, int32_t n, float* out) override {
         reference::embed(ref(t).ref(), ids, n, out);
     }
-    void rms_norm(const float* x, const float* w, int32_t rows, int32_t n, float eps, float* out) override {
+    void rms_norm(const float* x, const float* w, int32_t rows, int32_t n, float eps,
+                  float* out) override {
         reference::rms_norm(x, w, rows, n, eps, out);
     }
-    void matmul(const Weight& w, const float* x, int32_t n_tokens, float* out, const float* bias) override {
+    void matmul(const Weight& w, const float* x, int32_t n_tokens, float* out,
+                const float* bias) override {
         reference::matmul(ref(w).ref(), x, n_tokens, out, bias);
     }
     void rope(float* x, const int32_t* pos, int32_t n_tokens, int32_t n_heads, int32_t head_dim,
@@ -61,19 +68,24 @@ public:
                    int32_t n_tokens) override {
         reference::kv_append(c, k, v, slots, n_tokens);
     }
-    void attention(const float* q, const PagedKvLayer& c, const AttentionBatch& b, int32_t n_heads, float scale,
-                   float* out) override {
+    void attention(const float* q, const PagedKvLayer& c, const AttentionBatch& b, int32_t n_heads,
+                   float scale, float* out) override {
         reference::attention(q, c, b, n_heads, scale, out);
     }
-    void swiglu(const float* g, const float* u, int64_t n, float* out) override { reference::swiglu(g, u, n, out); }
+    void swiglu(const float* g, const float* u, int64_t n, float* out) override {
+        reference::swiglu(g, u, n, out);
+    }
     void add(float* x, const float* y, int64_t n) override { reference::add(x, y, n); }
-    void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n, float* out) override {
+    void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
+                     float* out) override {
         reference::gather_rows(x, rows, count, n, out);
     }
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_reference_backend() { return std::make_unique<ReferenceBackend>(); }
+std::unique_ptr<Backend> make_reference_backend() {
+    return std::make_unique<ReferenceBackend>();
+}
 
 }  // namespace hearth::kernels

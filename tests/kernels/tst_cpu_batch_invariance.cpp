@@ -57,8 +57,8 @@ struct KvFixture {
 // Runs one attention step over `seqs`, each with its own block table (disjoint blocks:
 // sequence s uses blocks s*64 ...), and returns the output rows [tokens][heads][dim].
 std::vector<float> attend(CpuBackend& b, const KvFixture& kv, const std::vector<SeqSpec>& seqs,
-                          const std::vector<int32_t>& table_offsets, const std::vector<float>& q_all,
-                          int32_t n_heads) {
+                          const std::vector<int32_t>& table_offsets,
+                          const std::vector<float>& q_all, int32_t n_heads) {
     AttentionBatch batch;
     std::vector<int32_t> q_start, q_len, kv_len, bt_start, tables;
     int32_t rows = 0;
@@ -108,13 +108,15 @@ class TestBatchInvariance : public QObject {
         QVERIFY(w);
         for (int32_t n : {2, 3, 4, 5, 7, 16, 37, 70}) {
             const auto x = random_floats(rng, static_cast<std::size_t>(n * cols), -3.0f, 3.0f);
-            std::vector<float> batch(static_cast<std::size_t>(n * rows)), one(static_cast<std::size_t>(rows));
+            std::vector<float> batch(static_cast<std::size_t>(n * rows)),
+                one(static_cast<std::size_t>(rows));
             b.matmul(*w, x.data(), n, batch.data());
             for (int32_t t = 0; t < n; ++t) {
                 b.matmul(*w, x.data() + static_cast<std::size_t>(t) * cols, 1, one.data());
-                HEARTH_CHECK(same_bits(one.data(), batch.data() + static_cast<std::size_t>(t) * rows,
-                                       static_cast<std::size_t>(rows)),
-                             QString("%1 tokens: token %2 differs from its 1-token product").arg(n).arg(t));
+                HEARTH_CHECK(
+                    same_bits(one.data(), batch.data() + static_cast<std::size_t>(t) * rows,
+                              static_cast<std::size_t>(rows)),
+                    QString("%1 tokens: token %2 differs from its 1-token product").arg(n).arg(t));
             }
         }
     }
@@ -134,8 +136,9 @@ class TestBatchInvariance : public QObject {
         const std::vector<float> shared = attend(b, kv, seqs, tables, q, n_heads);
         int32_t offset = 0;
         for (std::size_t s = 0; s < seqs.size(); ++s) {
-            const std::vector<float> q_s(q.begin() + static_cast<std::ptrdiff_t>(offset * row),
-                                         q.begin() + static_cast<std::ptrdiff_t>((offset + seqs[s].q_len) * row));
+            const std::vector<float> q_s(
+                q.begin() + static_cast<std::ptrdiff_t>(offset * row),
+                q.begin() + static_cast<std::ptrdiff_t>((offset + seqs[s].q_len) * row));
             const std::vector<float> alone = attend(b, kv, {seqs[s]}, {tables[s]}, q_s, n_heads);
             HEARTH_CHECK(same_bits(alone.data(), shared.data() + offset * row, alone.size()),
                          QString("sequence %1 differs alone and in company").arg(s));
@@ -154,11 +157,13 @@ class TestBatchInvariance : public QObject {
         for (int32_t chunk : {7, 64, 256, 1}) {
             for (int32_t start = 0; start < len; start += chunk) {
                 const int32_t n = std::min(chunk, len - start);
-                const std::vector<float> q_c(q.begin() + static_cast<std::ptrdiff_t>(start * row),
-                                             q.begin() + static_cast<std::ptrdiff_t>((start + n) * row));
+                const std::vector<float> q_c(
+                    q.begin() + static_cast<std::ptrdiff_t>(start * row),
+                    q.begin() + static_cast<std::ptrdiff_t>((start + n) * row));
                 const std::vector<float> part = attend(b, kv, {{n, start + n}}, {0}, q_c, n_heads);
-                HEARTH_CHECK(same_bits(part.data(), whole.data() + start * row, part.size()),
-                             QString("chunk %1 at %2 differs from the whole prefill").arg(chunk).arg(start));
+                HEARTH_CHECK(
+                    same_bits(part.data(), whole.data() + start * row, part.size()),
+                    QString("chunk %1 at %2 differs from the whole prefill").arg(chunk).arg(start));
                 if (chunk == 1 && start > 40) break;  // decode-like steps: a sample is enough
             }
         }

@@ -127,7 +127,7 @@ class TestCpuThreadPool : public QObject {
                 hold_until_all_took_part(seen, deadline);
             });
             QCOMPARE(seen[1].load() + seen[2].load(), 2);
-            for (std::size_t t : {std::size_t{1}, std::size_t{2}}) {
+            for (std::size_t t : {std::size_t{1}, std::size_t { 2 }}) {
                 QCOMPARE(nice[t].load(), caller);
                 QCOMPARE(policy[t].load(), background ? SCHED_BATCH : caller_policy);
             }

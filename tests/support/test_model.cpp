@@ -12,8 +12,12 @@ QString default_model_path_if_present() {
     return QFileInfo(path).isFile() ? path : QString();
 }
 
-bool in_ci() { return qEnvironmentVariable("CI") == QLatin1String("true"); }
+bool in_ci() {
+    return qEnvironmentVariable("CI") == QLatin1String("true");
+}
 
-QString source_dir() { return QStringLiteral(HEARTH_SOURCE_DIR); }
+QString source_dir() {
+    return QStringLiteral(HEARTH_SOURCE_DIR);
+}
 
 }  // namespace hearth::test

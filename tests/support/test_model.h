@@ -18,10 +18,10 @@ QString source_dir();
 }  // namespace hearth::test
 
 // Declares `const QString model_path` or skips (fails in CI) when the model is missing.
-#define HEARTH_REQUIRE_MODEL(model_path)                                                    \
-    const QString model_path = ::hearth::test::default_model_path_if_present();             \
-    if ((model_path).isEmpty()) {                                                           \
-        if (::hearth::test::in_ci())                                                        \
+#define HEARTH_REQUIRE_MODEL(model_path)                                                         \
+    const QString model_path = ::hearth::test::default_model_path_if_present();                  \
+    if ((model_path).isEmpty()) {                                                                \
+        if (::hearth::test::in_ci())                                                             \
             QFAIL("default model missing in CI: run scripts/fetch-model (or set HEARTH_MODEL)"); \
-        QSKIP("default model not found: run scripts/fetch-model or set HEARTH_MODEL");      \
+        QSKIP("default model not found: run scripts/fetch-model or set HEARTH_MODEL");           \
     }

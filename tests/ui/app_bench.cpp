@@ -45,8 +45,9 @@ int main(int argc, char** argv) {
     const QCommandLineOption prompt_opt(QStringLiteral("prompt-file"),
                                         QStringLiteral("the message to send (UTF-8 text)"),
                                         QStringLiteral("file"));
-    const QCommandLineOption tokens_opt(QStringLiteral("max-tokens"), QStringLiteral("reply length"),
-                                        QStringLiteral("N"), QStringLiteral("256"));
+    const QCommandLineOption tokens_opt(QStringLiteral("max-tokens"),
+                                        QStringLiteral("reply length"), QStringLiteral("N"),
+                                        QStringLiteral("256"));
     const QCommandLineOption threads_opt(QStringLiteral("threads"),
                                          QStringLiteral("engine threads (0: the app's choice)"),
                                          QStringLiteral("N"), QStringLiteral("0"));
@@ -57,8 +58,10 @@ int main(int argc, char** argv) {
                                       QStringLiteral("name"), QStringLiteral("chat"));
     const QCommandLineOption no_frames_opt(
         QStringLiteral("no-frame-probe"),
-        QStringLiteral("do not force a frame every 16.7 ms (FrameProbe): the window draws only what changes"));
-    parser.addOptions({model_opt, prompt_opt, tokens_opt, threads_opt, kv_opt, page_opt, no_frames_opt});
+        QStringLiteral(
+            "do not force a frame every 16.7 ms (FrameProbe): the window draws only what changes"));
+    parser.addOptions(
+        {model_opt, prompt_opt, tokens_opt, threads_opt, kv_opt, page_opt, no_frames_opt});
     parser.process(app);
     if (!parser.isSet(model_opt) || !parser.isSet(prompt_opt))
         return fail(QStringLiteral("--model and --prompt-file are required"));
@@ -73,14 +76,17 @@ int main(int argc, char** argv) {
     QString error;
     if (!ui.start(QStringLiteral("light"), &error, parser.value(model_opt))) return fail(error);
     ui.chat->setMaxReplyTokens(max_tokens);
-    if (qEnvironmentVariableIsSet("TMP_UPDATE_MS")) ui.chat->setUpdateIntervalMs(qEnvironmentVariableIntValue("TMP_UPDATE_MS"));  // greedy, past end-of-turn: set by the harness
+    if (qEnvironmentVariableIsSet("TMP_UPDATE_MS"))
+        ui.chat->setUpdateIntervalMs(qEnvironmentVariableIntValue(
+            "TMP_UPDATE_MS"));  // greedy, past end-of-turn: set by the harness
 
     QSignalSpy created(ui.conversations, &ConversationListModel::conversationCreated);
     ui.conversations->createConversation(-1);
     if (!UiHarness::run_until([&] { return !created.isEmpty(); }, 10000))
         return fail(QStringLiteral("no conversation was created"));
     const qint64 conversation = created.at(0).at(0).toLongLong();
-    if (!UiHarness::run_until([&] { return ui.chat->conversationId() == conversation && ui.chat->canSend(); }, 10000))
+    if (!UiHarness::run_until(
+            [&] { return ui.chat->conversationId() == conversation && ui.chat->canSend(); }, 10000))
         return fail(QStringLiteral("the new chat did not open"));
     ui.show_page(parser.value(page_opt));
 
@@ -99,17 +105,18 @@ int main(int argc, char** argv) {
     QElapsedTimer clock;
     qint64 first_ns = -1;
     // The first token on screen: the reply row's text is no longer empty.
-    QObject::connect(ui.chat, &QAbstractItemModel::dataChanged, ui.chat,
-                     [&](const QModelIndex& from, const QModelIndex& to, const QList<int>& roles) {
-                         if (first_ns >= 0 || !(roles.isEmpty() || roles.contains(MessageListModel::TextRole)))
-                             return;
-                         for (int r = from.row(); r <= to.row(); ++r) {
-                             const QModelIndex i = ui.chat->index(r);
-                             if (i.data(MessageListModel::RoleRole).toString() == QLatin1String("assistant") &&
-                                 !i.data(MessageListModel::TextRole).toString().isEmpty())
-                                 first_ns = clock.nsecsElapsed();
-                         }
-                     });
+    QObject::connect(
+        ui.chat, &QAbstractItemModel::dataChanged, ui.chat,
+        [&](const QModelIndex& from, const QModelIndex& to, const QList<int>& roles) {
+            if (first_ns >= 0 || !(roles.isEmpty() || roles.contains(MessageListModel::TextRole)))
+                return;
+            for (int r = from.row(); r <= to.row(); ++r) {
+                const QModelIndex i = ui.chat->index(r);
+                if (i.data(MessageListModel::RoleRole).toString() == QLatin1String("assistant") &&
+                    !i.data(MessageListModel::TextRole).toString().isEmpty())
+                    first_ns = clock.nsecsElapsed();
+            }
+        });
     QSignalSpy finished(ui.chat, &MessageListModel::replyFinished);
     if (probe) probe->start_recording();
     clock.start();
@@ -132,12 +139,15 @@ int main(int argc, char** argv) {
     const double decode_s = static_cast<double>(end_ns - first_ns) / 1e9;
     QJsonObject out{
         {QStringLiteral("ttft_ms"), static_cast<double>(first_ns) / 1e6},
-        {QStringLiteral("decode_tokens_per_s"), generated > 1 && decode_s > 0 ? (generated - 1) / decode_s : 0.0},
+        {QStringLiteral("decode_tokens_per_s"),
+         generated > 1 && decode_s > 0 ? (generated - 1) / decode_s : 0.0},
         {QStringLiteral("generated_tokens"), generated},
-        {QStringLiteral("prompt_tokens"), reply.value(QStringLiteral("promptTokensCached")).toInt() +
-                                              reply.value(QStringLiteral("promptTokensComputed")).toInt()},
+        {QStringLiteral("prompt_tokens"),
+         reply.value(QStringLiteral("promptTokensCached")).toInt() +
+             reply.value(QStringLiteral("promptTokensComputed")).toInt()},
         {QStringLiteral("engine_ttft_ms"), reply.value(QStringLiteral("ttftMs")).toDouble()},
-        {QStringLiteral("engine_decode_tokens_per_s"), reply.value(QStringLiteral("tokensPerSecond")).toDouble()},
+        {QStringLiteral("engine_decode_tokens_per_s"),
+         reply.value(QStringLiteral("tokensPerSecond")).toDouble()},
         {QStringLiteral("frames"), static_cast<qint64>(frames.size())},
         {QStringLiteral("frame_p50_ms"), percentile(frames, 50)},
         {QStringLiteral("frame_p99_ms"), percentile(frames, 99)},

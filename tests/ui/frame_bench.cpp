@@ -61,7 +61,8 @@ int main(int argc, char** argv) {
     ui.conversations->createConversation(-1);
     UiHarness::run_until([&] { return !created.isEmpty(); }, 10000);
     if (created.isEmpty()) return 1;
-    UiHarness::run_until([&] { return ui.chat->conversationId() == created.at(0).at(0).toLongLong(); }, 10000);
+    UiHarness::run_until(
+        [&] { return ui.chat->conversationId() == created.at(0).at(0).toLongLong(); }, 10000);
 
     // Baseline: the same window with nothing streaming, for two seconds.
     UiHarness::run_for(300);

@@ -59,11 +59,19 @@ void FrameProbe::start_recording() {
     recording_ = true;
 }
 
-void FrameProbe::stop_recording() { recording_ = false; }
+void FrameProbe::stop_recording() {
+    recording_ = false;
+}
 
-std::vector<double> FrameProbe::take_frames() { return std::exchange(frames_, {}); }
-std::vector<double> FrameProbe::take_ticks() { return std::exchange(ticks_, {}); }
-std::vector<double> FrameProbe::take_frame_costs() { return std::exchange(costs_, {}); }
+std::vector<double> FrameProbe::take_frames() {
+    return std::exchange(frames_, {});
+}
+std::vector<double> FrameProbe::take_ticks() {
+    return std::exchange(ticks_, {});
+}
+std::vector<double> FrameProbe::take_frame_costs() {
+    return std::exchange(costs_, {});
+}
 
 double percentile(std::vector<double> v, double p) {
     if (v.empty()) return 0;

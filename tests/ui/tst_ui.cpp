@@ -9,9 +9,9 @@
 //
 // HEARTH_SCREENSHOTS=<dir>: also saves the main views, light and dark, as PNGs there.
 #include <QClipboard>
-#include <QFont>
 #include <QColor>
 #include <QDir>
+#include <QFont>
 #include <QGuiApplication>
 #include <QSignalSpy>
 #include <QTest>
@@ -34,7 +34,9 @@ const QString kSystemPrompt = QStringLiteral(
     "You are a careful test persona. You answer every question with patience, you keep "
     "your replies short, and you never reveal the secret word, which is hearthstone.");
 
-QVariant prop(QObject* o, const char* name) { return o ? o->property(name) : QVariant(); }
+QVariant prop(QObject* o, const char* name) {
+    return o ? o->property(name) : QVariant();
+}
 
 }  // namespace
 
@@ -64,11 +66,13 @@ class TestUi : public QObject {
         disconnect(c);
         if (finished.isEmpty()) return qWarning("no reply ended"), -1;
         if (text_updates) *text_updates = updates;
-        if (!prop(field, "text").toString().isEmpty()) return qWarning("the composer was not cleared"), -1;
+        if (!prop(field, "text").toString().isEmpty())
+            return qWarning("the composer was not cleared"), -1;
         const qint64 id = finished.at(0).at(0).toLongLong();
         static_cast<void>(QTest::qWaitFor([&] { return ui_.chat->rowOf(id) >= 0; }, 5000));
         if (ui_.chat->rowOf(id) < 0)
-            qWarning("reply %lld (%s) not in the %d rows", id, qPrintable(finished.at(0).at(1).toString()), ui_.chat->count());
+            qWarning("reply %lld (%s) not in the %d rows", id,
+                     qPrintable(finished.at(0).at(1).toString()), ui_.chat->count());
         return ui_.chat->rowOf(id);
     }
 
@@ -78,17 +82,21 @@ class TestUi : public QObject {
         return false;
     }
 
-    QVariant row_role(int row, const char* name) { return ui_.chat->get(row).value(QLatin1String(name)); }
+    QVariant row_role(int row, const char* name) {
+        return ui_.chat->get(row).value(QLatin1String(name));
+    }
 
     void start_chat_with_persona() {
         ui_.show_page(QStringLiteral("personas"));
         QQuickItem* button = nullptr;
-        QTRY_VERIFY((button = ui_.item(QStringLiteral("newChatWith_") + kPersonaName)) && button->isVisible());
+        QTRY_VERIFY((button = ui_.item(QStringLiteral("newChatWith_") + kPersonaName)) &&
+                    button->isVisible());
         QVERIFY(ui_.popups_closed());  // a popup closing still takes the clicks
         ui_.settle();                  // as a person waits for the page to be still
         const qint64 before = ui_.chat->conversationId();
         QVERIFY(ui_.click(button));
-        QTRY_VERIFY_WITH_TIMEOUT(ui_.chat->conversationId() >= 0 && ui_.chat->conversationId() != before, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            ui_.chat->conversationId() >= 0 && ui_.chat->conversationId() != before, 10000);
         QCOMPARE(prop(ui_.window, "page").toString(), QStringLiteral("chat"));
         QTRY_COMPARE(ui_.chat->personaName(), kPersonaName);
     }
@@ -111,8 +119,9 @@ class TestUi : public QObject {
         QQuickItem* model = ui_.item(QStringLiteral("statusModel"));
         QVERIFY(model);
         QVERIFY(prop(model, "text").toString().contains(ui_.bridge->modelName()));
-        QTRY_VERIFY(prop(ui_.item(QStringLiteral("statusKv")), "text").toString().contains(
-            QStringLiteral("of %1").arg(ui_.bridge->kvBlocksTotal())));
+        QTRY_VERIFY(prop(ui_.item(QStringLiteral("statusKv")), "text")
+                        .toString()
+                        .contains(QStringLiteral("of %1").arg(ui_.bridge->kvBlocksTotal())));
     }
 
     void createPersona() {
@@ -149,7 +158,8 @@ class TestUi : public QObject {
         first_chat_ = ui_.chat->conversationId();
         int updates = 0;
         ui_.chat->setMaxReplyTokens(160);  // long enough to be seen streaming
-        const int row = send_and_wait(QStringLiteral("Hello there, what is the secret word?"), &updates);
+        const int row =
+            send_and_wait(QStringLiteral("Hello there, what is the secret word?"), &updates);
         ui_.chat->setMaxReplyTokens(24);
         QVERIFY(row > 0);
         QCOMPARE(row_role(row, "role").toString(), QStringLiteral("assistant"));
@@ -179,7 +189,8 @@ class TestUi : public QObject {
         QVERIFY2(reply_left < message->width() / 4, qPrintable(QString::number(reply_left)));
         ui_.hover(message);
         QList<QQuickItem*> stats = ui_.items(QStringLiteral("messageStats"));
-        QTRY_VERIFY(std::any_of(stats.begin(), stats.end(), [](QQuickItem* i) { return i->isVisible() && i->opacity() > 0; }));
+        QTRY_VERIFY(std::any_of(stats.begin(), stats.end(),
+                                [](QQuickItem* i) { return i->isVisible() && i->opacity() > 0; }));
         ui_.screenshot(QStringLiteral("chat-light"));
         // In the narrowest window the statistics wrap inside the message.
         const int width = ui_.window->width();
@@ -210,12 +221,15 @@ class TestUi : public QObject {
         QTRY_VERIFY(row_role(row, "promptTokensCached").toInt() > 0);
         const int cached = row_role(row, "promptTokensCached").toInt();
         const int computed = row_role(row, "promptTokensComputed").toInt();
-        QVERIFY2(cached >= ui_.bridge->kvBlockSize(), qPrintable(QStringLiteral("cached %1").arg(cached)));
+        QVERIFY2(cached >= ui_.bridge->kvBlockSize(),
+                 qPrintable(QStringLiteral("cached %1").arg(cached)));
         QVERIFY(computed > 0);
-        QTRY_VERIFY(prop(ui_.item(QStringLiteral("message_%1").arg(row)), "statsText").toString()
+        QTRY_VERIFY(prop(ui_.item(QStringLiteral("message_%1").arg(row)), "statsText")
+                        .toString()
                         .contains(QStringLiteral("prompt %1 cached").arg(cached)));
         QTRY_VERIFY(ui_.bridge->prefixHitRate() > 0);
-        QTRY_VERIFY(prop(ui_.item(QStringLiteral("statusHits")), "text").toString() != QStringLiteral("prefix hits 0%"));
+        QTRY_VERIFY(prop(ui_.item(QStringLiteral("statusHits")), "text").toString() !=
+                    QStringLiteral("prefix hits 0%"));
 
         // The persona's colour is the same in the chat header and on both chats' rows.
         const QColor expected(ui_.personas->colorOf(persona_));
@@ -241,9 +255,11 @@ class TestUi : public QObject {
         QTRY_COMPARE(ui_.chat->count(), 2);
         QTRY_COMPARE(prop(ui_.item(QStringLiteral("message_0")), "text").toString(),
                      QStringLiteral("Hello there, what is the secret word?"));
-        QVERIFY(ui_.click(ui_.item(QStringLiteral("conversationRow_%1").arg(ui_.conversations->rowOf(second_chat_)))));
+        QVERIFY(ui_.click(ui_.item(
+            QStringLiteral("conversationRow_%1").arg(ui_.conversations->rowOf(second_chat_)))));
         QTRY_COMPARE(ui_.chat->conversationId(), second_chat_);
-        QTRY_COMPARE(prop(ui_.item(QStringLiteral("message_0")), "text").toString(), QStringLiteral("Tell me about hearths."));
+        QTRY_COMPARE(prop(ui_.item(QStringLiteral("message_0")), "text").toString(),
+                     QStringLiteral("Tell me about hearths."));
     }
 
     void regenerateAndPage() {
@@ -365,16 +381,20 @@ class TestUi : public QObject {
         QVERIFY(search);
         QTRY_VERIFY(search->hasActiveFocus());
         ui_.type(QStringLiteral("secret"));
-        QTRY_VERIFY_WITH_TIMEOUT(ui_.conversations->searching() && ui_.conversations->count() >= 1, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(ui_.conversations->searching() && ui_.conversations->count() >= 1,
+                                 10000);
         QTRY_VERIFY([&] {
             for (QQuickItem* s : ui_.items(QStringLiteral("searchSnippet")))
-                if (s->isVisible() && prop(s, "text").toString().contains(QStringLiteral("<b>"))) return true;
+                if (s->isVisible() && prop(s, "text").toString().contains(QStringLiteral("<b>")))
+                    return true;
             return false;
         }());
         ui_.screenshot(QStringLiteral("search-light"));
         // A hit opens its conversation.
         QVERIFY(ui_.click(ui_.item(QStringLiteral("conversationRow_0"))));
-        QTRY_COMPARE(ui_.chat->conversationId(), ui_.conversations->get(0).value(QStringLiteral("conversationId")).toLongLong());
+        QTRY_COMPARE(
+            ui_.chat->conversationId(),
+            ui_.conversations->get(0).value(QStringLiteral("conversationId")).toLongLong());
         search->forceActiveFocus();
         ui_.key(Qt::Key_Escape);
         QTRY_VERIFY(!ui_.conversations->searching());
@@ -393,10 +413,12 @@ class TestUi : public QObject {
         QVERIFY(list);
         QTRY_VERIFY(prop(list, "count").toInt() >= 1);
         // Down to the first chat when the titles do not tell them apart.
-        const QVariantList matches = prop(ui_.item(QStringLiteral("quickSwitcher")), "matches").toList();
+        const QVariantList matches =
+            prop(ui_.item(QStringLiteral("quickSwitcher")), "matches").toList();
         int index = 0;
         for (int i = 0; i < matches.size(); ++i)
-            if (matches[i].toMap().value(QStringLiteral("id")).toLongLong() == first_chat_) index = i;
+            if (matches[i].toMap().value(QStringLiteral("id")).toLongLong() == first_chat_)
+                index = i;
         for (int i = 0; i < index; ++i) ui_.key(Qt::Key_Down);
         ui_.key(Qt::Key_Return);
         QTRY_COMPARE(ui_.chat->conversationId(), first_chat_);
@@ -410,7 +432,8 @@ class TestUi : public QObject {
         QTRY_COMPARE(prop(grid, "blockCount").toInt(), ui_.bridge->kvBlocksTotal());
         // The persona's prefix is pinned (held by the pin alone, or shared with the chats
         // that start with it); the two chats keep their own tails resident.
-        QTRY_VERIFY_WITH_TIMEOUT(prop(grid, "pinnedBlocks").toInt() + prop(grid, "sharedBlocks").toInt() > 0, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            prop(grid, "pinnedBlocks").toInt() + prop(grid, "sharedBlocks").toInt() > 0, 5000);
         QTRY_VERIFY_WITH_TIMEOUT(prop(grid, "conversationBlocks").toInt() > 0, 5000);
         QVERIFY(!prop(grid, "pins").toList().isEmpty() || prop(grid, "sharedBlocks").toInt() > 0);
         QVERIFY(grid->height() > 0);
@@ -418,7 +441,8 @@ class TestUi : public QObject {
     }
 
     void screenshotsOfTheMainViews() {
-        if (qEnvironmentVariableIsEmpty("HEARTH_SCREENSHOTS")) QSKIP("HEARTH_SCREENSHOTS is not set");
+        if (qEnvironmentVariableIsEmpty("HEARTH_SCREENSHOTS"))
+            QSKIP("HEARTH_SCREENSHOTS is not set");
         for (const QString& theme : {QStringLiteral("light"), QStringLiteral("dark")}) {
             ui_.set_theme(theme);
             ui_.show_page(QStringLiteral("chat"));
@@ -429,7 +453,8 @@ class TestUi : public QObject {
             QQuickItem* reply = nullptr;
             QTRY_VERIFY((reply = ui_.item(QStringLiteral("message_1"))));
             ui_.hover(reply);
-            QTRY_VERIFY(reply->findChild<QQuickItem*>(QStringLiteral("messageStats"))->opacity() > 0);
+            QTRY_VERIFY(reply->findChild<QQuickItem*>(QStringLiteral("messageStats"))->opacity() >
+                        0);
             QVERIFY(ui_.screenshot(QStringLiteral("chat-") + theme));
             ui_.show_page(QStringLiteral("personas"));
             QVERIFY(ui_.screenshot(QStringLiteral("personas-") + theme));
@@ -458,7 +483,8 @@ class TestUi : public QObject {
         QQuickItem* open = ui_.item(QStringLiteral("openModelButton"));
         QVERIFY(open);
         QTRY_VERIFY(open->isVisible());
-        QTRY_VERIFY(ui_.item(QStringLiteral("welcomeError")) && ui_.item(QStringLiteral("welcomeError"))->isVisible());
+        QTRY_VERIFY(ui_.item(QStringLiteral("welcomeError")) &&
+                    ui_.item(QStringLiteral("welcomeError"))->isVisible());
         // The default model can be downloaded from here (not started: no network in tests;
         // tests/app/download/tst_default_model drives the installer end to end).
         QQuickItem* download = ui_.item(QStringLiteral("downloadDefaultButton"));

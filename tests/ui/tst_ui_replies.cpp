@@ -17,7 +17,9 @@ namespace {
 
 constexpr int kReplyTimeoutMs = 60000;
 
-QVariant prop(QObject* o, const char* name) { return o ? o->property(name) : QVariant(); }
+QVariant prop(QObject* o, const char* name) {
+    return o ? o->property(name) : QVariant();
+}
 
 }  // namespace
 
@@ -68,7 +70,8 @@ class TestUiReplies : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
         QVERIFY(ui_.chat->conversationId() >= 0);
         QTRY_COMPARE(ui_.chat->count(), 2);
-        QCOMPARE(ui_.chat->get(0).value(QStringLiteral("text")).toString(), QStringLiteral("Hello from nowhere"));
+        QCOMPARE(ui_.chat->get(0).value(QStringLiteral("text")).toString(),
+                 QStringLiteral("Hello from nowhere"));
         QTRY_COMPARE(prop(ui_.item(QStringLiteral("composerField")), "text").toString(), QString());
     }
 
@@ -147,23 +150,27 @@ class TestUiReplies : public QObject {
         ui_.key(Qt::Key_F, Qt::ControlModifier);
         ui_.type(QStringLiteral("nowhere"));
         // (The list holds the conversations until the hits arrive.)
-        QTRY_VERIFY_WITH_TIMEOUT(ui_.conversations->count() >= 1 &&
-                                     ui_.conversations->get(0).value(QStringLiteral("isSearchHit")).toBool(),
-                                 10000);
-        QCOMPARE(ui_.conversations->get(0).value(QStringLiteral("conversationId")).toLongLong(), chat);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            ui_.conversations->count() >= 1 &&
+                ui_.conversations->get(0).value(QStringLiteral("isSearchHit")).toBool(),
+            10000);
+        QCOMPARE(ui_.conversations->get(0).value(QStringLiteral("conversationId")).toLongLong(),
+                 chat);
         QSignalSpy revealed(ui_.chat, &MessageListModel::messageRevealed);
         QVERIFY(ui_.click(ui_.item(QStringLiteral("conversationRow_0"))));
         QTRY_COMPARE(ui_.chat->conversationId(), chat);
         QTRY_COMPARE(revealed.count(), 1);
         QCOMPARE(revealed.at(0).at(0).toInt(), 0);
         QQuickItem* list = ui_.item(QStringLiteral("messageList"));
-        QTRY_VERIFY_WITH_TIMEOUT([&] {
-            QQuickItem* first = ui_.item(QStringLiteral("message_0"));
-            if (!first) return false;
-            const qreal top = first->mapToScene(QPointF(0, 0)).y();
-            const qreal list_top = list->mapToScene(QPointF(0, 0)).y();
-            return top >= list_top - 1 && top < list_top + list->height() / 2;
-        }(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                QQuickItem* first = ui_.item(QStringLiteral("message_0"));
+                if (!first) return false;
+                const qreal top = first->mapToScene(QPointF(0, 0)).y();
+                const qreal list_top = list->mapToScene(QPointF(0, 0)).y();
+                return top >= list_top - 1 && top < list_top + list->height() / 2;
+            }(),
+            5000);
         QQuickItem* search = ui_.item(QStringLiteral("searchField"));
         search->forceActiveFocus();
         ui_.key(Qt::Key_Escape);
@@ -186,12 +193,14 @@ class TestUiReplies : public QObject {
         QObject* dialog = ui_.window->findChild<QObject*>(QStringLiteral("chatSettingsDialog"));
         QVERIFY(dialog);
         QMetaObject::invokeMethod(dialog, "accept");
-        QTRY_COMPARE(ui_.chat->conversationSampling().value(QStringLiteral("maxTokens")).toInt(), 7);
+        QTRY_COMPARE(ui_.chat->conversationSampling().value(QStringLiteral("maxTokens")).toInt(),
+                     7);
         QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
         type_and_send(QStringLiteral("Short now"));
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
         const int row_of_reply = ui_.chat->rowOf(finished.at(0).at(0).toLongLong());
-        QTRY_COMPARE(ui_.chat->get(row_of_reply).value(QStringLiteral("generatedTokens")).toInt(), 7);
+        QTRY_COMPARE(ui_.chat->get(row_of_reply).value(QStringLiteral("generatedTokens")).toInt(),
+                     7);
     }
 };
 

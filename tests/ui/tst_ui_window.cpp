@@ -22,7 +22,9 @@
 
 namespace {
 
-QVariant prop(QObject* o, const char* name) { return o ? o->property(name) : QVariant(); }
+QVariant prop(QObject* o, const char* name) {
+    return o ? o->property(name) : QVariant();
+}
 
 // Every Qt message of the run, to look for warnings.
 QStringList& messages() {
@@ -52,7 +54,9 @@ class TestUiWindow : public QObject {
     // that the module's singletons are in scope as they are for its own files).
     QVariant evaluate(const QString& expression) {
         QQmlComponent c(ui_.engine.get());
-        c.setData(QStringLiteral("import QtQuick\nQtObject { property var v: %1 }").arg(expression).toUtf8(),
+        c.setData(QStringLiteral("import QtQuick\nQtObject { property var v: %1 }")
+                      .arg(expression)
+                      .toUtf8(),
                   QUrl(QStringLiteral("qrc:/Hearth/evaluate.qml")));
         std::unique_ptr<QObject> o(c.create());
         if (!o) qWarning("%s", qPrintable(c.errorString()));
@@ -72,7 +76,8 @@ class TestUiWindow : public QObject {
         for (const char* name : {"storeErrorBanner", "actionErrorBanner", "modelErrorBanner"}) {
             QQuickItem* banner = ui_.item(QLatin1String(name));
             QVERIFY(banner);
-            QVERIFY2(prop(banner, "text").toString().isEmpty(), qPrintable(prop(banner, "text").toString()));
+            QVERIFY2(prop(banner, "text").toString().isEmpty(),
+                     qPrintable(prop(banner, "text").toString()));
         }
         QVERIFY(!messages().join(QLatin1Char('\n')).contains(QLatin1String("not open")));
     }
@@ -89,13 +94,16 @@ class TestUiWindow : public QObject {
         QQuickItem* flat = nullptr;
         QTRY_VERIFY([&] {
             for (QQuickItem* i : ui_.items(QStringLiteral("flatElevation")))
-                if (combo->isAncestorOf(i) && i->isVisible() && i->width() > 0 && i->height() > 0) flat = i;
+                if (combo->isAncestorOf(i) && i->isVisible() && i->width() > 0 && i->height() > 0)
+                    flat = i;
             return flat != nullptr;
         }());
-        QCOMPARE(prop(flat, "color").value<QColor>(), prop(combo->property("background").value<QQuickItem*>(), "color").value<QColor>());
+        QCOMPARE(prop(flat, "color").value<QColor>(),
+                 prop(combo->property("background").value<QQuickItem*>(), "color").value<QColor>());
         QVERIFY(colour_in(ui_, flat, 0.5, 0.0) != colour_in(ui_, flat, 0.5, 0.5));  // the hairline
         // The combo box is wide enough for its longest entry.
-        QVERIFY2(combo->width() >= prop(combo, "implicitContentWidth").toReal(), qPrintable(QString::number(combo->width())));
+        QVERIFY2(combo->width() >= prop(combo, "implicitContentWidth").toReal(),
+                 qPrintable(QString::number(combo->width())));
         // A long label wraps in its column instead of running under its slider.
         QQuickItem* slider = ui_.item(QStringLiteral("pinnedShareSlider"));
         QVERIFY(slider);
@@ -103,7 +111,8 @@ class TestUiWindow : public QObject {
         QQuickItem* label = row->childItems().value(0);
         QVERIFY(label);
         const qreal label_right = label->mapToScene(QPointF(label->width(), 0)).x();
-        QVERIFY2(label_right <= slider->mapToScene(QPointF(0, 0)).x(), qPrintable(prop(label, "text").toString()));
+        QVERIFY2(label_right <= slider->mapToScene(QPointF(0, 0)).x(),
+                 qPrintable(prop(label, "text").toString()));
         QVERIFY(prop(label, "lineCount").toInt() >= 1 && !prop(label, "truncated").toBool());
 
         ui_.show_page(QStringLiteral("chat"));
@@ -113,7 +122,8 @@ class TestUiWindow : public QObject {
         ui_.click(field);
         ui_.type(QStringLiteral("hi"));
         QQuickItem* send = nullptr;
-        QTRY_VERIFY((send = ui_.item(QStringLiteral("sendButton"))) && prop(send, "enabled").toBool());
+        QTRY_VERIFY((send = ui_.item(QStringLiteral("sendButton"))) &&
+                    prop(send, "enabled").toBool());
         // The round button's disc in the accent colour, not the composer's background.
         const QColor disc = colour_in(ui_, send, 0.3, 0.5);
         QVERIFY2(disc.red() > disc.blue() + 60, qPrintable(disc.name()));
@@ -132,26 +142,35 @@ class TestUiWindow : public QObject {
         QCOMPARE(icons.size(), 1);
         QVERIFY(Glyphs::canRender(QStringLiteral("A")));
         QVERIFY(!Glyphs::canRender(QString(QChar(0xE000))));  // a private-use character
-        QCOMPARE(evaluate(QStringLiteral("AvatarIcons.iconFor(\"🔥\")")).toString(), QStringLiteral("flame"));
-        QCOMPARE(evaluate(QStringLiteral("AvatarIcons.iconFor(\"icon:cap\")")).toString(), QStringLiteral("cap"));
-        QCOMPARE(evaluate(QStringLiteral("AvatarIcons.iconFor(\"icon:nope\")")).toString(), QString());
+        QCOMPARE(evaluate(QStringLiteral("AvatarIcons.iconFor(\"🔥\")")).toString(),
+                 QStringLiteral("flame"));
+        QCOMPARE(evaluate(QStringLiteral("AvatarIcons.iconFor(\"icon:cap\")")).toString(),
+                 QStringLiteral("cap"));
+        QCOMPARE(evaluate(QStringLiteral("AvatarIcons.iconFor(\"icon:nope\")")).toString(),
+                 QString());
         ui_.show_page(QStringLiteral("chat"));
     }
 
     // Times and sizes in the units people read.
     void humanUnits() {
-        QCOMPARE(evaluate(QStringLiteral("Format.duration(222722)")).toString(), QStringLiteral("3 min 43 s"));
-        QCOMPARE(evaluate(QStringLiteral("Format.duration(850)")).toString(), QStringLiteral("850 ms"));
-        QCOMPARE(evaluate(QStringLiteral("Format.duration(2440)")).toString(), QStringLiteral("2.4 s"));
-        QCOMPARE(evaluate(QStringLiteral("Format.duration(3900000)")).toString(), QStringLiteral("1 h 5 min"));
-        QCOMPARE(evaluate(QStringLiteral("Format.bytes(368050176)")).toString(), QStringLiteral("351.0 MiB"));
+        QCOMPARE(evaluate(QStringLiteral("Format.duration(222722)")).toString(),
+                 QStringLiteral("3 min 43 s"));
+        QCOMPARE(evaluate(QStringLiteral("Format.duration(850)")).toString(),
+                 QStringLiteral("850 ms"));
+        QCOMPARE(evaluate(QStringLiteral("Format.duration(2440)")).toString(),
+                 QStringLiteral("2.4 s"));
+        QCOMPARE(evaluate(QStringLiteral("Format.duration(3900000)")).toString(),
+                 QStringLiteral("1 h 5 min"));
+        QCOMPARE(evaluate(QStringLiteral("Format.bytes(368050176)")).toString(),
+                 QStringLiteral("351.0 MiB"));
     }
 
     // Ctrl+K lists every chat even while the sidebar shows search hits.
     void quickSwitcherWhileSearching() {
         ui_.conversations->createConversation(-1, QStringLiteral("Alpha notes"));
         ui_.conversations->createConversation(-1, QStringLiteral("Beta notes"));
-        QTRY_VERIFY2(ui_.conversations->count() >= 2, qPrintable(QString::number(ui_.conversations->count())));
+        QTRY_VERIFY2(ui_.conversations->count() >= 2,
+                     qPrintable(QString::number(ui_.conversations->count())));
         ui_.key(Qt::Key_F, Qt::ControlModifier);
         ui_.type(QStringLiteral("nothingmatchesthis"));
         QTRY_VERIFY(ui_.conversations->searching());
@@ -217,12 +236,16 @@ class TestUiWindow : public QObject {
         QTRY_VERIFY((kept = ui_.item(QStringLiteral("memoryStat_Conversations kept"))));
         QQuickItem* value = kept->findChild<QQuickItem*>(QStringLiteral("memoryStatValue"));
         QVERIFY(value);
-        QTRY_COMPARE(prop(value, "text").toString(), QString::number(ui_.bridge->conversationsResident()));
-        QVERIFY(prop(ui_.item(QStringLiteral("statusResident")), "text").toString().startsWith(
-            QString::number(ui_.bridge->conversationsResident())));
+        QTRY_COMPARE(prop(value, "text").toString(),
+                     QString::number(ui_.bridge->conversationsResident()));
+        QVERIFY(prop(ui_.item(QStringLiteral("statusResident")), "text")
+                    .toString()
+                    .startsWith(QString::number(ui_.bridge->conversationsResident())));
         // Sizes in binary units, named so.
         QVERIFY(ui_.item(QStringLiteral("memoryIntro")));
-        QVERIFY(prop(ui_.item(QStringLiteral("memoryIntro")), "text").toString().contains(QStringLiteral("MiB")));
+        QVERIFY(prop(ui_.item(QStringLiteral("memoryIntro")), "text")
+                    .toString()
+                    .contains(QStringLiteral("MiB")));
         ui_.show_page(QStringLiteral("chat"));
     }
 

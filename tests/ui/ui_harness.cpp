@@ -3,7 +3,6 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
-#include <QTimer>
 #include <QGuiApplication>
 #include <QImage>
 #include <QPointer>
@@ -11,6 +10,7 @@
 #include <QSGRendererInterface>
 #include <QStandardPaths>
 #include <QTest>
+#include <QTimer>
 #include <QtQml/QQmlExtensionPlugin>
 
 #include <fstream>
@@ -88,7 +88,8 @@ bool UiHarness::start(const QString& theme, QString* error, const QString& model
         if (!bytes) return *error = QStringLiteral("no synthetic model"), false;
         model_path = dir.filePath(QStringLiteral("synthetic.gguf"));
         std::ofstream(model_path.toStdString(), std::ios::binary)
-            .write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
+            .write(reinterpret_cast<const char*>(bytes->data()),
+                   static_cast<std::streamsize>(bytes->size()));
     } else {
         model_path = model;
         real_model = true;
@@ -113,7 +114,8 @@ bool UiHarness::start(const QString& theme, QString* error, const QString& model
         return *error = QStringLiteral("a view model is missing"), false;
     window->resize(1200, 780);
     window->requestActivate();
-    if (!QTest::qWaitForWindowExposed(window)) return *error = QStringLiteral("window not exposed"), false;
+    if (!QTest::qWaitForWindowExposed(window))
+        return *error = QStringLiteral("window not exposed"), false;
     // Deterministic replies that run to their length.
     // Deterministic replies; on the synthetic model they run to their length (its text is
     // noise), a real model ends its turn as it would in the app.
@@ -122,9 +124,12 @@ bool UiHarness::start(const QString& theme, QString* error, const QString& model
     chat->setMaxReplyTokens(24);
     QElapsedTimer t;
     t.start();
-    static_cast<void>(QTest::qWaitFor([this] { return bridge->loaded() && store->ready(); }, 60000));
-    if (!bridge->loaded()) return *error = QStringLiteral("model not loaded: ") + bridge->errorString(), false;
-    if (!store->ready()) return *error = QStringLiteral("store not open: ") + store->errorString(), false;
+    static_cast<void>(
+        QTest::qWaitFor([this] { return bridge->loaded() && store->ready(); }, 60000));
+    if (!bridge->loaded())
+        return *error = QStringLiteral("model not loaded: ") + bridge->errorString(), false;
+    if (!store->ready())
+        return *error = QStringLiteral("store not open: ") + store->errorString(), false;
     return true;
 }
 
@@ -164,7 +169,8 @@ bool UiHarness::click(QQuickItem* item, Qt::MouseButton button) {
 
 void UiHarness::hover(QQuickItem* item) {
     if (!item) return;
-    const QPointF c = item->mapToScene(QPointF(item->width() / 2, std::min(item->height() / 2, 20.0)));
+    const QPointF c =
+        item->mapToScene(QPointF(item->width() / 2, std::min(item->height() / 2, 20.0)));
     QTest::mouseMove(window, c.toPoint());
     QCoreApplication::processEvents();
 }
@@ -173,8 +179,10 @@ void UiHarness::type(const QString& text) {
     // QTest::keyClicks is for widgets; a window gets one key at a time.
     for (const QChar c : text) {
         const char ch = c.toLatin1();
-        if (ch == '\n') QTest::keyClick(window, Qt::Key_Return, Qt::ShiftModifier);
-        else QTest::keyClick(window, ch);
+        if (ch == '\n')
+            QTest::keyClick(window, Qt::Key_Return, Qt::ShiftModifier);
+        else
+            QTest::keyClick(window, ch);
     }
     QCoreApplication::processEvents();
 }

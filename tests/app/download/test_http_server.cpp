@@ -136,5 +136,6 @@ QByteArray small_synthetic_model() {
     spec.n_ff = 256;
     auto bytes = hearth::make_synthetic_model(spec);
     if (!bytes) return {};
-    return QByteArray(reinterpret_cast<const char*>(bytes->data()), static_cast<qsizetype>(bytes->size()));
+    return QByteArray(reinterpret_cast<const char*>(bytes->data()),
+                      static_cast<qsizetype>(bytes->size()));
 }

@@ -1,5 +1,6 @@
-// AppSettings: defaults (the engine's, but for the repeat penalty), a round trip through an INI file, clamping of
-// bad values from setters and from a hand-edited file, and the engine-facing accessors.
+// AppSettings: defaults (the engine's, but for the repeat penalty), a round trip through an INI
+// file, clamping of bad values from setters and from a hand-edited file, and the engine-facing
+// accessors.
 #include <QCoreApplication>
 #include <QSettings>
 #include <QSignalSpy>
@@ -326,8 +327,8 @@ void TestAppSettings::defaultLocation() {
         QCOMPARE(s.topK(), 17);  // moved over
         s.setTopK(5);
     }
-    QVERIFY(QSettings(QSettings::NativeFormat, QSettings::UserScope, QStringLiteral("Unknown Organization"),
-                      QStringLiteral("Hearth"))
+    QVERIFY(QSettings(QSettings::NativeFormat, QSettings::UserScope,
+                      QStringLiteral("Unknown Organization"), QStringLiteral("Hearth"))
                 .allKeys()
                 .isEmpty());
     AppSettings again;

@@ -29,10 +29,11 @@ QVariantList expected_segments(const QString& text) {
     QVariantList out;
     for (const MarkdownSegment& s : split_markdown(text)) {
         const bool code = s.kind == MarkdownSegment::Kind::Code;
-        out.append(QVariantMap{{QStringLiteral("kind"), code ? QStringLiteral("code") : QStringLiteral("text")},
-                               {QStringLiteral("text"), s.text},
-                               {QStringLiteral("language"), s.language},
-                               {QStringLiteral("open"), s.open}});
+        out.append(QVariantMap{
+            {QStringLiteral("kind"), code ? QStringLiteral("code") : QStringLiteral("text")},
+            {QStringLiteral("text"), s.text},
+            {QStringLiteral("language"), s.language},
+            {QStringLiteral("open"), s.open}});
     }
     return out;
 }
@@ -44,7 +45,8 @@ QString write_model(const QTemporaryDir& dir, const QString& name, const Synthet
     if (!dir.isValid() || !bytes) qFatal("no temporary folder or synthetic model");
     const QString path = dir.filePath(name);
     std::ofstream(path.toStdString(), std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
+        .write(reinterpret_cast<const char*>(bytes->data()),
+               static_cast<std::streamsize>(bytes->size()));
     return path;
 }
 
@@ -101,7 +103,8 @@ int send_and_wait(App& app, const QString& text) {
 bool settle(App& app) {
     for (int round = 0; round < 2; ++round) {
         bool done = false;
-        app.store.run<void>([](store::Store&) { return Result<void>(); }, [&](Result<void>) { done = true; });
+        app.store.run<void>([](store::Store&) { return Result<void>(); },
+                            [&](Result<void>) { done = true; });
         if (!QTest::qWaitFor([&] { return done; }, 10000)) return false;
     }
     return true;

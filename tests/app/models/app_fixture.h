@@ -52,7 +52,8 @@ class AppFixture {
     // Opens a fresh store (no fsync per commit: tests), wires the models and (load) loads
     // the synthetic model; replies are greedy and run to their length. Check
     // QTest::currentTestFailed() after it.
-    void start(App& app, const QString& db_name, bool load = true, const QString& model = QString()) const;
+    void start(App& app, const QString& db_name, bool load = true,
+               const QString& model = QString()) const;
 
   private:
     QTemporaryDir dir_;
@@ -68,8 +69,8 @@ int send_and_wait(App& app, const QString& text);
 // twice, so that reloads started by those callbacks have landed too.
 bool settle(App& app);
 
-#define START(fixture, ...)                          \
-    do {                                             \
-        (fixture).start(__VA_ARGS__);                \
-        if (QTest::currentTestFailed()) return;      \
+#define START(fixture, ...)                     \
+    do {                                        \
+        (fixture).start(__VA_ARGS__);           \
+        if (QTest::currentTestFailed()) return; \
     } while (false)

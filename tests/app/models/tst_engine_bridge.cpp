@@ -114,7 +114,8 @@ class TestEngineBridge : public QObject {
         r.stop_at_end_of_generation = false;
         const qint64 id = bridge.submit(r);
         QVERIFY(id > 0);
-        QTRY_VERIFY_WITH_TIMEOUT(!kinds.empty() && kinds.back() == sched::EventKind::Finished, kReplyTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!kinds.empty() && kinds.back() == sched::EventKind::Finished,
+                                 kReplyTimeoutMs);
         QVERIFY(on_gui);
         QCOMPARE(std::count(kinds.begin(), kinds.end(), sched::EventKind::Token), 6);
         QTRY_VERIFY(bridge.tokensPerSecond() >= 0);
@@ -130,7 +131,8 @@ class TestEngineBridge : public QObject {
         bridge.load(fixture_.model_path());
         QTRY_COMPARE_WITH_TIMEOUT(model_changed.count(), 2, kLoadTimeoutMs);
         QCOMPARE(about.count(), 1);
-        QTRY_VERIFY_WITH_TIMEOUT(!kinds.empty() && kinds.back() == sched::EventKind::Finished, kReplyTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!kinds.empty() && kinds.back() == sched::EventKind::Finished,
+                                 kReplyTimeoutMs);
         bridge.unload();
         QVERIFY(!bridge.loaded());
     }
@@ -149,18 +151,23 @@ class TestEngineBridge : public QObject {
         QCOMPARE(inspector.status(), QStringLiteral("ready"));
         QCOMPARE(inspector.modelPath(), fixture_.model_path());
         QCOMPARE(inspector.facts().value(QStringLiteral("name")).toString(), bridge.modelName());
-        QCOMPARE(inspector.facts().value(QStringLiteral("architecture")).toString(), QStringLiteral("llama"));
+        QCOMPARE(inspector.facts().value(QStringLiteral("architecture")).toString(),
+                 QStringLiteral("llama"));
         const QVariantList tokens = inspector.tokenize(QStringLiteral("héllo"), false);
         std::vector<int32_t> ids;
-        for (const QVariant& t : tokens) ids.push_back(t.toMap().value(QStringLiteral("id")).toInt());
+        for (const QVariant& t : tokens)
+            ids.push_back(t.toMap().value(QStringLiteral("id")).toInt());
         QCOMPARE(ids, bridge.tokenizer()->encode("héllo", false));
 
         QCOMPARE(ModelInspector::readable_piece("plain"), QStringLiteral("plain"));
         QCOMPARE(ModelInspector::readable_piece("\xe2"), QStringLiteral("<0xE2>"));
         QCOMPARE(ModelInspector::readable_piece("a\xe2\x82"), QStringLiteral("a<0xE2><0x82>"));
-        QCOMPARE(ModelInspector::readable_piece("\xe2\x82\xac!"), QString::fromUtf8("\xe2\x82\xac!"));  // €
-        QCOMPARE(ModelInspector::readable_piece("\xc0\xaf"), QStringLiteral("<0xC0><0xAF>"));  // overlong
-        QCOMPARE(ModelInspector::readable_piece("\xf0\x9f\x91"), QStringLiteral("<0xF0><0x9F><0x91>"));
+        QCOMPARE(ModelInspector::readable_piece("\xe2\x82\xac!"),
+                 QString::fromUtf8("\xe2\x82\xac!"));  // €
+        QCOMPARE(ModelInspector::readable_piece("\xc0\xaf"),
+                 QStringLiteral("<0xC0><0xAF>"));  // overlong
+        QCOMPARE(ModelInspector::readable_piece("\xf0\x9f\x91"),
+                 QStringLiteral("<0xF0><0x9F><0x91>"));
 
         const QString bad = fixture_.path(QStringLiteral("not-a-model.gguf"));
         std::ofstream(bad.toStdString()) << "GGUF but not really";

@@ -22,14 +22,20 @@ class TestListModels : public QObject {
         // The default "Assistant" is kept warm: pinned once the model is there.
         int assistant = -1;
         for (int i = 0; i < app.personas.count(); ++i)
-            if (role(app.personas, i, "name").toString() == QLatin1String("Assistant")) assistant = i;
+            if (role(app.personas, i, "name").toString() == QLatin1String("Assistant"))
+                assistant = i;
         QVERIFY(assistant >= 0);
         QVERIFY(role(app.personas, assistant, "keepWarm").toBool());
-        QTRY_COMPARE_WITH_TIMEOUT(role(app.personas, app.personas.rowOf(role(app.personas, assistant, "personaId").toLongLong()), "warmState").toString(),
-                                  QStringLiteral("pinned"), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            role(app.personas,
+                 app.personas.rowOf(role(app.personas, assistant, "personaId").toLongLong()),
+                 "warmState")
+                .toString(),
+            QStringLiteral("pinned"), 30000);
 
         QSignalSpy created(&app.personas, &PersonaListModel::personaCreated);
-        app.personas.create(QStringLiteral("Pirate"), kSystemPrompt, QStringLiteral("#aa3300"), QStringLiteral("P"), false);
+        app.personas.create(QStringLiteral("Pirate"), kSystemPrompt, QStringLiteral("#aa3300"),
+                            QStringLiteral("P"), false);
         QVERIFY(created.wait(10000));
         const qint64 pirate = created.at(0).at(0).toLongLong();
         // One colour per persona for every view; a fallback where there is none.
@@ -51,12 +57,14 @@ class TestListModels : public QObject {
         QCOMPARE(role(app.personas, app.personas.rowOf(pirate), "warmState").toString(), QString());
 
         app.personas.setKeepWarm(pirate, true);
-        QTRY_COMPARE_WITH_TIMEOUT(role(app.personas, app.personas.rowOf(pirate), "warmState").toString(),
-                                  QStringLiteral("pinned"), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            role(app.personas, app.personas.rowOf(pirate), "warmState").toString(),
+            QStringLiteral("pinned"), 30000);
         QTRY_VERIFY(app.bridge.kvBlocksPinned() > 0);
 
         app.personas.edit(pirate, {{QStringLiteral("name"), QStringLiteral("Captain")}});
-        QTRY_COMPARE(role(app.personas, app.personas.rowOf(pirate), "name").toString(), QStringLiteral("Captain"));
+        QTRY_COMPARE(role(app.personas, app.personas.rowOf(pirate), "name").toString(),
+                     QStringLiteral("Captain"));
 
         app.personas.duplicate(pirate);
         QTRY_COMPARE(app.personas.count(), 6);
@@ -70,7 +78,8 @@ class TestListModels : public QObject {
         QVERIFY(copy);
 
         app.personas.setKeepWarm(pirate, false);
-        QTRY_COMPARE(role(app.personas, app.personas.rowOf(pirate), "warmState").toString(), QString());
+        QTRY_COMPARE(role(app.personas, app.personas.rowOf(pirate), "warmState").toString(),
+                     QString());
         app.personas.remove(pirate);
         QTRY_COMPARE(app.personas.count(), 5);
         QCOMPARE(app.personas.rowOf(pirate), -1);
@@ -79,7 +88,8 @@ class TestListModels : public QObject {
         app.bridge.load(fixture_.model_path());
         QSignalSpy changed(&app.bridge, &EngineBridge::modelChanged);
         QVERIFY(changed.wait(kLoadTimeoutMs));
-        QTRY_COMPARE_WITH_TIMEOUT(role(app.personas, assistant, "warmState").toString(), QStringLiteral("pinned"), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(role(app.personas, assistant, "warmState").toString(),
+                                  QStringLiteral("pinned"), 30000);
     }
 
     void conversationListActions() {
@@ -94,7 +104,8 @@ class TestListModels : public QObject {
         QSignalSpy created(&app.conversations, &ConversationListModel::conversationCreated);
         // Distinct times, so the order (newest first) is defined.
         QTRY_VERIFY(QDateTime::currentDateTime() > a_updated);
-        app.conversations.createConversation(-1, QStringLiteral("New chat"));  // a title: always new
+        app.conversations.createConversation(-1,
+                                             QStringLiteral("New chat"));  // a title: always new
         QVERIFY(created.wait(10000));
         const qint64 b = created.at(0).at(0).toLongLong();
         QVERIFY(b > 0 && b != a);
@@ -169,7 +180,8 @@ class TestListModels : public QObject {
         App app;
         START(fixture_, app, QStringLiteral("search-persona.sqlite3"));
         QSignalSpy created(&app.personas, &PersonaListModel::personaCreated);
-        app.personas.create(QStringLiteral("Sailor"), kSystemPrompt, QStringLiteral("#2266aa"), QStringLiteral("icon:star"));
+        app.personas.create(QStringLiteral("Sailor"), kSystemPrompt, QStringLiteral("#2266aa"),
+                            QStringLiteral("icon:star"));
         QVERIFY(created.wait(10000));
         const qint64 persona = created.at(0).at(0).toLongLong();
         const qint64 c = create_conversation(app, persona);
@@ -178,7 +190,8 @@ class TestListModels : public QObject {
         QTRY_VERIFY(app.chat.canSend());
         QVERIFY(send_and_wait(app, QStringLiteral("Where is the lighthouse?")) > 0);
         app.conversations.search(QStringLiteral("lighthouse"));
-        QTRY_VERIFY(app.conversations.count() >= 1 && role(app.conversations, 0, "isSearchHit").toBool());
+        QTRY_VERIFY(app.conversations.count() >= 1 &&
+                    role(app.conversations, 0, "isSearchHit").toBool());
         QCOMPARE(role(app.conversations, 0, "personaId").toLongLong(), persona);
         QCOMPARE(role(app.conversations, 0, "conversationId").toLongLong(), c);
     }
@@ -189,8 +202,9 @@ class TestListModels : public QObject {
         App app;
         START(fixture_, app, QStringLiteral("persona-sampling.sqlite3"));
         QSignalSpy created(&app.personas, &PersonaListModel::personaCreated);
-        app.personas.create(QStringLiteral("Terse"), kSystemPrompt, QString(), QString(), false,
-                            {{QStringLiteral("maxTokens"), 3}, {QStringLiteral("repeatPenalty"), 1.3}});
+        app.personas.create(
+            QStringLiteral("Terse"), kSystemPrompt, QString(), QString(), false,
+            {{QStringLiteral("maxTokens"), 3}, {QStringLiteral("repeatPenalty"), 1.3}});
         QVERIFY(created.wait(10000));
         const qint64 persona = created.at(0).at(0).toLongLong();
         QTRY_VERIFY(app.personas.rowOf(persona) >= 0);
@@ -199,8 +213,13 @@ class TestListModels : public QObject {
         QCOMPARE(m.value(QStringLiteral("repeatPenalty")).toDouble(), 1.3);
         QVERIFY(!m.contains(QStringLiteral("temperature")));
         app.personas.edit(persona, {{QStringLiteral("sampling"),
-                                     QVariantMap{{QStringLiteral("maxTokens"), 6}, {QStringLiteral("seed"), QStringLiteral("9")}}}});
-        QTRY_COMPARE(role(app.personas, app.personas.rowOf(persona), "sampling").toMap().value(QStringLiteral("maxTokens")).toInt(), 6);
+                                     QVariantMap{{QStringLiteral("maxTokens"), 6},
+                                                 {QStringLiteral("seed"), QStringLiteral("9")}}}});
+        QTRY_COMPARE(role(app.personas, app.personas.rowOf(persona), "sampling")
+                         .toMap()
+                         .value(QStringLiteral("maxTokens"))
+                         .toInt(),
+                     6);
         m = role(app.personas, app.personas.rowOf(persona), "sampling").toMap();
         QCOMPARE(m.value(QStringLiteral("seed")).toString(), QStringLiteral("9"));
         QVERIFY(!m.contains(QStringLiteral("repeatPenalty")));
@@ -222,7 +241,11 @@ class TestListModels : public QObject {
         QTRY_VERIFY(app.personas.count() == 6);
         for (int i = 0; i < app.personas.count(); ++i)
             if (role(app.personas, i, "name").toString() == QLatin1String("Terse (copy)"))
-                QCOMPARE(role(app.personas, i, "sampling").toMap().value(QStringLiteral("maxTokens")).toInt(), 6);
+                QCOMPARE(role(app.personas, i, "sampling")
+                             .toMap()
+                             .value(QStringLiteral("maxTokens"))
+                             .toInt(),
+                         6);
     }
 };
 

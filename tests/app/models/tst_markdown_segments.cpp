@@ -43,15 +43,21 @@ class TestMarkdownSegments : public QObject {
         QTest::newRow("empty") << QString() << V{};
         QTest::newRow("blank") << QStringLiteral("\n  \n\t\n") << V{};
         QTest::newRow("paragraphs are blocks of their own")
-            << QStringLiteral("Hello *there*.\nStill the first.\n\n\nA second paragraph.\n\n# A heading")
+            << QStringLiteral(
+                   "Hello *there*.\nStill the first.\n\n\nA second paragraph.\n\n# A heading")
             << V{prose(QStringLiteral("Hello *there*.\nStill the first.")),
-                 prose(QStringLiteral("A second paragraph.")), prose(QStringLiteral("# A heading"))};
+                 prose(QStringLiteral("A second paragraph.")),
+                 prose(QStringLiteral("# A heading"))};
         QTest::newRow("a loose list stays one block")
-            << QStringLiteral("Steps:\n\n1. one\n\n2. two\n\n   more of two\n\n- a\n\n* b\n\n+ c\n\nAfter.")
-            << V{prose(QStringLiteral("Steps:\n\n1. one\n\n2. two\n\n   more of two\n\n- a\n\n* b\n\n+ c")),
+            << QStringLiteral(
+                   "Steps:\n\n1. one\n\n2. two\n\n   more of two\n\n- a\n\n* b\n\n+ c\n\nAfter.")
+            << V{prose(QStringLiteral(
+                     "Steps:\n\n1. one\n\n2. two\n\n   more of two\n\n- a\n\n* b\n\n+ c")),
                  prose(QStringLiteral("After."))};
         QTest::newRow("quotes and link definitions stay with what is above")
-            << QStringLiteral("> a\n\n> b\n\nSee [x].\n\n[x]: https://example.org\n\n-not a list\n\n1.5 is a number")
+            << QStringLiteral(
+                   "> a\n\n> b\n\nSee [x].\n\n[x]: https://example.org\n\n-not a list\n\n1.5 is a "
+                   "number")
             << V{prose(QStringLiteral("> a\n\n> b")),
                  prose(QStringLiteral("See [x].\n\n[x]: https://example.org")),
                  prose(QStringLiteral("-not a list")), prose(QStringLiteral("1.5 is a number"))};

@@ -5,8 +5,8 @@
 // rows are split into prose and code blocks (kept up to date while a reply streams); a
 // stale reload never brings an ended reply back; views hear of a streaming reply at most
 // once a frame; a message found by search is revealed on its branch.
-#include <QSignalSpy>
 #include <QElapsedTimer>
+#include <QSignalSpy>
 #include <QTest>
 
 #include "app_fixture.h"
@@ -22,7 +22,8 @@ class TestMessageListModel : public QObject {
   private slots:
     void twoChatsWithOnePersona() {
         App app;
-        START(fixture_, app, QStringLiteral("chats.sqlite3"), true, fixture_.slow_model_path());  // seen streaming
+        START(fixture_, app, QStringLiteral("chats.sqlite3"), true,
+              fixture_.slow_model_path());  // seen streaming
         QTRY_COMPARE(app.personas.count(), 4);
         QSignalSpy created(&app.personas, &PersonaListModel::personaCreated);
         app.personas.create(QStringLiteral("Tester"), kSystemPrompt, QString(), QString(), true);
@@ -44,10 +45,11 @@ class TestMessageListModel : public QObject {
         QCOMPARE(app.chat.count(), 0);
         QCOMPARE(app.chat.personaName(), QStringLiteral("Tester"));
         std::vector<int> lengths_seen;  // of the reply's text while it streamed
-        connect(&app.chat, &QAbstractItemModel::dataChanged, this, [&](const QModelIndex& tl, const QModelIndex&) {
-            if (role(app.chat, tl.row(), "state").toString() == QLatin1String("streaming"))
-                lengths_seen.push_back(role(app.chat, tl.row(), "generatedTokens").toInt());
-        });
+        connect(&app.chat, &QAbstractItemModel::dataChanged, this,
+                [&](const QModelIndex& tl, const QModelIndex&) {
+                    if (role(app.chat, tl.row(), "state").toString() == QLatin1String("streaming"))
+                        lengths_seen.push_back(role(app.chat, tl.row(), "generatedTokens").toInt());
+                });
         QSignalSpy generating(&app.chat, &MessageListModel::generatingChanged);
         int row = send_and_wait(app, QStringLiteral("Hello there, tell me a story"));
         QVERIFY(row >= 0);
@@ -56,7 +58,8 @@ class TestMessageListModel : public QObject {
         QCOMPARE(app.chat.count(), 2);
         QCOMPARE(row, 1);
         QCOMPARE(role(app.chat, 0, "role").toString(), QStringLiteral("user"));
-        QCOMPARE(role(app.chat, 0, "text").toString(), QStringLiteral("Hello there, tell me a story"));
+        QCOMPARE(role(app.chat, 0, "text").toString(),
+                 QStringLiteral("Hello there, tell me a story"));
         QCOMPARE(role(app.chat, 1, "role").toString(), QStringLiteral("assistant"));
         QCOMPARE(role(app.chat, 1, "state").toString(), QStringLiteral("done"));
         QCOMPARE(role(app.chat, 1, "generatedTokens").toInt(), 160);
@@ -70,7 +73,8 @@ class TestMessageListModel : public QObject {
         QVERIFY(computed1 > 0);
         // It grew while streaming: several different lengths were shown before the end.
         std::sort(lengths_seen.begin(), lengths_seen.end());
-        lengths_seen.erase(std::unique(lengths_seen.begin(), lengths_seen.end()), lengths_seen.end());
+        lengths_seen.erase(std::unique(lengths_seen.begin(), lengths_seen.end()),
+                           lengths_seen.end());
         QVERIFY2(lengths_seen.size() >= 2, qPrintable(QString::number(lengths_seen.size())));
         const QString reply1 = role(app.chat, 1, "text").toString();
         QVERIFY(!reply1.isEmpty());
@@ -139,7 +143,8 @@ class TestMessageListModel : public QObject {
         QVERIFY(app.chat.editAndResend(first, QStringLiteral("Hello, a different question")));
         QVERIFY(finished.wait(kReplyTimeoutMs));
         QTRY_COMPARE(app.chat.count(), 2);
-        QCOMPARE(role(app.chat, 0, "text").toString(), QStringLiteral("Hello, a different question"));
+        QCOMPARE(role(app.chat, 0, "text").toString(),
+                 QStringLiteral("Hello, a different question"));
         QCOMPARE(role(app.chat, 0, "variantCount").toInt(), 2);
         QCOMPARE(role(app.chat, 0, "variantIndex").toInt(), 1);
         QCOMPARE(role(app.chat, 1, "state").toString(), QStringLiteral("done"));
@@ -152,12 +157,13 @@ class TestMessageListModel : public QObject {
         app.chat.setMaxReplyTokens(500);
         finished.clear();
         bool stopped_early = false;
-        QMetaObject::Connection c = connect(&app.bridge, &EngineBridge::requestEvent, this, [&](const sched::Event& e) {
-            if (e.kind == sched::EventKind::Token && !stopped_early) {
-                stopped_early = true;
-                app.chat.stop();
-            }
-        });
+        QMetaObject::Connection c =
+            connect(&app.bridge, &EngineBridge::requestEvent, this, [&](const sched::Event& e) {
+                if (e.kind == sched::EventKind::Token && !stopped_early) {
+                    stopped_early = true;
+                    app.chat.stop();
+                }
+            });
         QVERIFY(app.chat.send(QStringLiteral("Please stop me")));
         QVERIFY(app.chat.generating());
         QVERIFY(finished.wait(kReplyTimeoutMs));
@@ -176,13 +182,17 @@ class TestMessageListModel : public QObject {
         // ---- search ----
         app.conversations.search(QStringLiteral("second"));
         QVERIFY(app.conversations.searching());
-        QTRY_VERIFY(app.conversations.count() >= 1 && role(app.conversations, 0, "isSearchHit").toBool());
+        QTRY_VERIFY(app.conversations.count() >= 1 &&
+                    role(app.conversations, 0, "isSearchHit").toBool());
         QCOMPARE(role(app.conversations, 0, "conversationId").toLongLong(), c2);
         QVERIFY(role(app.conversations, 0, "snippet").toString().contains(QLatin1String("Second")));
         QVERIFY(!role(app.conversations, 0, "highlights").toList().isEmpty());
-        QVERIFY(role(app.conversations, 0, "snippetHtml").toString().contains(QLatin1String("<b>Second</b>")));
+        QVERIFY(role(app.conversations, 0, "snippetHtml")
+                    .toString()
+                    .contains(QLatin1String("<b>Second</b>")));
         app.conversations.search(QString());
-        QTRY_VERIFY(app.conversations.count() == 2 && !role(app.conversations, 0, "isSearchHit").toBool());
+        QTRY_VERIFY(app.conversations.count() == 2 &&
+                    !role(app.conversations, 0, "isSearchHit").toBool());
         // Newest first: chat 1 had the last message.
         QCOMPARE(role(app.conversations, 0, "conversationId").toLongLong(), c1);
     }
@@ -251,7 +261,8 @@ class TestMessageListModel : public QObject {
     // date while a reply streams (announced with the text) and forgotten with the row.
     void segmentsRole() {
         App app;
-        START(fixture_, app, QStringLiteral("segments.sqlite3"), true, fixture_.slow_model_path());  // seen streaming
+        START(fixture_, app, QStringLiteral("segments.sqlite3"), true,
+              fixture_.slow_model_path());  // seen streaming
         const qint64 c = create_conversation(app, -1);
         QVERIFY(c > 0);
         app.chat.setMaxReplyTokens(160);  // long enough to be seen streaming
@@ -351,7 +362,8 @@ class TestMessageListModel : public QObject {
         // once (one more).
         const qint64 span = updates.back() - updates.front();
         const auto bound = static_cast<size_t>(span / MessageListModel::kUpdateIntervalMs + 2);
-        QVERIFY2(updates.size() <= bound, qPrintable(QStringLiteral("%1 updates in %2 ms").arg(updates.size()).arg(span)));
+        QVERIFY2(updates.size() <= bound,
+                 qPrintable(QStringLiteral("%1 updates in %2 ms").arg(updates.size()).arg(span)));
         QVERIFY(updates.size() < 300);
     }
 
@@ -389,7 +401,8 @@ class TestMessageListModel : public QObject {
 
         // A fixed seed: the same reply twice.
         app.chat.setConversationSampling({{QStringLiteral("seed"), QStringLiteral("42")}});
-        QCOMPARE(app.chat.conversationSampling().value(QStringLiteral("seed")).toString(), QStringLiteral("42"));
+        QCOMPARE(app.chat.conversationSampling().value(QStringLiteral("seed")).toString(),
+                 QStringLiteral("42"));
         QStringList texts;
         for (int i = 0; i < 2; ++i) {
             finished.clear();
@@ -425,7 +438,8 @@ class TestMessageListModel : public QObject {
         QVERIFY(settle(app));
         QCOMPARE(role(app.chat, row, "finishReason").toString(), QStringLiteral("length"));
         QVERIFY(app.chat.canContinue(reply));
-        QVERIFY(!app.chat.canContinue(role(app.chat, row - 1, "messageId").toLongLong()));  // a user's
+        QVERIFY(
+            !app.chat.canContinue(role(app.chat, row - 1, "messageId").toLongLong()));  // a user's
 
         QSignalSpy finished(&app.chat, &MessageListModel::replyFinished);
         QVERIFY(app.chat.continueReply(reply));
@@ -497,7 +511,7 @@ class TestMessageListModel : public QObject {
         app.chat.setConversationSampling({{QStringLiteral("temperature"), 0.3},
                                           {QStringLiteral("maxTokens"), 5},
                                           {QStringLiteral("frequencyPenalty"), 9.0},  // clamped
-                                          {QStringLiteral("topK"), QString()}});     // unset
+                                          {QStringLiteral("topK"), QString()}});      // unset
         QVERIFY(settle(app));
         app.chat.setConversationId(-1);
         app.chat.setConversationId(c);
@@ -505,7 +519,8 @@ class TestMessageListModel : public QObject {
         const QVariantMap m = app.chat.conversationSampling();
         QCOMPARE(m.value(QStringLiteral("temperature")).toDouble(), 0.3);
         QCOMPARE(m.value(QStringLiteral("maxTokens")).toInt(), 5);
-        QCOMPARE(m.value(QStringLiteral("frequencyPenalty")).toDouble(), AppSettings::kFrequencyPenaltyMax);
+        QCOMPARE(m.value(QStringLiteral("frequencyPenalty")).toDouble(),
+                 AppSettings::kFrequencyPenaltyMax);
         QVERIFY(!m.contains(QStringLiteral("topK")));
         // maxTokens 5: the reply stops there although the app's default is 512.
         app.chat.setMaxReplyTokens(512);

@@ -92,11 +92,11 @@ class TestHistoryCli : public QObject {
         // A header naming the columns, and every row's cells under their names: ids and
         // counts right-aligned, the rest left-aligned.
         const QString header = lines[0];
-        QVERIFY2(QRegularExpression(QStringLiteral(
-                                        "^ID  UPDATED \\(UTC\\) +FLAGS  MESSAGES  TITLE$"))
-                     .match(header)
-                     .hasMatch(),
-                 qPrintable(header));
+        QVERIFY2(
+            QRegularExpression(QStringLiteral("^ID  UPDATED \\(UTC\\) +FLAGS  MESSAGES  TITLE$"))
+                .match(header)
+                .hasMatch(),
+            qPrintable(header));
         const auto cell = [&](const QString& row, const char* column, qsizetype width) {
             return row.mid(header.indexOf(QLatin1String(column)), width);
         };

@@ -355,7 +355,8 @@ class TestPromptBuilder : public QObject {
                 if (t < 6)
                     msgs.push_back(make_reply(tok, b, rng, static_cast<ReplyEnd>(rng() % 4)));
             }
-            if (end == PromptEnd::ContinueReply) msgs.push_back(make_reply(tok, b, rng, ReplyEnd::Cancelled));
+            if (end == PromptEnd::ContinueReply)
+                msgs.push_back(make_reply(tok, b, rng, ReplyEnd::Cancelled));
             const size_t first_turn = msgs[0].role == Role::System ? 1 : 0;
             // Candidate cuts: keep everything, or start at a later user message.
             std::vector<std::pair<size_t, Ids>> cuts;

@@ -25,17 +25,20 @@ inline std::vector<SampleTensor> sample_tensors(uint32_t seed) {
     using quant::TensorType;
     std::mt19937 rng(seed);
     const std::vector<std::pair<TensorType, std::vector<int64_t>>> specs = {
-        {TensorType::F32, {7, 3}},      {TensorType::F16, {5}},          {TensorType::BF16, {3, 2, 2}},
-        {TensorType::Q4_0, {64, 2}},    {TensorType::Q4_1, {32, 3}},     {TensorType::Q5_0, {96}},
-        {TensorType::Q5_1, {32, 1, 2}}, {TensorType::Q8_0, {32, 2}},     {TensorType::Q4_K, {256, 2}},
-        {TensorType::Q5_K, {512}},      {TensorType::Q6_K, {256, 1, 1, 2}}};
+        {TensorType::F32, {7, 3}},         {TensorType::F16, {5}},
+        {TensorType::BF16, {3, 2, 2}},     {TensorType::Q4_0, {64, 2}},
+        {TensorType::Q4_1, {32, 3}},       {TensorType::Q5_0, {96}},
+        {TensorType::Q5_1, {32, 1, 2}},    {TensorType::Q8_0, {32, 2}},
+        {TensorType::Q4_K, {256, 2}},      {TensorType::Q5_K, {512}},
+        {TensorType::Q6_K, {256, 1, 1, 2}}};
     std::vector<SampleTensor> out;
     int i = 0;
     for (const auto& [type, ne] : specs) {
         const auto traits = *quant::traits(type);
         int64_t rows = 1;
         for (size_t d = 1; d < ne.size(); ++d) rows *= ne[d];
-        const auto bytes = static_cast<size_t>(ne[0] / traits.block_elems * traits.block_bytes * rows);
+        const auto bytes =
+            static_cast<size_t>(ne[0] / traits.block_elems * traits.block_bytes * rows);
         SampleTensor t{"blk." + std::to_string(i++) + "." + std::string(traits.name) + ".weight",
                        type, ne, std::vector<std::byte>(bytes)};
         for (auto& b : t.data) b = static_cast<std::byte>(rng() & 0xff);

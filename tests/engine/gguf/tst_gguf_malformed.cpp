@@ -63,7 +63,7 @@ void check_one(const QString& path, const std::vector<std::byte>& bytes, Outcome
 // found by walking its structure independently of the reader (the fields a hostile
 // file would attack).
 class FieldWalker {
-public:
+  public:
     explicit FieldWalker(const std::vector<std::byte>& b) : b_(b) {}
 
     std::vector<size_t> run() {
@@ -84,7 +84,7 @@ public:
         return fields_;
     }
 
-private:
+  private:
     uint32_t u32() {
         uint32_t v;
         std::memcpy(&v, b_.data() + pos_, 4);
@@ -121,7 +121,7 @@ private:
 class TestGgufMalformed : public QObject {
     Q_OBJECT
 
-private slots:
+  private slots:
     void corpus() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
@@ -141,7 +141,8 @@ private slots:
         //    All must fail: the last tensor ends exactly at the end of the file.
         std::vector<size_t> cuts;
         for (size_t len = 0; len < header_end; ++len) cuts.push_back(len);
-        for (int i = 0; i < 200; ++i) cuts.push_back(header_end + rng() % (good.size() - header_end));
+        for (int i = 0; i < 200; ++i)
+            cuts.push_back(header_end + rng() % (good.size() - header_end));
         for (size_t len : cuts) {
             std::vector<std::byte> b(good.begin(), good.begin() + static_cast<ptrdiff_t>(len));
             check_one(next_path(), b, truncated, failure);
@@ -150,8 +151,8 @@ private slots:
         QCOMPARE(truncated.parsed, 0);
 
         // 2. Hostile lengths and counts: each length/count field set to huge values.
-        const uint64_t evil[] = {~0ull, 1ull << 63, (1ull << 32) + 1, good.size(), good.size() + 1,
-                                 1ull << 40};
+        const uint64_t evil[] = {~0ull,       1ull << 63,      (1ull << 32) + 1,
+                                 good.size(), good.size() + 1, 1ull << 40};
         const std::vector<size_t> fields = FieldWalker(good).run();
         QVERIFY(fields.size() > 50);
         for (size_t at : fields) {
@@ -178,10 +179,11 @@ private slots:
 
         const int total = n;
         const int errors = truncated.errors + hostile.errors + flipped.errors;
-        qInfo("corpus: %d files; truncated %d (all errors), hostile lengths %d (all errors), "
-              "random flips %d (%d errors, %d still valid)",
-              total, truncated.errors, hostile.errors, flipped.errors + flipped.parsed,
-              flipped.errors, flipped.parsed);
+        qInfo(
+            "corpus: %d files; truncated %d (all errors), hostile lengths %d (all errors), "
+            "random flips %d (%d errors, %d still valid)",
+            total, truncated.errors, hostile.errors, flipped.errors + flipped.parsed,
+            flipped.errors, flipped.parsed);
         QVERIFY2(errors >= 1000, qPrintable(QString("only %1 files gave an error").arg(errors)));
     }
 };

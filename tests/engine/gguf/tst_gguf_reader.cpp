@@ -29,8 +29,12 @@ QString parse_error(const std::vector<std::byte>& bytes) {
     return r ? QString() : QString::fromStdString(r.message());
 }
 
-void patch_u64(std::vector<std::byte>& b, size_t at, uint64_t v) { std::memcpy(b.data() + at, &v, 8); }
-void patch_u32(std::vector<std::byte>& b, size_t at, uint32_t v) { std::memcpy(b.data() + at, &v, 4); }
+void patch_u64(std::vector<std::byte>& b, size_t at, uint64_t v) {
+    std::memcpy(b.data() + at, &v, 8);
+}
+void patch_u32(std::vector<std::byte>& b, size_t at, uint32_t v) {
+    std::memcpy(b.data() + at, &v, 4);
+}
 
 // Byte offset of the first occurrence of s in b (test files are small and unambiguous).
 size_t find(const std::vector<std::byte>& b, std::string_view s) {
@@ -46,7 +50,7 @@ size_t find(const std::vector<std::byte>& b, std::string_view s) {
 class TestGgufReader : public QObject {
     Q_OBJECT
 
-private slots:
+  private slots:
     void scalarValues() {
         const auto bytes = hearth::test::sample_bytes();
         auto f = parse_ok(bytes);
@@ -69,9 +73,9 @@ private slots:
 
     void conversionsRefuseWhatDoesNotFit() {
         auto f = parse_ok(hearth::test::sample_bytes());
-        QVERIFY(!f->get_i32("test.u32"));              // 4e9 does not fit in i32
+        QVERIFY(!f->get_i32("test.u32"));                  // 4e9 does not fit in i32
         QVERIFY(!f->find("test.i8")->as_int<uint32_t>());  // negative into unsigned
-        QVERIFY(!f->get_u32("test.bool"));              // bools are not integers here
+        QVERIFY(!f->get_u32("test.bool"));                 // bools are not integers here
         QVERIFY(!f->get_string("test.u32"));
         QVERIFY(!f->get_bool("test.u8"));
         QVERIFY(!f->get_u32("no.such.key"));
@@ -176,11 +180,13 @@ private slots:
         QTest::newRow("version 1") << 2 << "version 1 is obsolete";
         QTest::newRow("version 4") << 3 << "unsupported GGUF version 4";
         QTest::newRow("big-endian") << 4 << "big-endian";
-        QTest::newRow("tensor past end") << 5 << "tensor blk.10.Q6_K.weight extends past end of file";
+        QTest::newRow("tensor past end")
+            << 5 << "tensor blk.10.Q6_K.weight extends past end of file";
         QTest::newRow("huge string") << 6 << "general.architecture";
         QTest::newRow("bad value type") << 7 << "value type 13 is not a GGUF value type";
         QTest::newRow("bad alignment") << 8 << "general.alignment 48 is not a power of two";
-        QTest::newRow("unsupported tensor type") << 9 << "type Q2_K (id 10), which Hearth does not support";
+        QTest::newRow("unsupported tensor type")
+            << 9 << "type Q2_K (id 10), which Hearth does not support";
         QTest::newRow("five dimensions") << 10 << "has 5 dimensions";
         QTest::newRow("huge tensor count") << 11 << "tensors, more than the file can hold";
         QTest::newRow("huge array") << 12 << "test.ints: array of";
@@ -195,25 +201,51 @@ private slots:
         QFETCH(QString, expected);
         std::vector<std::byte> b = hearth::test::sample_bytes();
         switch (which) {
-            case 0: b.clear(); break;
-            case 1: b[0] = std::byte{'X'}; break;
-            case 2: patch_u32(b, 4, 1); break;
-            case 3: patch_u32(b, 4, 4); break;
-            case 4: patch_u32(b, 4, 0x03000000); break;
-            case 5: b.resize(b.size() - 1); break;
-            case 6: patch_u64(b, find(b, "llama") - 8, 1ull << 40); break;
-            case 7: patch_u32(b, find(b, "test.u8") + 7, 13); break;
+            case 0:
+                b.clear();
+                break;
+            case 1:
+                b[0] = std::byte{'X'};
+                break;
+            case 2:
+                patch_u32(b, 4, 1);
+                break;
+            case 3:
+                patch_u32(b, 4, 4);
+                break;
+            case 4:
+                patch_u32(b, 4, 0x03000000);
+                break;
+            case 5:
+                b.resize(b.size() - 1);
+                break;
+            case 6:
+                patch_u64(b, find(b, "llama") - 8, 1ull << 40);
+                break;
+            case 7:
+                patch_u32(b, find(b, "test.u8") + 7, 13);
+                break;
             case 8: {
                 GgufWriter w(48);
                 hearth::test::write_sample(w);
                 b = w.bytes();
                 break;
             }
-            case 9: patch_u32(b, find(b, "blk.3.Q4_0.weight") + 17 + 4 + 16, 10); break;
-            case 10: patch_u32(b, find(b, "blk.0.F32.weight") + 16, 5); break;
-            case 11: patch_u64(b, 8, 1ull << 50); break;
-            case 12: patch_u64(b, find(b, "test.ints") + 9 + 4 + 4, 1ull << 61); break;
-            case 13: patch_u64(b, find(b, "blk.1.F16.weight") + 16 + 4 + 8 + 4, 3); break;
+            case 9:
+                patch_u32(b, find(b, "blk.3.Q4_0.weight") + 17 + 4 + 16, 10);
+                break;
+            case 10:
+                patch_u32(b, find(b, "blk.0.F32.weight") + 16, 5);
+                break;
+            case 11:
+                patch_u64(b, 8, 1ull << 50);
+                break;
+            case 12:
+                patch_u64(b, find(b, "test.ints") + 9 + 4 + 4, 1ull << 61);
+                break;
+            case 13:
+                patch_u64(b, find(b, "blk.1.F16.weight") + 16 + 4 + 8 + 4, 3);
+                break;
             case 14: {
                 GgufWriter w;
                 w.add_u32("dup", 1);
@@ -221,7 +253,9 @@ private slots:
                 b = w.bytes();
                 break;
             }
-            case 15: b[find(b, "test.bool") + 9 + 4] = std::byte{2}; break;
+            case 15:
+                b[find(b, "test.bool") + 9 + 4] = std::byte{2};
+                break;
             case 16: {
                 GgufWriter w;
                 const std::vector<std::byte> data(28);
@@ -232,7 +266,9 @@ private slots:
                 patch_u32(b, find(b, "t") + 1 + 4 + 8, static_cast<uint32_t>(TensorType::Q8_0));
                 break;
             }
-            case 17: patch_u64(b, find(b, "blk.0.F32.weight") + 16 + 4, 0); break;
+            case 17:
+                patch_u64(b, find(b, "blk.0.F32.weight") + 16 + 4, 0);
+                break;
         }
         const QString err = parse_error(b);
         QVERIFY2(!err.isEmpty(), "the file parsed");
@@ -254,7 +290,8 @@ private slots:
         QCOMPARE(*f.get_string("tokenizer.ggml.model"), std::string_view("gpt2"));
         QCOMPARE(*f.get_string("tokenizer.ggml.pre"), std::string_view("smollm"));
         QCOMPARE(f.get_array("tokenizer.ggml.tokens")->size(), uint64_t{49152});
-        QVERIFY(f.get_string("tokenizer.chat_template")->find("<|im_start|>") != std::string_view::npos);
+        QVERIFY(f.get_string("tokenizer.chat_template")->find("<|im_start|>") !=
+                std::string_view::npos);
         const auto* embd = f.find_tensor("token_embd.weight");
         QVERIFY(embd);
         QCOMPARE(embd->ne[0], int64_t{576});

@@ -8,9 +8,9 @@
 
 #include "cpu/cpu_backend.h"
 #include "gguf/gguf_file.h"
+#include "gguf/gguf_writer.h"
 #include "kv/kv_storage.h"
 #include "model/llama_model.h"
-#include "gguf/gguf_writer.h"
 #include "model/synthetic_model.h"
 #include "reference/reference_backend.h"
 #include "tokenizer/tokenizer.h"
@@ -30,7 +30,8 @@ struct Run {
     std::unique_ptr<KvStorage> kv;
 };
 
-Run make_run(const gguf::GgufFile& file, std::unique_ptr<kernels::Backend> backend, int32_t block_size) {
+Run make_run(const gguf::GgufFile& file, std::unique_ptr<kernels::Backend> backend,
+             int32_t block_size) {
     Run r;
     r.backend = std::move(backend);
     auto m = LlamaModel::load(file, *r.backend);
@@ -60,7 +61,7 @@ double rel_l2(const std::vector<float>& a, const std::vector<float>& b) {
 class TestSyntheticModel : public QObject {
     Q_OBJECT
 
-private slots:
+  private slots:
     void cpuMatchesReference_data() {
         QTest::addColumn<QString>("arch");
         QTest::addColumn<TensorType>("type");
@@ -102,7 +103,8 @@ private slots:
 
         Run cpu = make_run(**file, std::make_unique<kernels::CpuBackend>(2), blockSize);
         Run ref = make_run(**file, kernels::make_reference_backend(), blockSize);
-        const std::vector<int32_t> prompt = (*tokenizer)->encode("<|im_start|>user\nthe theory<|im_end|>\n", true);
+        const std::vector<int32_t> prompt =
+            (*tokenizer)->encode("<|im_start|>user\nthe theory<|im_end|>\n", true);
         QVERIFY(prompt.size() > 5);
         std::vector<int32_t> table(64);
         std::mt19937 rng(kSeed);
@@ -120,7 +122,8 @@ private slots:
             QVERIFY(cpu.model->forward(std::span(&s, 1), *cpu.kv, a));
             QVERIFY(ref.model->forward(std::span(&s, 1), *ref.kv, b));
             const double err = rel_l2(a, b);
-            QVERIFY2(err < tolerance, qPrintable(QString("step %1: relative L2 %2").arg(step).arg(err)));
+            QVERIFY2(err < tolerance,
+                     qPrintable(QString("step %1: relative L2 %2").arg(step).arg(err)));
             done = static_cast<int32_t>(seq.size());
             seq.push_back(argmax_of(b));
         }
@@ -155,7 +158,7 @@ private slots:
         QVERIFY(m.message().find("unsupported architecture \"mamba\"") != std::string::npos);
     }
 
-private:
+  private:
     static int32_t argmax_of(const std::vector<float>& v) {
         return static_cast<int32_t>(std::max_element(v.begin(), v.end()) - v.begin());
     }

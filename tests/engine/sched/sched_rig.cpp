@@ -30,12 +30,12 @@ std::unique_ptr<Rig> Rig::make(const RigOptions& o) {
     rig->model = must(LlamaModel::load(*rig->file, *rig->backend), "load");
     rig->model->set_batch_invariant(true);
     const ModelConfig& c = rig->model->config();
-    rig->storage = must(KvStorage::create(*rig->backend,
-                                          {static_cast<int32_t>(c.n_layer),
-                                           static_cast<int32_t>(c.n_head_kv),
-                                           static_cast<int32_t>(c.head_dim), o.block_size},
-                                          o.n_blocks),
-                        "kv storage");
+    rig->storage =
+        must(KvStorage::create(*rig->backend,
+                               {static_cast<int32_t>(c.n_layer), static_cast<int32_t>(c.n_head_kv),
+                                static_cast<int32_t>(c.head_dim), o.block_size},
+                               o.n_blocks),
+             "kv storage");
     kv::KvCacheConfig kc;
     kc.n_blocks = o.n_blocks;
     kc.block_size = o.block_size;
@@ -59,7 +59,8 @@ Workload Workload::random(uint32_t seed, int n_conversations, int n_turns, int n
     // Ordinary tokens only: the synthetic vocabulary's first three ids are control tokens.
     std::uniform_int_distribution<int32_t> token(3, vocab - 1);
     const auto tokens = [&](int lo, int hi) {
-        std::vector<int32_t> t(static_cast<std::size_t>(std::uniform_int_distribution<int>(lo, hi)(rng)));
+        std::vector<int32_t> t(
+            static_cast<std::size_t>(std::uniform_int_distribution<int>(lo, hi)(rng)));
         for (auto& x : t) x = token(rng);
         return t;
     };
@@ -77,9 +78,12 @@ Workload Workload::random(uint32_t seed, int n_conversations, int n_turns, int n
 bool run_workload(Rig& rig, const Workload& w, std::vector<std::vector<Turn>>& results,
                   std::string& error) {
     const int C = w.n_conversations();
-    results.assign(static_cast<std::size_t>(C), std::vector<Turn>(static_cast<std::size_t>(w.n_turns())));
+    results.assign(static_cast<std::size_t>(C),
+                   std::vector<Turn>(static_cast<std::size_t>(w.n_turns())));
     std::vector<std::vector<int32_t>> history(static_cast<std::size_t>(C));
-    for (int c = 0; c < C; ++c) history[static_cast<std::size_t>(c)] = w.personas[static_cast<std::size_t>(w.persona_of[static_cast<std::size_t>(c)])];
+    for (int c = 0; c < C; ++c)
+        history[static_cast<std::size_t>(c)] =
+            w.personas[static_cast<std::size_t>(w.persona_of[static_cast<std::size_t>(c)])];
     static sched::RequestId next_id = 1;
     for (int t = 0; t < w.n_turns(); ++t) {
         std::map<sched::RequestId, int> conv_of;
@@ -108,12 +112,14 @@ bool run_workload(Rig& rig, const Workload& w, std::vector<std::vector<Turn>>& r
             return false;
         }
         for (sched::Event& e : events) {
-            Turn& turn = results[static_cast<std::size_t>(conv_of.at(e.request))][static_cast<std::size_t>(t)];
+            Turn& turn = results[static_cast<std::size_t>(conv_of.at(e.request))]
+                                [static_cast<std::size_t>(t)];
             if (e.kind == sched::EventKind::Error) {
                 error = e.error;
                 return false;
             }
-            if (e.kind == sched::EventKind::Token && e.token >= 0) turn.logits.push_back(std::move(e.logits));
+            if (e.kind == sched::EventKind::Token && e.token >= 0)
+                turn.logits.push_back(std::move(e.logits));
             if (e.kind == sched::EventKind::Finished) {
                 turn.reply = e.tokens;
                 turn.stats = e.stats;
@@ -121,7 +127,8 @@ bool run_workload(Rig& rig, const Workload& w, std::vector<std::vector<Turn>>& r
         }
         for (int c = 0; c < C; ++c) {
             auto& h = history[static_cast<std::size_t>(c)];
-            const auto& reply = results[static_cast<std::size_t>(c)][static_cast<std::size_t>(t)].reply;
+            const auto& reply =
+                results[static_cast<std::size_t>(c)][static_cast<std::size_t>(t)].reply;
             h.insert(h.end(), reply.begin(), reply.end());
         }
     }

@@ -74,7 +74,8 @@ bool run_workload(Rig& rig, const Workload& w, std::vector<std::vector<Turn>>& r
 std::string first_difference(const std::vector<float>& a, const std::vector<float>& b);
 
 // A greedy request with a fixed reply length (no stop at end-of-generation tokens).
-inline sched::Request greedy(kv::SeqId conversation, std::vector<int32_t> prompt, int32_t max_tokens) {
+inline sched::Request greedy(kv::SeqId conversation, std::vector<int32_t> prompt,
+                             int32_t max_tokens) {
     sched::Request r;
     r.conversation = conversation;
     r.prompt = std::move(prompt);

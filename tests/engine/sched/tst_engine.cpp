@@ -9,9 +9,9 @@
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
+#include <fstream>
 #include <mutex>
 #include <optional>
-#include <fstream>
 #include <thread>
 #if defined(__linux__)
 #include <sched.h>
@@ -21,8 +21,8 @@
 #endif
 
 #include "engine.h"
-#include "sched_rig.h"
 #include "model/synthetic_model.h"
+#include "sched_rig.h"
 #include "tokenizer/tokenizer.h"
 
 using namespace hearth;
@@ -71,7 +71,8 @@ class TestEngine : public QObject {
         QVERIFY(bytes);
         model_path_ = dir_.filePath("synthetic.gguf").toStdString();
         std::ofstream(model_path_, std::ios::binary)
-            .write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
+            .write(reinterpret_cast<const char*>(bytes->data()),
+                   static_cast<std::streamsize>(bytes->size()));
     }
 
     void streamsEventsInOrder() {
@@ -115,11 +116,14 @@ class TestEngine : public QObject {
                 for (int k = 0; k < 2; ++k) {
                     const int i = t * 2 + k;
                     got[static_cast<std::size_t>(i)] =
-                        fresh->submit(greedy(100 + i, tokens(10 + i, 20 + 3 * i), 8))->wait().tokens;
+                        fresh->submit(greedy(100 + i, tokens(10 + i, 20 + 3 * i), 8))
+                            ->wait()
+                            .tokens;
                 }
             });
         for (auto& th : threads) th.join();
-        for (int i = 0; i < 8; ++i) QCOMPARE(got[static_cast<std::size_t>(i)], expected[static_cast<std::size_t>(i)]);
+        for (int i = 0; i < 8; ++i)
+            QCOMPARE(got[static_cast<std::size_t>(i)], expected[static_cast<std::size_t>(i)]);
         fresh->wait_idle();
         QCOMPARE(fresh->stats().requests_finished, int64_t{8});
     }
@@ -315,7 +319,8 @@ class TestEngine : public QObject {
         std::vector<std::shared_ptr<RequestHandle>> handles;
         {
             auto engine = make();
-            for (int i = 0; i < 6; ++i) handles.push_back(engine->submit(greedy(i, tokens(8 + i, 30), 500)));
+            for (int i = 0; i < 6; ++i)
+                handles.push_back(engine->submit(greedy(i, tokens(8 + i, 30), 500)));
         }
         for (auto& h : handles) {
             const sched::Event e = h->wait();

@@ -31,7 +31,8 @@ struct ChatRun {
 
 // Turn 1 of the three conversations at once, then turn 2 of all three at once.
 ChatRun run_chats(Engine& engine) {
-    const chat::PromptBuilder builder(engine.tokenizer(), chat::ChatTemplate::from_gguf(engine.file()));
+    const chat::PromptBuilder builder(engine.tokenizer(),
+                                      chat::ChatTemplate::from_gguf(engine.file()));
     ChatRun run;
     run.prompts.resize(6);
     run.replies.resize(6);
@@ -42,7 +43,8 @@ ChatRun run_chats(Engine& engine) {
     const auto collect = [&](int c, int turn, RequestHandle& h) {
         const int k = c * 2 + turn;
         const sched::Event last = h.wait([&](const sched::Event& e) {
-            if (e.kind == sched::EventKind::Token && e.token >= 0) run.logits[k].push_back(e.logits);
+            if (e.kind == sched::EventKind::Token && e.token >= 0)
+                run.logits[k].push_back(e.logits);
         });
         if (last.kind != sched::EventKind::Finished) qFatal("%s", last.error.c_str());
         run.replies[k] = last.tokens;
@@ -76,7 +78,8 @@ ChatRun run_chats(Engine& engine) {
 class TestEngineModel : public QObject {
     Q_OBJECT
 
-    std::unique_ptr<Engine> start(const QString& path, bool caching, std::size_t kv_mb, int32_t max_running) {
+    std::unique_ptr<Engine> start(const QString& path, bool caching, std::size_t kv_mb,
+                                  int32_t max_running) {
         EngineConfig c;
         c.model_path = path.toStdString();
         c.prefix_caching = caching;
@@ -105,7 +108,8 @@ class TestEngineModel : public QObject {
         off.reset();
         auto on = start(path, true, static_cast<std::size_t>(kvMb), 3);
         const ChatRun got = run_chats(*on);
-        const chat::PromptBuilder builder(on->tokenizer(), chat::ChatTemplate::from_gguf(on->file()));
+        const chat::PromptBuilder builder(on->tokenizer(),
+                                          chat::ChatTemplate::from_gguf(on->file()));
         // Batch-invariant kernels (docs/architecture.md): the same floats, bit for bit.
         for (int k = 0; k < 6; ++k) {
             QCOMPARE(got.prompts[k], expected.prompts[k]);
@@ -113,19 +117,23 @@ class TestEngineModel : public QObject {
             QCOMPARE(got.logits[k].size(), expected.logits[k].size());
             QVERIFY(!got.logits[k].empty() && !got.logits[k].front().empty());
             for (std::size_t i = 0; i < got.logits[k].size(); ++i) {
-                const std::string diff = test::first_difference(got.logits[k][i], expected.logits[k][i]);
-                QVERIFY2(diff.empty(), qPrintable(QString("conversation %1 turn %2 token %3, caching on vs off: %4")
-                                                      .arg(k / 2)
-                                                      .arg(k % 2)
-                                                      .arg(i)
-                                                      .arg(QString::fromStdString(diff))));
+                const std::string diff =
+                    test::first_difference(got.logits[k][i], expected.logits[k][i]);
+                QVERIFY2(
+                    diff.empty(),
+                    qPrintable(QString("conversation %1 turn %2 token %3, caching on vs off: %4")
+                                   .arg(k / 2)
+                                   .arg(k % 2)
+                                   .arg(i)
+                                   .arg(QString::fromStdString(diff))));
             }
         }
         on->wait_idle();
         const EngineStats st = on->stats();
         qInfo("%lld of %lld prompt tokens from cache; evictions %lld, preemptions %lld",
               static_cast<long long>(st.kv.prompt_tokens_cached),
-              static_cast<long long>(st.kv.prompt_tokens_queried), static_cast<long long>(st.kv.evictions),
+              static_cast<long long>(st.kv.prompt_tokens_queried),
+              static_cast<long long>(st.kv.evictions),
               static_cast<long long>(st.scheduler.preemptions));
         if (pressure) {
             QVERIFY(st.kv.evictions > 0);
@@ -135,15 +143,19 @@ class TestEngineModel : public QObject {
         // Roomy: the persona came from the cache for the later chats, and every resumed
         // turn computed only the new message and its glue (the previous reply's last
         // token, whose KV a finished turn never computes, counts as glue).
-        const int32_t persona = static_cast<int32_t>(builder.persona_prefix(std::string_view(kPersona)).size());
+        const int32_t persona =
+            static_cast<int32_t>(builder.persona_prefix(std::string_view(kPersona)).size());
         int32_t persona_hits = 0;
-        for (int c = 0; c < 3; ++c) persona_hits += got.stats[c * 2].prompt_tokens_cached >= persona / 16 * 16;
-        QVERIFY2(persona_hits >= 2, "the persona should come from the cache after its first prefill");
+        for (int c = 0; c < 3; ++c)
+            persona_hits += got.stats[c * 2].prompt_tokens_cached >= persona / 16 * 16;
+        QVERIFY2(persona_hits >= 2,
+                 "the persona should come from the cache after its first prefill");
         for (int c = 0; c < 3; ++c) {
             const auto& p1 = got.prompts[c * 2];
             const auto& p2 = got.prompts[c * 2 + 1];
             const auto& reply = got.replies[c * 2];
-            const auto expected_new = static_cast<int32_t>(p2.size() - p1.size() - reply.size() + 1);
+            const auto expected_new =
+                static_cast<int32_t>(p2.size() - p1.size() - reply.size() + 1);
             QCOMPARE(got.stats[c * 2 + 1].prompt_tokens_computed, expected_new);
         }
     }

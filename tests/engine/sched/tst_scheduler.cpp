@@ -96,8 +96,8 @@ class TestScheduler : public QObject {
         const sched::SchedulerStats ss = rig->scheduler->stats();
         qInfo("served from cache %lld of %lld prompt tokens; evictions %lld, preemptions %lld",
               static_cast<long long>(st.prompt_tokens_cached),
-              static_cast<long long>(st.prompt_tokens_queried), static_cast<long long>(st.evictions),
-              static_cast<long long>(ss.preemptions));
+              static_cast<long long>(st.prompt_tokens_queried),
+              static_cast<long long>(st.evictions), static_cast<long long>(ss.preemptions));
         QVERIFY(st.prompt_tokens_cached > 0);
         if (pressure) {
             QVERIFY2(st.evictions > 0, "the pressure case should evict cached blocks");

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/log.h"
+#include "core/error_text.h"
 
 using namespace hearth;
 namespace st = hearth::store;
@@ -11,9 +12,6 @@ namespace st = hearth::store;
 namespace {
 
 const QString kNewChatTitle = QStringLiteral("New chat");
-
-QString qerr(const Error& e) { return QString::fromStdString(e.message); }
-
 
 }  // namespace
 
@@ -25,10 +23,16 @@ ConversationListModel::ConversationListModel(QObject* parent) : RowListModel(par
     connect(&reload_timer_, &QTimer::timeout, this, &ConversationListModel::reload);
 }
 
-ConversationListModel::~ConversationListModel() { commitDelete(); }
+ConversationListModel::~ConversationListModel() {
+    commitDelete();
+}
 
-QObject* ConversationListModel::storeObject() const { return store_; }
-void ConversationListModel::setStoreObject(QObject* store) { setStore(qobject_cast<st::AsyncStore*>(store)); }
+QObject* ConversationListModel::storeObject() const {
+    return store_;
+}
+void ConversationListModel::setStoreObject(QObject* store) {
+    setStore(qobject_cast<st::AsyncStore*>(store));
+}
 
 void ConversationListModel::setStore(st::AsyncStore* store) {
     if (store == store_) return;
@@ -97,21 +101,32 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
     const Row& r = rows_[static_cast<size_t>(index.row())];
     const st::Conversation& c = r.conversation;
     switch (role) {
-        case ConversationIdRole: return QVariant::fromValue<qint64>(c.id);
+        case ConversationIdRole:
+            return QVariant::fromValue<qint64>(c.id);
         case Qt::DisplayRole:
-        case TitleRole: return c.title;
-        case PersonaIdRole: return QVariant::fromValue<qint64>(c.persona_id.value_or(-1));
-        case PinnedRole: return c.pinned;
-        case ArchivedRole: return c.archived;
-        case CreatedAtRole: return c.created_at;
-        case UpdatedAtRole: return c.updated_at;
-        case IsSearchHitRole: return r.hit;
-        case MessageIdRole: return QVariant::fromValue<qint64>(r.message_id);
-        case SnippetRole: return r.snippet;
+        case TitleRole:
+            return c.title;
+        case PersonaIdRole:
+            return QVariant::fromValue<qint64>(c.persona_id.value_or(-1));
+        case PinnedRole:
+            return c.pinned;
+        case ArchivedRole:
+            return c.archived;
+        case CreatedAtRole:
+            return c.created_at;
+        case UpdatedAtRole:
+            return c.updated_at;
+        case IsSearchHitRole:
+            return r.hit;
+        case MessageIdRole:
+            return QVariant::fromValue<qint64>(r.message_id);
+        case SnippetRole:
+            return r.snippet;
         case HighlightsRole: {
             QVariantList list;
             for (const auto& [start, length] : r.highlights)
-                list.push_back(QVariantMap{{QStringLiteral("start"), start}, {QStringLiteral("length"), length}});
+                list.push_back(QVariantMap{{QStringLiteral("start"), start},
+                                           {QStringLiteral("length"), length}});
             return list;
         }
         case SnippetHtmlRole: {
@@ -120,14 +135,17 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
             for (const auto& [start, length] : r.highlights) {
                 if (start < at || start + length > r.snippet.size()) continue;
                 html += r.snippet.mid(at, start - at).toHtmlEscaped();
-                html += QStringLiteral("<b>") + r.snippet.mid(start, length).toHtmlEscaped() + QStringLiteral("</b>");
+                html += QStringLiteral("<b>") + r.snippet.mid(start, length).toHtmlEscaped() +
+                        QStringLiteral("</b>");
                 at = start + length;
             }
             html += r.snippet.mid(at).toHtmlEscaped();
             return html;
         }
-        case MessageRoleRole: return r.hit ? st::role_name(r.message_role) : QString();
-        default: return {};
+        case MessageRoleRole:
+            return r.hit ? st::role_name(r.message_role) : QString();
+        default:
+            return {};
     }
 }
 
@@ -173,7 +191,9 @@ void ConversationListModel::reload() {
                     auto known = persona_of.find(h.conversation_id);
                     if (known == persona_of.end()) {
                         auto c = s.conversation(h.conversation_id);
-                        known = persona_of.emplace(h.conversation_id, c ? c->persona_id : std::nullopt).first;
+                        known =
+                            persona_of.emplace(h.conversation_id, c ? c->persona_id : std::nullopt)
+                                .first;
                     }
                     out.emplace_back(std::move(h), known->second);
                 }
@@ -181,7 +201,7 @@ void ConversationListModel::reload() {
             },
             [self, serial](Result<Hits> r) {
                 if (!self || serial != self->reload_serial_) return;
-                if (!r) return self->set_error(qerr(r.error()));
+                if (!r) return self->set_error(error_text(r.error()));
                 std::vector<Row> rows;
                 for (auto& [h, persona] : *r) {
                     if (self->pending_ && h.conversation_id == self->pending_->id) continue;
@@ -206,7 +226,7 @@ void ConversationListModel::reload() {
                                      : st::ConversationFilter::Archived::Exclude;
     store_->conversations(filter, [self, serial](Result<std::vector<st::Conversation>> r) {
         if (!self || serial != self->reload_serial_) return;
-        if (!r) return self->set_error(qerr(r.error()));
+        if (!r) return self->set_error(error_text(r.error()));
         std::vector<Row> rows;
         for (st::Conversation& c : *r) {
             if (self->pending_ && c.id == self->pending_->id) continue;
@@ -222,14 +242,16 @@ void ConversationListModel::apply(std::vector<Row> rows) {
     const bool count_changed = merge_rows(
         rows_, std::move(rows),
         [](const Row& a, const Row& b) {
-            return a.hit == b.hit && (a.hit ? a.message_id == b.message_id : a.conversation.id == b.conversation.id);
+            return a.hit == b.hit &&
+                   (a.hit ? a.message_id == b.message_id : a.conversation.id == b.conversation.id);
         },
         [](const Row& a, const Row& b) {
-            return a.conversation.title == b.conversation.title && a.conversation.pinned == b.conversation.pinned &&
+            return a.conversation.title == b.conversation.title &&
+                   a.conversation.pinned == b.conversation.pinned &&
                    a.conversation.archived == b.conversation.archived &&
                    a.conversation.updated_at == b.conversation.updated_at &&
-                   a.conversation.persona_id == b.conversation.persona_id && a.snippet == b.snippet &&
-                   a.highlights == b.highlights;
+                   a.conversation.persona_id == b.conversation.persona_id &&
+                   a.snippet == b.snippet && a.highlights == b.highlights;
         });
     if (count_changed) emit countChanged();
     emit loaded();
@@ -261,7 +283,7 @@ void ConversationListModel::createConversation(qint64 personaId, const QString& 
         },
         [self, store](Result<st::Conversation> r) {
             if (!self) return;
-            if (!r) return self->set_error(qerr(r.error()));
+            if (!r) return self->set_error(error_text(r.error()));
             self->set_error(QString());
             if (store) emit store->conversationsChanged();  // reloads the list
             emit self->conversationCreated(r->id);
@@ -274,7 +296,7 @@ void ConversationListModel::change(qint64 id, std::function<Result<void>(st::Sto
     QPointer<st::AsyncStore> store = store_;
     store_->run<void>(std::move(job), [self, store, id](Result<void> r) {
         if (!self) return;
-        if (!r) self->set_error(qerr(r.error()));
+        if (!r) self->set_error(error_text(r.error()));
         (void)id;
         // Other views (the chat's title) follow the store's signal.
         if (store) emit store->conversationsChanged();
@@ -284,16 +306,19 @@ void ConversationListModel::change(qint64 id, std::function<Result<void>(st::Sto
 void ConversationListModel::rename(qint64 conversationId, const QString& title) {
     const QString t = title.trimmed();
     if (t.isEmpty()) return;
-    change(conversationId, [conversationId, t](st::Store& s) { return s.rename_conversation(conversationId, t); });
+    change(conversationId,
+           [conversationId, t](st::Store& s) { return s.rename_conversation(conversationId, t); });
 }
 
 void ConversationListModel::setPinned(qint64 conversationId, bool pinned) {
-    change(conversationId, [conversationId, pinned](st::Store& s) { return s.set_pinned(conversationId, pinned); });
+    change(conversationId,
+           [conversationId, pinned](st::Store& s) { return s.set_pinned(conversationId, pinned); });
 }
 
 void ConversationListModel::setArchived(qint64 conversationId, bool archived) {
-    change(conversationId,
-           [conversationId, archived](st::Store& s) { return s.set_archived(conversationId, archived); });
+    change(conversationId, [conversationId, archived](st::Store& s) {
+        return s.set_archived(conversationId, archived);
+    });
 }
 
 void ConversationListModel::remove(qint64 conversationId) {
@@ -339,7 +364,7 @@ void ConversationListModel::commitDelete() {
     store_->delete_conversation(id, [self, id](Result<void> r) {
         if (!self) return;
         if (!r) {
-            self->set_error(qerr(r.error()));
+            self->set_error(error_text(r.error()));
             self->reload();
             return;
         }

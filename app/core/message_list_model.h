@@ -23,9 +23,9 @@
 // model is destroyed (callbacks hold a QPointer to it).
 #pragma once
 
+#include <QtQml/qqmlregistration.h>
 #include <QPointer>
 #include <QTimer>
-#include <QtQml/qqmlregistration.h>
 
 #include <algorithm>
 #include <map>
@@ -41,6 +41,10 @@
 #include "core/row_list_model.h"
 #include "store/async_store.h"
 
+// A message's state as the model's `state` role and replyFinished name it: "done",
+// "streaming", "stopped" or "error".
+QString message_state_name(hearth::store::MessageState state);
+
 class MessageListModel : public RowListModel {
     Q_OBJECT
     QML_ELEMENT
@@ -48,11 +52,13 @@ class MessageListModel : public RowListModel {
     Q_PROPERTY(QObject* store READ storeObject WRITE setStoreObject NOTIFY storeChanged)
     // The user's reply settings (sampling defaults, longest reply); optional.
     Q_PROPERTY(AppSettings* settings READ settings WRITE setSettings NOTIFY settingsChanged)
-    Q_PROPERTY(qint64 conversationId READ conversationId WRITE setConversationId NOTIFY conversationIdChanged)
+    Q_PROPERTY(qint64 conversationId READ conversationId WRITE setConversationId NOTIFY
+                   conversationIdChanged)
     Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
     Q_PROPERTY(bool canSend READ canSend NOTIFY canSendChanged)
     Q_PROPERTY(int count READ count NOTIFY countChanged)
-    Q_PROPERTY(int maxReplyTokens READ maxReplyTokens WRITE setMaxReplyTokens NOTIFY settingsChanged)
+    Q_PROPERTY(
+        int maxReplyTokens READ maxReplyTokens WRITE setMaxReplyTokens NOTIFY settingsChanged)
     Q_PROPERTY(QString personaName READ personaName NOTIFY conversationLoaded)
     // The conversation's persona as the store has it (-1: none, or not loaded yet).
     Q_PROPERTY(qint64 personaId READ personaId NOTIFY conversationLoaded)
@@ -113,7 +119,7 @@ class MessageListModel : public RowListModel {
     void setSettings(AppSettings* settings);
     qint64 conversationId() const { return conversation_; }
     void setConversationId(qint64 id);  // -1: none
-    bool generating() const;  // the conversation on screen has a reply streaming
+    bool generating() const;            // the conversation on screen has a reply streaming
     bool canSend() const;
     int count() const { return static_cast<int>(rows_.size()); }
     int maxReplyTokens() const;
@@ -233,11 +239,11 @@ class MessageListModel : public RowListModel {
     std::optional<hearth::store::Conversation> conversation_record_;
     std::optional<hearth::store::Persona> persona_;
     std::vector<hearth::store::ThreadEntry> rows_;
-    std::map<qint64, Stream> streams_;               // by bridge request id
-    std::map<qint64, int> dropped_;                  // per conversation: rows left out
-    std::map<qint64, int> setting_up_;               // conversation -> replies being set up
-    std::map<qint64, bool> stop_requested_;          // stop() during set-up
-    std::map<hearth::store::Id, QString> errors_;    // why a reply failed (this session)
+    std::map<qint64, Stream> streams_;             // by bridge request id
+    std::map<qint64, int> dropped_;                // per conversation: rows left out
+    std::map<qint64, int> setting_up_;             // conversation -> replies being set up
+    std::map<qint64, bool> stop_requested_;        // stop() during set-up
+    std::map<hearth::store::Id, QString> errors_;  // why a reply failed (this session)
     ReplyWriter writer_;
     mutable SegmentsCache segments_;
     // Row updates waiting for the next flush: message id -> roles.

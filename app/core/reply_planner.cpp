@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "chat/prompt_builder.h"
+#include "store/store.h"
 
 using namespace hearth;
 namespace st = hearth::store;
@@ -11,9 +12,12 @@ namespace {
 
 chat::Role to_chat(st::Role r) {
     switch (r) {
-        case st::Role::System: return chat::Role::System;
-        case st::Role::User: return chat::Role::User;
-        case st::Role::Assistant: return chat::Role::Assistant;
+        case st::Role::System:
+            return chat::Role::System;
+        case st::Role::User:
+            return chat::Role::User;
+        case st::Role::Assistant:
+            return chat::Role::Assistant;
     }
     return chat::Role::User;
 }
@@ -30,9 +34,11 @@ void apply_sampling(const st::SamplingSettings& ss, SamplingParams& sp) {
     if (ss.presence_penalty) sp.presence_penalty = static_cast<float>(*ss.presence_penalty);
 }
 
-Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent, std::optional<st::Id> continue_reply,
+Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
+                                std::optional<st::Id> continue_reply,
                                 const chat::PromptBuilder& builder, const QString& fingerprint,
-                                int context_length, const ReplyDefaults& defaults, std::uint64_t fresh_seed) {
+                                int context_length, const ReplyDefaults& defaults,
+                                std::uint64_t fresh_seed) {
     const auto& thread = snap.thread;
     const st::Id last_id = continue_reply.value_or(parent);
     const auto at = std::find_if(thread.begin(), thread.end(),
@@ -44,12 +50,14 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent, std::
     std::vector<chat::Message> messages;
     const bool has_system = !thread.empty() && thread.front().message.role == st::Role::System;
     if (!has_system && snap.persona && !snap.persona->system_prompt.trimmed().isEmpty())
-        messages.push_back({chat::Role::System, snap.persona->system_prompt.toStdString(), std::nullopt});
+        messages.push_back(
+            {chat::Role::System, snap.persona->system_prompt.toStdString(), std::nullopt});
     for (auto it = thread.begin(); it != std::next(at); ++it) {
         const st::Message& msg = it->message;
         chat::Message cm{to_chat(msg.role), msg.text.toStdString(), std::nullopt};
         // Ids are reused only when this model's tokenizer made them.
-        if (msg.token_fingerprint == fingerprint && (msg.role == st::Role::Assistant || !msg.token_ids.empty()))
+        if (msg.token_fingerprint == fingerprint &&
+            (msg.role == st::Role::Assistant || !msg.token_ids.empty()))
             cm.ids = std::vector<int32_t>(msg.token_ids.begin(), msg.token_ids.end());
         messages.push_back(std::move(cm));
     }
@@ -57,12 +65,13 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent, std::
         return make_error("This reply was written with another model; regenerate it instead.");
 
     const st::SamplingSettings& conv = snap.conversation.sampling;
-    const std::optional<int> persona_max = snap.persona ? snap.persona->sampling.max_tokens : std::nullopt;
+    const std::optional<int> persona_max =
+        snap.persona ? snap.persona->sampling.max_tokens : std::nullopt;
     const int wanted = conv.max_tokens.value_or(persona_max.value_or(defaults.max_tokens));
     const int reply_room = std::max(1, std::min(wanted, context_length / 2));
-    auto prompt = builder.fit_to_context(messages, static_cast<size_t>(std::max(1, context_length - reply_room)),
-                                         continue_reply ? chat::PromptEnd::ContinueReply
-                                                        : chat::PromptEnd::GenerationPrompt);
+    auto prompt = builder.fit_to_context(
+        messages, static_cast<size_t>(std::max(1, context_length - reply_room)),
+        continue_reply ? chat::PromptEnd::ContinueReply : chat::PromptEnd::GenerationPrompt);
     if (!prompt) return prompt.error();
 
     PlannedReply plan;
@@ -85,4 +94,19 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent, std::
     req.max_tokens = reply_room;
     req.stop_at_end_of_generation = defaults.stop_at_end_of_turn;
     return plan;
+}
+
+hearth::Result<ThreadSnapshot> read_thread_snapshot(hearth::store::Store& s,
+                                                    std::int64_t conversation) {
+    auto c = s.conversation(conversation);
+    if (!c) return c.error();
+    ThreadSnapshot snap;
+    snap.conversation = *c;
+    if (c->persona_id) {
+        if (auto p = s.persona(*c->persona_id)) snap.persona = *p;  // may be deleted
+    }
+    auto thread = s.active_thread(conversation);
+    if (!thread) return thread.error();
+    snap.thread = std::move(*thread);
+    return snap;
 }

@@ -28,6 +28,9 @@
 namespace hearth::chat {
 class PromptBuilder;
 }
+namespace hearth::store {
+class Store;
+}
 
 // A conversation, its persona and its thread, read together from the store.
 struct ThreadSnapshot {
@@ -35,6 +38,10 @@ struct ThreadSnapshot {
     std::optional<hearth::store::Persona> persona;
     std::vector<hearth::store::ThreadEntry> thread;
 };
+
+// Reads them (on the store's thread). A deleted persona leaves `persona` empty.
+hearth::Result<ThreadSnapshot> read_thread_snapshot(hearth::store::Store& store,
+                                                    std::int64_t conversation);
 
 struct ReplyDefaults {
     hearth::SamplingParams sampling;  // the app's settings (their seed is ignored)
@@ -44,7 +51,7 @@ struct ReplyDefaults {
 
 struct PlannedReply {
     hearth::sched::Request request;
-    int dropped = 0;     // thread messages left out (beyond the context)
+    int dropped = 0;          // thread messages left out (beyond the context)
     bool seed_fixed = false;  // the seed came from the conversation or persona
 };
 
@@ -58,4 +65,5 @@ hearth::Result<PlannedReply> plan_reply(const ThreadSnapshot& snapshot, hearth::
                                         const ReplyDefaults& defaults, std::uint64_t fresh_seed);
 
 // The settings applied over params: each value that is set replaces the one in params.
-void apply_sampling(const hearth::store::SamplingSettings& settings, hearth::SamplingParams& params);
+void apply_sampling(const hearth::store::SamplingSettings& settings,
+                    hearth::SamplingParams& params);

@@ -1,0 +1,205 @@
+// MessageListModel: the replies being generated. A reply is planned from a fresh read of
+// the thread (reply_planner.h), its message is created in the store, the request goes to
+// the engine, and its events (tokens, progress, the end) update the row on screen, at
+// most once a frame, and the store's copy (reply_writer.h).
+#include "core/message_list_model.h"
+
+#include <QRandomGenerator>
+
+#include "chat/prompt_builder.h"
+#include "core/error_text.h"
+
+using namespace hearth;
+namespace st = hearth::store;
+
+namespace {
+
+st::FinishReason finish_reason_of(StopReason r) {
+    switch (r) {
+        case StopReason::MaxTokens:
+            return st::FinishReason::Length;
+        case StopReason::Cancelled:
+            return st::FinishReason::Cancelled;
+        default:
+            return st::FinishReason::Stop;
+    }
+}
+
+
+}  // namespace
+
+void MessageListModel::start_reply(qint64 conversation, st::Id parent_id,
+                                   std::optional<st::Id> continue_reply) {
+    QPointer<MessageListModel> self(this);
+    if (!store_) {
+        setup_done(conversation);
+        return;
+    }
+    // The snapshot read here counts as a reload issued now: it supersedes reloads issued
+    // before (read earlier) and is superseded by any issued after (read later).
+    const int serial = conversation == conversation_ ? ++reload_serial_ : -1;
+    store_->run<ThreadSnapshot>(
+        [conversation](st::Store& s) { return read_thread_snapshot(s, conversation); },
+        [self, conversation, parent_id, continue_reply, serial](Result<ThreadSnapshot> r) {
+            if (!self) return;
+            MessageListModel& m = *self;
+            const bool stop_requested = m.stop_requested_.erase(conversation) > 0;
+            auto fail = [&](const QString& why) {
+                m.set_error(why);
+                m.setup_done(conversation);
+            };
+            if (!r) return fail(error_text(r.error()));
+            if (conversation == m.conversation_ && serial == m.reload_serial_) m.apply_snapshot(*r);
+            if (stop_requested) return m.setup_done(conversation);
+            const chat::PromptBuilder* builder = m.bridge_ ? m.bridge_->promptBuilder() : nullptr;
+            if (!builder) return fail(QStringLiteral("No model is loaded."));
+            const QString fingerprint = m.bridge_->fingerprint();
+            auto plan = plan_reply(*r, parent_id, continue_reply, *builder, fingerprint,
+                                   m.bridge_->contextLength(), m.reply_defaults(),
+                                   QRandomGenerator::global()->generate64());
+            if (!plan) return fail(QString::fromStdString(plan.message()));
+            if (m.dropped_[conversation] != plan->dropped) {
+                m.dropped_[conversation] = plan->dropped;
+                if (conversation == m.conversation_) {
+                    emit m.contextChanged();
+                    if (!m.rows_.empty())
+                        emit m.dataChanged(m.index(0), m.index(m.count() - 1), {InContextRole});
+                }
+            }
+            const std::uint64_t seed = plan->request.sampling.seed;
+            const qint64 request_id = m.bridge_->submit(std::move(plan->request));
+            if (request_id < 0) return fail(QStringLiteral("No model is loaded."));
+            Stream& s = m.streams_[request_id];
+            s.conversation = conversation;
+            s.parent_id = parent_id;
+            s.stats.seed = seed;
+            m.setup_done(conversation);
+            if (continue_reply) {
+                // The reply exists (reopened): the new tokens go after what it has.
+                for (const st::ThreadEntry& e : r->thread) {
+                    if (e.message.id != *continue_reply) continue;
+                    s.base_text = s.text = e.message.text;
+                    s.base_ids = s.ids = e.message.token_ids;
+                    s.base_tokens = e.message.stats.generated_tokens.value_or(
+                        static_cast<std::int64_t>(e.message.token_ids.size()));
+                }
+                m.reply_begun(request_id, *continue_reply);
+                return;
+            }
+            m.store_->begin_reply(conversation, parent_id, fingerprint,
+                                  [self, request_id](Result<st::Id> reply) {
+                                      if (self) self->reply_begun(request_id, std::move(reply));
+                                  });
+        });
+}
+
+void MessageListModel::reply_begun(qint64 request_id, Result<st::Id> reply) {
+    auto it = streams_.find(request_id);
+    if (it == streams_.end()) return;
+    Stream& s = it->second;
+    if (!reply) {
+        set_error(error_text(reply.error()));
+        s.begin_failed = true;
+        if (bridge_) bridge_->cancel(request_id);
+        if (s.ended) streams_.erase(it);
+        emit_state_changes();
+        return;
+    }
+    s.reply_id = *reply;
+    emit replyStarted(*reply);
+    if (s.ended) {
+        end_stream(request_id);
+    } else {
+        if (s.new_tokens > 0) writer_.update(*s.reply_id, s.text, s.ids, true);
+        update_row(*s.reply_id);  // a continued reply is on screen already
+    }
+    // A new reply's row arrives with the reload that begin_reply's threadChanged starts.
+}
+
+void MessageListModel::on_event(const sched::Event& e) {
+    auto it = streams_.find(e.request);
+    if (it == streams_.end()) return;
+    Stream& s = it->second;
+    const bool on_screen = s.reply_id && s.conversation == conversation_;
+    switch (e.kind) {
+        case sched::EventKind::PrefillProgress:
+            s.prefill_done = e.prefill_done;
+            s.prefill_total = e.prefill_total;
+            if (on_screen) update_row_soon(*s.reply_id, {PrefillProgressRole});
+            return;
+        case sched::EventKind::Token:
+            s.text += QString::fromStdString(e.text);
+            if (e.token >= 0) s.ids.push_back(e.token);
+            ++s.new_tokens;
+            if (s.reply_id) writer_.update(*s.reply_id, s.text, s.ids);
+            if (!on_screen) return;
+            // The first token is shown at once (the time to first token is what a user
+            // waits for); later ones are folded into the next frame's update.
+            if (s.new_tokens == 1)
+                update_row(*s.reply_id,
+                           {TextRole, SegmentsRole, GeneratedTokensRole, PrefillProgressRole});
+            else
+                update_row_soon(*s.reply_id, {TextRole, SegmentsRole, GeneratedTokensRole});
+            return;
+        case sched::EventKind::Finished:
+            s.text = s.base_text + QString::fromStdString(e.text);
+            s.ids = s.base_ids;
+            s.ids.insert(s.ids.end(), e.tokens.begin(), e.tokens.end());
+            s.new_tokens = static_cast<std::int32_t>(e.tokens.size());
+            s.end_state = e.stop == StopReason::Cancelled ? st::MessageState::Interrupted
+                                                          : st::MessageState::Complete;
+            s.stats.finish_reason = finish_reason_of(e.stop);
+            break;
+        case sched::EventKind::Error:
+            s.end_state = st::MessageState::Failed;
+            s.stats.finish_reason = st::FinishReason::Error;
+            s.error = QString::fromStdString(e.error);
+            set_error(s.error);
+            break;
+    }
+    s.ended = true;
+    const sched::RequestStats& rs = e.stats;
+    if (rs.ttft_ms > 0) s.stats.ttft_ms = rs.ttft_ms;
+    if (rs.decode_tokens_per_s() > 0) s.stats.tokens_per_second = rs.decode_tokens_per_s();
+    s.stats.prompt_tokens_cached = rs.prompt_tokens_cached;
+    s.stats.prompt_tokens_computed = rs.prompt_tokens_computed;
+    s.stats.generated_tokens = s.base_tokens + s.new_tokens;
+    if (s.begin_failed) {
+        streams_.erase(it);
+        emit_state_changes();
+        return;
+    }
+    if (s.reply_id) end_stream(e.request);
+    emit_state_changes();
+}
+
+void MessageListModel::end_stream(qint64 request_id) {
+    auto it = streams_.find(request_id);
+    if (it == streams_.end() || !it->second.reply_id) return;
+    Stream s = std::move(it->second);
+    const st::Id reply = *s.reply_id;
+    const qint64 conversation = s.conversation;
+    // Show the end in the row now; the store's copy follows.
+    if (conversation == conversation_) {
+        const int row = rowOf(reply);
+        if (row >= 0) {
+            st::Message& m = rows_[static_cast<size_t>(row)].message;
+            m.text = s.text;
+            m.token_ids = s.ids;
+            m.state = s.end_state;
+            m.stats = s.stats;
+        }
+    }
+    if (!s.error.isEmpty()) errors_[reply] = s.error;
+    streams_.erase(it);
+    if (conversation == conversation_) update_row(reply);
+    QPointer<MessageListModel> self(this);
+    writer_.finish(reply, {s.text, s.ids, s.end_state, s.stats},
+                   [self, conversation](Result<void> r) {
+                       if (!self) return;
+                       if (!r) self->set_error(error_text(r.error()));
+                       if (conversation == self->conversation_) self->reload();
+                   });
+    emit replyFinished(reply, message_state_name(s.end_state));
+    emit_state_changes();
+}

@@ -76,10 +76,6 @@ int main(int argc, char** argv) {
     QString error;
     if (!ui.start(QStringLiteral("light"), &error, parser.value(model_opt))) return fail(error);
     ui.chat->setMaxReplyTokens(max_tokens);
-    if (qEnvironmentVariableIsSet("TMP_UPDATE_MS"))
-        ui.chat->setUpdateIntervalMs(qEnvironmentVariableIntValue(
-            "TMP_UPDATE_MS"));  // greedy, past end-of-turn: set by the harness
-
     QSignalSpy created(ui.conversations, &ConversationListModel::conversationCreated);
     ui.conversations->createConversation(-1);
     if (!UiHarness::run_until([&] { return !created.isEmpty(); }, 10000))

@@ -119,18 +119,6 @@ std::shared_ptr<LoadedEngine> load_engine(const QString& path, EngineConfig conf
     return loaded;
 }
 
-const char* pin_state_text(PinState s) {
-    switch (s) {
-        case PinState::Warming:
-            return "warming";
-        case PinState::Pinned:
-            return "pinned";
-        case PinState::Failed:
-            return "failed";
-    }
-    return "";
-}
-
 bool same_pins(const std::vector<PinStatus>& a, const std::vector<PinStatus>& b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
@@ -339,7 +327,7 @@ void EngineBridge::cancelAll() {
 
 QString EngineBridge::pinState(qint64 key) const {
     for (const PinStatus& p : pins_)
-        if (p.key == key) return QString::fromLatin1(pin_state_text(p.state));
+        if (p.key == key) return QString::fromLatin1(pin_state_name(p.state));
     return QString();
 }
 

@@ -61,7 +61,6 @@ void MessageListModel::setup_done(qint64 conversation) {
     emit_state_changes();
 }
 
-
 void MessageListModel::stop() {
     if (conversation_ < 0) return;
     if (setting_up_.count(conversation_)) stop_requested_[conversation_] = true;

@@ -25,7 +25,6 @@ st::FinishReason finish_reason_of(StopReason r) {
     }
 }
 
-
 }  // namespace
 
 void MessageListModel::start_reply(qint64 conversation, st::Id parent_id,

@@ -19,6 +19,25 @@ namespace {
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 constexpr std::size_t kAutoKvCapBytes = 1024 * kMiB;
 
+// Whether this build runs inference on CUDA. Not yet: the CUDA backend has its
+// dequantisation kernels only (issue 12), so auto says why it uses the CPU and an
+// explicit CUDA device is an error rather than a silent CPU.
+constexpr bool kCudaInference = false;
+
+// The device for `config`: what it would need there is the weights (the file) and the KV
+// budget (the automatic one is at most kAutoKvCapBytes).
+Result<DeviceChoice> choose_engine_device(const EngineConfig& config, std::size_t file_bytes) {
+    auto request = parse_device(config.device);
+    if (!request) return request.error();
+    GpuInventory gpus;  // not asked when the CPU was chosen: no CUDA context is made
+    if (request->automatic || request->kind == DeviceKind::Cuda) gpus = list_gpus();
+    const std::uint64_t kv = config.kv_mb > 0 ? config.kv_mb * kMiB : kAutoKvCapBytes;
+    auto choice = choose_device(*request, gpus, file_bytes + kv, kCudaInference);
+    if (choice && !choice->cpu_reason.empty())
+        log::get("engine")->info("device: the CPU ({})", choice->cpu_reason);
+    return choice;
+}
+
 }  // namespace
 
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -38,6 +57,10 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
     auto file = gguf::GgufFile::open(config.model_path);
     if (!file) return file.error();
     impl->file = std::move(file).value();
+
+    auto device = choose_engine_device(config, impl->file->file_size());
+    if (!device) return device.error();
+    impl->device = std::move(device).value();
     impl->backend = std::make_unique<kernels::CpuBackend>(
         config.n_threads, kernels::cpu::SimdLevel::Auto, config.background_priority);
     auto model = LlamaModel::load(*impl->file, *impl->backend);
@@ -106,6 +129,9 @@ const Tokenizer& Engine::tokenizer() const {
 }
 const gguf::GgufFile& Engine::file() const {
     return *impl_->file;
+}
+const DeviceChoice& Engine::device() const {
+    return impl_->device;
 }
 std::string Engine::backend_name() const {
     return impl_->backend->name();

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "device.h"
 #include "kv/kv_cache_manager.h"
 #include "request_handle.h"
 #include "sched/scheduler.h"
@@ -36,6 +37,10 @@ struct ModelConfig;
 
 struct EngineConfig {
     std::string model_path;
+    // "auto", "cpu", "cuda" or "cuda:N" (engine/device.h). auto takes a CUDA device that
+    // can hold the model and its KV cache and otherwise runs on the CPU, saying why
+    // (Engine::device()). An explicit CUDA device that cannot be used is an error.
+    std::string device = "auto";
     int n_threads = 0;        // CPU threads; 0: all cores
     std::size_t kv_mb = 0;    // KV cache budget; 0: two full contexts, at most 1 GiB
     int32_t block_size = 16;  // tokens per KV block
@@ -112,6 +117,8 @@ class Engine {
     const Tokenizer& tokenizer() const;
     const gguf::GgufFile& file() const;
     std::string backend_name() const;
+    // The device it runs on, and when auto chose the CPU, why (for the UI and logs).
+    const DeviceChoice& device() const;
     const EngineConfig& config() const;
     int32_t kv_blocks() const;
     std::size_t kv_bytes() const;

@@ -24,6 +24,7 @@
 namespace hearth {
 
 struct Engine::Impl {
+    DeviceChoice device;
     // What callers ask of the engine thread, taken from the inbox between steps.
     struct Submit {
         sched::RequestId id;

@@ -109,6 +109,12 @@ Page {
                 FactRow { label: qsTr("Architecture"); value: page.inspector.facts.architecture || "" }
                 FactRow { label: qsTr("Backend"); value: page.bridge.backendName }
                 FactRow {
+                    objectName: "deviceNote"
+                    visible: page.bridge.deviceNote !== ""
+                    label: qsTr("Why the CPU")
+                    value: page.bridge.deviceNote
+                }
+                FactRow {
                     label: qsTr("Memory")
                     value: page.bridge.loaded ? qsTr("%1 weights (mapped) + %2 KV cache (%3 blocks of %4 tokens)")
                                                 .arg(page.humanBytes(page.bridge.modelFileBytes)).arg(page.humanBytes(page.bridge.kvCacheBytes))

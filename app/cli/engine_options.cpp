@@ -1,5 +1,7 @@
 #include "cli/engine_options.h"
 
+#include <filesystem>
+
 #include "cli/cancel_signal.h"
 #include "common/paths.h"
 
@@ -8,6 +10,7 @@ namespace hearth::cli {
 std::vector<OptionSpec> engine_options() {
     return {
         {"model", true, "GGUF model file (default: $HEARTH_MODEL or the default model)"},
+        {"device", true, "auto (default), cpu, cuda or cuda:N (hearth-cli info --devices)"},
         {"threads", true, "CPU threads (default: all cores)"},
         {"cache", true, "prefix caching: on (default) or off"},
         {"kv-mb", true, "KV cache size in MiB (default: two full contexts, at most 1024)"},
@@ -18,6 +21,9 @@ std::vector<OptionSpec> engine_options() {
 Result<EngineConfig> engine_config(const Args& args) {
     EngineConfig c;
     c.model_path = args.value("model").value_or(paths::default_model_path());
+    c.device = args.value("device").value_or("auto");
+    if (auto device = parse_device(c.device); !device)
+        return make_error("--device: " + device.message());
     auto threads = args.integer("threads", 0, 0, 1024);
     if (!threads) return threads.error();
     c.n_threads = static_cast<int>(*threads);
@@ -36,7 +42,7 @@ Result<EngineConfig> engine_config(const Args& args) {
 
 Result<std::unique_ptr<Engine>> start_engine(const EngineConfig& config, bool default_model) {
     auto engine = Engine::create(config);
-    if (!engine && default_model)
+    if (!engine && default_model && !std::filesystem::exists(config.model_path))
         return make_error(engine.message() + " (run scripts/fetch-model to get the default model)");
     return engine;
 }

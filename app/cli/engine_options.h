@@ -1,5 +1,5 @@
 // What the inference subcommands of hearth-cli (generate, chat, bench) share: options
-// that configure the engine (--cache, --kv-mb, --batch, plus --model and --threads),
+// that configure the engine (--device, --cache, --kv-mb, --batch, --model, --threads),
 // and the JSON form of a request's statistics.
 #pragma once
 
@@ -17,7 +17,7 @@ namespace hearth::cli {
 
 std::vector<OptionSpec> engine_options();
 
-// The engine configuration from --model, --threads, --cache, --kv-mb and --batch.
+// The engine configuration from --model, --device, --threads, --cache, --kv-mb, --batch.
 Result<EngineConfig> engine_config(const Args& args);
 // Loads the model and starts the engine; errors say how to get the default model.
 Result<std::unique_ptr<Engine>> start_engine(const Args& args);

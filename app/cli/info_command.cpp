@@ -1,4 +1,5 @@
 // hearth-cli info MODEL: what a GGUF file holds, as JSON.
+// hearth-cli info --devices: the devices the engine can run on, and what auto would take.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -9,6 +10,7 @@
 #include "chat/chat_template.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
+#include "device.h"
 #include "gguf/gguf_file.h"
 #include "model/model_config.h"
 #include "model/model_name.h"
@@ -18,7 +20,8 @@ namespace hearth::cli {
 namespace {
 
 const std::vector<OptionSpec> kInfoOptions = {
-    {"json", false, "JSON output (the default; accepted for symmetry)"},
+    {"json", false, "JSON output (the default for a model; with --devices, instead of text)"},
+    {"devices", false, "list the CUDA devices (memory, compute capability) and what auto takes"},
     {"tensors", false, "also list every tensor with its type and shape"},
     {"metadata", false, "also list every metadata key with its value (arrays abbreviated)"},
     {"help", false, "show this help"},
@@ -50,14 +53,57 @@ QJsonObject hyperparameters(const ModelConfig& c) {
     return h;
 }
 
+int run_devices(bool json) {
+    const GpuInventory gpus = list_gpus();
+    // What auto would choose for a small model (the model's own needs are checked when
+    // an engine starts): this build's answer, or the reason it runs on the CPU.
+    auto choice = choose_device(DeviceRequest{}, gpus, 0, false);
+    if (json) {
+        QJsonObject out;
+        out["cuda_built"] = gpus.cuda_built;
+        if (!gpus.problem.empty()) out["problem"] = QString::fromStdString(gpus.problem);
+        QJsonArray list;
+        for (const GpuDevice& g : gpus.devices) {
+            QJsonObject d;
+            d["device"] = QStringLiteral("cuda:%1").arg(g.index);
+            d["name"] = QString::fromStdString(g.name);
+            d["compute_capability"] = QStringLiteral("%1.%2").arg(g.cc_major).arg(g.cc_minor);
+            d["total_bytes"] = static_cast<qint64>(g.total_bytes);
+            d["free_bytes"] = static_cast<qint64>(g.free_bytes);
+            d["usable"] = g.problem.empty() && g.runs_our_kernels;
+            if (!g.problem.empty()) d["problem"] = QString::fromStdString(g.problem);
+            list.append(d);
+        }
+        out["devices"] = list;
+        QJsonObject automatic;
+        automatic["device"] = QString::fromStdString(choice->description);
+        if (!choice->cpu_reason.empty())
+            automatic["cpu_reason"] = QString::fromStdString(choice->cpu_reason);
+        out["auto"] = automatic;
+        std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
+        return 0;
+    }
+    std::printf("CUDA in this build: %s\n", gpus.cuda_built ? "yes" : "no");
+    if (!gpus.problem.empty()) std::printf("no CUDA device: %s\n", gpus.problem.c_str());
+    for (const GpuDevice& g : gpus.devices)
+        std::printf("cuda:%d  %s  %s%s%s\n", g.index, g.name.c_str(), describe_gpu(g).c_str(),
+                    g.problem.empty() ? "" : "  unusable: ", g.problem.c_str());
+    std::printf("auto: %s%s%s\n", choice->description.c_str(),
+                choice->cpu_reason.empty() ? "" : ", because ", choice->cpu_reason.c_str());
+    return 0;
+}
+
 }  // namespace
 
 int run_info(const CommandArgs& argv) {
     auto args = Args::parse(argv, kInfoOptions);
     if (!args) return fail(2, args.message());
+    if (args->flag("devices") && args->positionals().empty() && !args->flag("help"))
+        return run_devices(args->flag("json"));
     if (args->flag("help") || args->positionals().size() != 1) {
         std::fprintf(args->flag("help") ? stdout : stderr,
-                     "usage: hearth-cli info MODEL.gguf [options]\n%s",
+                     "usage: hearth-cli info MODEL.gguf [options]\n"
+                     "       hearth-cli info --devices [--json]\n%s",
                      usage_of(kInfoOptions).c_str());
         return args->flag("help") ? 0 : 2;
     }

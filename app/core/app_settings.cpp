@@ -256,5 +256,8 @@ hearth::EngineConfig AppSettings::engineConfig() const {
     c.n_threads = threads_;
     c.kv_mb = static_cast<std::size_t>(kv_cache_mb_);
     c.max_pinned_share = pinned_share_;
+    // "cuda" asks for auto: until the engine runs inference on CUDA an explicit device
+    // would fail to load the model, and auto says why it uses the CPU (the Model page).
+    c.device = backend_ == QLatin1String("cpu") ? "cpu" : "auto";
     return c;
 }

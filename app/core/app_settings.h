@@ -7,8 +7,9 @@
 // notify signal, and settingsChanged() follows any change.
 //
 // The bridge takes engineConfig(), samplingParams() and maxReplyTokens() when it
-// (re)starts the engine. The backend setting is stored but not yet acted on: CUDA
-// inference is not implemented, so the CPU runs every backend choice (effectiveBackend).
+// (re)starts the engine. The backend setting is the engine's device (EngineConfig::device):
+// "cpu", or "auto", which "cuda" also asks for while the engine has no CUDA inference; so
+// the CPU runs every choice today (effectiveBackend) and the Model page says why.
 #pragma once
 
 #include <QtQml/qqmlregistration.h>

@@ -28,6 +28,7 @@ struct LoadedEngine {
     QString architecture;
     QString quantisation;
     QString backend;
+    QString device_note;  // why auto chose the CPU (empty when it did not)
     QString fingerprint;
     int context_length = 0;
     qint64 file_bytes = 0;
@@ -111,6 +112,7 @@ std::shared_ptr<LoadedEngine> load_engine(const QString& path, EngineConfig conf
     loaded->architecture = qs(mc.architecture);
     loaded->quantisation = main_quantisation(e.file());
     loaded->backend = QString::fromStdString(e.backend_name());
+    loaded->device_note = QString::fromStdString(e.device().cpu_reason);
     loaded->fingerprint = QString::fromStdString(e.file().fingerprint());
     loaded->context_length = static_cast<int>(mc.context_length);
     loaded->file_bytes = QFileInfo(path).size();
@@ -173,6 +175,10 @@ int EngineBridge::contextLength() const {
 }
 QString EngineBridge::backendName() const {
     return loaded_ ? loaded_->backend : QString();
+}
+
+QString EngineBridge::deviceNote() const {
+    return loaded_ ? loaded_->device_note : QString();
 }
 QString EngineBridge::fingerprint() const {
     return loaded_ ? loaded_->fingerprint : QString();

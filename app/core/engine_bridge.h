@@ -51,6 +51,9 @@ class EngineBridge : public QObject {
     Q_PROPERTY(QString quantisation READ quantisation NOTIFY modelChanged)
     Q_PROPERTY(int contextLength READ contextLength NOTIFY modelChanged)
     Q_PROPERTY(QString backendName READ backendName NOTIFY modelChanged)
+    // Why the engine runs on the CPU when the device setting was auto (no driver, no GPU,
+    // not enough memory...); empty when it was not auto's fallback.
+    Q_PROPERTY(QString deviceNote READ deviceNote NOTIFY modelChanged)
     Q_PROPERTY(QString fingerprint READ fingerprint NOTIFY modelChanged)
     Q_PROPERTY(bool loaded READ loaded NOTIFY modelChanged)
     Q_PROPERTY(bool loading READ loading NOTIFY loadingChanged)
@@ -90,6 +93,7 @@ class EngineBridge : public QObject {
     QString quantisation() const;
     int contextLength() const;
     QString backendName() const;
+    QString deviceNote() const;
     QString fingerprint() const;
     qint64 modelFileBytes() const;
     qint64 kvCacheBytes() const;

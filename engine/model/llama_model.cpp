@@ -4,9 +4,9 @@
 #include <cstring>
 
 #include "common/log.h"
-#include "cpu/dequant.h"
 #include "gguf/gguf_file.h"
 #include "kv/kv_storage.h"
+#include "quant/dequant.h"
 
 namespace hearth {
 

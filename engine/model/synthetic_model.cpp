@@ -3,8 +3,8 @@
 #include <cmath>
 #include <random>
 
-#include "cpu/quantize.h"
 #include "gguf/gguf_writer.h"
+#include "quant/quantize.h"
 
 namespace hearth {
 namespace {

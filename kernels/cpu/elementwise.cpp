@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "cpu/dequant.h"
 #include "cpu/scalar_math.h"
+#include "quant/dequant.h"
 #include "quant/fp16.h"
 
 namespace hearth::kernels::cpu {

@@ -52,4 +52,48 @@ bool cuda_device_available(std::string* why) {
     return true;
 }
 
+bool list_cuda_devices(std::vector<CudaDeviceInfo>* devices, std::string* problem) {
+    devices->clear();
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaErrorInsufficientDriver)  // also what the runtime says with no driver at all
+        return fail(problem, "no NVIDIA driver, or one older than this build's CUDA runtime (" +
+                                 cuda_error_text(err) + ")");
+    if (err == cudaErrorNoDevice)
+        return fail(problem, "no CUDA device (" + cuda_error_text(err) + ")");
+    if (err != cudaSuccess) return fail(problem, "cudaGetDeviceCount: " + cuda_error_text(err));
+    if (count <= 0) return fail(problem, "the CUDA driver reports no devices");
+    for (int i = 0; i < count; ++i) {
+        CudaDeviceInfo d;
+        d.index = i;
+        cudaDeviceProp prop{};
+        err = cudaGetDeviceProperties(&prop, i);
+        if (err != cudaSuccess) {
+            d.problem = "cudaGetDeviceProperties: " + cuda_error_text(err);
+            cudaGetLastError();
+            devices->push_back(std::move(d));
+            continue;
+        }
+        d.name = prop.name;
+        d.major = prop.major;
+        d.minor = prop.minor;
+        d.total_bytes = prop.totalGlobalMem;
+        err = cudaSetDevice(i);
+        if (err == cudaSuccess) err = cudaMemGetInfo(&d.free_bytes, &d.total_bytes);
+        if (err != cudaSuccess) {
+            d.problem = "cannot use the device: " + cuda_error_text(err);
+        } else if ((err = detail::probe_kernel_image()) != cudaSuccess) {
+            d.problem = std::string("no usable kernel image (built for CUDA architectures ") +
+                        HEARTH_CUDA_ARCHS + "): " + cuda_error_text(err);
+        } else {
+            d.kernels_ok = true;
+        }
+        cudaGetLastError();
+        devices->push_back(std::move(d));
+    }
+    cudaSetDevice(0);
+    cudaGetLastError();
+    return true;
+}
+
 }  // namespace hearth::gpu

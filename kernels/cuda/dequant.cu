@@ -1,6 +1,6 @@
 // CUDA dequantisation kernels: device helpers, one element op per type, one grid-stride
 // __global__ template, then the host launchers. The formulas (and their evaluation
-// order) are those of cpu/dequant.cpp; every product is exact in float, so nvcc's FMA
+// order) are those of quant/dequant.cpp; every product is exact in float, so nvcc's FMA
 // contraction cannot change a result and the output matches the CPU bit for bit.
 //
 // Work decomposition: a type's block is split into Op::kItems independent work items,
@@ -67,7 +67,7 @@ __host__ __device__ __forceinline__ float bf16_to_f32(uint16_t h) {
 }
 
 // The 6-bit scale and min of sub-block j of a Q4_K/Q5_K super-block (layout in
-// cpu/dequant_rows.h, k_scale_min).
+// quant/dequant_rows.h, k_scale_min).
 __host__ __device__ __forceinline__ void k_scale_min(int j, const uint8_t* q, int* sc, int* m) {
     if (j < 4) {
         *sc = q[j] & 63;
@@ -186,7 +186,7 @@ struct OpQ5_K {
 };
 
 // Item k < 64: half = k / 32, l = k % 32 → outputs 128·half + l + {0, 32, 64, 96}, from
-// ql[64·half + l], ql[64·half + l + 32] and qh[32·half + l] (see cpu/dequant.cpp).
+// ql[64·half + l], ql[64·half + l + 32] and qh[32·half + l] (see quant/dequant.cpp).
 struct OpQ6_K {
     using Block = BlockQ6_K;
     static constexpr int kElems = 256, kItems = 64;

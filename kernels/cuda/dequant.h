@@ -1,5 +1,5 @@
 // CUDA dequantisation of GGUF tensor data to float, the device counterpart of
-// cpu/dequant.h, with bit-identical results (see cpu/dequant_rows.h on exactness).
+// quant/dequant.h, with bit-identical results (see quant/dequant_rows.h on exactness).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -28,7 +28,7 @@ cudaError_t dequantize_cuda(quant::TensorType type, const void* d_src, float* d_
 // threads striding over the work items (pass fewer threads than items to exercise the
 // grid-stride loop). Host pointers; same validation as dequantize_cuda, false where it
 // would return an error. Lets tests check the kernels' indexing without a GPU; not a
-// production path (cpu/dequant.h is the fast CPU code).
+// production path (quant/dequant.h is the fast CPU code).
 bool dequantize_on_host(quant::TensorType type, const void* src, float* dst, int64_t n,
                         int64_t n_threads);
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "cpu/dequant.h"
+#include "quant/dequant.h"
 #include "quant/fp16.h"
 
 namespace hearth::kernels::reference {

@@ -9,11 +9,11 @@
 #include <cstring>
 #include <random>
 
-#include "cpu/dequant.h"
 #include "cuda/cuda_buffer.h"
 #include "cuda/cuda_device.h"
 #include "cuda/dequant.h"
 #include "gpu/gpu_test.h"
+#include "quant/dequant.h"
 #include "quant_reference.h"
 
 using hearth::quant::TensorType;

@@ -11,8 +11,8 @@
 #include <limits>
 #include <random>
 
-#include "cpu/dequant.h"
-#include "cpu/dequant_rows.h"
+#include "quant/dequant.h"
+#include "quant/dequant_rows.h"
 #include "quant/fp16.h"
 #include "quant_reference.h"
 

@@ -1,5 +1,5 @@
 // The float → block encoders: dequantize(quantize(x)) stays within the per-type bound
-// derived in cpu/quantize.h, recomputed here from the input alone, on several input
+// derived in quant/quantize.h, recomputed here from the input alone, on several input
 // distributions. The dequantisation is the library's (checked against the reference by
 // tst_dequant), and the blocks are also decoded with the reference to catch an encoder
 // and decoder that agree with each other but not with the format.
@@ -9,9 +9,9 @@
 #include <cmath>
 #include <random>
 
-#include "cpu/dequant.h"
-#include "cpu/quantize.h"
+#include "quant/dequant.h"
 #include "quant/fp16.h"
+#include "quant/quantize.h"
 #include "quant_reference.h"
 
 using hearth::quant::TensorType;
@@ -50,7 +50,7 @@ void k_bounds(const float* x, int steps, double slack, double* b) {
     for (int e = 0; e < 256; ++e) b[e] = (need[e / 32] + d) / 2 + slack;
 }
 
-// Per-element error bound for `type` (see cpu/quantize.h for the derivation). The slack
+// Per-element error bound for `type` (see quant/quantize.h for the derivation). The slack
 // of 2^-20 · amax covers float rounding in the encoder's divisions and the decoder's
 // final rounding; it is far below every step size (≥ amax / 254 for Q8_0).
 std::vector<double> error_bounds(TensorType type, const std::vector<float>& x) {

@@ -152,6 +152,16 @@ class TestUiWindow : public QObject {
     }
 
     // Times and sizes in the units people read.
+    // Auto ran the engine on the CPU (no usable GPU here): the Model page says why.
+    void modelPageSaysWhyTheCpu() {
+        QVERIFY(!ui_.bridge->deviceNote().isEmpty());
+        ui_.show_page(QStringLiteral("model"));
+        QQuickItem* note = nullptr;
+        QTRY_VERIFY((note = ui_.item(QStringLiteral("deviceNote"))) && note->isVisible());
+        QCOMPARE(prop(note, "value").toString(), ui_.bridge->deviceNote());
+        ui_.show_page(QStringLiteral("chat"));
+    }
+
     void humanUnits() {
         QCOMPARE(evaluate(QStringLiteral("Format.duration(222722)")).toString(),
                  QStringLiteral("3 min 43 s"));

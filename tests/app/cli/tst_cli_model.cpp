@@ -58,6 +58,34 @@ class TestCliModel : public QObject {
             QVERIFY(!name.isEmpty());
     }
 
+    // info --devices answers on any machine (here: no driver); auto's reason is given, and
+    // a device that cannot be used is an error that names it, without the model hint.
+    void devicesAreListedAndChosen() {
+        HEARTH_REQUIRE_MODEL(model);
+        QProcess devices;
+        devices.start(
+            QStringLiteral(HEARTH_CLI_PATH),
+            {QStringLiteral("info"), QStringLiteral("--devices"), QStringLiteral("--json")});
+        QVERIFY(devices.waitForFinished(kWaitMs));
+        QCOMPARE(devices.exitCode(), 0);
+        const QJsonObject o = QJsonDocument::fromJson(devices.readAllStandardOutput()).object();
+        QVERIFY(o.value(QStringLiteral("devices")).isArray());
+        const QJsonObject automatic = o.value(QStringLiteral("auto")).toObject();
+        QCOMPARE(automatic.value(QStringLiteral("device")).toString(), QStringLiteral("cpu"));
+        QVERIFY(!automatic.value(QStringLiteral("cpu_reason")).toString().isEmpty());
+
+        QProcess bad;
+        bad.start(QStringLiteral(HEARTH_CLI_PATH),
+                  {QStringLiteral("generate"), QStringLiteral("--model"), model,
+                   QStringLiteral("--device"), QStringLiteral("cuda:7"), QStringLiteral("--prompt"),
+                   QStringLiteral("Hi")});
+        QVERIFY(bad.waitForFinished(kWaitMs));
+        QVERIFY(bad.exitCode() != 0);
+        const QString error = QString::fromUtf8(bad.readAllStandardError());
+        QVERIFY2(error.contains(QLatin1String("cuda:7")), qPrintable(error));
+        QVERIFY2(!error.contains(QLatin1String("fetch-model")), qPrintable(error));
+    }
+
     void interruptStopsTheReplyAtOnce() {
 #if defined(Q_OS_UNIX)
         HEARTH_REQUIRE_MODEL(model);

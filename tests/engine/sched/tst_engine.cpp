@@ -315,6 +315,34 @@ class TestEngine : public QObject {
         QVERIFY2(r.message().find("missing.gguf") != std::string::npos, r.message().c_str());
     }
 
+    // The device setting: auto on a machine without a usable GPU (this one, CI) runs on the
+    // CPU and says why; an explicit CUDA device that cannot be used, or a bad name, is an
+    // error; cpu is the CPU with nothing to explain.
+    void deviceSettingIsChosenOrExplained() {
+        EngineConfig c;
+        c.model_path = model_path_;
+        c.n_threads = 1;
+        c.kv_mb = 8;
+        auto automatic = Engine::create(c);
+        QVERIFY2(automatic, automatic ? "" : automatic.message().c_str());
+        QVERIFY((*automatic)->device().kind == DeviceKind::Cpu);
+        QVERIFY(!(*automatic)->device().cpu_reason.empty());
+        qInfo("auto: the CPU, because %s", (*automatic)->device().cpu_reason.c_str());
+        c.device = "cpu";
+        auto cpu = Engine::create(c);
+        QVERIFY(cpu && (*cpu)->device().cpu_reason.empty());
+        QCOMPARE((*cpu)->device().description, std::string("cpu"));
+        c.device = "cuda:0";
+        auto cuda = Engine::create(c);
+        QVERIFY(!cuda);
+        QVERIFY2(cuda.message().rfind("cuda:0", 0) == 0, cuda.message().c_str());
+        c.device = "gpu";
+        auto bad = Engine::create(c);
+        QVERIFY(!bad);
+        QVERIFY2(bad.message().find("expected auto, cpu, cuda or cuda:N") != std::string::npos,
+                 bad.message().c_str());
+    }
+
     void shutdownEndsEveryRequest() {
         std::vector<std::shared_ptr<RequestHandle>> handles;
         {

@@ -1,13 +1,13 @@
 // CPU dequantisation, one function per GGUF type over whole blocks. The inner loops are
 // fixed-length, branch-free and write contiguous output so the compiler vectorises them;
 // the block layouts are described in quant/quant_types.h and, per format, below.
-#include "cpu/dequant.h"
+#include "quant/dequant.h"
 
 #include <bit>
 #include <cassert>
 #include <cstring>
 
-#include "cpu/dequant_rows.h"
+#include "quant/dequant_rows.h"
 #include "quant/fp16.h"
 
 namespace hearth::quant {

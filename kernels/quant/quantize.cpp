@@ -2,7 +2,7 @@
 // quantize.h. The pattern for every type: pick the block's scales from its range,
 // round them up onto their storage grid (fp16, 6 or 8 bits) so the range stays covered,
 // then round each element to the nearest level of the *stored* scales.
-#include "cpu/quantize.h"
+#include "quant/quantize.h"
 
 #include <algorithm>
 #include <cassert>

@@ -1,0 +1,167 @@
+// The device choice (engine/device.h): parsing the user's setting, and every way "auto"
+// ends on the CPU (no driver, no device, not enough memory, an architecture this build
+// has no kernels for, no CUDA inference in this build) or on a GPU, on inventories made
+// up here; and, on this machine, that asking the real driver never fails or crashes.
+#include <QTest>
+
+#include "device.h"
+
+using namespace hearth;
+
+namespace {
+
+constexpr std::uint64_t kGiB = 1024ull * 1024 * 1024;
+
+GpuDevice gpu(int index, std::uint64_t free_gib, bool kernels = true, std::string problem = {}) {
+    GpuDevice g;
+    g.index = index;
+    g.name = "Test GPU " + std::to_string(index);
+    g.cc_major = 9;
+    g.cc_minor = 0;
+    g.total_bytes = 80 * kGiB;
+    g.free_bytes = free_gib * kGiB;
+    g.runs_our_kernels = kernels;
+    g.problem = std::move(problem);
+    return g;
+}
+
+GpuInventory inventory(std::vector<GpuDevice> devices, std::string problem = {}) {
+    GpuInventory inv;
+    inv.cuda_built = true;
+    inv.devices = std::move(devices);
+    inv.problem = std::move(problem);
+    return inv;
+}
+
+DeviceRequest request(const char* text) {
+    auto r = parse_device(text);
+    if (!r) qFatal("%s", r.message().c_str());
+    return *r;
+}
+
+}  // namespace
+
+class TestDevice : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void parsesTheSetting() {
+        for (const char* text : {"auto", "cpu", "cuda", "cuda:0", "cuda:3"}) {
+            auto r = parse_device(text);
+            QVERIFY2(r, text);
+            QCOMPARE(device_request_name(*r), std::string(text));
+        }
+        QVERIFY(request("auto").automatic);
+        QCOMPARE(request("cuda:3").index, 3);
+        QCOMPARE(request("cuda").index, -1);
+        for (const char* bad :
+             {"", "gpu", "CUDA", "cuda:", "cuda:-1", "cuda:1x", "cuda:99999", " cpu", "cuda:0:1"}) {
+            auto r = parse_device(bad);
+            QVERIFY2(!r, bad);
+            QVERIFY(r.message().find("expected auto, cpu, cuda or cuda:N") != std::string::npos);
+        }
+    }
+
+    void autoFallsBackToTheCpuAndSaysWhy() {
+        struct Case {
+            const char* name;
+            GpuInventory gpus;
+            bool cuda_inference;
+            const char* reason;  // a part of cpu_reason
+        };
+        const std::vector<Case> cases = {
+            {"no driver",
+             inventory({},
+                       "cudaGetDeviceCount: cudaErrorInsufficientDriver (CUDA driver version "
+                       "is insufficient for CUDA runtime version)"),
+             true, "cudaErrorInsufficientDriver"},
+            {"no device", inventory({}, "the CUDA driver reports no devices"), true,
+             "reports no devices"},
+            {"listed none", inventory({}), true, "no CUDA device"},
+            {"not built",
+             [] {
+                 GpuInventory inv;
+                 inv.problem = "this build has no CUDA support";
+                 return inv;
+             }(),
+             true, "no CUDA support"},
+            {"too little memory", inventory({gpu(0, 2)}), true,
+             "not enough free memory: 2.0 GiB free, 6.0 GiB needed"},
+            {"architecture", inventory({gpu(0, 40, false)}), true,
+             "no kernels for its architecture"},
+            {"device error", inventory({gpu(0, 40, true, "cannot use the device: busy")}), true,
+             "cannot use the device: busy"},
+            {"no CUDA inference", inventory({gpu(0, 40)}), false,
+             "cannot run inference on CUDA yet"},
+        };
+        for (const Case& c : cases) {
+            auto choice = choose_device(request("auto"), c.gpus, 6 * kGiB, c.cuda_inference);
+            QVERIFY2(choice, c.name);
+            QVERIFY2(choice->kind == DeviceKind::Cpu, c.name);
+            QCOMPARE(choice->description, std::string("cpu"));
+            QVERIFY2(choice->cpu_reason.find(c.reason) != std::string::npos,
+                     (std::string(c.name) + ": " + choice->cpu_reason).c_str());
+        }
+        // Every device's reason is given when none fits.
+        auto both = choose_device(request("auto"), inventory({gpu(0, 1), gpu(1, 40, false)}),
+                                  6 * kGiB, true);
+        QVERIFY(both && both->kind == DeviceKind::Cpu);
+        QVERIFY(both->cpu_reason.find("cuda:0") != std::string::npos);
+        QVERIFY(both->cpu_reason.find("cuda:1") != std::string::npos);
+    }
+
+    void autoTakesTheFirstDeviceThatFits() {
+        auto choice =
+            choose_device(request("auto"), inventory({gpu(0, 2), gpu(1, 40)}), 6 * kGiB, true);
+        QVERIFY(choice);
+        QVERIFY(choice->kind == DeviceKind::Cuda);
+        QCOMPARE(choice->index, 1);
+        QVERIFY(choice->cpu_reason.empty());
+        QVERIFY(choice->description.find("cuda:1 (Test GPU 1, sm_90") == 0);
+    }
+
+    void cpuIsAlwaysTheCpu() {
+        auto choice = choose_device(request("cpu"), inventory({gpu(0, 40)}), 6 * kGiB, true);
+        QVERIFY(choice && choice->kind == DeviceKind::Cpu && choice->cpu_reason.empty());
+    }
+
+    // An explicit CUDA choice that cannot be met is an error that says why.
+    void explicitCudaIsAnErrorWhenItCannotBeMet() {
+        const GpuInventory two = inventory({gpu(0, 2), gpu(1, 40)});
+        auto missing = choose_device(request("cuda:5"), two, kGiB, true);
+        QVERIFY(!missing);
+        QVERIFY(missing.message().find("no such device (2 found)") != std::string::npos);
+        auto small = choose_device(request("cuda:0"), two, 6 * kGiB, true);
+        QVERIFY(!small);
+        QVERIFY(small.message().find("not enough free memory") != std::string::npos);
+        auto first_fit = choose_device(request("cuda"), two, 6 * kGiB, true);
+        QVERIFY(first_fit && first_fit->kind == DeviceKind::Cuda && first_fit->index == 1);
+        auto no_driver = choose_device(request("cuda"),
+                                       inventory({}, "cudaGetDeviceCount: no driver"), kGiB, true);
+        QVERIFY(!no_driver);
+        QVERIFY(no_driver.message().find("cuda: cudaGetDeviceCount: no driver") == 0);
+        auto not_yet = choose_device(request("cuda:1"), two, kGiB, false);
+        QVERIFY(!not_yet);
+        QVERIFY(not_yet.message().find("cannot run inference on CUDA yet") != std::string::npos);
+    }
+
+    // The real driver: on this machine (toolkit, no driver, no GPU) or on a GPU machine,
+    // listing answers without crashing, and auto then has a reason or a device.
+    void theRealDriverAnswers() {
+        const GpuInventory gpus = list_gpus();
+        qInfo("CUDA built: %s; %s; %zu device(s)", gpus.cuda_built ? "yes" : "no",
+              gpus.problem.empty() ? "driver answered" : gpus.problem.c_str(), gpus.devices.size());
+        for (const GpuDevice& g : gpus.devices)
+            qInfo("  cuda:%d %s, %s%s%s", g.index, g.name.c_str(), describe_gpu(g).c_str(),
+                  g.problem.empty() ? "" : ": ", g.problem.c_str());
+        QVERIFY(gpus.devices.empty() != gpus.problem.empty());
+        auto choice = choose_device(request("auto"), gpus, kGiB, false);
+        QVERIFY(choice);
+        QVERIFY(choice->kind == DeviceKind::Cpu);
+        QVERIFY(!choice->cpu_reason.empty());
+        if (qEnvironmentVariableIsSet("HEARTH_REQUIRE_GPU")) QVERIFY(!gpus.devices.empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDevice)
+#include "tst_device.moc"

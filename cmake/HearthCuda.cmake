@@ -1,13 +1,23 @@
 # HEARTH_CUDA=AUTO builds the CUDA backend whenever nvcc is found, so CI compiles the
 # CUDA code on machines without a GPU; ON makes a missing toolkit an error.
+# HEARTH_CUDA_PACKAGE_ARCHS=ON builds every architecture a package ships (slow).
 set(HEARTH_WITH_CUDA OFF)
 if(NOT HEARTH_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      # sm_90 is the GPU we test on (H200); 75/86 cover common desktop cards. PTX for newer.
-      set(CMAKE_CUDA_ARCHITECTURES "75;86;90" CACHE STRING "CUDA architectures")
+      if(HEARTH_CUDA_PACKAGE_ARCHS)
+        # What packages ship: machine code for every architecture a user is likely to
+        # have (Turing to Blackwell desktop), and PTX of the newest for what comes later.
+        set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;86-real;89-real;90-real;120-real;120-virtual"
+            CACHE STRING "CUDA architectures")
+      else()
+        # Development and CI (which has no GPU and a time limit): machine code for the GPU
+        # the tests run on (H200, sm_90) and PTX for sm_75, which the driver compiles for
+        # any other card from Turing on (once; it caches the result).
+        set(CMAKE_CUDA_ARCHITECTURES "90-real;75-virtual" CACHE STRING "CUDA architectures")
+      endif()
     endif()
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)

@@ -150,6 +150,16 @@ class Backend {
     // Rows of out selected for logits: out[i, :] = x[rows[i], :].   x [*, n], out [count, n]
     virtual void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
                              float* out) = 0;
+
+    // Sampling without the vocabulary: the k largest logits of each row, largest first,
+    // equal values by lower id (-inf entries are never taken; a row with fewer finite
+    // values pads with id -1, value -inf), and per row the index of its first NaN or +inf
+    // (-1 when none), so that a broken forward pass is still caught. The host samples
+    // from these (Sampler::sample_top) exactly as from the whole row.
+    //   logits [rows, n]; ids, values [rows, k]; invalid [rows]; 1 ≤ k ≤ kMaxTopK, k ≤ n
+    static constexpr int32_t kMaxTopK = 64;
+    virtual void top_k(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids,
+                       float* values, int32_t* invalid) = 0;
 };
 
 }  // namespace hearth::kernels

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 namespace hearth {
 
@@ -19,6 +18,39 @@ double Sampler::uniform() {
     return static_cast<double>(rng_() >> 11) * 0x1.0p-53;
 }
 
+bool Sampler::penalties_on(std::span<const int32_t> history) const {
+    const SamplingParams& p = params_;
+    return (p.repeat_penalty != 1.0f || p.frequency_penalty != 0.0f ||
+            p.presence_penalty != 0.0f) &&
+           p.penalty_last_n != 0 && !history.empty();
+}
+
+std::vector<std::pair<int32_t, int>> Sampler::penalty_counts(
+    std::span<const int32_t> history) const {
+    std::vector<std::pair<int32_t, int>> counts;
+    if (!penalties_on(history)) return counts;
+    const size_t window =
+        params_.penalty_last_n < 0
+            ? history.size()
+            : std::min(history.size(), static_cast<size_t>(params_.penalty_last_n));
+    std::vector<int32_t> ids(history.end() - static_cast<ptrdiff_t>(window), history.end());
+    std::sort(ids.begin(), ids.end());
+    for (size_t i = 0; i < ids.size();) {
+        size_t j = i;
+        while (j < ids.size() && ids[j] == ids[i]) ++j;
+        counts.emplace_back(ids[i], static_cast<int>(j - i));
+        i = j;
+    }
+    return counts;
+}
+
+float Sampler::penalised(float l, int count) const {
+    const SamplingParams& p = params_;
+    l = l > 0 ? l / p.repeat_penalty : l * p.repeat_penalty;
+    l -= static_cast<float>(count) * p.frequency_penalty + p.presence_penalty;
+    return l;
+}
+
 Result<int32_t> Sampler::sample(std::span<const float> logits, std::span<const int32_t> history) {
     if (logits.empty()) return make_error("no logits to sample from");
     for (size_t i = 0; i < logits.size(); ++i) {
@@ -28,34 +60,82 @@ Result<int32_t> Sampler::sample(std::span<const float> logits, std::span<const i
                               std::string(std::isnan(logits[i]) ? "NaN" : "+Inf") + ") for token " +
                               std::to_string(i) + "; the model file may be broken");
     }
-    const SamplingParams& p = params_;
     std::span<const float> scores = logits;
-
-    const bool penalise =
-        p.repeat_penalty != 1.0f || p.frequency_penalty != 0.0f || p.presence_penalty != 0.0f;
-    if (penalise && p.penalty_last_n != 0 && !history.empty()) {
+    const auto counts = penalty_counts(history);
+    if (!counts.empty()) {
         penalised_.assign(logits.begin(), logits.end());
-        const size_t window = p.penalty_last_n < 0
-                                  ? history.size()
-                                  : std::min(history.size(), static_cast<size_t>(p.penalty_last_n));
-        std::unordered_map<int32_t, int> counts;
-        for (size_t i = history.size() - window; i < history.size(); ++i) ++counts[history[i]];
         for (const auto& [id, count] : counts) {
             if (id < 0 || static_cast<size_t>(id) >= penalised_.size()) continue;
             float& l = penalised_[static_cast<size_t>(id)];
-            l = l > 0 ? l / p.repeat_penalty : l * p.repeat_penalty;
-            l -= static_cast<float>(count) * p.frequency_penalty + p.presence_penalty;
+            l = penalised(l, count);
         }
         scores = penalised_;
     }
-    if (p.temperature <= 0.0f) return argmax(scores);
+    if (params_.temperature <= 0.0f) return argmax(scores);
 
-    // Candidates sorted by logit, descending (ties by id for determinism).
     candidates_.clear();
     candidates_.reserve(scores.size());
     for (size_t i = 0; i < scores.size(); ++i)
         if (scores[i] != -INFINITY) candidates_.push_back({static_cast<int32_t>(i), scores[i]});
+    return draw();
+}
+
+std::vector<int32_t> Sampler::penalised_tokens(std::span<const int32_t> history) const {
+    std::vector<int32_t> ids;
+    for (const auto& [id, count] : penalty_counts(history)) ids.push_back(id);
+    return ids;
+}
+
+int32_t Sampler::top_needed(std::span<const int32_t> history) const {
+    const SamplingParams& p = params_;
+    int32_t best = 1;  // greedy
+    if (p.temperature > 0.0f) {
+        if (p.top_k <= 0 || p.top_k > kMaxTopCandidates) return 0;
+        best = p.top_k;
+    }
+    // Penalties only move the penalised tokens, and every one of them is given: the best
+    // `best` after them are among the best `best` + (number penalised) before them.
+    const auto penalised_count = static_cast<int32_t>(penalty_counts(history).size());
+    const int32_t needed = best + penalised_count;
+    return needed <= kMaxTopCandidates ? needed : 0;
+}
+
+Result<int32_t> Sampler::sample_top(std::span<const int32_t> top_ids,
+                                    std::span<const float> top_values,
+                                    std::span<const float> penalised_values,
+                                    std::span<const int32_t> history) {
+    const auto counts = penalty_counts(history);
+    if (penalised_values.size() != counts.size() || top_ids.size() != top_values.size())
+        return make_error("sample_top: the candidates do not match the history");
+    candidates_.clear();
+    // The penalised tokens with their new values, then the others from the top.
+    for (size_t i = 0; i < counts.size(); ++i) {
+        const float v = penalised(penalised_values[i], counts[i].second);
+        if (v != -INFINITY) candidates_.push_back({counts[i].first, v});
+    }
+    const auto is_penalised = [&counts](int32_t id) {
+        return std::binary_search(counts.begin(), counts.end(), std::pair<int32_t, int>{id, 0},
+                                  [](const auto& a, const auto& b) { return a.first < b.first; });
+    };
+    for (size_t i = 0; i < top_ids.size(); ++i)
+        if (top_ids[i] >= 0 && top_values[i] != -INFINITY && !is_penalised(top_ids[i]))
+            candidates_.push_back({top_ids[i], top_values[i]});
+    if (params_.temperature <= 0.0f) {
+        // argmax: the largest, the lowest id among equals (token 0 when all are masked,
+        // as argmax over a row of -inf).
+        if (candidates_.empty()) return 0;
+        Candidate best = candidates_[0];
+        for (const Candidate& c : candidates_)
+            if (c.logit > best.logit || (c.logit == best.logit && c.id < best.id)) best = c;
+        return best.id;
+    }
+    return draw();
+}
+
+Result<int32_t> Sampler::draw() {
+    const SamplingParams& p = params_;
     if (candidates_.empty()) return make_error("every token is masked out");
+    // Candidates sorted by logit, descending (ties by id for determinism).
     const auto by_logit = [](const Candidate& a, const Candidate& b) {
         return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
     };

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <random>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -32,16 +33,42 @@ struct SamplingParams {
 
 class Sampler {
   public:
+    static constexpr int32_t kMaxTopCandidates = 64;  // = kernels::Backend::kMaxTopK
+
     explicit Sampler(const SamplingParams& params);
 
     // Picks the next token. `history` is the sequence so far (prompt and generated), used
     // by the penalties. Fails on NaN or +Inf logits (a broken model) instead of sampling.
     Result<int32_t> sample(std::span<const float> logits, std::span<const int32_t> history);
 
+    // Sampling from a few values instead of the row (the CUDA backend's logits stay on
+    // the device; Backend::top_k gives the best of each row):
+    //   penalised_tokens(history): the tokens the penalties change, in the order
+    //     sample_top() wants their raw logits (empty when the penalties are off);
+    //   top_needed(history): how many of the row's best raw logits sample_top() needs to
+    //     give exactly the token sample() would (1 when greedy, else top_k, plus one per
+    //     penalised token), or 0 when it needs the whole row (top_k off, or more than
+    //     Backend::kMaxTopK);
+    //   sample_top(): top_ids/top_values are the row's best raw logits as Backend::top_k
+    //     gives them (at least top_needed(); padded with id -1), penalised_values the raw
+    //     logits of penalised_tokens(). Same token, same random draws as sample().
+    std::vector<int32_t> penalised_tokens(std::span<const int32_t> history) const;
+    int32_t top_needed(std::span<const int32_t> history) const;
+    Result<int32_t> sample_top(std::span<const int32_t> top_ids, std::span<const float> top_values,
+                               std::span<const float> penalised_values,
+                               std::span<const int32_t> history);
+
     const SamplingParams& params() const { return params_; }
 
   private:
     double uniform();  // [0, 1), 53 bits, independent of the standard library
+    bool penalties_on(std::span<const int32_t> history) const;
+    // Token → how often it occurs in the penalty window, by token id.
+    std::vector<std::pair<int32_t, int>> penalty_counts(std::span<const int32_t> history) const;
+    float penalised(float logit, int count) const;
+    // From candidates_ (every token that can still be drawn, any order): top-k, top-p,
+    // min-p, temperature and the draw.
+    Result<int32_t> draw();
 
     struct Candidate {
         int32_t id;

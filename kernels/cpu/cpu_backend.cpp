@@ -151,4 +151,9 @@ void CpuBackend::gather_rows(const float* x, const int32_t* rows, int32_t count,
     cpu::gather_rows(x, rows, count, n, out);
 }
 
+void CpuBackend::top_k(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids,
+                       float* values, int32_t* invalid) {
+    cpu::top_k_rows(logits, rows, n, k, ids, values, invalid);
+}
+
 }  // namespace hearth::kernels

@@ -52,6 +52,8 @@ class CpuBackend final : public Backend {
     void add(float* x, const float* y, int64_t n) override;
     void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
                      float* out) override;
+    void top_k(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids, float* values,
+               int32_t* invalid) override;
 
   private:
     struct Impl;

@@ -173,6 +173,43 @@ void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n, 
                     sizeof(float) * n);
 }
 
+void top_k_rows(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids,
+                float* values, int32_t* invalid) {
+    // `a` ranks before `b`: a larger value, or the same value and a lower id.
+    const auto before = [](float av, int32_t ai, float bv, int32_t bi) {
+        return av > bv || (av == bv && ai < bi);
+    };
+    for (int32_t r = 0; r < rows; ++r) {
+        const float* x = logits + static_cast<size_t>(r) * static_cast<size_t>(n);
+        int32_t* out_ids = ids + static_cast<size_t>(r) * static_cast<size_t>(k);
+        float* out_values = values + static_cast<size_t>(r) * static_cast<size_t>(k);
+        int32_t kept = 0;
+        invalid[r] = -1;
+        for (int32_t i = 0; i < n; ++i) {
+            const float v = x[i];
+            if (std::isnan(v) || v == INFINITY) {
+                if (invalid[r] < 0) invalid[r] = i;
+                continue;
+            }
+            if (v == -INFINITY) continue;
+            // Most values lose to the k-th kept one: one comparison each.
+            if (kept == k && !before(v, i, out_values[k - 1], out_ids[k - 1])) continue;
+            int32_t j = kept < k ? kept++ : k - 1;
+            while (j > 0 && before(v, i, out_values[j - 1], out_ids[j - 1])) {
+                out_values[j] = out_values[j - 1];
+                out_ids[j] = out_ids[j - 1];
+                --j;
+            }
+            out_values[j] = v;
+            out_ids[j] = i;
+        }
+        for (int32_t j = kept; j < k; ++j) {
+            out_ids[j] = -1;
+            out_values[j] = -INFINITY;
+        }
+    }
+}
+
 void kv_append(const ElementwiseFns& f, const PagedKvLayer& cache, const float* k, const float* v,
                const int32_t* slots, int32_t n_tokens) {
     const auto row = static_cast<size_t>(cache.n_kv_heads) * static_cast<size_t>(cache.head_dim);

@@ -45,6 +45,10 @@ void embed(ThreadPool& pool, const WeightView& table, const int32_t* ids, int32_
 // out[i, :] = x[rows[i], :].
 void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n, float* out);
 
+// Backend::top_k: one pass over each row keeping the k best in a small sorted array.
+void top_k_rows(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids,
+                float* values, int32_t* invalid);
+
 // Writes token t's K and V rows ([n_kv_heads · head_dim] floats) to cache slot slots[t].
 void kv_append(const ElementwiseFns& f, const PagedKvLayer& cache, const float* k, const float* v,
                const int32_t* slots, int32_t n_tokens);

@@ -80,6 +80,10 @@ class ReferenceBackend final : public Backend {
                      float* out) override {
         reference::gather_rows(x, rows, count, n, out);
     }
+    void top_k(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids, float* values,
+               int32_t* invalid) override {
+        reference::top_k(logits, rows, n, k, ids, values, invalid);
+    }
 };
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "quant/dequant.h"
 #include "quant/fp16.h"
@@ -232,6 +234,28 @@ void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n, 
     for (int32_t i = 0; i < count; ++i)
         for (int32_t e = 0; e < n; ++e)
             out[static_cast<int64_t>(i) * n + e] = x[static_cast<int64_t>(rows[i]) * n + e];
+}
+
+void top_k(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids, float* values,
+           int32_t* invalid) {
+    for (int32_t r = 0; r < rows; ++r) {
+        std::vector<std::pair<float, int32_t>> all;
+        invalid[r] = -1;
+        for (int32_t i = 0; i < n; ++i) {
+            const float v = logits[static_cast<int64_t>(r) * n + i];
+            if ((std::isnan(v) || v == INFINITY) && invalid[r] < 0) invalid[r] = i;
+            if (std::isfinite(v)) all.emplace_back(v, i);
+        }
+        std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+            return a.first > b.first || (a.first == b.first && a.second < b.second);
+        });
+        for (int32_t j = 0; j < k; ++j) {
+            const bool has = static_cast<size_t>(j) < all.size();
+            ids[static_cast<int64_t>(r) * k + j] = has ? all[static_cast<size_t>(j)].second : -1;
+            values[static_cast<int64_t>(r) * k + j] =
+                has ? all[static_cast<size_t>(j)].first : -INFINITY;
+        }
+    }
 }
 
 }  // namespace hearth::kernels::reference

@@ -61,5 +61,8 @@ void swiglu(const float* gate, const float* up, int64_t n, float* out);
 void add(float* x, const float* y, int64_t n);
 
 void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n, float* out);
+// Backend::top_k by sorting each whole row.
+void top_k(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids, float* values,
+           int32_t* invalid);
 
 }  // namespace hearth::kernels::reference

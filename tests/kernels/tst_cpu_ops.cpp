@@ -454,6 +454,42 @@ class TestCpuOps : public QObject {
         QVERIFY(out == want);
     }
 
+    // The k best of each row against sorting the row: ties (many equal values, as in a
+    // quantised model's logits), -inf masks, rows with fewer finite values than k, and the
+    // first NaN or +inf reported.
+    void topK() {
+        std::mt19937 rng(kSeed + 400);
+        for (int32_t n : {1, 7, 64, 1000, 49152}) {
+            for (int32_t k : {1, 5, 40, 64}) {
+                if (k > n) continue;
+                const int32_t rows = 3;
+                std::vector<float> x = random_floats(rng, static_cast<std::size_t>(rows) * n);
+                for (std::size_t i = 0; i < x.size(); ++i)
+                    if (i % 3 == 0) x[i] = std::round(x[i] * 4.0f) / 4.0f;  // ties
+                x[static_cast<std::size_t>(n) - 1] = -INFINITY;             // row 0: a mask
+                for (int32_t i = 0; i < n; ++i)                             // row 1: few finite
+                    if (i % 16 != 0) x[static_cast<std::size_t>(n + i)] = -INFINITY;
+                if (n > 3) {
+                    x[2 * static_cast<std::size_t>(n) + 3] = NAN;  // row 2: broken
+                    x[2 * static_cast<std::size_t>(n) + 1] = INFINITY;
+                }
+                const auto count = static_cast<std::size_t>(rows * k);
+                std::vector<int32_t> want_ids(count), ids(count), want_bad(rows), bad(rows);
+                std::vector<float> want_values(count), values(count);
+                ref::top_k(x.data(), rows, n, k, want_ids.data(), want_values.data(),
+                           want_bad.data());
+                backend(1, levels().back())
+                    .top_k(x.data(), rows, n, k, ids.data(), values.data(), bad.data());
+                const QString where = QString("n %1 k %2").arg(n).arg(k);
+                QVERIFY2(ids == want_ids, qPrintable(where));
+                QVERIFY2(values == want_values, qPrintable(where));
+                QVERIFY2(bad == want_bad, qPrintable(where));
+                if (n > 3) QCOMPARE(bad[2], 1);
+                QCOMPARE(bad[0], -1);
+            }
+        }
+    }
+
     void embed_data() {
         QTest::addColumn<int>("type_id");
         for (TensorType t : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q4_1,

@@ -3,6 +3,8 @@
 // string boundaries), with fixed seeds.
 #include <QTest>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <random>
@@ -163,6 +165,70 @@ class TestSampling : public QObject {
         f.penalty_last_n = 1;
         Sampler window(f);
         QCOMPARE(*window.sample(std::vector<float>{3.0f, 1.5f}, std::vector<int32_t>{0, 1}), 0);
+    }
+
+    // sample_top (the few best values of a row, as a GPU backend gives them) picks the
+    // same tokens with the same random draws as sample (the whole row), whatever the
+    // settings it claims to support: greedy or top-k, penalties on or off, ties, masks.
+    void sampleTopEqualsSampleOnTheRow() {
+        std::mt19937 rng(17);
+        std::uniform_real_distribution<float> value(-8.0f, 8.0f);
+        std::uniform_int_distribution<int32_t> token(0, 299);
+        int compared = 0, needed_row = 0;
+        for (int trial = 0; trial < 400; ++trial) {
+            SamplingParams p;
+            p.seed = static_cast<uint64_t>(trial);
+            p.temperature = trial % 5 == 0 ? 0.0f : 0.3f + 0.1f * static_cast<float>(trial % 9);
+            p.top_k = std::array<int32_t, 5>{1, 5, 40, 64, 0}[static_cast<size_t>(trial % 5)];
+            p.top_p = trial % 3 == 0 ? 1.0f : 0.9f;
+            p.min_p = trial % 4 == 0 ? 0.0f : 0.05f;
+            if (trial % 2 == 0) {
+                p.repeat_penalty = 1.3f;
+                p.frequency_penalty = trial % 4 == 0 ? 0.5f : 0.0f;
+                p.presence_penalty = trial % 8 == 0 ? 0.7f : 0.0f;
+                p.penalty_last_n = 16;
+            }
+            std::vector<float> row(300);
+            for (float& v : row) v = value(rng);
+            for (size_t i = 0; i < row.size(); i += 7) row[i] = std::round(row[i]);  // ties
+            for (size_t i = 3; i < row.size(); i += 50) row[i] = -INFINITY;          // masks
+            std::vector<int32_t> history(24);
+            for (int32_t& t : history) t = token(rng);
+
+            Sampler whole(p), top(p);
+            const int32_t k = top.top_needed(history);
+            if (k == 0) {  // top_k off, or too many with the penalised: the whole row
+                ++needed_row;
+                const auto n_penalised = static_cast<int32_t>(top.penalised_tokens(history).size());
+                QVERIFY(p.temperature > 0.0f &&
+                        (p.top_k == 0 || p.top_k + n_penalised > Sampler::kMaxTopCandidates));
+                continue;
+            }
+            // The k best of the row, as Backend::top_k orders them.
+            std::vector<int32_t> order(row.size());
+            for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
+            std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+                return row[a] > row[b] || (row[a] == row[b] && a < b);
+            });
+            std::vector<int32_t> ids;
+            std::vector<float> values;
+            for (int32_t i = 0; i < k; ++i) {
+                const bool finite = row[order[i]] != -INFINITY;
+                ids.push_back(finite ? order[i] : -1);
+                values.push_back(finite ? row[order[i]] : -INFINITY);
+            }
+            std::vector<float> penalised;
+            for (int32_t id : top.penalised_tokens(history)) penalised.push_back(row[id]);
+            for (int step = 0; step < 3; ++step) {  // the RNG advances alike
+                auto a = whole.sample(row, history);
+                auto b = top.sample_top(ids, values, penalised, history);
+                QVERIFY(a && b);
+                QCOMPARE(*b, *a);
+                ++compared;
+            }
+        }
+        QVERIFY(compared > 600);
+        QVERIFY(needed_row > 0);
     }
 
     void textStreamHoldsPartialUtf8() {

@@ -96,6 +96,12 @@ struct AttentionBatch {
     const int32_t* block_tables = nullptr;       // concatenated tables
     int32_t max_q_len = 0;                       // bounds for launch shapes
     int32_t max_kv_len = 0;
+    // Host copies of q_start, q_len and kv_len (the arrays above are device memory on a
+    // device backend): what a backend plans a launch from (split sizes, grids) without
+    // reading device memory. On the CPU both views are the same host arrays.
+    const int32_t* host_q_start = nullptr;  // [n_seqs]
+    const int32_t* host_q_len = nullptr;    // [n_seqs]
+    const int32_t* host_kv_len = nullptr;   // [n_seqs]
     // false: llama.cpp's orders of summation, bit for bit: a one-token step of a sequence
     // (decode) reduces as ggml_vec_dot_f16, longer steps as its batched product.
     // true: every step in the batched order, so a token's attention output (and so the

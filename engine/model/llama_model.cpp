@@ -1,5 +1,7 @@
 #include "model/llama_model.h"
 
+#include <array>
+
 #include <cmath>
 #include <cstring>
 
@@ -164,7 +166,11 @@ Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& 
     //   ids[T] | positions[T] | slots[T] | q_start[S] | q_len[S] | kv_len[S] | bt_start[S] |
     //   logit_rows[L] | tables
     const int32_t bs = kv.block_size();
-    std::vector<int32_t> ids, pos, slots, q_start, q_len, kv_len, bt_start, logit_rows, tables;
+    StepIndex& st = step_;
+    auto& [ids, pos, slots, q_start, q_len, kv_len, bt_start, logit_rows, tables, staged] = st;
+    for (std::vector<int32_t>* v :
+         {&ids, &pos, &slots, &q_start, &q_len, &kv_len, &bt_start, &logit_rows, &tables})
+        v->clear();
     int32_t max_q = 0, max_kv = 0;
     for (const SequenceStep& s : seqs) {
         const auto n = static_cast<int32_t>(s.tokens.size());
@@ -202,12 +208,12 @@ Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& 
     const auto L = static_cast<int32_t>(logit_rows.size());
     if (T == 0) return make_error("empty forward step");
 
-    std::vector<int32_t> staged;
-    staged.reserve(3 * ids.size() + 4 * q_start.size() + logit_rows.size() + tables.size());
-    std::vector<size_t> at;
+    staged.clear();
+    std::array<size_t, 9> at{};
+    size_t part_index = 0;
     for (const auto* part :
          {&ids, &pos, &slots, &q_start, &q_len, &kv_len, &bt_start, &logit_rows, &tables}) {
-        at.push_back(staged.size());
+        at[part_index++] = staged.size();
         staged.insert(staged.end(), part->begin(), part->end());
     }
     ensure_scratch(T, std::max(L, 1), staged.size());
@@ -222,6 +228,9 @@ Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& 
     batch.kv_len = dev + at[5];
     batch.block_table_start = dev + at[6];
     batch.block_tables = dev + at[8];
+    batch.host_q_start = staged.data() + at[3];
+    batch.host_q_len = staged.data() + at[4];
+    batch.host_kv_len = staged.data() + at[5];
     batch.max_q_len = max_q;
     batch.max_kv_len = max_kv;
     batch.batch_invariant = batch_invariant_;

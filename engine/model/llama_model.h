@@ -72,6 +72,16 @@ class LlamaModel {
     int32_t scratch_logits_ = 0;
     std::size_t scratch_ints_ = 0;
     std::unique_ptr<kernels::Buffer> x_, h_, q_, k_, v_, attn_, gate_, up_, sel_, logits_, ints_;
+
+    // A step's index arrays on the host, kept between steps so that a step allocates
+    // nothing once the shapes have been seen: ids | positions | slots | q_start | q_len |
+    // kv_len | bt_start | logit_rows | tables, staged into one array and uploaded in one
+    // copy. The staged array also gives the attention planner its host view.
+    struct StepIndex {
+        std::vector<int32_t> ids, pos, kv_slots, q_start, q_len, kv_len, bt_start, logit_rows,
+            tables, staged;
+    };
+    StepIndex step_;
 };
 
 }  // namespace hearth

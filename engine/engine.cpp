@@ -9,6 +9,7 @@
 #include "cpu/cpu_backend.h"
 #include "cpu/thread_pool.h"
 #include "engine_impl.h"
+#include "vram_plan.h"
 
 namespace hearth {
 
@@ -24,15 +25,31 @@ constexpr std::size_t kAutoKvCapBytes = 1024 * kMiB;
 // explicit CUDA device is an error rather than a silent CPU.
 constexpr bool kCudaInference = false;
 
-// The device for `config`: what it would need there is the weights (the file) and the KV
-// budget (the automatic one is at most kAutoKvCapBytes).
-Result<DeviceChoice> choose_engine_device(const EngineConfig& config, std::size_t file_bytes) {
+// The device for `config`: a device must hold the weights, the activations of the
+// largest step, a reserve and the KV cache (one full context, or the user's budget):
+// engine/vram_plan.h.
+Result<DeviceChoice> choose_engine_device(const EngineConfig& config, const gguf::GgufFile& file) {
     auto request = parse_device(config.device);
     if (!request) return request.error();
     GpuInventory gpus;  // not asked when the CPU was chosen: no CUDA context is made
-    if (request->automatic || request->kind == DeviceKind::Cuda) gpus = list_gpus();
-    const std::uint64_t kv = config.kv_mb > 0 ? config.kv_mb * kMiB : kAutoKvCapBytes;
-    auto choice = choose_device(*request, gpus, file_bytes + kv, kCudaInference);
+    std::uint64_t needed = 0;
+    if (request->automatic || request->kind == DeviceKind::Cuda) {
+        gpus = list_gpus();
+        auto mc = ModelConfig::from_gguf(file);
+        if (!mc) return make_error(config.model_path + ": " + mc.message());
+        const int32_t bs = std::clamp(config.block_size, 1, 1024);
+        const KvShape shape{static_cast<int32_t>(mc->n_layer), static_cast<int32_t>(mc->n_head_kv),
+                            static_cast<int32_t>(mc->head_dim), bs};
+        VramNeeds needs;
+        needs.weight_bytes = file.file_size();  // quantised weights stay quantised
+        const int32_t step = std::max(config.scheduler.max_batch_tokens, 1);
+        needs.activation_bytes = LlamaModel::scratch_bytes(*mc, step, step, step, step);
+        needs.kv_bytes_per_block = KvStorage::bytes_per_block(shape);
+        needs.context_blocks = (mc->context_length + bs - 1) / bs;
+        needs.kv_budget_bytes = config.kv_mb * kMiB;
+        needed = vram_bytes_needed(needs);
+    }
+    auto choice = choose_device(*request, gpus, needed, kCudaInference);
     if (choice && !choice->cpu_reason.empty())
         log::get("engine")->info("device: the CPU ({})", choice->cpu_reason);
     return choice;
@@ -58,7 +75,7 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
     if (!file) return file.error();
     impl->file = std::move(file).value();
 
-    auto device = choose_engine_device(config, impl->file->file_size());
+    auto device = choose_engine_device(config, *impl->file);
     if (!device) return device.error();
     impl->device = std::move(device).value();
     impl->backend = std::make_unique<kernels::CpuBackend>(

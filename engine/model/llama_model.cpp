@@ -133,6 +133,18 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(const gguf::GgufFile& file,
     return m;
 }
 
+std::uint64_t LlamaModel::scratch_bytes(const ModelConfig& c, int32_t n_tokens, int32_t n_logits,
+                                        int32_t n_seqs, int32_t table_ints) {
+    // The buffers of ensure_scratch, and the index arrays of forward.
+    const auto u = [](int64_t v) { return static_cast<std::uint64_t>(std::max<int64_t>(v, 0)); };
+    const std::uint64_t T = u(n_tokens), E = u(c.n_embd), D = u(c.head_dim), H = u(c.n_head),
+                        HKV = u(c.n_head_kv), F = u(c.n_ff), V = u(c.n_vocab);
+    const std::uint64_t per_token = 2 * E + H * D + 2 * HKV * D + std::max(H * D, E) + 2 * F;
+    const std::uint64_t floats = T * per_token + u(n_logits) * (E + V);
+    const std::uint64_t ints = 3 * T + 4 * u(n_seqs) + u(n_logits) + u(table_ints);
+    return 4 * (floats + ints);
+}
+
 void LlamaModel::ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t n_index_ints) {
     const auto f32 = [this](int64_t n) {
         return backend_.alloc(static_cast<std::size_t>(n) * sizeof(float));

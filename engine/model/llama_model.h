@@ -52,6 +52,11 @@ class LlamaModel {
     Result<void> forward(std::span<const SequenceStep> seqs, KvStorage& kv,
                          std::vector<float>& logits);
 
+    // Device bytes of the scratch a step of n_tokens tokens and n_logits logit rows needs
+    // (activations, logits, index arrays): what ensure_scratch allocates for it.
+    static std::uint64_t scratch_bytes(const ModelConfig& config, int32_t n_tokens,
+                                       int32_t n_logits, int32_t n_seqs, int32_t table_ints);
+
   private:
     struct Layer;
     LlamaModel(const ModelConfig& config, kernels::Backend& backend);

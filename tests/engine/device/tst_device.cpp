@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include "device.h"
+#include "vram_plan.h"
 
 using namespace hearth;
 
@@ -143,6 +144,58 @@ class TestDevice : public QObject {
         auto not_yet = choose_device(request("cuda:1"), two, kGiB, false);
         QVERIFY(!not_yet);
         QVERIFY(not_yet.message().find("cannot run inference on CUDA yet") != std::string::npos);
+    }
+
+    // VRAM planning: the KV cache gets what is left of the usable memory, in whole blocks;
+    // what does not fit says so with the numbers.
+    void vramPlanArithmetic() {
+        constexpr std::uint64_t kMiB = 1024ull * 1024;
+        VramNeeds needs;
+        needs.weight_bytes = 4608 * kMiB;  // 4.5 GiB
+        needs.activation_bytes = 300 * kMiB;
+        needs.kv_bytes_per_block = 2 * kMiB;
+        needs.context_blocks = 512;  // a 1 GiB context
+        const VramPolicy policy;     // 90 % of free, 768 MiB reserve
+        auto plan = plan_vram(24 * kGiB, needs, policy);
+        QVERIFY(plan);
+        const auto usable = static_cast<std::uint64_t>(24.0 * kGiB * 0.9);
+        const std::uint64_t fixed = needs.weight_bytes + needs.activation_bytes + 768 * kMiB;
+        QCOMPARE(plan->kv_blocks, static_cast<std::int64_t>((usable - fixed) / (2 * kMiB)));
+        QCOMPARE(plan->kv_bytes, static_cast<std::uint64_t>(plan->kv_blocks) * 2 * kMiB);
+        QCOMPARE(plan->total_bytes, fixed + plan->kv_bytes);
+        QVERIFY(plan->total_bytes <= usable);
+
+        auto small = plan_vram(4 * kGiB, needs, policy);  // the weights alone do not fit
+        QVERIFY(!small);
+        QVERIFY2(small.message().find("before any KV cache") != std::string::npos,
+                 small.message().c_str());
+        auto tight = plan_vram(6 * kGiB + 512 * kMiB, needs, policy);  // no full context
+        QVERIFY(!tight);
+        QVERIFY2(tight.message().find("one full context") != std::string::npos,
+                 tight.message().c_str());
+
+        VramNeeds budgeted = needs;
+        budgeted.kv_budget_bytes = 3 * kGiB;
+        auto fixed_kv = plan_vram(24 * kGiB, budgeted, policy);
+        QVERIFY(fixed_kv);
+        QCOMPARE(fixed_kv->kv_blocks, std::int64_t{1536});
+        budgeted.kv_budget_bytes = 40 * kGiB;
+        auto too_much = plan_vram(24 * kGiB, budgeted, policy);
+        QVERIFY(!too_much);
+        QVERIFY(too_much.message().find("does not fit") != std::string::npos);
+
+        VramPolicy capped = policy;
+        capped.max_blocks = 1000;
+        QCOMPARE(plan_vram(24 * kGiB, needs, capped)->kv_blocks, std::int64_t{1000});
+
+        // vram_bytes_needed is the least free memory that plans: one byte less does not.
+        for (const VramNeeds& n : {needs, budgeted}) {
+            VramNeeds v = n;
+            if (v.kv_budget_bytes > 0) v.kv_budget_bytes = 2 * kGiB;
+            const std::uint64_t need = vram_bytes_needed(v, policy);
+            QVERIFY(plan_vram(need, v, policy));
+            QVERIFY(!plan_vram(need - 1, v, policy));
+        }
     }
 
     // The real driver: on this machine (toolkit, no driver, no GPU) or on a GPU machine,

@@ -11,13 +11,6 @@ namespace hearth {
 
 namespace {
 
-std::string gib(std::uint64_t bytes) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f GiB",
-                  static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
-    return buf;
-}
-
 std::string gpu_label(const GpuDevice& gpu) {
     return "cuda:" + std::to_string(gpu.index) + " (" + gpu.name + ", " + describe_gpu(gpu) + ")";
 }
@@ -27,12 +20,19 @@ std::string unusable(const GpuDevice& gpu, std::uint64_t bytes_needed) {
     if (!gpu.problem.empty()) return gpu.problem;
     if (!gpu.runs_our_kernels) return "this build has no kernels for its architecture";
     if (gpu.free_bytes < bytes_needed)
-        return "not enough free memory: " + gib(gpu.free_bytes) + " free, " + gib(bytes_needed) +
-               " needed";
+        return "not enough free memory: " + gib_text(gpu.free_bytes) + " free, " +
+               gib_text(bytes_needed) + " needed";
     return {};
 }
 
 }  // namespace
+
+std::string gib_text(std::uint64_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB",
+                  static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+    return buf;
+}
 
 Result<DeviceRequest> parse_device(std::string_view text) {
     DeviceRequest r;
@@ -64,7 +64,7 @@ std::string device_request_name(const DeviceRequest& request) {
 
 std::string describe_gpu(const GpuDevice& gpu) {
     return "sm_" + std::to_string(gpu.cc_major) + std::to_string(gpu.cc_minor) + ", " +
-           gib(gpu.total_bytes) + " (" + gib(gpu.free_bytes) + " free)";
+           gib_text(gpu.total_bytes) + " (" + gib_text(gpu.free_bytes) + " free)";
 }
 
 GpuInventory list_gpus() {

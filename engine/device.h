@@ -63,6 +63,9 @@ struct DeviceChoice {
 Result<DeviceChoice> choose_device(const DeviceRequest& request, const GpuInventory& gpus,
                                    std::uint64_t bytes_needed, bool cuda_inference);
 
+// "4.5 GiB": bytes in GiB with one decimal, for messages.
+std::string gib_text(std::uint64_t bytes);
+
 // "sm_90, 139.8 GiB (120.2 GiB free)" and the like, for listings.
 std::string describe_gpu(const GpuDevice& gpu);
 

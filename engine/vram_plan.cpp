@@ -1,21 +1,11 @@
 #include "vram_plan.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
+#include "device.h"
+
 namespace hearth {
-
-namespace {
-
-std::string gib(std::uint64_t bytes) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f GiB",
-                  static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
-    return buf;
-}
-
-}  // namespace
 
 Result<VramPlan> plan_vram(std::uint64_t free_bytes, const VramNeeds& needs,
                            const VramPolicy& policy) {
@@ -25,21 +15,21 @@ Result<VramPlan> plan_vram(std::uint64_t free_bytes, const VramNeeds& needs,
                                                    std::clamp(policy.usable_fraction, 0.0, 1.0));
     const std::uint64_t fixed = needs.weight_bytes + needs.activation_bytes + policy.reserve_bytes;
     if (fixed > usable)
-        return make_error("the model needs " + gib(fixed) + " before any KV cache (weights " +
-                          gib(needs.weight_bytes) + "), and " + gib(usable) + " of " +
-                          gib(free_bytes) + " free can be used");
+        return make_error("the model needs " + gib_text(fixed) + " before any KV cache (weights " +
+                          gib_text(needs.weight_bytes) + "), and " + gib_text(usable) + " of " +
+                          gib_text(free_bytes) + " free can be used");
     const std::uint64_t room = usable - fixed;
     const std::uint64_t one_context =
         static_cast<std::uint64_t>(needs.context_blocks) * needs.kv_bytes_per_block;
     std::uint64_t kv = room;
     if (needs.kv_budget_bytes > 0) {
         if (needs.kv_budget_bytes > room)
-            return make_error("a KV cache of " + gib(needs.kv_budget_bytes) +
-                              " does not fit: " + gib(room) + " is left after the model");
+            return make_error("a KV cache of " + gib_text(needs.kv_budget_bytes) +
+                              " does not fit: " + gib_text(room) + " is left after the model");
         kv = needs.kv_budget_bytes;
     } else if (room < one_context) {
-        return make_error("one full context of KV cache needs " + gib(one_context) + ", and " +
-                          gib(room) + " is left after the model");
+        return make_error("one full context of KV cache needs " + gib_text(one_context) + ", and " +
+                          gib_text(room) + " is left after the model");
     }
     VramPlan plan;
     plan.kv_blocks = std::min<std::int64_t>(

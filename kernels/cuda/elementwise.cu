@@ -1,0 +1,231 @@
+// The element-wise CUDA kernels (see elementwise.h). Everything up to the __global__
+// functions is __host__ __device__, so that the *_on_host twins run the same code.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "cuda/elementwise.h"
+
+namespace hearth::gpu {
+
+namespace {
+
+constexpr int kThreads = 256;          // threads per CUDA block
+constexpr int64_t kMaxGrid = 1 << 16;  // blocks; larger arrays loop (grid stride)
+
+__host__ __device__ __forceinline__ uint32_t float_bits(float f) {
+#ifdef __CUDA_ARCH__
+    return __float_as_uint(f);
+#else
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+#endif
+}
+
+// quant::f32_to_fp16, line for line (round to nearest even; NaN stays a quiet NaN).
+__host__ __device__ __forceinline__ uint16_t f32_to_fp16_bits(float f) {
+    const uint32_t x = float_bits(f);
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    const uint32_t abs = x & 0x7fffffffu;
+    if (abs >= 0x7f800000u)
+        return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+    if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);
+    if (abs < 0x38800000u) {
+        if (abs < 0x33000000u) return static_cast<uint16_t>(sign);
+        const uint32_t e = abs >> 23;
+        const uint32_t m = (abs & 0x7fffffu) | 0x800000u;
+        const uint32_t shift = 126 - e;
+        uint32_t half = m >> shift;
+        const uint32_t rem = m & ((1u << shift) - 1);
+        const uint32_t mid = 1u << (shift - 1);
+        if (rem > mid || (rem == mid && (half & 1u))) ++half;
+        return static_cast<uint16_t>(sign | half);
+    }
+    uint32_t half = ((abs - 0x38000000u) >> 13);
+    const uint32_t rem = abs & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
+    return static_cast<uint16_t>(sign | half);
+}
+
+// RMSNorm: thread t's sum of squares over its strided share of the row (fused
+// multiply-adds, explicitly: the same rounding on host and device).
+__host__ __device__ __forceinline__ float sum_squares(const float* x, int32_t n, int t) {
+    float acc = 0.0f;
+    for (int32_t i = t; i < n; i += kThreads) acc = fmaf(x[i], x[i], acc);
+    return acc;
+}
+
+__host__ __device__ __forceinline__ float rms_scale(float sum, int32_t n, float eps) {
+    return 1.0f / sqrtf(sum / static_cast<float>(n) + eps);
+}
+
+__host__ __device__ __forceinline__ float silu_mul(float g, float u) {
+    return g / (1.0f + expf(-g)) * u;
+}
+
+// The tree a warp's shuffle-down reduction computes: lane 0 ends with it.
+void warp_tree_on_host(float* v) {
+    for (int offset = 16; offset > 0; offset >>= 1)
+        for (int i = 0; i < offset; ++i) v[i] = v[i] + v[i + offset];
+}
+
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+    return v;
+}
+
+__global__ void rms_norm_kernel(const float* x, const float* weight, int32_t n, float eps,
+                                float* out) {
+    __shared__ float warp_sums[32];
+    __shared__ float scale;
+    const int64_t row = blockIdx.x;
+    const float* xr = x + row * n;
+    const int t = static_cast<int>(threadIdx.x), lane = t % 32, warp = t / 32;
+    float s = warp_sum(sum_squares(xr, n, t));
+    if (lane == 0) warp_sums[warp] = s;
+    __syncthreads();
+    if (warp == 0) {
+        s = warp_sum(lane < kThreads / 32 ? warp_sums[lane] : 0.0f);
+        if (lane == 0) scale = rms_scale(s, n, eps);
+    }
+    __syncthreads();
+    for (int32_t i = t; i < n; i += kThreads) out[row * n + i] = xr[i] * scale * weight[i];
+}
+
+__global__ void swiglu_kernel(const float* gate, const float* up, int64_t n, float* out) {
+    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+         i += int64_t{gridDim.x} * blockDim.x)
+        out[i] = silu_mul(gate[i], up[i]);
+}
+
+__global__ void add_kernel(float* x, const float* y, int64_t n) {
+    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+         i += int64_t{gridDim.x} * blockDim.x)
+        x[i] += y[i];
+}
+
+__global__ void gather_rows_kernel(const float* x, const int32_t* rows, int64_t total, int32_t n,
+                                   float* out) {
+    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < total;
+         i += int64_t{gridDim.x} * blockDim.x)
+        out[i] = x[int64_t{rows[i / n]} * n + i % n];
+}
+
+__global__ void kv_append_kernel(uint16_t* kc, uint16_t* vc, const float* k, const float* v,
+                                 const int32_t* slots, int64_t total, int64_t row) {
+    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < total;
+         i += int64_t{gridDim.x} * blockDim.x) {
+        const int64_t at = int64_t{slots[i / row]} * row + i % row;
+        kc[at] = f32_to_fp16_bits(k[i]);
+        vc[at] = f32_to_fp16_bits(v[i]);
+    }
+}
+
+unsigned grid_for(int64_t n) {
+    const int64_t blocks = (n + kThreads - 1) / kThreads;
+    return static_cast<unsigned>(blocks < kMaxGrid ? blocks : kMaxGrid);
+}
+
+}  // namespace
+
+cudaError_t rms_norm_cuda(const float* x, const float* weight, int32_t rows, int32_t n, float eps,
+                          float* out, cudaStream_t stream) {
+    if (rows < 0 || n < 1) return cudaErrorInvalidValue;
+    if (rows == 0) return cudaSuccess;
+    if (!x || !weight || !out) return cudaErrorInvalidValue;
+    rms_norm_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(x, weight, n, eps, out);
+    return cudaGetLastError();
+}
+
+bool rms_norm_on_host(const float* x, const float* weight, int32_t rows, int32_t n, float eps,
+                      float* out) {
+    if (rows < 0 || n < 1 || (rows > 0 && (!x || !weight || !out))) return false;
+    for (int32_t r = 0; r < rows; ++r) {
+        const float* xr = x + int64_t{r} * n;
+        float warps[32] = {};
+        for (int w = 0; w < kThreads / 32; ++w) {
+            float lanes[32];
+            for (int l = 0; l < 32; ++l) lanes[l] = sum_squares(xr, n, w * 32 + l);
+            warp_tree_on_host(lanes);
+            warps[w] = lanes[0];
+        }
+        warp_tree_on_host(warps);
+        const float scale = rms_scale(warps[0], n, eps);
+        for (int32_t i = 0; i < n; ++i) out[int64_t{r} * n + i] = xr[i] * scale * weight[i];
+    }
+    return true;
+}
+
+cudaError_t swiglu_cuda(const float* gate, const float* up, int64_t n, float* out,
+                        cudaStream_t stream) {
+    if (n < 0) return cudaErrorInvalidValue;
+    if (n == 0) return cudaSuccess;
+    if (!gate || !up || !out) return cudaErrorInvalidValue;
+    swiglu_kernel<<<grid_for(n), kThreads, 0, stream>>>(gate, up, n, out);
+    return cudaGetLastError();
+}
+
+bool swiglu_on_host(const float* gate, const float* up, int64_t n, float* out) {
+    if (n < 0 || (n > 0 && (!gate || !up || !out))) return false;
+    for (int64_t i = 0; i < n; ++i) out[i] = silu_mul(gate[i], up[i]);
+    return true;
+}
+
+cudaError_t add_cuda(float* x, const float* y, int64_t n, cudaStream_t stream) {
+    if (n < 0) return cudaErrorInvalidValue;
+    if (n == 0) return cudaSuccess;
+    if (!x || !y) return cudaErrorInvalidValue;
+    add_kernel<<<grid_for(n), kThreads, 0, stream>>>(x, y, n);
+    return cudaGetLastError();
+}
+
+bool add_on_host(float* x, const float* y, int64_t n) {
+    if (n < 0 || (n > 0 && (!x || !y))) return false;
+    for (int64_t i = 0; i < n; ++i) x[i] += y[i];
+    return true;
+}
+
+cudaError_t gather_rows_cuda(const float* x, const int32_t* rows, int32_t count, int32_t n,
+                             float* out, cudaStream_t stream) {
+    if (count < 0 || n < 1) return cudaErrorInvalidValue;
+    if (count == 0) return cudaSuccess;
+    if (!x || !rows || !out) return cudaErrorInvalidValue;
+    const int64_t total = int64_t{count} * n;
+    gather_rows_kernel<<<grid_for(total), kThreads, 0, stream>>>(x, rows, total, n, out);
+    return cudaGetLastError();
+}
+
+bool gather_rows_on_host(const float* x, const int32_t* rows, int32_t count, int32_t n,
+                         float* out) {
+    if (count < 0 || n < 1 || (count > 0 && (!x || !rows || !out))) return false;
+    for (int64_t i = 0; i < int64_t{count} * n; ++i) out[i] = x[int64_t{rows[i / n]} * n + i % n];
+    return true;
+}
+
+cudaError_t kv_append_cuda(const kernels::PagedKvLayer& cache, const float* k, const float* v,
+                           const int32_t* slots, int32_t n_tokens, cudaStream_t stream) {
+    const int64_t row = int64_t{cache.n_kv_heads} * cache.head_dim;
+    if (n_tokens < 0 || row < 1) return cudaErrorInvalidValue;
+    if (n_tokens == 0) return cudaSuccess;
+    if (!cache.k || !cache.v || !k || !v || !slots) return cudaErrorInvalidValue;
+    const int64_t total = int64_t{n_tokens} * row;
+    kv_append_kernel<<<grid_for(total), kThreads, 0, stream>>>(cache.k, cache.v, k, v, slots, total,
+                                                               row);
+    return cudaGetLastError();
+}
+
+bool kv_append_on_host(const kernels::PagedKvLayer& cache, const float* k, const float* v,
+                       const int32_t* slots, int32_t n_tokens) {
+    const int64_t row = int64_t{cache.n_kv_heads} * cache.head_dim;
+    if (n_tokens < 0 || row < 1) return false;
+    if (n_tokens > 0 && (!cache.k || !cache.v || !k || !v || !slots)) return false;
+    for (int64_t i = 0; i < int64_t{n_tokens} * row; ++i) {
+        const int64_t at = int64_t{slots[i / row]} * row + i % row;
+        cache.k[at] = f32_to_fp16_bits(k[i]);
+        cache.v[at] = f32_to_fp16_bits(v[i]);
+    }
+    return true;
+}
+
+}  // namespace hearth::gpu

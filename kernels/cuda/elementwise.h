@@ -1,0 +1,46 @@
+// CUDA versions of the CPU backend's element-wise ops (kernels/backend.h): RMSNorm,
+// SwiGLU, add, gather of logit rows and the KV append into fp16 blocks. Device pointers;
+// each returns cudaErrorInvalidValue before touching the device for bad sizes or null
+// pointers (a zero size is a no-op), otherwise the launch status.
+//
+// Each has a *_on_host twin that runs the kernel's own per-thread code on the CPU (and,
+// for RMSNorm, its reduction tree in the same order), so the kernels' logic is tested on
+// machines without a GPU against the reference ops.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "backend.h"
+
+namespace hearth::gpu {
+
+// out[r, :] = x[r, :] / sqrt(mean(x[r, :]²) + eps) · weight. A row per CUDA block;
+// float partial sums per thread, then a fixed tree: the result depends on the row only
+// (batch invariant), never on how many rows share the launch.
+cudaError_t rms_norm_cuda(const float* x, const float* weight, int32_t rows, int32_t n, float eps,
+                          float* out, cudaStream_t stream);
+bool rms_norm_on_host(const float* x, const float* weight, int32_t rows, int32_t n, float eps,
+                      float* out);
+
+// out = silu(gate) · up (out may be gate); x += y.
+cudaError_t swiglu_cuda(const float* gate, const float* up, int64_t n, float* out,
+                        cudaStream_t stream);
+bool swiglu_on_host(const float* gate, const float* up, int64_t n, float* out);
+cudaError_t add_cuda(float* x, const float* y, int64_t n, cudaStream_t stream);
+bool add_on_host(float* x, const float* y, int64_t n);
+
+// out[i, :] = x[rows[i], :].
+cudaError_t gather_rows_cuda(const float* x, const int32_t* rows, int32_t count, int32_t n,
+                             float* out, cudaStream_t stream);
+bool gather_rows_on_host(const float* x, const int32_t* rows, int32_t count, int32_t n, float* out);
+
+// K and V rows of n_tokens tokens written as fp16 (round to nearest even, as the CPU's
+// quant::f32_to_fp16, bit for bit) into the cache rows slots[t].
+cudaError_t kv_append_cuda(const kernels::PagedKvLayer& cache, const float* k, const float* v,
+                           const int32_t* slots, int32_t n_tokens, cudaStream_t stream);
+bool kv_append_on_host(const kernels::PagedKvLayer& cache, const float* k, const float* v,
+                       const int32_t* slots, int32_t n_tokens);
+
+}  // namespace hearth::gpu

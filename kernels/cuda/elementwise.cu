@@ -122,6 +122,42 @@ __global__ void kv_append_kernel(uint16_t* kc, uint16_t* vc, const float* k, con
     }
 }
 
+// RoPE, one (token, pair) item: its angle, then the pair rotated in every head.
+__host__ __device__ __forceinline__ void rope_item(float* x, const int32_t* positions, int64_t item,
+                                                   int32_t half, int32_t n_heads, int32_t head_dim,
+                                                   bool neox, float theta_scale, float freq_scale,
+                                                   const float* factors) {
+    const int64_t t = item / half;
+    const int32_t i = static_cast<int32_t>(item % half);
+    float theta = static_cast<float>(positions[t]);
+    for (int32_t j = 0; j < i; ++j) theta *= theta_scale;
+    const float th = freq_scale * (factors ? theta / factors[i] : theta);
+    const float c = cosf(th), sn = sinf(th);
+    for (int32_t h = 0; h < n_heads; ++h) {
+        float* v = x + (t * n_heads + h) * head_dim;
+        float& a = v[neox ? i : 2 * i];
+        float& b = v[neox ? i + half : 2 * i + 1];
+        const float a0 = a, b0 = b;
+        a = fmaf(a0, c, -(b0 * sn));
+        b = fmaf(a0, sn, b0 * c);
+    }
+}
+
+__global__ void rope_kernel(float* x, const int32_t* positions, int64_t items, int32_t half,
+                            int32_t n_heads, int32_t head_dim, bool neox, float theta_scale,
+                            float freq_scale, const float* factors) {
+    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < items;
+         i += int64_t{gridDim.x} * blockDim.x)
+        rope_item(x, positions, i, half, n_heads, head_dim, neox, theta_scale, freq_scale, factors);
+}
+
+bool rope_args_ok(const void* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
+                  int32_t head_dim, const kernels::RopeParams& p) {
+    if (n_tokens < 0 || n_heads < 1 || p.n_rot < 0 || p.n_rot % 2 != 0 || p.n_rot > head_dim)
+        return false;
+    return n_tokens == 0 || p.n_rot == 0 || (x && positions);
+}
+
 unsigned grid_for(int64_t n) {
     const int64_t blocks = (n + kThreads - 1) / kThreads;
     return static_cast<unsigned>(blocks < kMaxGrid ? blocks : kMaxGrid);
@@ -200,6 +236,31 @@ bool gather_rows_on_host(const float* x, const int32_t* rows, int32_t count, int
                          float* out) {
     if (count < 0 || n < 1 || (count > 0 && (!x || !rows || !out))) return false;
     for (int64_t i = 0; i < int64_t{count} * n; ++i) out[i] = x[int64_t{rows[i / n]} * n + i % n];
+    return true;
+}
+
+cudaError_t rope_cuda(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
+                      int32_t head_dim, const kernels::RopeParams& p, cudaStream_t stream) {
+    if (!rope_args_ok(x, positions, n_tokens, n_heads, head_dim, p)) return cudaErrorInvalidValue;
+    const int32_t half = p.n_rot / 2;
+    if (n_tokens == 0 || half == 0) return cudaSuccess;
+    const float theta_scale = std::pow(p.freq_base, -2.0f / static_cast<float>(p.n_rot));
+    const int64_t items = int64_t{n_tokens} * half;
+    rope_kernel<<<grid_for(items), kThreads, 0, stream>>>(x, positions, items, half, n_heads,
+                                                          head_dim, p.neox, theta_scale,
+                                                          p.freq_scale, p.freq_factors);
+    return cudaGetLastError();
+}
+
+bool rope_on_host(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
+                  int32_t head_dim, const kernels::RopeParams& p) {
+    if (!rope_args_ok(x, positions, n_tokens, n_heads, head_dim, p)) return false;
+    const int32_t half = p.n_rot / 2;
+    if (n_tokens == 0 || half == 0) return true;
+    const float theta_scale = std::pow(p.freq_base, -2.0f / static_cast<float>(p.n_rot));
+    for (int64_t i = 0; i < int64_t{n_tokens} * half; ++i)
+        rope_item(x, positions, i, half, n_heads, head_dim, p.neox, theta_scale, p.freq_scale,
+                  p.freq_factors);
     return true;
 }
 

@@ -36,6 +36,17 @@ cudaError_t gather_rows_cuda(const float* x, const int32_t* rows, int32_t count,
                              float* out, cudaStream_t stream);
 bool gather_rows_on_host(const float* x, const int32_t* rows, int32_t count, int32_t n, float* out);
 
+// Rotary embedding in place: x [n_tokens, n_heads, head_dim], the first n_rot dimensions
+// of each head rotated by θ(t, i) = freq_scale · pos_t · base^(−2i / n_rot) / ff[i],
+// computed as the CPU backend does (the power by repeated multiplication in float, then
+// cos and sin; the rotation as a·cos − (b·sin), a·sin + (b·cos) with fused multiply-adds).
+// params.freq_factors, when set, is device memory. The host twin equals the CPU backend
+// bit for bit; the device differs from it only by its cosf / sinf.
+cudaError_t rope_cuda(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
+                      int32_t head_dim, const kernels::RopeParams& params, cudaStream_t stream);
+bool rope_on_host(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
+                  int32_t head_dim, const kernels::RopeParams& params);
+
 // K and V rows of n_tokens tokens written as fp16 (round to nearest even, as the CPU's
 // quant::f32_to_fp16, bit for bit) into the cache rows slots[t].
 cudaError_t kv_append_cuda(const kernels::PagedKvLayer& cache, const float* k, const float* v,

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "cpu/cpu_backend.h"
 #include "cuda/cuda_buffer.h"
 #include "cuda/elementwise.h"
 #include "gpu/gpu_test.h"
@@ -112,6 +113,46 @@ class TstCudaElementwise : public QObject {
         QVERIFY(vc == want_v);
     }
 
+    // RoPE's host run equals the CPU backend bit for bit (normal and neox, partial
+    // rotation, frequency factors, linear scaling, long positions).
+    void ropeHostEqualsTheCpuBackend() {
+        std::mt19937 rng(24);
+        hearth::kernels::CpuBackend cpu(1);
+        const std::vector<float> factors = [] {
+            std::vector<float> f(32);
+            for (size_t i = 0; i < f.size(); ++i) f[i] = 1.0f + 0.25f * static_cast<float>(i % 5);
+            return f;
+        }();
+        for (bool neox : {false, true}) {
+            for (int n_rot : {64, 32}) {
+                for (bool with_factors : {false, true}) {
+                    hearth::kernels::RopeParams p;
+                    p.n_rot = n_rot;
+                    p.neox = neox;
+                    p.freq_base = 500000.0f;
+                    p.freq_scale = with_factors ? 0.25f : 1.0f;
+                    p.freq_factors = with_factors ? factors.data() : nullptr;
+                    const int32_t tokens = 6, heads = 3, dim = 64;
+                    const std::vector<int32_t> pos = {0, 1, 17, 4095, 70000, 131071};
+                    auto x = random_floats(rng, static_cast<size_t>(tokens) * heads * dim);
+                    std::vector<float> want = x, got = x;
+                    cpu.rope(want.data(), pos.data(), tokens, heads, dim, p);
+                    QVERIFY(g::rope_on_host(got.data(), pos.data(), tokens, heads, dim, p));
+                    QVERIFY2(got == want, qPrintable(QString("neox %1 n_rot %2 factors %3")
+                                                         .arg(neox)
+                                                         .arg(n_rot)
+                                                         .arg(with_factors)));
+                }
+            }
+        }
+        float x = 0;
+        int32_t pos = 0;
+        hearth::kernels::RopeParams odd;
+        odd.n_rot = 3;
+        QVERIFY(!g::rope_on_host(&x, &pos, 1, 1, 4, odd));
+        QCOMPARE(g::rope_cuda(&x, &pos, 1, 1, 4, odd, nullptr), cudaErrorInvalidValue);
+    }
+
     void invalidCallsAreRefused() {
         float x = 0;
         QCOMPARE(g::rms_norm_cuda(&x, &x, 1, 0, 1e-5f, &x, nullptr), cudaErrorInvalidValue);
@@ -153,6 +194,29 @@ class TstCudaElementwise : public QObject {
         QCOMPARE(g::add_cuda(dg.data(), du.data(), n, nullptr), cudaSuccess);
         QVERIFY(to_host(dg, sum.size()) == sum);
 
+        {  // RoPE: the device's cosf / sinf against the host's
+            hearth::kernels::RopeParams p;
+            p.n_rot = 128;
+            p.neox = true;
+            p.freq_base = 500000.0f;
+            const int32_t tokens = 40, heads = 4, dim = 128;
+            std::vector<int32_t> pos(static_cast<size_t>(tokens));
+            for (int32_t t = 0; t < tokens; ++t) pos[static_cast<size_t>(t)] = t * 997;
+            const auto x = random_floats(rng, static_cast<size_t>(tokens) * heads * dim);
+            std::vector<float> rope_want = x;
+            QVERIFY(g::rope_on_host(rope_want.data(), pos.data(), tokens, heads, dim, p));
+            auto dx = on_device(x);
+            auto dpos = on_device(pos);
+            QCOMPARE(g::rope_cuda(dx.data(), dpos.data(), tokens, heads, dim, p, nullptr),
+                     cudaSuccess);
+            const auto rope_got = to_host(dx, x.size());
+            for (size_t i = 0; i < rope_got.size(); ++i)
+                QVERIFY2(
+                    std::fabs(rope_got[i] - rope_want[i]) <=
+                        1e-5f * (1.0f + std::fabs(rope_want[i])),
+                    qPrintable(
+                        QString("rope %1: %2 vs %3").arg(i).arg(rope_got[i]).arg(rope_want[i])));
+        }
         const int32_t heads = 8, dim = 128, tokens = 33, blocks = 16, bs = 16;
         const auto k = random_floats(rng, static_cast<size_t>(tokens) * heads * dim, -9e4f, 9e4f);
         const auto v = random_floats(rng, k.size(), -1e-5f, 1e-5f);

@@ -246,6 +246,50 @@ __global__ void __launch_bounds__(kThreads)
                    static_cast<int64_t>(gridDim.x) * blockDim.x);
 }
 
+// The embedding: item t is item (t % items_per_row) of token t / items_per_row, whose
+// blocks are row ids[token] of the table.
+template <typename Op>
+__host__ __device__ __forceinline__ void run_embed_thread(
+    const typename Op::Block* __restrict__ table, const int32_t* __restrict__ ids,
+    int64_t blocks_per_row, float* __restrict__ y, int64_t n_items, int64_t thread,
+    int64_t n_threads) {
+    const int64_t items_per_row = blocks_per_row * Op::kItems;
+    for (int64_t t = thread; t < n_items; t += n_threads) {
+        const int64_t token = t / items_per_row, within = t % items_per_row;
+        const int64_t b = within / Op::kItems;
+        Op::apply(table[int64_t{ids[token]} * blocks_per_row + b],
+                  static_cast<int>(within % Op::kItems),
+                  y + token * blocks_per_row * Op::kElems + b * Op::kElems);
+    }
+}
+
+template <typename Op>
+__global__ void __launch_bounds__(kThreads)
+    embed_kernel(const typename Op::Block* __restrict__ table, const int32_t* __restrict__ ids,
+                 int64_t blocks_per_row, float* __restrict__ y, int64_t n_items) {
+    run_embed_thread<Op>(table, ids, blocks_per_row, y, n_items,
+                         static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
+                         static_cast<int64_t>(gridDim.x) * blockDim.x);
+}
+
+// F32 tables: element t of the output is element t % cols of row ids[t / cols].
+__host__ __device__ __forceinline__ void run_embed_f32_thread(const float* __restrict__ table,
+                                                              const int32_t* __restrict__ ids,
+                                                              int64_t cols, float* __restrict__ y,
+                                                              int64_t n, int64_t thread,
+                                                              int64_t n_threads) {
+    for (int64_t t = thread; t < n; t += n_threads)
+        y[t] = table[int64_t{ids[t / cols]} * cols + t % cols];
+}
+
+__global__ void __launch_bounds__(kThreads)
+    embed_f32_kernel(const float* __restrict__ table, const int32_t* __restrict__ ids, int64_t cols,
+                     float* __restrict__ y, int64_t n) {
+    run_embed_f32_thread(table, ids, cols, y, n,
+                         static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
+                         static_cast<int64_t>(gridDim.x) * blockDim.x);
+}
+
 // ---------------------------------------------------------------------------------------
 // Host launchers
 // ---------------------------------------------------------------------------------------
@@ -348,6 +392,62 @@ bool dequantize_on_host(TensorType type, const void* src, float* dst, int64_t n,
             run_thread<Op>(static_cast<const typename Op::Block*>(src), dst, n_items, thread,
                            n_threads);
         }
+    });
+}
+
+namespace {
+
+bool valid_embed(TensorType type, const void* table, int64_t cols, const int32_t* ids,
+                 int32_t n_tokens, const float* out) {
+    const auto t = traits(type);
+    if (!t || cols < 1 || cols % t->block_elems != 0 || n_tokens < 0) return false;
+    if (n_tokens == 0) return true;
+    return ids && valid_call(type, table, out, cols);
+}
+
+}  // namespace
+
+cudaError_t embed_cuda(TensorType type, const void* d_table, int64_t cols, const int32_t* d_ids,
+                       int32_t n_tokens, float* d_out, cudaStream_t stream) {
+    if (!valid_embed(type, d_table, cols, d_ids, n_tokens, d_out)) return cudaErrorInvalidValue;
+    if (n_tokens == 0) return cudaSuccess;
+    const auto grid_of = [](int64_t items) {
+        const int64_t grid = (items + kThreads - 1) / kThreads;
+        return static_cast<unsigned>(grid < kMaxGrid ? grid : kMaxGrid);
+    };
+    if (type == TensorType::F32) {
+        const int64_t n = cols * n_tokens;
+        embed_f32_kernel<<<grid_of(n), kThreads, 0, stream>>>(static_cast<const float*>(d_table),
+                                                              d_ids, cols, d_out, n);
+        return cudaGetLastError();
+    }
+    with_op(type, [&](auto op) {
+        using Op = decltype(op);
+        const int64_t blocks_per_row = cols / Op::kElems;
+        const int64_t n_items = blocks_per_row * Op::kItems * n_tokens;
+        embed_kernel<Op><<<grid_of(n_items), kThreads, 0, stream>>>(
+            static_cast<const typename Op::Block*>(d_table), d_ids, blocks_per_row, d_out, n_items);
+    });
+    return cudaGetLastError();
+}
+
+bool embed_on_host(TensorType type, const void* table, int64_t cols, const int32_t* ids,
+                   int32_t n_tokens, float* out, int64_t n_threads) {
+    if (!valid_embed(type, table, cols, ids, n_tokens, out) || n_threads <= 0) return false;
+    if (n_tokens == 0) return true;
+    if (type == TensorType::F32) {
+        for (int64_t thread = 0; thread < n_threads; ++thread)
+            run_embed_f32_thread(static_cast<const float*>(table), ids, cols, out, cols * n_tokens,
+                                 thread, n_threads);
+        return true;
+    }
+    return with_op(type, [&](auto op) {
+        using Op = decltype(op);
+        const int64_t blocks_per_row = cols / Op::kElems;
+        const int64_t n_items = blocks_per_row * Op::kItems * n_tokens;
+        for (int64_t thread = 0; thread < n_threads; ++thread)
+            run_embed_thread<Op>(static_cast<const typename Op::Block*>(table), ids, blocks_per_row,
+                                 out, n_items, thread, n_threads);
     });
 }
 

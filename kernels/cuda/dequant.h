@@ -32,4 +32,14 @@ cudaError_t dequantize_cuda(quant::TensorType type, const void* d_src, float* d_
 bool dequantize_on_host(quant::TensorType type, const void* src, float* dst, int64_t n,
                         int64_t n_threads);
 
+// The embedding lookup: out[t, :] = row ids[t] of a [rows, cols] table of `type`,
+// dequantised (Backend::embed). cols must be a multiple of the type's block size; ids are
+// trusted to be < rows (the model checks them); d_table aligned as for dequantize_cuda.
+// Same results as dequantize_cuda on each row, bit for bit.
+cudaError_t embed_cuda(quant::TensorType type, const void* d_table, int64_t cols,
+                       const int32_t* d_ids, int32_t n_tokens, float* d_out, cudaStream_t stream);
+// The kernel's per-thread code on the host as n_threads virtual threads.
+bool embed_on_host(quant::TensorType type, const void* table, int64_t cols, const int32_t* ids,
+                   int32_t n_tokens, float* out, int64_t n_threads);
+
 }  // namespace hearth::gpu

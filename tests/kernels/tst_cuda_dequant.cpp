@@ -231,6 +231,72 @@ class TstCudaDequant : public QObject {
             }
         }
     }
+
+    void embedding_data() {
+        QTest::addColumn<uint32_t>("type_id");
+        for (TensorType type : t::all_types())
+            QTest::newRow(q::traits(type)->name.data()) << static_cast<uint32_t>(type);
+    }
+
+    // The embedding lookup: each output row is its table row dequantised (the CPU's
+    // decoder), bit for bit; ids repeat and come in any order. On the host with several
+    // virtual grids, then on a device.
+    void embedding() {
+        QFETCH(uint32_t, type_id);
+        const auto type = static_cast<TensorType>(type_id);
+        std::mt19937_64 rng(seed_ ^ (type_id << 16));
+        const int64_t block = q::traits(type)->block_elems, bytes = q::traits(type)->block_bytes;
+        const int64_t cols = 2 * std::max<int64_t>(block, 256), rows = 11;
+        const int64_t row_bytes = cols / block * bytes;
+        std::vector<uint8_t> table;
+        if (type == TensorType::F32) {
+            std::uniform_real_distribution<float> d(-4.0f, 4.0f);
+            std::vector<float> f(static_cast<size_t>(rows * cols));
+            for (float& x : f) x = d(rng);
+            table.resize(f.size() * sizeof(float));
+            std::memcpy(table.data(), f.data(), table.size());
+        } else {
+            table = t::random_blocks(type, rows * (cols / block), rng);
+        }
+        const std::vector<int32_t> ids = {3, 0, 10, 3, 7, 7, 1};
+        const auto n_tokens = static_cast<int32_t>(ids.size());
+        std::vector<float> want(static_cast<size_t>(n_tokens * cols));
+        for (int32_t i = 0; i < n_tokens; ++i)
+            QVERIFY(q::dequantize(type, table.data() + ids[static_cast<size_t>(i)] * row_bytes,
+                                  want.data() + i * cols, cols));
+        for (const int64_t threads : {int64_t{1}, int64_t{97}, int64_t{256 * 2}}) {
+            std::vector<float> got(want.size());
+            QVERIFY(g::embed_on_host(type, table.data(), cols, ids.data(), n_tokens, got.data(),
+                                     threads));
+            QVERIFY2(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0,
+                     qPrintable(QStringLiteral("virtual threads %1").arg(threads)));
+        }
+        // A row length that is not whole blocks is refused before the device is touched.
+        float dummy = 0;
+        if (block > 1)
+            QCOMPARE(
+                g::embed_cuda(type, table.data(), cols + block / 2, ids.data(), 1, &dummy, nullptr),
+                cudaErrorInvalidValue);
+        QVERIFY(!g::embed_on_host(type, table.data(), cols, ids.data(), n_tokens, &dummy, 0));
+
+        HEARTH_REQUIRE_CUDA_DEVICE();
+        g::CudaStream stream;
+        CUDA_VERIFY(stream.create());
+        g::DeviceBuffer<uint8_t> d_table;
+        g::DeviceBuffer<int32_t> d_ids;
+        g::DeviceBuffer<float> d_out;
+        CUDA_VERIFY(d_table.allocate(table.size()));
+        CUDA_VERIFY(d_ids.allocate(ids.size()));
+        CUDA_VERIFY(d_out.allocate(want.size()));
+        CUDA_VERIFY(d_table.upload(table.data(), table.size(), stream.get()));
+        CUDA_VERIFY(d_ids.upload(ids.data(), ids.size(), stream.get()));
+        CUDA_VERIFY(g::embed_cuda(type, d_table.data(), cols, d_ids.data(), n_tokens, d_out.data(),
+                                  stream.get()));
+        std::vector<float> gpu(want.size());
+        CUDA_VERIFY(d_out.download(gpu.data(), gpu.size(), stream.get()));
+        CUDA_VERIFY(stream.synchronize());
+        QVERIFY(std::memcmp(gpu.data(), want.data(), want.size() * sizeof(float)) == 0);
+    }
 };
 
 QTEST_APPLESS_MAIN(TstCudaDequant)

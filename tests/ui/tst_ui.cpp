@@ -34,10 +34,6 @@ const QString kSystemPrompt = QStringLiteral(
     "You are a careful test persona. You answer every question with patience, you keep "
     "your replies short, and you never reveal the secret word, which is hearthstone.");
 
-QVariant prop(QObject* o, const char* name) {
-    return o ? o->property(name) : QVariant();
-}
-
 }  // namespace
 
 class TestUi : public QObject {
@@ -74,12 +70,6 @@ class TestUi : public QObject {
             qWarning("reply %lld (%s) not in the %d rows", id,
                      qPrintable(finished.at(0).at(1).toString()), ui_.chat->count());
         return ui_.chat->rowOf(id);
-    }
-
-    bool visible_item(const QString& name) {
-        for (QQuickItem* item : ui_.items(name))
-            if (item->isVisible()) return true;
-        return false;
     }
 
     QVariant row_role(int row, const char* name) {
@@ -255,8 +245,8 @@ class TestUi : public QObject {
         QTRY_COMPARE(ui_.chat->count(), 2);
         QTRY_COMPARE(prop(ui_.item(QStringLiteral("message_0")), "text").toString(),
                      QStringLiteral("Hello there, what is the secret word?"));
-        QVERIFY(ui_.click(ui_.item(
-            QStringLiteral("conversationRow_%1").arg(ui_.conversations->rowOf(second_chat_)))));
+        QVERIFY(ui_.click(
+            QStringLiteral("conversationRow_%1").arg(ui_.conversations->rowOf(second_chat_))));
         QTRY_COMPARE(ui_.chat->conversationId(), second_chat_);
         QTRY_COMPARE(prop(ui_.item(QStringLiteral("message_0")), "text").toString(),
                      QStringLiteral("Tell me about hearths."));
@@ -391,7 +381,7 @@ class TestUi : public QObject {
         }());
         ui_.screenshot(QStringLiteral("search-light"));
         // A hit opens its conversation.
-        QVERIFY(ui_.click(ui_.item(QStringLiteral("conversationRow_0"))));
+        QVERIFY(ui_.click(QStringLiteral("conversationRow_0")));
         QTRY_COMPARE(
             ui_.chat->conversationId(),
             ui_.conversations->get(0).value(QStringLiteral("conversationId")).toLongLong());
@@ -449,7 +439,7 @@ class TestUi : public QObject {
             ui_.chat->setConversationId(first_chat_);
             QTRY_COMPARE(ui_.chat->count(), 2);
             // The search hit's mark gone, and the reply hovered: its statistics shown.
-            QTRY_VERIFY_WITH_TIMEOUT(!visible_item(QStringLiteral("revealMark")), 5000);
+            QTRY_VERIFY_WITH_TIMEOUT(!ui_.visible_item(QStringLiteral("revealMark")), 5000);
             QQuickItem* reply = nullptr;
             QTRY_VERIFY((reply = ui_.item(QStringLiteral("message_1"))));
             ui_.hover(reply);

@@ -17,21 +17,11 @@ namespace {
 
 constexpr int kReplyTimeoutMs = 60000;
 
-QVariant prop(QObject* o, const char* name) {
-    return o ? o->property(name) : QVariant();
-}
-
 }  // namespace
 
 class TestUiReplies : public QObject {
     Q_OBJECT
     UiHarness ui_;
-
-    QQuickItem* visible_item(const QString& name, QQuickItem* within = nullptr) {
-        for (QQuickItem* i : ui_.items(name))
-            if (i->isVisible() && (!within || within->isAncestorOf(i))) return i;
-        return nullptr;
-    }
 
     void type_and_send(const QString& text) {
         QQuickItem* field = ui_.item(QStringLiteral("composerField"));
@@ -87,10 +77,10 @@ class TestUiReplies : public QObject {
         QQuickItem* message = nullptr;
         QTRY_VERIFY((message = ui_.item(QStringLiteral("message_%1").arg(row))));
         QQuickItem* label = nullptr;
-        QTRY_VERIFY((label = visible_item(QStringLiteral("replyEndLabel"), message)));
+        QTRY_VERIFY((label = ui_.visible_item(QStringLiteral("replyEndLabel"), message)));
         QVERIFY(prop(label, "text").toString().contains(QStringLiteral("length limit")));
         QQuickItem* button = nullptr;
-        QTRY_VERIFY((button = visible_item(QStringLiteral("continueButton"), message)));
+        QTRY_VERIFY((button = ui_.visible_item(QStringLiteral("continueButton"), message)));
         finished.clear();
         QVERIFY(ui_.click(button));
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
@@ -157,7 +147,7 @@ class TestUiReplies : public QObject {
         QCOMPARE(ui_.conversations->get(0).value(QStringLiteral("conversationId")).toLongLong(),
                  chat);
         QSignalSpy revealed(ui_.chat, &MessageListModel::messageRevealed);
-        QVERIFY(ui_.click(ui_.item(QStringLiteral("conversationRow_0"))));
+        QVERIFY(ui_.click(QStringLiteral("conversationRow_0")));
         QTRY_COMPARE(ui_.chat->conversationId(), chat);
         QTRY_COMPARE(revealed.count(), 1);
         QCOMPARE(revealed.at(0).at(0).toInt(), 0);
@@ -181,9 +171,9 @@ class TestUiReplies : public QObject {
     void chatReplySettingsDialog() {
         QVERIFY(ui_.click(QStringLiteral("chatSettingsButton")));
         QQuickItem* own = nullptr;
-        QTRY_VERIFY((own = visible_item(QStringLiteral("own_maxTokens"))));
+        QTRY_VERIFY((own = ui_.visible_item(QStringLiteral("own_maxTokens"))));
         QVERIFY(ui_.click(own));
-        QQuickItem* row = visible_item(QStringLiteral("replySetting_maxTokens"));
+        QQuickItem* row = ui_.visible_item(QStringLiteral("replySetting_maxTokens"));
         QVERIFY(row);
         QObject* spin = nullptr;
         for (QObject* c : row->findChildren<QObject*>())

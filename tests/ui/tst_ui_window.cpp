@@ -22,10 +22,6 @@
 
 namespace {
 
-QVariant prop(QObject* o, const char* name) {
-    return o ? o->property(name) : QVariant();
-}
-
 // Every Qt message of the run, to look for warnings.
 QStringList& messages() {
     static QStringList list;

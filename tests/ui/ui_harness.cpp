@@ -145,19 +145,26 @@ QList<QQuickItem*> UiHarness::items(const QString& name) const {
     return out;
 }
 
-bool UiHarness::click(QQuickItem* item, Qt::MouseButton button) {
-    if (!item || !item->isVisible()) return false;
+QQuickItem* UiHarness::visible_item(const QString& object_name, QQuickItem* within) const {
+    for (QQuickItem* i : items(object_name))
+        if (i->isVisible() && (!within || within->isAncestorOf(i))) return i;
+    return nullptr;
+}
+
+bool UiHarness::click_when_still(const std::function<QQuickItem*()>& find, Qt::MouseButton button) {
     // As a hand does: aim once the target is still (a list scrolling to its end, a page
-    // sliding in), then move there, then press.
-    const QPointer<QQuickItem> target(item);
-    const auto centre = [&target] {
-        return target->mapToScene(QPointF(target->width() / 2, target->height() / 2));
+    // sliding in), then move there, then press. The target is looked up on every poll, so
+    // a delegate a view recreates meanwhile is aimed at in its new place.
+    const auto centre = [](QQuickItem* t) {
+        return t->mapToScene(QPointF(t->width() / 2, t->height() / 2));
     };
-    QPointF c = centre();
+    QQuickItem* target = find();
+    if (!target) return false;
+    QPointF c = centre(target);
     for (int still = 0, polls = 0; still < 3 && polls < 100; ++polls) {
         run_for(10);
-        if (!target || !target->isVisible()) return false;  // gone while it moved
-        const QPointF now = centre();
+        if (!(target = find())) return false;  // gone for good
+        const QPointF now = centre(target);
         still = now == c ? still + 1 : 0;
         c = now;
     }
@@ -165,6 +172,17 @@ bool UiHarness::click(QQuickItem* item, Qt::MouseButton button) {
     QTest::mouseClick(window, button, Qt::NoModifier, c.toPoint());
     QCoreApplication::processEvents();  // what the click queued (callers wait for effects)
     return true;
+}
+
+bool UiHarness::click(QQuickItem* item, Qt::MouseButton button) {
+    const QPointer<QQuickItem> held(item);
+    return click_when_still(
+        [&held]() -> QQuickItem* { return held && held->isVisible() ? held.data() : nullptr; },
+        button);
+}
+
+bool UiHarness::click(const QString& object_name) {
+    return click_when_still([&] { return visible_item(object_name); }, Qt::LeftButton);
 }
 
 void UiHarness::hover(QQuickItem* item) {

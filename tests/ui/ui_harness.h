@@ -50,8 +50,14 @@ struct UiHarness {
     // The item named so (searching every item of the window, popups included).
     QQuickItem* item(const QString& object_name) const;
     QList<QQuickItem*> items(const QString& object_name) const;
+    // The first visible item of that name (inside `within` when given), or null.
+    QQuickItem* visible_item(const QString& object_name, QQuickItem* within = nullptr) const;
     bool click(QQuickItem* item, Qt::MouseButton button = Qt::LeftButton);
-    bool click(const QString& object_name) { return click(item(object_name)); }
+    // By name: the visible item of that name, looked up again while waiting for it to be
+    // still (a view may recreate its delegates meanwhile).
+    bool click(const QString& object_name);
+    // Clicks what find() returns once it has stopped moving (false if it goes away).
+    bool click_when_still(const std::function<QQuickItem*()>& find, Qt::MouseButton button);
     void hover(QQuickItem* item);
     void type(const QString& text);
     void key(int key, Qt::KeyboardModifiers modifiers = Qt::NoModifier);
@@ -64,3 +70,8 @@ struct UiHarness {
     void set_theme(const QString& theme);
     void show_page(const QString& page);
 };
+
+// A property of a QML object (an invalid QVariant for null).
+inline QVariant prop(QObject* o, const char* name) {
+    return o ? o->property(name) : QVariant();
+}

@@ -2,9 +2,9 @@
 // functions is __host__ __device__, so that the *_on_host twins run the same code.
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #include "cuda/elementwise.h"
+#include "quant/fp16.h"
 
 namespace hearth::gpu {
 
@@ -12,41 +12,6 @@ namespace {
 
 constexpr int kThreads = 256;          // threads per CUDA block
 constexpr int64_t kMaxGrid = 1 << 16;  // blocks; larger arrays loop (grid stride)
-
-__host__ __device__ __forceinline__ uint32_t float_bits(float f) {
-#ifdef __CUDA_ARCH__
-    return __float_as_uint(f);
-#else
-    uint32_t u;
-    std::memcpy(&u, &f, sizeof u);
-    return u;
-#endif
-}
-
-// quant::f32_to_fp16, line for line (round to nearest even; NaN stays a quiet NaN).
-__host__ __device__ __forceinline__ uint16_t f32_to_fp16_bits(float f) {
-    const uint32_t x = float_bits(f);
-    const uint32_t sign = (x >> 16) & 0x8000u;
-    const uint32_t abs = x & 0x7fffffffu;
-    if (abs >= 0x7f800000u)
-        return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
-    if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);
-    if (abs < 0x38800000u) {
-        if (abs < 0x33000000u) return static_cast<uint16_t>(sign);
-        const uint32_t e = abs >> 23;
-        const uint32_t m = (abs & 0x7fffffu) | 0x800000u;
-        const uint32_t shift = 126 - e;
-        uint32_t half = m >> shift;
-        const uint32_t rem = m & ((1u << shift) - 1);
-        const uint32_t mid = 1u << (shift - 1);
-        if (rem > mid || (rem == mid && (half & 1u))) ++half;
-        return static_cast<uint16_t>(sign | half);
-    }
-    uint32_t half = ((abs - 0x38000000u) >> 13);
-    const uint32_t rem = abs & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
-    return static_cast<uint16_t>(sign | half);
-}
 
 // RMSNorm: thread t's sum of squares over its strided share of the row (fused
 // multiply-adds, explicitly: the same rounding on host and device).
@@ -117,8 +82,8 @@ __global__ void kv_append_kernel(uint16_t* kc, uint16_t* vc, const float* k, con
     for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < total;
          i += int64_t{gridDim.x} * blockDim.x) {
         const int64_t at = int64_t{slots[i / row]} * row + i % row;
-        kc[at] = f32_to_fp16_bits(k[i]);
-        vc[at] = f32_to_fp16_bits(v[i]);
+        kc[at] = quant::f32_to_fp16(k[i]);
+        vc[at] = quant::f32_to_fp16(v[i]);
     }
 }
 
@@ -283,8 +248,8 @@ bool kv_append_on_host(const kernels::PagedKvLayer& cache, const float* k, const
     if (n_tokens > 0 && (!cache.k || !cache.v || !k || !v || !slots)) return false;
     for (int64_t i = 0; i < int64_t{n_tokens} * row; ++i) {
         const int64_t at = int64_t{slots[i / row]} * row + i % row;
-        cache.k[at] = f32_to_fp16_bits(k[i]);
-        cache.v[at] = f32_to_fp16_bits(v[i]);
+        cache.k[at] = quant::f32_to_fp16(k[i]);
+        cache.v[at] = quant::f32_to_fp16(v[i]);
     }
     return true;
 }

@@ -1,11 +1,27 @@
 // Scalar conversions between float and the 16-bit float formats stored in model files.
+// f32_to_fp16 also compiles as CUDA device code (the KV append writes the same bits on
+// the GPU as on the CPU).
 #pragma once
 
 #include <bit>
 #include <cstdint>
 #include <cstring>
 
+#if defined(__CUDACC__)
+#define HEARTH_HOST_DEVICE __host__ __device__
+#else
+#define HEARTH_HOST_DEVICE
+#endif
+
 namespace hearth::quant {
+
+HEARTH_HOST_DEVICE inline uint32_t float_to_bits(float f) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(f);
+#else
+    return std::bit_cast<uint32_t>(f);
+#endif
+}
 
 // IEEE 754 binary16 → float, exact for every input including subnormals, inf and NaN.
 inline float fp16_to_f32(uint16_t h) {
@@ -32,8 +48,8 @@ inline float fp16_to_f32(uint16_t h) {
 }
 
 // float → binary16, round to nearest even; overflow gives inf, NaN stays NaN.
-inline uint16_t f32_to_fp16(float f) {
-    const uint32_t x = std::bit_cast<uint32_t>(f);
+HEARTH_HOST_DEVICE inline uint16_t f32_to_fp16(float f) {
+    const uint32_t x = float_to_bits(f);
     const uint32_t sign = (x >> 16) & 0x8000u;
     const uint32_t abs = x & 0x7fffffffu;
     if (abs >= 0x7f800000u)

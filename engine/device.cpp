@@ -71,20 +71,7 @@ GpuInventory list_gpus() {
     GpuInventory inv;
 #if defined(HEARTH_WITH_CUDA)
     inv.cuda_built = true;
-    std::vector<gpu::CudaDeviceInfo> found;
-    if (!gpu::list_cuda_devices(&found, &inv.problem)) return inv;
-    for (const gpu::CudaDeviceInfo& d : found) {
-        GpuDevice g;
-        g.index = d.index;
-        g.name = d.name;
-        g.cc_major = d.major;
-        g.cc_minor = d.minor;
-        g.total_bytes = d.total_bytes;
-        g.free_bytes = d.free_bytes;
-        g.runs_our_kernels = d.kernels_ok;
-        g.problem = d.problem;
-        inv.devices.push_back(std::move(g));
-    }
+    gpu::list_cuda_devices(&inv.devices, &inv.problem);
 #else
     inv.problem = "this build has no CUDA support";
 #endif

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "gpu_device.h"
 
 namespace hearth {
 
@@ -30,17 +31,6 @@ struct DeviceRequest {
 Result<DeviceRequest> parse_device(std::string_view text);
 // The text parse_device() reads back: "auto", "cpu", "cuda", "cuda:1".
 std::string device_request_name(const DeviceRequest& request);
-
-struct GpuDevice {
-    int index = 0;
-    std::string name;
-    int cc_major = 0;  // compute capability
-    int cc_minor = 0;
-    std::uint64_t total_bytes = 0;
-    std::uint64_t free_bytes = 0;
-    bool runs_our_kernels = false;  // this build has SASS for it, or PTX it can compile
-    std::string problem;            // why it cannot be used (empty when it can)
-};
 
 struct GpuInventory {
     bool cuda_built = false;  // this build has the CUDA code compiled in

@@ -9,7 +9,6 @@
 #include "cpu/cpu_backend.h"
 #include "cpu/thread_pool.h"
 #include "engine_impl.h"
-#include "vram_plan.h"
 
 namespace hearth {
 
@@ -25,29 +24,23 @@ constexpr std::size_t kAutoKvCapBytes = 1024 * kMiB;
 // explicit CUDA device is an error rather than a silent CPU.
 constexpr bool kCudaInference = false;
 
-// The device for `config`: a device must hold the weights, the activations of the
-// largest step, a reserve and the KV cache (one full context, or the user's budget):
-// engine/vram_plan.h.
+// The device for `config`. While the engine cannot run on CUDA the driver is not asked
+// at all (listing creates a context, and its memory, on every GPU, for nothing): auto is
+// the CPU and says so, and an explicit CUDA device is an error that says so.
 Result<DeviceChoice> choose_engine_device(const EngineConfig& config, const gguf::GgufFile& file) {
     auto request = parse_device(config.device);
     if (!request) return request.error();
     GpuInventory gpus;  // not asked when the CPU was chosen: no CUDA context is made
     std::uint64_t needed = 0;
     if (request->automatic || request->kind == DeviceKind::Cuda) {
-        gpus = list_gpus();
-        auto mc = ModelConfig::from_gguf(file);
-        if (!mc) return make_error(config.model_path + ": " + mc.message());
-        const int32_t bs = std::clamp(config.block_size, 1, 1024);
-        const KvShape shape{static_cast<int32_t>(mc->n_layer), static_cast<int32_t>(mc->n_head_kv),
-                            static_cast<int32_t>(mc->head_dim), bs};
-        VramNeeds needs;
-        needs.weight_bytes = file.file_size();  // quantised weights stay quantised
-        const int32_t step = std::max(config.scheduler.max_batch_tokens, 1);
-        needs.activation_bytes = LlamaModel::scratch_bytes(*mc, step, step, step, step);
-        needs.kv_bytes_per_block = KvStorage::bytes_per_block(shape);
-        needs.context_blocks = (mc->context_length + bs - 1) / bs;
-        needs.kv_budget_bytes = config.kv_mb * kMiB;
-        needed = vram_bytes_needed(needs);
+        if (!kCudaInference) {
+            gpus.problem = "this build cannot run inference on CUDA yet";
+        } else {
+            auto mc = ModelConfig::from_gguf(file);
+            if (!mc) return make_error(config.model_path + ": " + mc.message());
+            needed = vram_bytes_needed(vram_needs(config, *mc, file.file_size()));
+            gpus = list_gpus();
+        }
     }
     auto choice = choose_device(*request, gpus, needed, kCudaInference);
     if (choice && !choice->cpu_reason.empty())
@@ -56,6 +49,25 @@ Result<DeviceChoice> choose_engine_device(const EngineConfig& config, const gguf
 }
 
 }  // namespace
+
+VramNeeds vram_needs(const EngineConfig& config, const ModelConfig& mc,
+                     std::uint64_t weight_bytes) {
+    const int32_t bs = std::clamp(config.block_size, 1, 1024);
+    const KvShape shape{static_cast<int32_t>(mc.n_layer), static_cast<int32_t>(mc.n_head_kv),
+                        static_cast<int32_t>(mc.head_dim), bs};
+    VramNeeds needs;
+    needs.weight_bytes = weight_bytes;  // quantised weights stay quantised
+    needs.kv_bytes_per_block = KvStorage::bytes_per_block(shape);
+    needs.context_blocks = (mc.context_length + bs - 1) / bs;
+    needs.kv_budget_bytes = config.kv_mb * kMiB;
+    // The largest step: max_batch_tokens tokens, as many sequences and logit rows at
+    // most, each sequence's block table at most a full context.
+    const int32_t step = std::max(config.scheduler.max_batch_tokens, 1);
+    const auto tables = static_cast<int32_t>(
+        std::min<int64_t>(int64_t{step} * needs.context_blocks, int64_t{1} << 30));
+    needs.activation_bytes = LlamaModel::scratch_bytes(mc, step, step, step, tables);
+    return needs;
+}
 
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 

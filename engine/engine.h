@@ -26,6 +26,7 @@
 #include "kv/kv_cache_manager.h"
 #include "request_handle.h"
 #include "sched/scheduler.h"
+#include "vram_plan.h"
 
 namespace hearth {
 
@@ -151,5 +152,10 @@ class Engine {
 };
 
 const char* pin_state_name(PinState s);
+
+// What the engine would place on a GPU for `config` and a model (engine/vram_plan.h): the
+// weights as stored, the activations of its largest step, the KV block size and context.
+VramNeeds vram_needs(const EngineConfig& config, const ModelConfig& model,
+                     std::uint64_t weight_bytes);
 
 }  // namespace hearth

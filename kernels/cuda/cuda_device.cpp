@@ -52,7 +52,7 @@ bool cuda_device_available(std::string* why) {
     return true;
 }
 
-bool list_cuda_devices(std::vector<CudaDeviceInfo>* devices, std::string* problem) {
+bool list_cuda_devices(std::vector<GpuDevice>* devices, std::string* problem) {
     devices->clear();
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
@@ -64,7 +64,7 @@ bool list_cuda_devices(std::vector<CudaDeviceInfo>* devices, std::string* proble
     if (err != cudaSuccess) return fail(problem, "cudaGetDeviceCount: " + cuda_error_text(err));
     if (count <= 0) return fail(problem, "the CUDA driver reports no devices");
     for (int i = 0; i < count; ++i) {
-        CudaDeviceInfo d;
+        GpuDevice d;
         d.index = i;
         cudaDeviceProp prop{};
         err = cudaGetDeviceProperties(&prop, i);
@@ -75,18 +75,23 @@ bool list_cuda_devices(std::vector<CudaDeviceInfo>* devices, std::string* proble
             continue;
         }
         d.name = prop.name;
-        d.major = prop.major;
-        d.minor = prop.minor;
+        d.cc_major = prop.major;
+        d.cc_minor = prop.minor;
         d.total_bytes = prop.totalGlobalMem;
+        std::size_t free = 0, total = 0;
         err = cudaSetDevice(i);
-        if (err == cudaSuccess) err = cudaMemGetInfo(&d.free_bytes, &d.total_bytes);
+        if (err == cudaSuccess) err = cudaMemGetInfo(&free, &total);
+        if (err == cudaSuccess) {
+            d.free_bytes = free;
+            d.total_bytes = total;
+        }
         if (err != cudaSuccess) {
             d.problem = "cannot use the device: " + cuda_error_text(err);
         } else if ((err = detail::probe_kernel_image()) != cudaSuccess) {
             d.problem = std::string("no usable kernel image (built for CUDA architectures ") +
                         HEARTH_CUDA_ARCHS + "): " + cuda_error_text(err);
         } else {
-            d.kernels_ok = true;
+            d.runs_our_kernels = true;
         }
         cudaGetLastError();
         devices->push_back(std::move(d));

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "gpu_device.h"
+
 namespace hearth::gpu {
 
 // True when device 0 exists and can run this build's kernels. On false, *why (when not
@@ -17,21 +19,10 @@ namespace hearth::gpu {
 // (creating its context) when there is one.
 bool cuda_device_available(std::string* why);
 
-struct CudaDeviceInfo {
-    int index = 0;
-    std::string name;
-    int major = 0;  // compute capability
-    int minor = 0;
-    std::size_t total_bytes = 0;
-    std::size_t free_bytes = 0;
-    bool kernels_ok = false;  // this build's kernels run on it (SASS or PTX)
-    std::string problem;      // why it cannot be used, when it cannot
-};
-
 // Every device the driver reports, with its free memory (each is made current once, which
 // creates its context). False, with *problem, when the driver cannot be asked at all (no
 // driver, a driver older than the runtime) or reports no device. Leaves device 0 current.
-bool list_cuda_devices(std::vector<CudaDeviceInfo>* devices, std::string* problem);
+bool list_cuda_devices(std::vector<GpuDevice>* devices, std::string* problem);
 
 // "cudaErrorInvalidValue (invalid argument)"; for messages.
 std::string cuda_error_text(cudaError_t err);

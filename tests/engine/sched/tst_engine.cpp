@@ -21,6 +21,9 @@
 #endif
 
 #include "engine.h"
+#include "gguf/gguf_file.h"
+#include "kv/kv_storage.h"
+#include "model/model_config.h"
 #include "model/synthetic_model.h"
 #include "sched_rig.h"
 #include "tokenizer/tokenizer.h"
@@ -341,6 +344,33 @@ class TestEngine : public QObject {
         QVERIFY(!bad);
         QVERIFY2(bad.message().find("expected auto, cpu, cuda or cuda:N") != std::string::npos,
                  bad.message().c_str());
+    }
+
+    // What a GPU would have to hold for this model: the weights as stored, whole KV blocks
+    // of a full context, and activations that grow with the step size.
+    void vramNeedsFollowTheConfig() {
+        auto file = gguf::GgufFile::open(model_path_);
+        QVERIFY(file);
+        auto mc = ModelConfig::from_gguf(**file);
+        QVERIFY(mc);
+        EngineConfig c;
+        c.block_size = 16;
+        const VramNeeds small = vram_needs(c, *mc, (*file)->file_size());
+        QCOMPARE(small.weight_bytes, static_cast<std::uint64_t>((*file)->file_size()));
+        QCOMPARE(small.kv_bytes_per_block,
+                 static_cast<std::uint64_t>(KvStorage::bytes_per_block(
+                     {static_cast<int32_t>(mc->n_layer), static_cast<int32_t>(mc->n_head_kv),
+                      static_cast<int32_t>(mc->head_dim), 16})));
+        QCOMPARE(small.context_blocks, (mc->context_length + 15) / 16);
+        QCOMPARE(small.kv_budget_bytes, std::uint64_t{0});
+        c.scheduler.max_batch_tokens *= 4;
+        c.kv_mb = 64;
+        const VramNeeds big = vram_needs(c, *mc, (*file)->file_size());
+        QVERIFY(big.activation_bytes > 3 * small.activation_bytes);
+        QCOMPARE(big.kv_budget_bytes, std::uint64_t{64} << 20);
+        QVERIFY(vram_bytes_needed(small) >
+                small.weight_bytes + small.activation_bytes +
+                    small.kv_bytes_per_block * static_cast<std::uint64_t>(small.context_blocks));
     }
 
     void shutdownEndsEveryRequest() {

@@ -7,11 +7,11 @@
 // one per thread. Each item reads the block header (scales; neighbouring threads share
 // it through L1) and one or two quant bytes, and writes 2 or 4 outputs, so a warp reads
 // a contiguous run of quant bytes and writes contiguous runs of floats.
-#include <bit>
 #include <cstdint>
 #include <cstring>
 
 #include "cuda/dequant.h"
+#include "cuda/quant_decode.cuh"
 #include "quant/quant_types.h"
 
 namespace hearth::gpu {
@@ -35,53 +35,15 @@ constexpr int64_t kMaxGrid = 1 << 16;  // CUDA blocks; larger tensors loop (grid
 
 // Everything up to the kernel is __host__ __device__ so that dequantize_on_host() can
 // run the very same per-thread code on the CPU (the kernels' indexing is then tested on
-// machines without a GPU).
-__host__ __device__ __forceinline__ uint32_t float_bits(float f) {
-#ifdef __CUDA_ARCH__
-    return __float_as_uint(f);
-#else
-    return std::bit_cast<uint32_t>(f);
-#endif
-}
-__host__ __device__ __forceinline__ float bits_float(uint32_t u) {
-#ifdef __CUDA_ARCH__
-    return __uint_as_float(u);
-#else
-    return std::bit_cast<float>(u);
-#endif
-}
-
-// IEEE binary16 bits → float, branch-free, exact for every input (NaN payload kept);
-// the same computation as the CPU's row decoder.
+// machines without a GPU). The scalar decoders are the matrix products' (quant_decode.cuh).
 __host__ __device__ __forceinline__ float fp16_to_f32(uint16_t h) {
-    const uint32_t em = h & 0x7fffu;
-    const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-    uint32_t bits = (em << 13) + 0x38000000u;  // rebias exponent 15 → 127
-    if (em >= 0x7c00u) bits += 0x38000000u;    // inf/NaN: exponent 31 → 255
-    const uint32_t sub = float_bits(static_cast<float>(em) * 0x1p-24f);  // subnormal half
-    return bits_float(sign | (em < 0x400u ? sub : bits));
+    return decode::fp16(h);
 }
-
 __host__ __device__ __forceinline__ float bf16_to_f32(uint16_t h) {
-    return bits_float(static_cast<uint32_t>(h) << 16);
+    return decode::bf16(h);
 }
-
-// The 6-bit scale and min of sub-block j of a Q4_K/Q5_K super-block (layout in
-// quant/dequant_rows.h, k_scale_min).
-__host__ __device__ __forceinline__ void k_scale_min(int j, const uint8_t* q, int* sc, int* m) {
-    if (j < 4) {
-        *sc = q[j] & 63;
-        *m = q[j + 4] & 63;
-    } else {
-        *sc = (q[j + 4] & 15) | ((q[j - 4] >> 6) << 4);
-        *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-    }
-}
-
-// Q5_0/Q5_1's qh[4] as a little-endian u32 (it sits at offset 2 or 4: not 4-aligned).
-__host__ __device__ __forceinline__ uint32_t load_qh(const uint8_t* qh) {
-    return qh[0] | (qh[1] << 8) | (qh[2] << 16) | (static_cast<uint32_t>(qh[3]) << 24);
-}
+using decode::k_scale_min;
+using decode::load_qh;
 
 // ---------------------------------------------------------------------------------------
 // Element ops: Block is the storage unit, kElems its outputs, kItems the work items it is

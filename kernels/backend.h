@@ -14,11 +14,20 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "quant/quant_types.h"
 
 namespace hearth::kernels {
+
+// What a device backend throws when the device fails: memory it cannot allocate, a launch
+// or a copy that fails. The model turns it into an error result; the CPU backend throws
+// only for a weight it cannot use (std::invalid_argument) and for host memory exhaustion.
+class BackendError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
 
 // Backend memory. Owned by a unique_ptr; freed by the backend that allocated it.
 class Buffer {

@@ -1,0 +1,154 @@
+// Paged grouped-query attention on the GPU: Backend::attention (kernels/backend.h) over the
+// fp16 paged KV cache, for batches that mix decode steps with prefill chunks.
+//
+// Batch invariance, bit for bit on a device: a query row's output depends only on its own
+// query vector, its visible context and the scale, never on the other sequences of the
+// batch, on how its prompt was cut into steps, or on whether it ran as a decode token or
+// inside a prefill chunk. The context of a query is cut at fixed positions into chunks of
+// kChunk = 256 positions. For each chunk with a visible position one routine computes the
+// partial (m = max score, l = Σ exp(s − m), acc[d] = Σ exp(s − m)·v[d]) in a fixed order:
+// the score q·k by 32 lanes splitting head_dim (fused multiply-adds over the lane's
+// dimension pairs, then a fixed shuffle tree) times scale; m and l by lanes striding over
+// the positions, then the same tree; acc over positions in increasing order, one thread
+// per output element. The output is fold(partial_0, partial_1, ...) in chunk order with
+// one fold (m' = max, both sides rescaled by exp(m − m')), then acc / l. Multiplications
+// and additions are explicitly unfused (__fmul_rn, __fadd_rn) so that the compiler cannot
+// contract them differently in different places.
+//
+// Two execution shapes, both one CUDA block (128 threads) per work item of one kernel
+// launch, planned on the host from the batch's host_* arrays:
+//  * split (sequences with q_len ≤ 4: decode-like rows): an item is (query row, KV head,
+//    chunk); it writes its partial to the workspace and a second kernel folds each row's
+//    partials in chunk order. A long context is spread over many blocks.
+//  * whole (longer q_len: prefill): an item is (sequence, tile of consecutive query rows,
+//    KV head); it walks the chunks itself and folds as it goes.
+// An item takes all the query heads of its KV head (slices of them when a group has more
+// heads than an item's 16 query vectors, 8 for head_dim > 128), so each K/V sub-tile is
+// staged once in shared memory and used by every query vector of the item (rows × heads;
+// a whole item's tile has 16 / heads rows, at least one). Both shapes run the same chunk
+// routine and the same fold, so they give the same bits; a mixed batch is one launch of
+// the item kernel plus, when rows were split, one launch of the combine kernel.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "backend.h"
+#include "quant/fp16.h"  // HEARTH_HOST_DEVICE
+
+namespace hearth::gpu {
+
+// Which execution shape serves which sequence: as planned (split for q_len ≤ 4, whole
+// otherwise), or every sequence forced into one shape (tests: the shapes agree bit for bit).
+enum class AttentionShape { Planned, AllSplit, AllWhole };
+
+namespace attention_detail {
+
+inline constexpr int32_t kChunk = 256;         // positions per context chunk (fixed boundaries)
+inline constexpr int32_t kThreads = 128;       // threads per CUDA block
+inline constexpr int32_t kMaxVecs = 16;        // query vectors (rows × heads) per work item
+inline constexpr int32_t kAccRegs = 16;        // output accumulators per thread
+inline constexpr int32_t kKvTileWords = 4096;  // shared K/V sub-tile: 16 KiB of fp16 pairs
+inline constexpr int32_t kSplitMaxQLen = 4;    // planned: sequences up to this q_len split
+inline constexpr int32_t kMaxHeadDim = 256;
+
+// The launch geometry, a function of the head counts, head_dim and the shape option.
+struct Geometry {
+    int32_t n_heads = 0, n_kv_heads = 0, group = 0, head_dim = 0;
+    int32_t dims_per_thread = 0;     // 1 (head_dim ≤ 128) or 2: output dims a thread owns
+    int32_t thread_groups = 0;       // threads split into this many groups of head_dim
+    int32_t max_vecs = 0;            // query vectors an item may take
+    int32_t heads_per_item = 0;      // query heads of one KV head an item takes
+    int32_t head_slices = 0;         // items per KV head and row tile: ceil(group / heads_per_item)
+    int32_t rows_per_tile = 0;       // query rows of a whole-shape item
+    int32_t positions_per_tile = 0;  // K/V positions staged in shared memory at a time
+    AttentionShape shape = AttentionShape::Planned;
+};
+
+HEARTH_HOST_DEVICE inline bool seq_splits(int32_t q_len, AttentionShape shape) {
+    return shape == AttentionShape::AllSplit ||
+           (shape == AttentionShape::Planned && q_len <= kSplitMaxQLen);
+}
+
+// Σ over x in [0, n) of x / kChunk.
+HEARTH_HOST_DEVICE inline int64_t floor_chunk_sum(int64_t n) {
+    const int64_t a = n / kChunk, b = n % kChunk;
+    return kChunk * (a * (a - 1) / 2) + a * b;
+}
+
+// The chunks that rows [0, i) of a sequence whose first query sits at position first_pos
+// see together (row x sees (first_pos + x) / kChunk + 1 chunks): the index of row i's
+// first partial among the sequence's partials.
+HEARTH_HOST_DEVICE inline int64_t partials_before(int32_t first_pos, int32_t i) {
+    return floor_chunk_sum(int64_t{first_pos} + i) - floor_chunk_sum(first_pos) + i;
+}
+
+struct SeqCounts {
+    int64_t items = 0;     // work items (CUDA blocks of the item kernel)
+    int64_t partials = 0;  // (row, chunk) partials in the workspace (split sequences)
+    int64_t split_rows = 0;
+};
+
+HEARTH_HOST_DEVICE inline SeqCounts seq_counts(const Geometry& g, int32_t q_len, int32_t kv_len) {
+    SeqCounts c;
+    if (q_len <= 0) return c;
+    const int64_t per_row_block = int64_t{g.n_kv_heads} * g.head_slices;
+    if (seq_splits(q_len, g.shape)) {
+        c.partials = partials_before(kv_len - q_len, q_len);
+        c.items = per_row_block * c.partials;
+        c.split_rows = q_len;
+    } else {
+        c.items = per_row_block * ((q_len + g.rows_per_tile - 1) / g.rows_per_tile);
+    }
+    return c;
+}
+
+}  // namespace attention_detail
+
+// What a launch does, from the host arrays. Tests inspect it.
+struct AttentionPlan {
+    attention_detail::Geometry geometry;
+    int64_t split_rows = 0, whole_rows = 0;    // query rows served by each shape
+    int64_t split_items = 0, whole_items = 0;  // CUDA blocks of the item kernel, by shape
+    int64_t partials = 0;                      // (row, chunk) partials of split rows
+    std::size_t workspace_bytes = 0;           // partials · n_heads · (head_dim + 2) floats
+};
+
+// The plan of a call; false for arguments attention_cuda rejects as sizes: n_heads not a
+// positive multiple of n_kv_heads, head_dim odd or outside [2, 256], n_seqs < 0, missing
+// host_q_len / host_kv_len, q_len < 0, kv_len < q_len, a query with no context, or more
+// items than a grid holds.
+bool plan_attention(const kernels::AttentionBatch& batch, int32_t n_heads, int32_t n_kv_heads,
+                    int32_t head_dim, AttentionShape shape, AttentionPlan* plan);
+
+// The workspace attention_cuda / attention_on_host need (0 when no row splits, or for
+// invalid host arrays): partials · n_heads · (head_dim + 2) · 4 bytes, where partials
+// counts, over the split rows, the chunks each row sees.
+std::size_t attention_workspace_bytes(const kernels::AttentionBatch& batch, int32_t n_heads,
+                                      int32_t head_dim,
+                                      AttentionShape shape = AttentionShape::Planned);
+
+// Enqueues the attention on `stream`. q, out [n_tokens, n_heads, head_dim] fp32, the cache,
+// the batch's arrays (q_start, q_len, kv_len, block_table_start, block_tables) and the
+// workspace are device memory; host_q_len / host_kv_len are the host copies the launch is
+// planned from. The cache's k and v must be 4-byte aligned. Returns cudaErrorInvalidValue
+// before touching the device for invalid sizes (see plan_attention), null pointers, or a
+// workspace smaller than attention_workspace_bytes(batch, n_heads, head_dim, shape);
+// otherwise the launch status. n_seqs = 0 or no query rows: a no-op.
+cudaError_t attention_cuda(const float* q, const kernels::PagedKvLayer& cache,
+                           const kernels::AttentionBatch& batch, int32_t n_heads, float scale,
+                           float* out, float* workspace, std::size_t workspace_bytes,
+                           cudaStream_t stream, AttentionShape shape = AttentionShape::Planned);
+
+// The kernels' per-thread code run on the host: every work item as a block of 128 virtual
+// threads, the warps' shuffle trees in the same order, then the combine. Host pointers
+// (the batch's device-side arrays are read as host arrays); false where attention_cuda
+// would return an error. Equals the device up to the device's expf (a few ulps).
+bool attention_on_host(const float* q, const kernels::PagedKvLayer& cache,
+                       const kernels::AttentionBatch& batch, int32_t n_heads, float scale,
+                       float* out, float* workspace, std::size_t workspace_bytes,
+                       AttentionShape shape = AttentionShape::Planned);
+
+}  // namespace hearth::gpu

@@ -1,0 +1,89 @@
+// Launch planning of the paged attention (attention.h): plain host code, from the batch's
+// host copies of q_len and kv_len.
+#include <algorithm>
+#include <climits>
+
+#include "cuda/attention.h"
+
+namespace hearth::gpu {
+
+namespace {
+
+using namespace attention_detail;
+
+bool head_dim_ok(int32_t head_dim) {
+    return head_dim >= 2 && head_dim <= kMaxHeadDim && head_dim % 2 == 0;
+}
+
+// The host arrays' lengths are consistent: every query sees at least itself.
+bool host_lengths_ok(const kernels::AttentionBatch& b) {
+    if (b.n_seqs < 0) return false;
+    if (b.n_seqs > 0 && (!b.host_q_len || !b.host_kv_len)) return false;
+    for (int32_t s = 0; s < b.n_seqs; ++s) {
+        const int32_t q = b.host_q_len[s], kv = b.host_kv_len[s];
+        if (q < 0 || kv < q) return false;
+    }
+    return true;
+}
+
+Geometry make_geometry(int32_t n_heads, int32_t n_kv_heads, int32_t head_dim,
+                       AttentionShape shape) {
+    Geometry g;
+    g.n_heads = n_heads;
+    g.n_kv_heads = n_kv_heads;
+    g.group = n_heads / n_kv_heads;
+    g.head_dim = head_dim;
+    g.dims_per_thread = head_dim > kThreads ? 2 : 1;
+    g.thread_groups = head_dim <= kThreads ? kThreads / head_dim : 1;
+    g.max_vecs = std::min(kMaxVecs, g.thread_groups * (kAccRegs / g.dims_per_thread));
+    g.head_slices = (g.group + g.max_vecs - 1) / g.max_vecs;
+    g.heads_per_item = (g.group + g.head_slices - 1) / g.head_slices;
+    g.rows_per_tile = std::max(1, g.max_vecs / g.heads_per_item);
+    g.positions_per_tile = std::min(kChunk, kKvTileWords / (head_dim / 2));
+    g.shape = shape;
+    return g;
+}
+
+}  // namespace
+
+bool plan_attention(const kernels::AttentionBatch& batch, int32_t n_heads, int32_t n_kv_heads,
+                    int32_t head_dim, AttentionShape shape, AttentionPlan* plan) {
+    if (!plan || n_kv_heads < 1 || n_heads < n_kv_heads || n_heads % n_kv_heads != 0 ||
+        !head_dim_ok(head_dim) || !host_lengths_ok(batch))
+        return false;
+    AttentionPlan p;
+    p.geometry = make_geometry(n_heads, n_kv_heads, head_dim, shape);
+    for (int32_t s = 0; s < batch.n_seqs; ++s) {
+        const int32_t q_len = batch.host_q_len[s];
+        const SeqCounts c = seq_counts(p.geometry, q_len, batch.host_kv_len[s]);
+        if (q_len > 0 && seq_splits(q_len, shape)) {
+            p.split_rows += q_len;
+            p.split_items += c.items;
+            p.partials += c.partials;
+        } else {
+            p.whole_rows += q_len;
+            p.whole_items += c.items;
+        }
+        // A grid holds at most 2^31 - 1 blocks (both kernels' grids are 1-D).
+        if (p.split_items + p.whole_items > INT_MAX || p.split_rows > INT_MAX) return false;
+    }
+    p.workspace_bytes = static_cast<std::size_t>(p.partials) * static_cast<std::size_t>(n_heads) *
+                        static_cast<std::size_t>(head_dim + 2) * sizeof(float);
+    *plan = p;
+    return true;
+}
+
+std::size_t attention_workspace_bytes(const kernels::AttentionBatch& batch, int32_t n_heads,
+                                      int32_t head_dim, AttentionShape shape) {
+    if (n_heads < 1 || !head_dim_ok(head_dim) || !host_lengths_ok(batch)) return 0;
+    int64_t partials = 0;
+    for (int32_t s = 0; s < batch.n_seqs; ++s) {
+        const int32_t q_len = batch.host_q_len[s];
+        if (q_len > 0 && seq_splits(q_len, shape))
+            partials += partials_before(batch.host_kv_len[s] - q_len, q_len);
+    }
+    return static_cast<std::size_t>(partials) * static_cast<std::size_t>(n_heads) *
+           static_cast<std::size_t>(head_dim + 2) * sizeof(float);
+}
+
+}  // namespace hearth::gpu

@@ -1,0 +1,283 @@
+#include "cuda/cuda_backend.h"
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "cuda/attention.h"
+#include "cuda/cuda_buffer.h"
+#include "cuda/cuda_device.h"
+#include "cuda/dequant.h"
+#include "cuda/elementwise.h"
+#include "cuda/matmul.h"
+#include "cuda/top_k.h"
+#include "quant/quant_types.h"
+
+namespace hearth::kernels {
+
+namespace {
+
+// Device bytes held by a backend's buffers and weights; shared with them so that a buffer
+// released after its backend (never done, but harmless) does not write freed memory.
+struct Usage {
+    std::atomic<std::size_t> total{0};
+    std::atomic<std::size_t> weights{0};
+};
+
+std::string mib(std::size_t bytes) {
+    return std::to_string((bytes + (std::size_t{1} << 19)) >> 20) + " MiB";
+}
+
+[[noreturn]] void fail(const std::string& what, cudaError_t err) {
+    throw BackendError("cuda: " + what + ": " + gpu::cuda_error_text(err));
+}
+
+void check(cudaError_t err, const char* what) {
+    if (err != cudaSuccess) fail(what, err);
+}
+
+// cudaMalloc, or BackendError naming the size and the free memory.
+void* device_alloc(std::size_t bytes, const std::string& what) {
+    void* p = nullptr;
+    const cudaError_t err = cudaMalloc(&p, bytes == 0 ? 1 : bytes);
+    if (err == cudaSuccess) return p;
+    cudaGetLastError();  // an allocation failure is not sticky; clear it
+    std::size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    throw BackendError("cuda: cannot allocate " + mib(bytes) + " for " + what + " (" + mib(free_b) +
+                       " of " + mib(total_b) + " free): " + gpu::cuda_error_text(err));
+}
+
+class CudaBuffer final : public Buffer {
+  public:
+    CudaBuffer(void* p, std::size_t bytes, std::shared_ptr<Usage> usage)
+        : p_(p), bytes_(bytes), usage_(std::move(usage)) {
+        usage_->total += bytes_;
+    }
+    ~CudaBuffer() override {
+        cudaFree(p_);
+        usage_->total -= bytes_;
+    }
+    void* data() override { return p_; }
+    const void* cdata() const { return p_; }
+    std::size_t bytes() const override { return bytes_; }
+
+  private:
+    void* p_;
+    std::size_t bytes_;
+    std::shared_ptr<Usage> usage_;
+};
+
+class CudaWeight final : public Weight {
+  public:
+    CudaWeight(quant::TensorType type, int64_t rows, int64_t cols, void* p, std::size_t bytes,
+               std::shared_ptr<Usage> usage)
+        : Weight(type, rows, cols), p_(p), bytes_(bytes), usage_(std::move(usage)) {
+        usage_->total += bytes_;
+        usage_->weights += bytes_;
+    }
+    ~CudaWeight() override {
+        cudaFree(p_);
+        usage_->total -= bytes_;
+        usage_->weights -= bytes_;
+    }
+    const void* data() const { return p_; }
+
+  private:
+    void* p_;
+    std::size_t bytes_;
+    std::shared_ptr<Usage> usage_;
+};
+
+const CudaWeight& cuda_weight(const Weight& w) {
+    return static_cast<const CudaWeight&>(w);
+}
+
+}  // namespace
+
+struct CudaBackend::Impl {
+    int device = 0;
+    std::string name;
+    gpu::CudaStream stream;
+    std::shared_ptr<Usage> usage = std::make_shared<Usage>();
+    gpu::MatmulMode matmul_mode = gpu::MatmulMode::Invariant;
+    gpu::DeviceBuffer<float> attention_workspace;
+
+    // Makes the device current on the calling thread (the engine creates the backend on
+    // one thread and runs it on another); a thread-local cache keeps this off the op path.
+    void current() const {
+        thread_local int bound = -1;
+        if (bound == device) return;
+        check(cudaSetDevice(device), "selecting the device");
+        bound = device;
+    }
+    cudaStream_t s() const { return stream.get(); }
+};
+
+std::unique_ptr<CudaBackend> CudaBackend::create(int device, std::string* error) {
+    const auto say = [&](std::string text) {
+        if (error) *error = std::move(text);
+        return nullptr;
+    };
+    std::vector<GpuDevice> devices;
+    std::string problem;
+    if (!gpu::list_cuda_devices(&devices, &problem)) return say(problem);
+    if (device < 0 || device >= static_cast<int>(devices.size()))
+        return say("there is no CUDA device " + std::to_string(device) + " (" +
+                   std::to_string(devices.size()) + " found)");
+    const GpuDevice& d = devices[static_cast<std::size_t>(device)];
+    if (!d.problem.empty()) return say(d.problem);
+    auto impl = std::make_unique<Impl>();
+    impl->device = device;
+    impl->name = "cuda:" + std::to_string(device) + " (" + d.name + ", sm_" +
+                 std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ")";
+    if (cudaError_t err = cudaSetDevice(device); err != cudaSuccess)
+        return say("cudaSetDevice: " + gpu::cuda_error_text(err));
+    if (cudaError_t err = impl->stream.create(); err != cudaSuccess)
+        return say("cudaStreamCreate: " + gpu::cuda_error_text(err));
+    return std::unique_ptr<CudaBackend>(new CudaBackend(std::move(impl)));
+}
+
+CudaBackend::CudaBackend(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CudaBackend::~CudaBackend() {
+    if (impl_->stream.get()) cudaStreamSynchronize(impl_->stream.get());
+}
+
+std::string CudaBackend::name() const {
+    return impl_->name;
+}
+int CudaBackend::device() const {
+    return impl_->device;
+}
+std::size_t CudaBackend::bytes_allocated() const {
+    return impl_->usage->total;
+}
+std::size_t CudaBackend::weight_bytes() const {
+    return impl_->usage->weights;
+}
+std::size_t CudaBackend::free_device_bytes() const {
+    std::size_t free_b = 0, total_b = 0;
+    impl_->current();
+    check(cudaMemGetInfo(&free_b, &total_b), "reading free memory");
+    return free_b;
+}
+
+void CudaBackend::set_batch_invariant(bool on) {
+    impl_->matmul_mode = on ? gpu::MatmulMode::Invariant : gpu::MatmulMode::Fastest;
+}
+
+std::unique_ptr<Buffer> CudaBackend::alloc(std::size_t bytes) {
+    impl_->current();
+    return std::make_unique<CudaBuffer>(device_alloc(bytes, "a buffer"), bytes, impl_->usage);
+}
+
+void CudaBackend::upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) {
+    if (offset + bytes > dst.bytes()) throw BackendError("cuda: upload past the end of a buffer");
+    if (bytes == 0) return;
+    // From pageable memory the copy is staged before the call returns, so `src` may be
+    // reused at once; it runs in stream order with the ops.
+    check(cudaMemcpyAsync(static_cast<char*>(dst.data()) + offset, src, bytes,
+                          cudaMemcpyHostToDevice, impl_->s()),
+          "copying to the device");
+}
+
+void CudaBackend::download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) {
+    if (offset + bytes > src.bytes()) throw BackendError("cuda: download past the end of a buffer");
+    if (bytes == 0) return synchronize();
+    const auto* from = static_cast<const char*>(static_cast<const CudaBuffer&>(src).cdata());
+    check(cudaMemcpyAsync(dst, from + offset, bytes, cudaMemcpyDeviceToHost, impl_->s()),
+          "copying from the device");
+    synchronize();
+}
+
+std::unique_ptr<Weight> CudaBackend::load_weight(const WeightSource& source) {
+    const auto tr = quant::traits(source.type);
+    if (!tr || source.rows <= 0 || source.cols <= 0 || source.cols % tr->block_elems != 0 ||
+        !source.data)
+        throw std::invalid_argument(
+            "cuda backend: cannot use weight " + source.name + " (" +
+            std::string(quant::type_name(static_cast<uint32_t>(source.type))) + ", " +
+            std::to_string(source.rows) + " x " + std::to_string(source.cols) + ")");
+    const auto bytes =
+        static_cast<std::size_t>(source.rows * (source.cols / tr->block_elems) * tr->block_bytes);
+    impl_->current();
+    void* p = device_alloc(bytes, "weight " + source.name);
+    auto w =
+        std::make_unique<CudaWeight>(source.type, source.rows, source.cols, p, bytes, impl_->usage);
+    // Synchronous: the mapped file's pages are read once, now.
+    check(cudaMemcpy(p, source.data, bytes, cudaMemcpyHostToDevice), "uploading a weight");
+    return w;
+}
+
+void CudaBackend::synchronize() {
+    impl_->current();
+    check(cudaStreamSynchronize(impl_->s()), "running the step");
+}
+
+void CudaBackend::embed(const Weight& table, const int32_t* ids, int32_t n, float* out) {
+    impl_->current();  // the first op of a step
+    check(gpu::embed_cuda(table.type(), cuda_weight(table).data(), table.cols(), ids, n, out,
+                          impl_->s()),
+          "embedding");
+}
+
+void CudaBackend::rms_norm(const float* x, const float* weight, int32_t rows, int32_t n, float eps,
+                           float* out) {
+    check(gpu::rms_norm_cuda(x, weight, rows, n, eps, out, impl_->s()), "rms_norm");
+}
+
+void CudaBackend::matmul(const Weight& w, const float* x, int32_t n_tokens, float* out,
+                         const float* bias) {
+    check(gpu::matmul_cuda(w.type(), cuda_weight(w).data(), w.rows(), w.cols(), x, n_tokens, out,
+                           bias, impl_->matmul_mode, impl_->s()),
+          "matmul");
+}
+
+void CudaBackend::rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
+                       int32_t head_dim, const RopeParams& params) {
+    check(gpu::rope_cuda(x, positions, n_tokens, n_heads, head_dim, params, impl_->s()), "rope");
+}
+
+void CudaBackend::kv_append(const PagedKvLayer& cache, const float* k, const float* v,
+                            const int32_t* slots, int32_t n_tokens) {
+    check(gpu::kv_append_cuda(cache, k, v, slots, n_tokens, impl_->s()), "kv_append");
+}
+
+void CudaBackend::attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
+                            int32_t n_heads, float scale, float* out) {
+    const std::size_t need = gpu::attention_workspace_bytes(batch, n_heads, cache.head_dim);
+    gpu::DeviceBuffer<float>& ws = impl_->attention_workspace;
+    if (ws.bytes() < need) {
+        // Grows to the largest step seen (cudaFree waits for the kernels using the old one).
+        const std::size_t floats = (need + sizeof(float) - 1) / sizeof(float);
+        ws.reset();
+        if (cudaError_t err = ws.allocate(floats + floats / 4); err != cudaSuccess) {
+            cudaGetLastError();
+            fail("allocating " + mib(need) + " of attention workspace", err);
+        }
+    }
+    check(gpu::attention_cuda(q, cache, batch, n_heads, scale, out, ws.data(), ws.bytes(),
+                              impl_->s()),
+          "attention");
+}
+
+void CudaBackend::swiglu(const float* gate, const float* up, int64_t n, float* out) {
+    check(gpu::swiglu_cuda(gate, up, n, out, impl_->s()), "swiglu");
+}
+
+void CudaBackend::add(float* x, const float* y, int64_t n) {
+    check(gpu::add_cuda(x, y, n, impl_->s()), "add");
+}
+
+void CudaBackend::gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
+                              float* out) {
+    check(gpu::gather_rows_cuda(x, rows, count, n, out, impl_->s()), "gather_rows");
+}
+
+void CudaBackend::top_k(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids,
+                        float* values, int32_t* invalid) {
+    check(gpu::top_k_cuda(logits, rows, n, k, ids, values, invalid, impl_->s()), "top_k");
+}
+
+}  // namespace hearth::kernels

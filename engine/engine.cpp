@@ -9,6 +9,10 @@
 #include "cpu/cpu_backend.h"
 #include "cpu/thread_pool.h"
 #include "engine_impl.h"
+#include "vram_plan.h"
+#if defined(HEARTH_WITH_CUDA)
+#include "cuda/cuda_backend.h"
+#endif
 
 namespace hearth {
 
@@ -19,22 +23,32 @@ namespace {
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 constexpr std::size_t kAutoKvCapBytes = 1024 * kMiB;
 
-// Whether this build runs inference on CUDA. Not yet: the CUDA backend has its
-// dequantisation kernels only (issue 12), so auto says why it uses the CPU and an
-// explicit CUDA device is an error rather than a silent CPU.
+#if defined(HEARTH_WITH_CUDA)
+constexpr bool kCudaInference = true;
+#else
 constexpr bool kCudaInference = false;
+#endif
 
-// The device for `config`. While the engine cannot run on CUDA the driver is not asked
-// at all (listing creates a context, and its memory, on every GPU, for nothing): auto is
-// the CPU and says so, and an explicit CUDA device is an error that says so.
+// Whether `auto` may choose CUDA. The CUDA backend is complete, but no GPU has run it
+// yet (tests/gpu/run.sh, issue 12): until it has passed there, a user gets it by choosing
+// "cuda" explicitly, and auto keeps the proven CPU path and says so.
+constexpr bool kCudaVerifiedOnGpu = false;
+constexpr const char* kUnverifiedReason =
+    "the CUDA backend has not yet been verified on a GPU; choose the device \"cuda\" to try it";
+
+// The device for `config`. The driver is asked only when CUDA may be chosen (listing
+// creates a context, and its memory, on every GPU).
 Result<DeviceChoice> choose_engine_device(const EngineConfig& config, const gguf::GgufFile& file) {
     auto request = parse_device(config.device);
     if (!request) return request.error();
+    const CudaSupport cuda = engine_cuda_support();
     GpuInventory gpus;  // not asked when the CPU was chosen: no CUDA context is made
     std::uint64_t needed = 0;
     if (request->automatic || request->kind == DeviceKind::Cuda) {
-        if (!kCudaInference) {
-            gpus.problem = "this build cannot run inference on CUDA yet";
+        if (!cuda.inference) {
+            gpus.problem = "this build cannot run inference on CUDA";
+        } else if (request->automatic && !cuda.automatic) {
+            gpus.problem = cuda.auto_reason;
         } else {
             auto mc = ModelConfig::from_gguf(file);
             if (!mc) return make_error(config.model_path + ": " + mc.message());
@@ -48,7 +62,51 @@ Result<DeviceChoice> choose_engine_device(const EngineConfig& config, const gguf
     return choice;
 }
 
+// The backend for `device`; for CUDA also the KV blocks that fit beside the model.
+Result<std::unique_ptr<kernels::Backend>> make_backend(const EngineConfig& config,
+                                                       const DeviceChoice& device) {
+    if (device.kind == DeviceKind::Cpu)
+        return std::unique_ptr<kernels::Backend>(std::make_unique<kernels::CpuBackend>(
+            config.n_threads, kernels::cpu::SimdLevel::Auto, config.background_priority));
+#if defined(HEARTH_WITH_CUDA)
+    std::string why;
+    auto cuda = kernels::CudaBackend::create(device.index, &why);
+    if (!cuda) return make_error(device.description + ": " + why);
+    cuda->set_batch_invariant(config.batch_invariant);
+    return std::unique_ptr<kernels::Backend>(std::move(cuda));
+#else
+    return make_error(device.description + ": this build has no CUDA backend");
+#endif
+}
+
+// KV blocks for a CUDA device: what plan_vram() leaves after the model (or the user's
+// budget), measured on the device's free memory before the weights are uploaded.
+Result<std::size_t> cuda_kv_blocks(const EngineConfig& config, const gguf::GgufFile& file,
+                                   [[maybe_unused]] kernels::Backend& backend) {
+#if defined(HEARTH_WITH_CUDA)
+    auto mc = ModelConfig::from_gguf(file);
+    if (!mc) return mc.error();
+    const auto free_b = static_cast<kernels::CudaBackend&>(backend).free_device_bytes();
+    auto plan = plan_vram(free_b, vram_needs(config, *mc, file.file_size()));
+    if (!plan) return plan.error();
+    return static_cast<std::size_t>(plan->kv_blocks);
+#else
+    (void)config;
+    (void)file;
+    return make_error("this build has no CUDA backend");
+#endif
+}
+
 }  // namespace
+
+CudaSupport engine_cuda_support() {
+    CudaSupport s;
+    s.inference = kCudaInference;
+    s.automatic = kCudaInference && kCudaVerifiedOnGpu;
+    if (!s.automatic)
+        s.auto_reason = kCudaInference ? kUnverifiedReason : "this build has no CUDA backend";
+    return s;
+}
 
 VramNeeds vram_needs(const EngineConfig& config, const ModelConfig& mc,
                      std::uint64_t weight_bytes) {
@@ -90,14 +148,21 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
     auto device = choose_engine_device(config, *impl->file);
     if (!device) return device.error();
     impl->device = std::move(device).value();
-    impl->backend = std::make_unique<kernels::CpuBackend>(
-        config.n_threads, kernels::cpu::SimdLevel::Auto, config.background_priority);
+    auto backend = make_backend(config, impl->device);
+    if (!backend) return backend.error();
+    impl->backend = std::move(backend).value();
+    std::size_t cuda_blocks = 0;  // the KV blocks planned on the device's free memory
+    if (impl->device.kind == DeviceKind::Cuda) {
+        auto blocks = cuda_kv_blocks(config, *impl->file, *impl->backend);
+        if (!blocks) return make_error(impl->device.description + ": " + blocks.message());
+        cuda_blocks = *blocks;
+    }
     auto model = LlamaModel::load(*impl->file, *impl->backend);
     if (!model) return make_error(config.model_path + ": " + model.message());
     impl->model = std::move(model).value();
     // The shared cache serves KV computed in other steps (decode or prefill chunks): it
     // must equal what recomputing it would give (docs/architecture.md, batch invariance).
-    impl->model->set_batch_invariant(true);
+    impl->model->set_batch_invariant(config.batch_invariant);
     auto tokenizer = Tokenizer::from_gguf(*impl->file);
     if (!tokenizer) return make_error(config.model_path + ": " + tokenizer.message());
     impl->tokenizer = std::move(tokenizer).value();
@@ -109,7 +174,9 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
                         static_cast<int32_t>(mc.head_dim), config.block_size};
     const std::size_t per_block = KvStorage::bytes_per_block(shape);
     std::size_t budget = config.kv_mb * kMiB;
-    if (budget == 0) {
+    if (cuda_blocks > 0) {
+        budget = cuda_blocks * per_block;
+    } else if (budget == 0) {
         const auto ctx_blocks = static_cast<std::size_t>(
             (mc.context_length + config.block_size - 1) / config.block_size);
         budget = std::min(2 * ctx_blocks * per_block, kAutoKvCapBytes);

@@ -47,6 +47,11 @@ struct EngineConfig {
     int32_t block_size = 16;  // tokens per KV block
     double max_pinned_share = 0.25;
     bool prefix_caching = true;
+    // Batch-invariant numerics (docs/architecture.md): a token's KV and logits do not
+    // depend on its step's company or chunking, which makes cached KV equal to recomputed
+    // KV. Off only to measure what invariance costs (benchmarks): the fastest kernels for
+    // each step's size, and the prefix cache is then no longer exact.
+    bool batch_invariant = true;
     // The engine thread and its compute workers are background threads
     // (kernels/cpu/thread_pool.h, mark_current_thread_background): their fair share of the
     // CPU, but an interactive program's UI thread gets a core at once when it wakes (the
@@ -152,6 +157,16 @@ class Engine {
 };
 
 const char* pin_state_name(PinState s);
+
+// CUDA in this build: whether the engine can run inference on it, and whether `auto` may
+// choose it; when not, auto_reason says why auto stays on the CPU ("cuda" still chooses
+// it explicitly). For `hearth-cli info --devices` and the engine's own choice.
+struct CudaSupport {
+    bool inference = false;
+    bool automatic = false;
+    std::string auto_reason;
+};
+CudaSupport engine_cuda_support();
 
 // What the engine would place on a GPU for `config` and a model (engine/vram_plan.h): the
 // weights as stored, the activations of its largest step, the KV block size and context.

@@ -11,6 +11,7 @@
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "device.h"
+#include "engine.h"
 #include "gguf/gguf_file.h"
 #include "model/model_config.h"
 #include "model/model_name.h"
@@ -57,7 +58,14 @@ int run_devices(bool json) {
     const GpuInventory gpus = list_gpus();
     // What auto would choose for a small model (the model's own needs are checked when
     // an engine starts): this build's answer, or the reason it runs on the CPU.
-    auto choice = choose_device(DeviceRequest{}, gpus, 0, false);
+    const CudaSupport cuda = engine_cuda_support();
+    auto choice = choose_device(DeviceRequest{}, gpus, 0, cuda.inference);
+    if (choice && choice->kind == DeviceKind::Cuda && !cuda.automatic) {
+        choice->kind = DeviceKind::Cpu;
+        choice->index = -1;
+        choice->description = "cpu";
+        choice->cpu_reason = cuda.auto_reason;
+    }
     if (json) {
         QJsonObject out;
         out["cuda_built"] = gpus.cuda_built;

@@ -136,8 +136,13 @@ int AppSettings::maxThreads() const {
 
 QString AppSettings::backendNote() const {
     if (backend_ == QLatin1String("cuda"))
-        return QStringLiteral("CUDA inference is not available yet: the CPU is used.");
-    return QStringLiteral("Inference runs on the CPU.");
+        return QStringLiteral(
+            "Runs on the first NVIDIA GPU that holds the model, or fails to load if there is "
+            "none. The CUDA backend is new and not yet verified on a GPU.");
+    if (backend_ == QLatin1String("cpu")) return QStringLiteral("Inference runs on the CPU.");
+    return QStringLiteral(
+        "The CPU until the CUDA backend has been verified on a GPU; the "
+        "Model page says which device runs the model, and why.");
 }
 
 // Stores a changed value and announces it.
@@ -256,8 +261,6 @@ hearth::EngineConfig AppSettings::engineConfig() const {
     c.n_threads = threads_;
     c.kv_mb = static_cast<std::size_t>(kv_cache_mb_);
     c.max_pinned_share = pinned_share_;
-    // "cuda" asks for auto: until the engine runs inference on CUDA an explicit device
-    // would fail to load the model, and auto says why it uses the CPU (the Model page).
-    c.device = backend_ == QLatin1String("cpu") ? "cpu" : "auto";
+    c.device = backend_.toStdString();  // "auto", "cpu" or "cuda" (valid_backend)
     return c;
 }

@@ -27,6 +27,9 @@ Result<std::unique_ptr<KvStorage>> KvStorage::create(kernels::Backend& backend,
     } catch (const std::bad_alloc&) {
         return make_error("not enough memory for a KV cache of " + std::to_string(n_blocks) +
                           " blocks (" + std::to_string(kv->bytes() >> 20) + " MiB)");
+    } catch (const kernels::BackendError& e) {  // device memory
+        return make_error("no room for a KV cache of " + std::to_string(n_blocks) + " blocks (" +
+                          std::to_string(kv->bytes() >> 20) + " MiB): " + e.what());
     }
     return kv;
 }

@@ -75,8 +75,30 @@ LlamaModel::LlamaModel(const ModelConfig& config, kernels::Backend& backend)
     : config_(config), backend_(backend) {}
 LlamaModel::~LlamaModel() = default;
 
+// A device backend reports a failed allocation, copy or launch by throwing (backend.h):
+// loading and stepping turn that into an error result, as a bad file is.
 Result<std::unique_ptr<LlamaModel>> LlamaModel::load(const gguf::GgufFile& file,
                                                      kernels::Backend& backend) {
+    try {
+        return load_weights(file, backend);
+    } catch (const kernels::BackendError& e) {
+        return make_error(e.what());
+    } catch (const std::invalid_argument& e) {
+        return make_error(e.what());
+    }
+}
+
+Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& kv,
+                                 std::vector<float>& logits) {
+    try {
+        return run_forward(seqs, kv, logits);
+    } catch (const kernels::BackendError& e) {
+        return make_error(e.what());
+    }
+}
+
+Result<std::unique_ptr<LlamaModel>> LlamaModel::load_weights(const gguf::GgufFile& file,
+                                                             kernels::Backend& backend) {
     auto config = ModelConfig::from_gguf(file);
     if (!config) return config.error();
     const ModelConfig& c = *config;
@@ -172,8 +194,8 @@ void LlamaModel::ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t 
     }
 }
 
-Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& kv,
-                                 std::vector<float>& logits) {
+Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStorage& kv,
+                                     std::vector<float>& logits) {
     // Host-side index arrays, uploaded in one buffer:
     //   ids[T] | positions[T] | slots[T] | q_start[S] | q_len[S] | kv_len[S] | bt_start[S] |
     //   logit_rows[L] | tables

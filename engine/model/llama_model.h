@@ -61,6 +61,10 @@ class LlamaModel {
     struct Layer;
     LlamaModel(const ModelConfig& config, kernels::Backend& backend);
     void ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t n_index_ints);
+    static Result<std::unique_ptr<LlamaModel>> load_weights(const gguf::GgufFile& file,
+                                                            kernels::Backend& backend);
+    Result<void> run_forward(std::span<const SequenceStep> seqs, KvStorage& kv,
+                             std::vector<float>& logits);
 
     ModelConfig config_;
     kernels::Backend& backend_;

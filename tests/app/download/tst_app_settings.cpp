@@ -239,12 +239,10 @@ void TestAppSettings::engineValues() {
     const hearth::EngineConfig engine_defaults;
     QCOMPARE(c.block_size, engine_defaults.block_size);
     QCOMPARE(c.prefix_caching, engine_defaults.prefix_caching);
-    // The backend setting becomes the engine's device: cpu is the CPU, auto is auto, and
-    // cuda is auto too while the engine has no CUDA inference (an explicit device would
-    // fail to load; auto says why it runs on the CPU).
+    // The backend setting becomes the engine's device, word for word.
     QCOMPARE(engine_defaults.device, std::string("auto"));
     for (const auto& [setting, device] :
-         {std::pair{"auto", "auto"}, std::pair{"cpu", "cpu"}, std::pair{"cuda", "auto"}}) {
+         {std::pair{"auto", "auto"}, std::pair{"cpu", "cpu"}, std::pair{"cuda", "cuda"}}) {
         s.setBackend(QLatin1String(setting));
         QCOMPARE(s.engineConfig().device, std::string(device));
     }

@@ -1,0 +1,248 @@
+// The whole forward pass on the CUDA backend against the CPU backend (label gpu: skipped
+// without a device, failed with HEARTH_REQUIRE_GPU=1). Models: the default model when it
+// is installed (the GPU machine has no network and the file is larger than what travels
+// to it, so there it is skipped) and synthetic models made on the spot with its shape
+// (576 wide, 30 layers, 9 heads / 3 KV heads) in Q4_1, Q4_0 and Q8_0, and with a K-quant
+// friendly shape (512 wide, GQA 4) in Q4_K, Q6_K and F16.
+//
+//  - logits: relative L2 distance < 1e-2 at every step of a prefill and 24 decode steps,
+//    and the same greedy token wherever the CPU's choice is not a near tie (both models are
+//    fed the CPU's token, so one near tie does not end the comparison);
+//  - batch invariance on the GPU, bit for bit: a prompt in one step vs in three chunks,
+//    a decode token alone vs in company;
+//  - without a device, creating the backend fails with a reason, not a crash.
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "cpu/cpu_backend.h"
+#include "cuda/cuda_backend.h"
+#include "gguf/gguf_file.h"
+#include "gpu/gpu_test.h"
+#include "kv/kv_storage.h"
+#include "model/llama_model.h"
+#include "model/synthetic_model.h"
+#include "support/test_model.h"
+
+using namespace hearth;
+
+namespace {
+
+constexpr int32_t kBlock = 16;
+
+struct Loaded {
+    std::unique_ptr<LlamaModel> model;
+    std::unique_ptr<KvStorage> kv;
+};
+
+Loaded load(const gguf::GgufFile& file, kernels::Backend& backend, int32_t blocks) {
+    auto model = LlamaModel::load(file, backend);
+    if (!model) qFatal("load: %s", model.message().c_str());
+    (*model)->set_batch_invariant(true);
+    const ModelConfig& c = (*model)->config();
+    auto kv = KvStorage::create(backend,
+                                {static_cast<int32_t>(c.n_layer), static_cast<int32_t>(c.n_head_kv),
+                                 static_cast<int32_t>(c.head_dim), kBlock},
+                                blocks);
+    if (!kv) qFatal("kv: %s", kv.message().c_str());
+    return {std::move(model).value(), std::move(kv).value()};
+}
+
+double rel_l2(const std::vector<float>& a, const std::vector<float>& b) {
+    double num = 0, den = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const double d = double{a[i]} - b[i];
+        num += d * d;
+        den += double{b[i]} * b[i];
+    }
+    return std::sqrt(num / std::max(den, 1e-30));
+}
+
+// The greedy token and its margin over the runner-up.
+std::pair<int32_t, float> greedy(const std::vector<float>& logits) {
+    int32_t best = 0;
+    for (size_t i = 1; i < logits.size(); ++i)
+        if (logits[i] > logits[static_cast<size_t>(best)]) best = static_cast<int32_t>(i);
+    float second = -INFINITY;
+    for (size_t i = 0; i < logits.size(); ++i)
+        if (static_cast<int32_t>(i) != best) second = std::max(second, logits[i]);
+    return {best, logits[static_cast<size_t>(best)] - second};
+}
+
+std::unique_ptr<kernels::CudaBackend> cuda_backend() {
+    std::string why;
+    auto b = kernels::CudaBackend::create(0, &why);
+    if (!b) qFatal("CudaBackend::create: %s", why.c_str());
+    return b;
+}
+
+std::vector<int32_t> table(int32_t first, int32_t n) {
+    std::vector<int32_t> t(static_cast<size_t>(n));
+    for (int32_t i = 0; i < n; ++i) t[static_cast<size_t>(i)] = first + i;
+    return t;
+}
+
+// Prefill of a 100-token prompt, then 24 decode steps fed the CPU's greedy token, on both
+// backends; returns a description of the first failure, or an empty string.
+QString compare_backends(const gguf::GgufFile& file, const QString& label) {
+    kernels::CpuBackend cpu_backend;
+    auto gpu_backend = cuda_backend();
+    Loaded cpu = load(file, cpu_backend, 16), gpu = load(file, *gpu_backend, 16);
+    const int32_t vocab = static_cast<int32_t>(cpu.model->config().n_vocab);
+    std::mt19937 rng(5);
+    std::vector<int32_t> prompt(100);
+    for (int32_t& t : prompt) t = static_cast<int32_t>(rng() % static_cast<uint32_t>(vocab));
+    const auto bt = table(0, 16);
+    std::vector<float> lc, lg;
+    std::vector<int32_t> step = prompt;
+    int32_t pos = 0, clear = 0;
+    for (int s = 0; s <= 24; ++s) {
+        const std::vector<SequenceStep> one = {{step, pos, bt, true}};
+        if (auto r = cpu.model->forward(one, *cpu.kv, lc); !r)
+            return "cpu forward: " + QString::fromStdString(r.message());
+        if (auto r = gpu.model->forward(one, *gpu.kv, lg); !r)
+            return "cuda forward: " + QString::fromStdString(r.message());
+        const double d = rel_l2(lg, lc);
+        if (!(d < 1e-2)) return label + QString(": step %1: relative L2 %2").arg(s).arg(d);
+        const auto [tc, margin] = greedy(lc);
+        const auto [tg, unused] = greedy(lg);
+        float scale = 0;
+        for (float v : lc) scale = std::max(scale, std::fabs(v));
+        if (margin > 1e-2f * scale) {
+            ++clear;
+            if (tg != tc)
+                return label + QString(": step %1: greedy %2 on the GPU, %3 on the CPU (margin %4)")
+                                   .arg(s)
+                                   .arg(tg)
+                                   .arg(tc)
+                                   .arg(double{margin});
+        }
+        pos += static_cast<int32_t>(step.size());
+        step = {tc};
+    }
+    qInfo("%s: logits within 1e-2, %d clear greedy choices equal", qPrintable(label), clear);
+    return {};
+}
+
+std::unique_ptr<gguf::GgufFile> synthetic(SyntheticModelSpec spec) {
+    auto bytes = make_synthetic_model(spec);
+    if (!bytes) qFatal("synthetic model: %s", bytes.message().c_str());
+    auto file = gguf::GgufFile::parse(std::move(bytes).value());
+    if (!file) qFatal("parse: %s", file.message().c_str());
+    return std::move(file).value();
+}
+
+SyntheticModelSpec smollm_shape(quant::TensorType type) {
+    SyntheticModelSpec s;
+    s.n_embd = 576;
+    s.n_layer = 30;
+    s.n_head = 9;
+    s.n_head_kv = 3;
+    s.n_ff = 1536;
+    s.weight_type = type;
+    s.embedding_type = type;
+    s.seed = 7;
+    return s;
+}
+
+SyntheticModelSpec kquant_shape(quant::TensorType type) {
+    SyntheticModelSpec s;
+    s.n_embd = 512;
+    s.n_layer = 4;
+    s.n_head = 8;
+    s.n_head_kv = 2;
+    s.n_ff = 1536;
+    s.weight_type = type;
+    s.seed = 9;
+    return s;
+}
+
+}  // namespace
+
+class TstCudaModel : public QObject {
+    Q_OBJECT
+
+  private slots:
+    // Runs everywhere: no device means a reason, never a crash.
+    void createWithoutDeviceSaysWhy() {
+        std::string why;
+        if (gpu::cuda_device_available(&why)) QSKIP("a CUDA device is present");
+        std::string error;
+        auto b = kernels::CudaBackend::create(0, &error);
+        QVERIFY(!b);
+        QVERIFY(!error.empty());
+        qInfo("CudaBackend::create without a device: %s", error.c_str());
+    }
+
+    void defaultModelMatchesTheCpu() {
+        HEARTH_REQUIRE_CUDA_DEVICE();
+        const QString path = test::default_model_path_if_present();
+        if (path.isEmpty())
+            QSKIP("default model not installed here (the synthetic models cover its shape)");
+        auto file = gguf::GgufFile::open(path.toStdString());
+        QVERIFY(file);
+        const QString failure = compare_backends(**file, "default model");
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    }
+
+    void syntheticModelsMatchTheCpu() {
+        HEARTH_REQUIRE_CUDA_DEVICE();
+        using quant::TensorType;
+        for (TensorType t : {TensorType::Q4_1, TensorType::Q4_0, TensorType::Q8_0}) {
+            const QString failure =
+                compare_backends(*synthetic(smollm_shape(t)),
+                                 QString("576-wide %1").arg(quant::traits(t)->name.data()));
+            QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        }
+        for (TensorType t : {TensorType::Q4_K, TensorType::Q6_K, TensorType::F16}) {
+            const QString failure =
+                compare_backends(*synthetic(kquant_shape(t)),
+                                 QString("512-wide %1").arg(quant::traits(t)->name.data()));
+            QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        }
+    }
+
+    // A prompt's logits are the same bits in one step or in three chunks (with another
+    // sequence in the step), and a decode token's alone or beside another sequence's.
+    void batchInvarianceOnTheGpu() {
+        HEARTH_REQUIRE_CUDA_DEVICE();
+        auto file = synthetic(smollm_shape(quant::TensorType::Q4_0));
+        auto backend = cuda_backend();
+        Loaded m = load(*file, *backend, 96);
+        const int32_t vocab = static_cast<int32_t>(m.model->config().n_vocab);
+        std::mt19937 rng(3);
+        std::vector<int32_t> prompt(300);
+        for (int32_t& t : prompt) t = static_cast<int32_t>(rng() % static_cast<uint32_t>(vocab));
+        const auto ta = table(0, 32), tb = table(32, 32), tc = table(64, 32);
+        std::vector<float> whole, chunked, scratch;
+        QVERIFY(m.model->forward(std::vector<SequenceStep>{{prompt, 0, ta, true}}, *m.kv, whole));
+        // B: the same prompt in chunks of 128, 100 and 72, the last beside C's prefill.
+        const std::span<const int32_t> p(prompt);
+        QVERIFY(m.model->forward(std::vector<SequenceStep>{{p.subspan(0, 128), 0, tb, false}},
+                                 *m.kv, scratch));
+        QVERIFY(m.model->forward(std::vector<SequenceStep>{{p.subspan(128, 100), 128, tb, false}},
+                                 *m.kv, scratch));
+        QVERIFY(m.model->forward(std::vector<SequenceStep>{{p.subspan(0, 40), 0, tc, true},
+                                                           {p.subspan(228, 72), 228, tb, true}},
+                                 *m.kv, chunked));
+        const size_t V = static_cast<size_t>(vocab);
+        QVERIFY2(std::memcmp(whole.data(), chunked.data() + V, V * 4) == 0,
+                 "a prompt's logits differ between one step and three chunks");
+        // Decode: A's next token alone, then B's identical token beside C's.
+        const std::vector<int32_t> next = {greedy(whole).first};
+        std::vector<float> alone, company;
+        QVERIFY(m.model->forward(std::vector<SequenceStep>{{next, 300, ta, true}}, *m.kv, alone));
+        const std::vector<int32_t> c_next = {1};
+        QVERIFY(m.model->forward(
+            std::vector<SequenceStep>{{c_next, 40, tc, true}, {next, 300, tb, true}}, *m.kv,
+            company));
+        QVERIFY2(std::memcmp(alone.data(), company.data() + V, V * 4) == 0,
+                 "a decode token's logits depend on its company");
+    }
+};
+
+QTEST_GUILESS_MAIN(TstCudaModel)
+#include "tst_cuda_model.moc"

@@ -7,6 +7,8 @@
 //                  visited round-robin with 20-token messages: TTFT of resumed turns
 //   memory         16 conversations sharing a 1,000-token persona at once: KV blocks in
 //                  use vs unshared and vs ideal
+//   gpu            the CUDA backend (engine/bench/gpu_bench.h): prefill, decode at batch
+//                  1/8/32, bandwidth and tensor-core fractions, a shared persona; JSON
 #include <QFile>
 #include <QGuiApplication>
 #include <QJsonArray>
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
+#include <filesystem>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -25,6 +28,10 @@
 #include "cli/commands.h"
 #include "cli/engine_options.h"
 #include "cli/plot.h"
+#include "common/paths.h"
+#if defined(HEARTH_WITH_CUDA)
+#include "bench/gpu_bench.h"
+#endif
 #include "model/model_config.h"
 
 namespace hearth::cli {
@@ -42,6 +49,8 @@ std::vector<OptionSpec> bench_options() {
         {"rounds", true, "switch: round-robin rounds (default 5)"},
         {"dump-workload", true, "switch: write the workload (token ids) as JSON and exit"},
         {"peer", true, "switch: JSON with peers' resumed-turn TTFTs (scripts/bench/switch)"},
+        {"shapes", true, "gpu: generated model shapes (default llama-1b,llama-8b; also tiny)"},
+        {"types", true, "gpu: their weight types (default Q4_0,Q4_K,F16)"},
         {"help", false, "show this help"},
     };
     auto e = engine_options();
@@ -484,6 +493,36 @@ int bench_memory(const Args& args, const EngineConfig& base, BenchOutput& out) {
     return 0;
 }
 
+// --- gpu --------------------------------------------------------------------------------
+
+// The GPU benchmark (engine/bench/gpu_bench.h) on --device (cuda:0 unless cpu or cuda:N is
+// given), on the default model (or --model) when present and the generated shapes.
+int bench_gpu(const Args& args) {
+#if defined(HEARTH_WITH_CUDA)
+    GpuBenchOptions o;
+    const std::string device = args.value("device").value_or("cuda:0");
+    o.device = device == "auto" || device == "cuda" ? "cuda:0" : device;
+    const std::string model = args.value("model").value_or(paths::default_model_path());
+    if (std::filesystem::exists(model)) o.default_model = model;
+    const auto list = [](const std::string& text) {
+        std::vector<std::string> out;
+        for (const QString& part : QString::fromStdString(text).split(',', Qt::SkipEmptyParts))
+            out.push_back(part.trimmed().toStdString());
+        return out;
+    };
+    if (auto v = args.value("shapes")) o.shapes = list(*v);
+    if (auto v = args.value("types")) o.types = list(*v);
+    o.progress = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
+    auto r = run_gpu_bench(o);
+    if (!r) return fail(1, r.message());
+    std::fputs(r->c_str(), stdout);
+    return 0;
+#else
+    (void)args;
+    return fail(1, "bench gpu: this build has no CUDA backend");
+#endif
+}
+
 }  // namespace
 
 int run_bench(const CommandArgs& argv) {
@@ -493,12 +532,14 @@ int run_bench(const CommandArgs& argv) {
     const auto& pos = args->positionals();
     const std::string name = pos.empty() ? "" : pos[0];
     if (args->flag("help") || pos.size() != 1 ||
-        (name != "shared-prefix" && name != "switch" && name != "memory")) {
-        std::fprintf(args->flag("help") ? stdout : stderr,
-                     "usage: hearth-cli bench (shared-prefix | switch | memory) [options]\n%s",
-                     usage_of(options).c_str());
+        (name != "shared-prefix" && name != "switch" && name != "memory" && name != "gpu")) {
+        std::fprintf(
+            args->flag("help") ? stdout : stderr,
+            "usage: hearth-cli bench (shared-prefix | switch | memory | gpu) [options]\n%s",
+            usage_of(options).c_str());
         return args->flag("help") ? 0 : 2;
     }
+    if (name == "gpu") return bench_gpu(*args);  // one JSON object, --json or not
     auto config = engine_config(*args);
     if (!config) return fail(2, config.message());
     if (args->value("cache"))

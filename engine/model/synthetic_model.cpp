@@ -1,9 +1,11 @@
 #include "model/synthetic_model.h"
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "gguf/gguf_writer.h"
+#include "quant/fp16.h"
 #include "quant/quantize.h"
 
 namespace hearth {
@@ -81,6 +83,80 @@ class Weights {
     std::mt19937 rng_;
 };
 
+// Random blocks of `type` written directly (fast_random_blocks): random quant bits, the
+// scales set so that elements have a standard deviation of about `stddev`.
+Result<void> add_random_blocks(gguf::GgufWriter& w, const std::string& name, TensorType type,
+                               int64_t cols, int64_t rows, float stddev, uint64_t seed) {
+    const auto traits = quant::traits(type);
+    if (!traits || cols % traits->block_elems != 0 || type == TensorType::F32 ||
+        type == TensorType::BF16)
+        return make_error("tensor " + name + ": no random blocks of type " +
+                          std::string(quant::type_name(static_cast<uint32_t>(type))));
+    const auto n_blocks = static_cast<size_t>(cols / traits->block_elems * rows);
+    const auto block = static_cast<size_t>(traits->block_bytes);
+    std::vector<std::byte> data(n_blocks * block);
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;  // splitmix64
+    const auto next = [&x] {
+        uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    };
+    for (size_t i = 0; i + 8 <= data.size(); i += 8) {
+        const uint64_t r = next();
+        std::memcpy(data.data() + i, &r, 8);
+    }
+    const auto put16 = [&](size_t at, float v) {
+        const uint16_t h = quant::f32_to_fp16(v);
+        std::memcpy(data.data() + at, &h, 2);
+    };
+    // Uniform levels over 2^bits steps have a deviation of about 2^bits / 3.5 steps.
+    const auto step_for = [&](int bits) { return stddev * 3.5f / static_cast<float>(1 << bits); };
+    for (size_t b = 0; b < n_blocks; ++b) {
+        const size_t at = b * block;
+        switch (type) {
+            case TensorType::F16:  // sign, a small exponent, random mantissa
+            {
+                uint16_t h;
+                std::memcpy(&h, data.data() + at, 2);
+                const float mag = stddev * static_cast<float>(1 + (h & 0x3ff)) / 1024.0f * 1.7f;
+                put16(at, (h & 0x8000) ? -mag : mag);
+                break;
+            }
+            case TensorType::Q4_0:
+            case TensorType::Q5_0:
+            case TensorType::Q8_0:
+                put16(at, step_for(type == TensorType::Q4_0   ? 4
+                                   : type == TensorType::Q5_0 ? 5
+                                                              : 8));
+                break;
+            case TensorType::Q4_1:
+            case TensorType::Q5_1: {
+                const int bits = type == TensorType::Q4_1 ? 4 : 5;
+                put16(at, step_for(bits));
+                put16(at + 2, -step_for(bits) * static_cast<float>(1 << (bits - 1)));
+                break;
+            }
+            case TensorType::Q4_K:
+            case TensorType::Q5_K: {
+                // Sub-block scales and mins are random 6-bit values (mean ~32).
+                const int bits = type == TensorType::Q4_K ? 4 : 5;
+                put16(at, step_for(bits) / 32.0f);
+                put16(at + 2, step_for(bits) * static_cast<float>(1 << (bits - 1)) / 32.0f);
+                break;
+            }
+            case TensorType::Q6_K:  // d after ql, qh and 16 int8 scales (random: |sc| ~ 64)
+                put16(at + 128 + 64 + 16, step_for(6) / 64.0f);
+                break;
+            default:
+                break;
+        }
+    }
+    const std::vector<int64_t> ne =
+        rows == 1 ? std::vector<int64_t>{cols} : std::vector<int64_t>{cols, rows};
+    return w.add_tensor(name, type, ne, data);
+}
+
 Result<void> add_matrix(gguf::GgufWriter& w, const std::string& name, TensorType type, int64_t cols,
                         int64_t rows, const std::vector<float>& values) {
     const auto traits = quant::traits(type);
@@ -109,7 +185,11 @@ int32_t synthetic_vocab_size() {
 Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s) {
     if (s.n_head % s.n_head_kv != 0 || s.n_embd % s.n_head != 0)
         return make_error("inconsistent head counts");
-    const Vocab vocab = make_vocab();
+    Vocab vocab = make_vocab();
+    for (auto i = static_cast<int32_t>(vocab.tokens.size()); i < s.padded_vocab; ++i) {
+        vocab.tokens.push_back("<unused" + std::to_string(i) + ">");
+        vocab.types.push_back(5);  // unused
+    }
     const auto n_vocab = static_cast<int64_t>(vocab.tokens.size());
     const int64_t E = s.n_embd, D = s.n_embd / s.n_head, Q = s.n_head * D, KV = s.n_head_kv * D,
                   F = s.n_ff;
@@ -143,9 +223,13 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
                  "{% endif %}");
 
     Weights rng(s.seed);
+    uint64_t stream = 0;
     const auto matrix = [&](const std::string& name, TensorType type, int64_t cols, int64_t rows) {
-        return add_matrix(w, name, type, cols, rows,
-                          rng.normal(cols * rows, 1.0f / std::sqrt(static_cast<float>(cols))));
+        const float stddev = 1.0f / std::sqrt(static_cast<float>(cols));
+        if (s.fast_random_blocks)
+            return add_random_blocks(w, name, type, cols, rows, stddev,
+                                     s.seed * 1000003u + ++stream);
+        return add_matrix(w, name, type, cols, rows, rng.normal(cols * rows, stddev));
     };
     const auto norm = [&](const std::string& name, int64_t n) {
         std::vector<float> v = rng.normal(n, 0.1f);
@@ -154,8 +238,13 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
     };
 #define HEARTH_CHECK(expr) \
     if (auto r = (expr); !r) return r.error()
-    HEARTH_CHECK(add_matrix(w, "token_embd.weight", s.embedding_type, E, n_vocab,
-                            rng.normal(E * n_vocab, 1.0f)));
+    if (s.fast_random_blocks) {
+        HEARTH_CHECK(
+            add_random_blocks(w, "token_embd.weight", s.embedding_type, E, n_vocab, 1.0f, s.seed));
+    } else {
+        HEARTH_CHECK(add_matrix(w, "token_embd.weight", s.embedding_type, E, n_vocab,
+                                rng.normal(E * n_vocab, 1.0f)));
+    }
     HEARTH_CHECK(norm("output_norm.weight", E));
     if (!s.tied_embeddings) {
         HEARTH_CHECK(matrix("output.weight", s.weight_type, E, n_vocab));

@@ -1,4 +1,4 @@
-// Small random-weight GGUF models for fast tests without the real model: llama or
+// Random-weight GGUF models for fast tests without the real model: llama or
 // qwen2 architecture, any supported weight type, a byte-level BPE vocabulary with ChatML
 // control tokens and a few merges, and a ChatML template. Deterministic for a seed.
 #pragma once
@@ -25,6 +25,13 @@ struct SyntheticModelSpec {
     quant::TensorType embedding_type = quant::TensorType::F32;
     bool tied_embeddings = true;
     uint32_t seed = 1;
+    // Benchmark models (shapes of 1B-8B models, made in seconds): weights are random
+    // quantised blocks written directly, with scales that keep activations finite, instead
+    // of quantised normal floats; and the vocabulary is padded with unused tokens to this
+    // size (0: the small synthetic vocabulary alone), so that the output layer costs what a
+    // real model's does.
+    bool fast_random_blocks = false;
+    int32_t padded_vocab = 0;
 };
 
 // The complete GGUF file. Fails when a weight type's block size does not divide the

@@ -1,5 +1,6 @@
 #include "cuda/cuda_device.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace hearth::gpu {
@@ -99,6 +100,42 @@ bool list_cuda_devices(std::vector<GpuDevice>* devices, std::string* problem) {
     cudaSetDevice(0);
     cudaGetLastError();
     return true;
+}
+
+double measure_copy_bandwidth(int device, std::size_t bytes, int reps, std::string* error) {
+    void *a = nullptr, *b = nullptr;
+    cudaEvent_t start = nullptr, stop = nullptr;
+    double best = 0;
+    std::string why;
+    const auto step = [&](cudaError_t err, const char* what) {
+        if (err != cudaSuccess && why.empty())
+            why = std::string(what) + ": " + cuda_error_text(err);
+        return err == cudaSuccess;
+    };
+    if (step(cudaSetDevice(device), "cudaSetDevice") && step(cudaMalloc(&a, bytes), "cudaMalloc") &&
+        step(cudaMalloc(&b, bytes), "cudaMalloc") && step(cudaEventCreate(&start), "event") &&
+        step(cudaEventCreate(&stop), "event") &&
+        step(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice), "warm-up copy")) {
+        for (int i = 0; i < reps; ++i) {
+            float ms = 0;
+            if (!step(cudaEventRecord(start), "record") ||
+                !step(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice), "copy") ||
+                !step(cudaEventRecord(stop), "record") ||
+                !step(cudaEventSynchronize(stop), "sync") ||
+                !step(cudaEventElapsedTime(&ms, start, stop), "elapsed"))
+                break;
+            if (ms > 0) best = std::max(best, 2.0 * static_cast<double>(bytes) / (ms * 1e-3));
+        }
+    }
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+    cudaFree(a);
+    cudaFree(b);
+    if (!why.empty()) {
+        fail(error, why);
+        return 0;
+    }
+    return best;
 }
 
 }  // namespace hearth::gpu

@@ -24,6 +24,12 @@ bool cuda_device_available(std::string* why);
 // driver, a driver older than the runtime) or reports no device. Leaves device 0 current.
 bool list_cuda_devices(std::vector<GpuDevice>* devices, std::string* problem);
 
+// The device's memory bandwidth as a device-to-device copy sees it: bytes read plus bytes
+// written per second, the best of `reps` copies of `bytes` (after one warm-up), timed with
+// CUDA events. 0 with *error when it cannot run. For benchmarks (decode as a fraction of
+// bandwidth).
+double measure_copy_bandwidth(int device, std::size_t bytes, int reps, std::string* error);
+
 // "cudaErrorInvalidValue (invalid argument)"; for messages.
 std::string cuda_error_text(cudaError_t err);
 

@@ -1,13 +1,15 @@
 // The whole forward pass on the CUDA backend against the CPU backend (label gpu: skipped
 // without a device, failed with HEARTH_REQUIRE_GPU=1). Models: the default model when it
 // is installed (the GPU machine has no network and the file is larger than what travels
-// to it, so there it is skipped) and synthetic models made on the spot with its shape
-// (576 wide, 30 layers, 9 heads / 3 KV heads) in Q4_1, Q4_0 and Q8_0, and with a K-quant
+// to it, so there it is skipped) and synthetic models made on the spot with its width and
+// heads (576 wide, 9 heads / 3 KV heads) in Q4_1, Q4_0 and Q8_0, and with a K-quant
 // friendly shape (512 wide, GQA 4) in Q4_K, Q6_K and F16.
 //
-//  - logits: relative L2 distance < 1e-2 at every step of a prefill and 24 decode steps,
-//    and the same greedy token wherever the CPU's choice is not a near tie (both models are
-//    fed the CPU's token, so one near tie does not end the comparison);
+//  - logits: the default model against the CPU backend, relative L2 distance < 1e-2 at
+//    every step of a prefill and 24 decode steps; the synthetic models against the
+//    reference backend, < 2e-3; and the same greedy token wherever the baseline's choice
+//    is not a near tie (both are fed the baseline's token, so one near tie does not end
+//    the comparison);
 //  - batch invariance on the GPU, bit for bit: a prompt in one step vs in three chunks,
 //    a decode token alone vs in company;
 //  - without a device, creating the backend fails with a reason, not a crash.
@@ -20,11 +22,13 @@
 
 #include "cpu/cpu_backend.h"
 #include "cuda/cuda_backend.h"
+#include "cuda/host_twin_backend.h"
 #include "gguf/gguf_file.h"
 #include "gpu/gpu_test.h"
 #include "kv/kv_storage.h"
 #include "model/llama_model.h"
 #include "model/synthetic_model.h"
+#include "reference/reference_backend.h"
 #include "support/test_model.h"
 
 using namespace hearth;
@@ -32,6 +36,11 @@ using namespace hearth;
 namespace {
 
 constexpr int32_t kBlock = 16;
+// Against the reference backend (double sums, no activation rounding): the fp16 operands of
+// the tensor cores give about 5e-4 on random weights. (The CPU backend's int8 activations
+// are 20 times further from it, ~8e-3, on these models: the CPU is the baseline only for
+// the default model, as the issue states it, at 1e-2.)
+constexpr double kSyntheticTolerance = 2e-3;
 
 struct Loaded {
     std::unique_ptr<LlamaModel> model;
@@ -85,28 +94,31 @@ std::vector<int32_t> table(int32_t first, int32_t n) {
     return t;
 }
 
-// Prefill of a 100-token prompt, then 24 decode steps fed the CPU's greedy token, on both
-// backends; returns a description of the first failure, or an empty string.
-QString compare_backends(const gguf::GgufFile& file, const QString& label) {
-    kernels::CpuBackend cpu_backend;
-    auto gpu_backend = cuda_backend();
-    Loaded cpu = load(file, cpu_backend, 16), gpu = load(file, *gpu_backend, 16);
+// Prefill of a prompt, then decode steps fed the baseline's greedy token, on `baseline` and
+// on `other`: relative L2 distance below `tolerance` at every step, the same greedy token
+// wherever the baseline's is not a near tie. A description of the first failure, or empty.
+QString compare_backends(const gguf::GgufFile& file, const QString& label,
+                         kernels::Backend& baseline, kernels::Backend& other, double tolerance,
+                         int prompt_len, int steps) {
+    Loaded cpu = load(file, baseline, 16), gpu = load(file, other, 16);
     const int32_t vocab = static_cast<int32_t>(cpu.model->config().n_vocab);
     std::mt19937 rng(5);
-    std::vector<int32_t> prompt(100);
+    std::vector<int32_t> prompt(static_cast<size_t>(prompt_len));
     for (int32_t& t : prompt) t = static_cast<int32_t>(rng() % static_cast<uint32_t>(vocab));
     const auto bt = table(0, 16);
     std::vector<float> lc, lg;
     std::vector<int32_t> step = prompt;
     int32_t pos = 0, clear = 0;
-    for (int s = 0; s <= 24; ++s) {
+    for (int s = 0; s <= steps; ++s) {
         const std::vector<SequenceStep> one = {{step, pos, bt, true}};
         if (auto r = cpu.model->forward(one, *cpu.kv, lc); !r)
-            return "cpu forward: " + QString::fromStdString(r.message());
+            return baseline.name().c_str() + QString(" forward: ") +
+                   QString::fromStdString(r.message());
         if (auto r = gpu.model->forward(one, *gpu.kv, lg); !r)
-            return "cuda forward: " + QString::fromStdString(r.message());
+            return other.name().c_str() + QString(" forward: ") +
+                   QString::fromStdString(r.message());
         const double d = rel_l2(lg, lc);
-        if (!(d < 1e-2)) return label + QString(": step %1: relative L2 %2").arg(s).arg(d);
+        if (!(d < tolerance)) return label + QString(": step %1: relative L2 %2").arg(s).arg(d);
         const auto [tc, margin] = greedy(lc);
         const auto [tg, unused] = greedy(lg);
         float scale = 0;
@@ -123,7 +135,8 @@ QString compare_backends(const gguf::GgufFile& file, const QString& label) {
         pos += static_cast<int32_t>(step.size());
         step = {tc};
     }
-    qInfo("%s: logits within 1e-2, %d clear greedy choices equal", qPrintable(label), clear);
+    qInfo("%s: logits within %g of %s, %d clear greedy choices equal", qPrintable(label), tolerance,
+          baseline.name().c_str(), clear);
     return {};
 }
 
@@ -138,7 +151,7 @@ std::unique_ptr<gguf::GgufFile> synthetic(SyntheticModelSpec spec) {
 SyntheticModelSpec smollm_shape(quant::TensorType type) {
     SyntheticModelSpec s;
     s.n_embd = 576;
-    s.n_layer = 30;
+    s.n_layer = 8;  // the default model has 30; the width and heads are what kernels see
     s.n_head = 9;
     s.n_head_kv = 3;
     s.n_ff = 1536;
@@ -157,6 +170,52 @@ SyntheticModelSpec kquant_shape(quant::TensorType type) {
     s.n_ff = 1536;
     s.weight_type = type;
     s.seed = 9;
+    return s;
+}
+
+// A prompt's logits in one step vs in three chunks (the last beside another sequence's
+// prefill), and a decode token's alone vs in company: the same bits, or a description.
+QString check_invariance(const gguf::GgufFile& file, kernels::Backend& backend, int n) {
+    Loaded m = load(file, backend, 96);
+    const int32_t vocab = static_cast<int32_t>(m.model->config().n_vocab);
+    std::mt19937 rng(3);
+    std::vector<int32_t> prompt(static_cast<size_t>(n));
+    for (int32_t& t : prompt) t = static_cast<int32_t>(rng() % static_cast<uint32_t>(vocab));
+    const auto ta = table(0, 32), tb = table(32, 32), tc = table(64, 32);
+    std::vector<float> whole, chunked, scratch;
+    const auto step = [&](std::vector<SequenceStep> steps, std::vector<float>& out) {
+        auto r = m.model->forward(steps, *m.kv, out);
+        if (!r) qFatal("forward: %s", r.message().c_str());
+    };
+    step({{prompt, 0, ta, true}}, whole);
+    // B: the same prompt in chunks of 128, 100 and the rest, the last beside C's prefill.
+    const std::span<const int32_t> p(prompt);
+    step({{p.subspan(0, 128), 0, tb, false}}, scratch);
+    step({{p.subspan(128, 100), 128, tb, false}}, scratch);
+    step({{p.subspan(0, 40), 0, tc, true}, {p.subspan(228), 228, tb, true}}, chunked);
+    const size_t V = static_cast<size_t>(vocab);
+    if (std::memcmp(whole.data(), chunked.data() + V, V * 4) != 0)
+        return backend.name().c_str() +
+               QString(": a prompt's logits differ between one step and three chunks");
+    // Decode: A's next token alone, then B's identical token beside C's.
+    const std::vector<int32_t> next = {greedy(whole).first}, c_next = {1};
+    std::vector<float> alone, company;
+    step({{next, n, ta, true}}, alone);
+    step({{c_next, 40, tc, true}, {next, n, tb, true}}, company);
+    if (std::memcmp(alone.data(), company.data() + V, V * 4) != 0)
+        return backend.name().c_str() + QString(": a decode token's logits depend on its company");
+    return {};
+}
+
+SyntheticModelSpec small_shape(quant::TensorType type) {
+    SyntheticModelSpec s;
+    s.n_embd = 256;
+    s.n_layer = 2;
+    s.n_head = 8;
+    s.n_head_kv = 2;
+    s.n_ff = 512;
+    s.weight_type = type;
+    s.seed = 13;
     return s;
 }
 
@@ -184,23 +243,31 @@ class TstCudaModel : public QObject {
             QSKIP("default model not installed here (the synthetic models cover its shape)");
         auto file = gguf::GgufFile::open(path.toStdString());
         QVERIFY(file);
-        const QString failure = compare_backends(**file, "default model");
+        auto backend = cuda_backend();
+        kernels::CpuBackend cpu;
+        const QString failure =
+            compare_backends(**file, "default model", cpu, *backend, 1e-2, 100, 24);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 
-    void syntheticModelsMatchTheCpu() {
+    void syntheticModelsMatchTheReference() {
         HEARTH_REQUIRE_CUDA_DEVICE();
         using quant::TensorType;
-        for (TensorType t : {TensorType::Q4_1, TensorType::Q4_0, TensorType::Q8_0}) {
-            const QString failure =
-                compare_backends(*synthetic(smollm_shape(t)),
-                                 QString("576-wide %1").arg(quant::traits(t)->name.data()));
-            QVERIFY2(failure.isEmpty(), qPrintable(failure));
-        }
-        for (TensorType t : {TensorType::Q4_K, TensorType::Q6_K, TensorType::F16}) {
-            const QString failure =
-                compare_backends(*synthetic(kquant_shape(t)),
-                                 QString("512-wide %1").arg(quant::traits(t)->name.data()));
+        struct Case {
+            TensorType type;
+            bool kquant_shape;
+        };
+        for (const Case c : {Case{TensorType::Q4_1, false}, Case{TensorType::Q4_0, false},
+                             Case{TensorType::Q8_0, false}, Case{TensorType::Q4_K, true},
+                             Case{TensorType::Q6_K, true}, Case{TensorType::F16, true}}) {
+            auto backend = cuda_backend();
+            auto reference = kernels::make_reference_backend();
+            const QString label = QString("%1-wide %2")
+                                      .arg(c.kquant_shape ? 512 : 576)
+                                      .arg(quant::traits(c.type)->name.data());
+            const QString failure = compare_backends(
+                *synthetic(c.kquant_shape ? kquant_shape(c.type) : smollm_shape(c.type)), label,
+                *reference, *backend, kSyntheticTolerance, 40, 12);
             QVERIFY2(failure.isEmpty(), qPrintable(failure));
         }
     }
@@ -209,38 +276,35 @@ class TstCudaModel : public QObject {
     // sequence in the step), and a decode token's alone or beside another sequence's.
     void batchInvarianceOnTheGpu() {
         HEARTH_REQUIRE_CUDA_DEVICE();
-        auto file = synthetic(smollm_shape(quant::TensorType::Q4_0));
         auto backend = cuda_backend();
-        Loaded m = load(*file, *backend, 96);
-        const int32_t vocab = static_cast<int32_t>(m.model->config().n_vocab);
-        std::mt19937 rng(3);
-        std::vector<int32_t> prompt(300);
-        for (int32_t& t : prompt) t = static_cast<int32_t>(rng() % static_cast<uint32_t>(vocab));
-        const auto ta = table(0, 32), tb = table(32, 32), tc = table(64, 32);
-        std::vector<float> whole, chunked, scratch;
-        QVERIFY(m.model->forward(std::vector<SequenceStep>{{prompt, 0, ta, true}}, *m.kv, whole));
-        // B: the same prompt in chunks of 128, 100 and 72, the last beside C's prefill.
-        const std::span<const int32_t> p(prompt);
-        QVERIFY(m.model->forward(std::vector<SequenceStep>{{p.subspan(0, 128), 0, tb, false}},
-                                 *m.kv, scratch));
-        QVERIFY(m.model->forward(std::vector<SequenceStep>{{p.subspan(128, 100), 128, tb, false}},
-                                 *m.kv, scratch));
-        QVERIFY(m.model->forward(std::vector<SequenceStep>{{p.subspan(0, 40), 0, tc, true},
-                                                           {p.subspan(228, 72), 228, tb, true}},
-                                 *m.kv, chunked));
-        const size_t V = static_cast<size_t>(vocab);
-        QVERIFY2(std::memcmp(whole.data(), chunked.data() + V, V * 4) == 0,
-                 "a prompt's logits differ between one step and three chunks");
-        // Decode: A's next token alone, then B's identical token beside C's.
-        const std::vector<int32_t> next = {greedy(whole).first};
-        std::vector<float> alone, company;
-        QVERIFY(m.model->forward(std::vector<SequenceStep>{{next, 300, ta, true}}, *m.kv, alone));
-        const std::vector<int32_t> c_next = {1};
-        QVERIFY(m.model->forward(
-            std::vector<SequenceStep>{{c_next, 40, tc, true}, {next, 300, tb, true}}, *m.kv,
-            company));
-        QVERIFY2(std::memcmp(alone.data(), company.data() + V, V * 4) == 0,
-                 "a decode token's logits depend on its company");
+        const QString failure =
+            check_invariance(*synthetic(smollm_shape(quant::TensorType::Q4_0)), *backend, 300);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    }
+
+    // --- the kernels' host twins (everywhere) --------------------------------------------
+
+    // The CUDA backend's kernels, run by their host twins, through whole small models in
+    // every family of weight type: the reference backend's logits within 2e-3 and its clear
+    // greedy choices.
+    void hostTwinsMatchTheReference() {
+        using quant::TensorType;
+        auto twins = kernels::make_cuda_host_twin_backend();
+        for (TensorType t : {TensorType::Q4_0, TensorType::Q4_K, TensorType::Q6_K, TensorType::F16,
+                             TensorType::Q8_0}) {
+            auto reference = kernels::make_reference_backend();
+            const QString failure = compare_backends(
+                *synthetic(small_shape(t)), QString("twins %1").arg(quant::traits(t)->name.data()),
+                *reference, *twins, kSyntheticTolerance, 40, 6);
+            QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        }
+    }
+
+    void hostTwinsAreBatchInvariant() {
+        auto twins = kernels::make_cuda_host_twin_backend();
+        const QString failure =
+            check_invariance(*synthetic(small_shape(quant::TensorType::Q4_0)), *twins, 300);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 };
 

@@ -5,6 +5,15 @@
 # so nothing else is compiled and the app is off.
 #
 #   tests/gpu/run.sh [extra ctest args, e.g. -R dequant]
+#   tests/gpu/run.sh --bundle [FILE]
+#
+# The second form builds here and packs the GPU tests, hearth-gpu-bench and every library
+# they load (Qt Core and Test, spdlog, ICU, ...) into FILE (default .gpu-bundle.tar.gz in
+# the repository root, git-ignored): the GPU machine has the driver and CUDA but none of
+# our build dependencies and no network. There:
+#   tar xzf .gpu-bundle.tar.gz -C /tmp && /tmp/gpu-bundle/run
+# runs every test and the benchmark and prints the same kind of table
+# (tests/gpu/bundle_run.sh). Both forms finish with the benchmark (hearth-gpu-bench).
 #
 # Environment:
 #   HEARTH_GPU_BUILD_DIR  build directory (default: build-gpu in the repository root)
@@ -13,6 +22,13 @@
 #                         skip. Otherwise HEARTH_REQUIRE_GPU=1 is exported so that a
 #                         test that finds no device fails instead of skipping.
 set -euo pipefail
+
+bundle=""
+if [[ "${1:-}" == "--bundle" ]]; then
+    bundle="${2:-}"
+    [[ -z "$bundle" ]] && bundle=".gpu-bundle.tar.gz"
+    export HEARTH_GPU_DRY_RUN=1  # built here: no device needed
+fi
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${HEARTH_GPU_BUILD_DIR:-$root/build-gpu}"
@@ -52,9 +68,42 @@ if [[ ${#tests[@]} -eq 0 ]]; then
     echo "no tests labelled gpu (is HEARTH_WITH_CUDA on? see $build/configure.log)"
     exit 1
 fi
-phase "build (${#tests[@]} test targets, -j$jobs): ${tests[*]}"
-cmake --build "$build" --target "${tests[@]}" -j "$jobs"
+phase "build (${#tests[@]} test targets and hearth-gpu-bench, -j$jobs): ${tests[*]}"
+cmake --build "$build" --target "${tests[@]}" hearth-gpu-bench -j "$jobs"
 t_build=$(now)
+
+if [[ -n "$bundle" ]]; then
+    phase "bundle ($bundle)"
+    stage="$(mktemp -d)/gpu-bundle"
+    mkdir -p "$stage/bin" "$stage/lib"
+    # tests.tsv: name, executable, arguments, from CTest's own list of the gpu tests.
+    ctest --test-dir "$build" -L '^gpu$' --show-only=json-v1 | python3 -c '
+import json, os, shutil, sys
+stage = sys.argv[1]
+for t in json.load(sys.stdin)["tests"]:
+    cmd = t["command"]
+    exe = os.path.basename(cmd[0])
+    shutil.copy2(cmd[0], os.path.join(stage, "bin", exe))
+    print("\t".join([t["name"], exe, " ".join(cmd[1:])]))
+' "$stage" >"$stage/tests.tsv"
+    cp "$build/engine/hearth-gpu-bench" "$stage/bin/"
+    strip --strip-unneeded "$stage"/bin/*
+    # Every library the programs load except the C and C++ runtimes, which the GPU
+    # machine's newer system has.
+    for exe in "$stage"/bin/*; do ldd "$exe"; done |
+        awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+        grep -Ev '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|ld-linux-x86-64)\.so' |
+        while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+    cp "$root/tests/gpu/bundle_run.sh" "$stage/run"
+    cp "$root/tests/gpu/bench_table.py" "$stage/"
+    chmod +x "$stage/run"
+    case "$bundle" in /*) ;; *) bundle="$root/$bundle" ;; esac
+    tar czf "$bundle" -C "$(dirname "$stage")" gpu-bundle
+    rm -rf "$(dirname "$stage")"
+    printf '%s: %s, %s tests\n' "$bundle" "$(du -h "$bundle" | cut -f1)" \
+        "$(tar xzf "$bundle" -O gpu-bundle/tests.tsv | wc -l)"
+    exit 0
+fi
 
 phase "test"
 set +e
@@ -62,6 +111,24 @@ ctest --test-dir "$build" -L '^gpu$' --output-on-failure "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 t_test=$(now)
+
+phase "benchmark (hearth-gpu-bench)"
+bench_args=()
+model="$("$root/scripts/fetch-model" --print 2>/dev/null || true)"
+[[ -n "$model" && -f "$model" ]] && bench_args=(--model "$model")
+set +e
+timeout 420 "$build/engine/hearth-gpu-bench" "${bench_args[@]}" >"$build/gpu-bench.json" \
+    2>"$build/gpu-bench.log"
+bench_status=$?
+set -e
+grep -v '^\[' "$build/gpu-bench.log" | tail -40
+if [[ $bench_status -eq 0 ]]; then
+    python3 "$root/tests/gpu/bench_table.py" "$build/gpu-bench.json" || true
+else
+    echo "hearth-gpu-bench exited with $bench_status (dry run: expected without a GPU)"
+    [[ "${HEARTH_GPU_DRY_RUN:-0}" == "0" ]] && status=1
+fi
+t_bench=$(now)
 
 # " 1/2 Test #3: tst_cuda_dequant ......   Passed    1.23 sec"
 #       → tst_cuda_dequant  Passed  1.23   (results: Passed, ***Failed, ***Skipped, ...)
@@ -71,6 +138,7 @@ sed -n 's/^ *[0-9]*\/[0-9]* *Test *#[0-9]*: *\([^ ]*\) *\.*\**\(.*[^ ]\) \+\([0-
     while IFS=$'\t' read -r name result secs; do
         printf '%-40s %-22s %10s\n' "$name" "${result%% }" "$secs"
     done
-printf '\nconfigure %ss, build %ss, tests %ss, total %ss; ctest exit %s\n' \
-    "$t_configure" $((t_build - t_configure)) $((t_test - t_build)) "$(now)" "$status"
+printf '\nconfigure %ss, build %ss, tests %ss, benchmark %ss, total %ss; exit %s\n' \
+    "$t_configure" $((t_build - t_configure)) $((t_test - t_build)) $((t_bench - t_test)) \
+    "$(now)" "$status"
 exit "$status"

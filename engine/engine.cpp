@@ -229,6 +229,20 @@ const gguf::GgufFile& Engine::file() const {
 const DeviceChoice& Engine::device() const {
     return impl_->device;
 }
+Engine::DeviceMemory Engine::device_memory() const {
+    DeviceMemory m;
+#if defined(HEARTH_WITH_CUDA)
+    if (impl_->device.kind == DeviceKind::Cuda) {
+        const auto& cuda = static_cast<const kernels::CudaBackend&>(*impl_->backend);
+        m.weight_bytes = cuda.weight_bytes();
+        m.kv_bytes = impl_->storage->bytes();
+        m.held_bytes = cuda.bytes_allocated();
+        m.free_bytes = cuda.free_device_bytes();
+    }
+#endif
+    return m;
+}
+
 std::string Engine::backend_name() const {
     return impl_->backend->name();
 }

@@ -125,6 +125,12 @@ class Engine {
     std::string backend_name() const;
     // The device it runs on, and when auto chose the CPU, why (for the UI and logs).
     const DeviceChoice& device() const;
+    // On a GPU: device bytes of the weights and of the KV cache, all Hearth holds there,
+    // and the device's free memory now (the driver is asked). All zero on the CPU.
+    struct DeviceMemory {
+        std::uint64_t weight_bytes = 0, kv_bytes = 0, held_bytes = 0, free_bytes = 0;
+    };
+    DeviceMemory device_memory() const;
     const EngineConfig& config() const;
     int32_t kv_blocks() const;
     std::size_t kv_bytes() const;

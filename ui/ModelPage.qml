@@ -115,6 +115,13 @@ Page {
                     value: page.bridge.deviceNote
                 }
                 FactRow {
+                    objectName: "gpuMemory"
+                    visible: page.bridge.gpuMemoryNote !== ""
+                    label: qsTr("GPU memory")
+                    value: page.bridge.gpuMemoryNote
+                }
+                FactRow {
+                    visible: page.bridge.gpuMemoryNote === ""
                     label: qsTr("Memory")
                     value: page.bridge.loaded ? qsTr("%1 weights (mapped) + %2 KV cache (%3 blocks of %4 tokens)")
                                                 .arg(page.humanBytes(page.bridge.modelFileBytes)).arg(page.humanBytes(page.bridge.kvCacheBytes))

@@ -29,6 +29,7 @@ struct LoadedEngine {
     QString quantisation;
     QString backend;
     QString device_note;  // why auto chose the CPU (empty when it did not)
+    QString gpu_memory_note;
     QString fingerprint;
     int context_length = 0;
     qint64 file_bytes = 0;
@@ -113,6 +114,12 @@ std::shared_ptr<LoadedEngine> load_engine(const QString& path, EngineConfig conf
     loaded->quantisation = main_quantisation(e.file());
     loaded->backend = QString::fromStdString(e.backend_name());
     loaded->device_note = QString::fromStdString(e.device().cpu_reason);
+    if (const Engine::DeviceMemory m = e.device_memory(); m.held_bytes > 0) {
+        const auto gib = [](std::uint64_t b) { return QString::fromStdString(gib_text(b)); };
+        loaded->gpu_memory_note =
+            QStringLiteral("%1 weights + %2 KV cache (%3 held, %4 free)")
+                .arg(gib(m.weight_bytes), gib(m.kv_bytes), gib(m.held_bytes), gib(m.free_bytes));
+    }
     loaded->fingerprint = QString::fromStdString(e.file().fingerprint());
     loaded->context_length = static_cast<int>(mc.context_length);
     loaded->file_bytes = QFileInfo(path).size();
@@ -175,6 +182,10 @@ int EngineBridge::contextLength() const {
 }
 QString EngineBridge::backendName() const {
     return loaded_ ? loaded_->backend : QString();
+}
+
+QString EngineBridge::gpuMemoryNote() const {
+    return loaded_ ? loaded_->gpu_memory_note : QString();
 }
 
 QString EngineBridge::deviceNote() const {

@@ -54,6 +54,9 @@ class EngineBridge : public QObject {
     // Why the engine runs on the CPU when the device setting was auto (no driver, no GPU,
     // not enough memory...); empty when it was not auto's fallback.
     Q_PROPERTY(QString deviceNote READ deviceNote NOTIFY modelChanged)
+    // On a GPU: "1.2 GiB weights + 8.0 GiB KV cache (9.5 GiB held, 120.3 GiB free)"; empty
+    // on the CPU.
+    Q_PROPERTY(QString gpuMemoryNote READ gpuMemoryNote NOTIFY modelChanged)
     Q_PROPERTY(QString fingerprint READ fingerprint NOTIFY modelChanged)
     Q_PROPERTY(bool loaded READ loaded NOTIFY modelChanged)
     Q_PROPERTY(bool loading READ loading NOTIFY loadingChanged)
@@ -94,6 +97,7 @@ class EngineBridge : public QObject {
     int contextLength() const;
     QString backendName() const;
     QString deviceNote() const;
+    QString gpuMemoryNote() const;
     QString fingerprint() const;
     qint64 modelFileBytes() const;
     qint64 kvCacheBytes() const;

@@ -1,12 +1,15 @@
 // AVX2 kernels for the K-quants (Q4_K, Q5_K, Q6_K) against Q8xK activations
-// (act_quant.h), one weight row × one token per dot product; the driver keeps a tile of
-// rows in cache while the tile's tokens stream past.
+// (act_quant.h): one weight row against up to 4 tokens at a time, each super-block
+// unpacked once for all of them (prefill); the driver keeps a tile of rows in cache while
+// the tile's tokens stream past.
 //
 // Per 256-element super-block: the quants are unpacked to bytes (Q4_K 0..15, Q5_K 0..31,
 // Q6_K 0..63), multiplied with the activation bytes by maddubs into int16 pair sums, and
 // those are weighted with the sub-block scales by madd (int16 × int16 → int32). The
 // sub-block minimums (Q4_K/Q5_K) and the −32 offset (Q6_K) only need Σ qa per sub-block,
 // which the activations carry in bsums.
+#include <algorithm>
+
 #include "cpu/act_quant.h"
 #include "cpu/avx2_util.h"
 #include "cpu/gemm_kernels.h"
@@ -29,35 +32,53 @@ static inline __m128i k4_scales_mins(const uint8_t* s) {
                          static_cast<int>(sc_lo));
 }
 
-// Q4_K (kFive = false) and Q5_K (kFive = true).
-template <bool kFive>
-static inline float dot_q45k(const uint8_t* w, const int8_t* qa, const int16_t* bsums,
-                             const float* da, int64_t nb) {
+// One token's Q8xK activations (act_quant.h).
+struct TokenAct {
+    const int8_t* qa;
+    const int16_t* bsums;
+    const float* da;
+};
+
+// Q4_K (kFive = false) and Q5_K (kFive = true): one weight row against N ≤ 4 tokens. Each
+// super-block is unpacked once and used for every token; each token's sums are the same
+// operations in the same order whatever N is (the integer sums are exact, the float
+// accumulation runs block by block per token), so a token's result does not depend on the
+// tokens beside it.
+template <bool kFive, int N>
+static inline void dot_q45k(const uint8_t* w, const TokenAct* t_act, int64_t nb, float* out) {
     constexpr std::size_t kBytes = kFive ? sizeof(quant::BlockQ5_K) : sizeof(quant::BlockQ4_K);
     const __m256i m4 = _mm256_set1_epi8(0x0f);
-    __m256 acc = _mm256_setzero_ps();
-    float acc_m = 0.0f;
+    __m256 acc[N];
+    float acc_m[N];
+    for (int t = 0; t < N; ++t) {
+        acc[t] = _mm256_setzero_ps();
+        acc_m[t] = 0.0f;
+    }
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t* p = w + static_cast<std::size_t>(b) * kBytes;
         for (std::size_t line = 0; line < kBytes; line += 64) avx2::prefetch_ahead(p + line);
         const uint8_t* qh = p + 4 + quant::kKScaleBytes;
         const uint8_t* qs = kFive ? qh + 32 : qh;
-        const int8_t* q8 = qa + 256 * b;
         const __m256i sm16 = _mm256_cvtepu8_epi16(k4_scales_mins(p + 4));  // [sc0..7, m0..7] int16
 
-        // Minimums: Σ_j m_j · (bsums[2j] + bsums[2j+1]).
-        const __m256i bs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bsums + 16 * b));
-        const __m128i bs8 =
-            _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
-        const __m128i mprod = _mm_madd_epi16(_mm256_extracti128_si256(sm16, 1), bs8);
-        const __m128i mp2 = _mm_add_epi32(mprod, _mm_unpackhi_epi64(mprod, mprod));
-        const int32_t summ = _mm_cvtsi128_si32(_mm_add_epi32(mp2, _mm_shuffle_epi32(mp2, 1)));
+        // Minimums: Σ_j m_j · (bsums[2j] + bsums[2j+1]), per token.
+        int32_t summ[N];
+        for (int t = 0; t < N; ++t) {
+            const __m256i bs =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t_act[t].bsums + 16 * b));
+            const __m128i bs8 =
+                _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
+            const __m128i mprod = _mm_madd_epi16(_mm256_extracti128_si256(sm16, 1), bs8);
+            const __m128i mp2 = _mm_add_epi32(mprod, _mm_unpackhi_epi64(mprod, mprod));
+            summ[t] = _mm_cvtsi128_si32(_mm_add_epi32(mp2, _mm_shuffle_epi32(mp2, 1)));
+        }
 
         alignas(16) int16_t sc[16];
         _mm256_store_si256(reinterpret_cast<__m256i*>(sc), sm16);
         const __m256i hbits = kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh))
                                     : _mm256_setzero_si256();
-        __m256i sumi = _mm256_setzero_si256();
+        __m256i sumi[N];
+        for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
         HEARTH_UNROLL
         for (int c = 0; c < 4; ++c) {
             const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * c));
@@ -75,31 +96,41 @@ static inline float dot_q45k(const uint8_t* w, const int8_t* qa, const int16_t* 
                     hi,
                     _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(hbits, sh_hi), one), 4));
             }
-            const __m256i a_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c));
-            const __m256i a_hi =
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c + 32));
-            const __m256i p_lo =
-                _mm256_madd_epi16(_mm256_maddubs_epi16(lo, a_lo), _mm256_set1_epi16(sc[2 * c]));
-            const __m256i p_hi =
-                _mm256_madd_epi16(_mm256_maddubs_epi16(hi, a_hi), _mm256_set1_epi16(sc[2 * c + 1]));
-            sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(p_lo, p_hi));
+            const __m256i s_lo = _mm256_set1_epi16(sc[2 * c]);
+            const __m256i s_hi = _mm256_set1_epi16(sc[2 * c + 1]);
+            HEARTH_UNROLL
+            for (int t = 0; t < N; ++t) {
+                const int8_t* q8 = t_act[t].qa + 256 * b;
+                const __m256i a_lo =
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c));
+                const __m256i a_hi =
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c + 32));
+                const __m256i p_lo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, a_lo), s_lo);
+                const __m256i p_hi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, a_hi), s_hi);
+                sumi[t] = _mm256_add_epi32(sumi[t], _mm256_add_epi32(p_lo, p_hi));
+            }
         }
-        const float d = avx2::fp16(avx2::load_u16(p)) * da[b];
-        const float dmin = avx2::fp16(avx2::load_u16(p + 2)) * da[b];
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
-        acc_m += dmin * static_cast<float>(summ);
+        const float wd = avx2::fp16(avx2::load_u16(p)), wmin = avx2::fp16(avx2::load_u16(p + 2));
+        for (int t = 0; t < N; ++t) {
+            const float d = wd * t_act[t].da[b];
+            const float dmin = wmin * t_act[t].da[b];
+            acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi[t]), acc[t]);
+            acc_m[t] += dmin * static_cast<float>(summ[t]);
+        }
     }
-    return avx2::hsum(acc) - acc_m;
+    for (int t = 0; t < N; ++t) out[t] = avx2::hsum(acc[t]) - acc_m[t];
 }
 
-static inline float dot_q6k(const uint8_t* w, const int8_t* qa, const int16_t* bsums,
-                            const float* da, int64_t nb) {
+// Q6_K: one weight row against N ≤ 4 tokens, unpacked once per super-block (as dot_q45k).
+template <int N>
+static inline void dot_q6k(const uint8_t* w, const TokenAct* t_act, int64_t nb, float* out) {
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     const __m256i m3 = _mm256_set1_epi8(0x03);
     // Per 32-element group k the scales of sub-blocks 2k (low 128 bits) and 2k+1 (high).
     const __m256i pick = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2,
                                           3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
-    __m256 acc = _mm256_setzero_ps();
+    __m256 acc[N];
+    for (int t = 0; t < N; ++t) acc[t] = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t* p = w + static_cast<std::size_t>(b) * sizeof(quant::BlockQ6_K);
         for (std::size_t line = 0; line < sizeof(quant::BlockQ6_K); line += 64)
@@ -107,13 +138,10 @@ static inline float dot_q6k(const uint8_t* w, const int8_t* qa, const int16_t* b
         const uint8_t* ql = p;
         const uint8_t* qh = p + 128;
         const auto* scales = reinterpret_cast<const int8_t*>(p + 192);
-        const int8_t* q8 = qa + 256 * b;
         const __m256i sc16 =
             _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scales)));
-        // The −32 offset: 32 · Σ_j sc_j · bsums_j.
-        const __m256i bs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bsums + 16 * b));
-        const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(sc16, bs), 5);
-        __m256i sumi = _mm256_setzero_si256();
+        __m256i sumi[N];
+        for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
         for (int n = 0; n < 2; ++n) {
             const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n));
             const __m256i l1 =
@@ -134,35 +162,73 @@ static inline float dot_q6k(const uint8_t* w, const int8_t* qa, const int16_t* b
             HEARTH_UNROLL
             for (int i = 0; i < 4; ++i) {
                 const int k = 4 * n + i;  // 32-element group: sub-blocks 2k, 2k+1
-                const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 32 * k));
                 const __m256i scv = _mm256_shuffle_epi8(
                     _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(k)), pick);
-                sumi =
-                    _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(q[i], a), scv));
+                HEARTH_UNROLL
+                for (int t = 0; t < N; ++t) {
+                    const __m256i a = _mm256_loadu_si256(
+                        reinterpret_cast<const __m256i*>(t_act[t].qa + 256 * b + 32 * k));
+                    sumi[t] = _mm256_add_epi32(
+                        sumi[t], _mm256_madd_epi16(_mm256_maddubs_epi16(q[i], a), scv));
+                }
             }
         }
-        sumi = _mm256_sub_epi32(sumi, offset);
-        const float d = avx2::fp16(avx2::load_u16(p + 208)) * da[b];
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
+        const float wd = avx2::fp16(avx2::load_u16(p + 208));
+        for (int t = 0; t < N; ++t) {
+            // The −32 offset: 32 · Σ_j sc_j · bsums_j.
+            const __m256i bs =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t_act[t].bsums + 16 * b));
+            const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(sc16, bs), 5);
+            const float d = wd * t_act[t].da[b];
+            acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(d),
+                                     _mm256_cvtepi32_ps(_mm256_sub_epi32(sumi[t], offset)), acc[t]);
+        }
     }
-    return avx2::hsum(acc);
+    for (int t = 0; t < N; ++t) out[t] = avx2::hsum(acc[t]);
 }
 
+template <TensorType T, int N>
+void rows_x_tokens(const GemmArgs& a, const TokenAct* acts, float* const* outs) {
+    float r_out[N];
+    for (int r = 0; r < a.n_rows; ++r) {
+        const uint8_t* w = a.w + static_cast<std::size_t>(r) * a.w_stride;
+        if constexpr (T == TensorType::Q6_K) {
+            dot_q6k<N>(w, acts, a.nb, r_out);
+        } else {
+            dot_q45k<T == TensorType::Q5_K, N>(w, acts, a.nb, r_out);
+        }
+        for (int t = 0; t < N; ++t) outs[t][r] = r_out[t];
+    }
+}
+
+// Tokens in groups of up to 4 (the weight rows of the tile stay in cache meanwhile).
 template <TensorType T>
 void gemm_k(const GemmArgs& a) {
-    for (int t = 0; t < a.n_tokens; ++t) {
-        const uint8_t* row = a.act + static_cast<std::size_t>(t) * a.act_stride;
-        const auto* qa = reinterpret_cast<const int8_t*>(row);
-        const auto* bsums = reinterpret_cast<const int16_t*>(row + q8k_bsums_offset(a.nb));
-        const auto* da = reinterpret_cast<const float*>(row + q8k_d_offset(a.nb));
-        float* out = a.out + static_cast<std::size_t>(t) * a.out_stride;
-        for (int r = 0; r < a.n_rows; ++r) {
-            const uint8_t* w = a.w + static_cast<std::size_t>(r) * a.w_stride;
-            if constexpr (T == TensorType::Q6_K) {
-                out[r] = dot_q6k(w, qa, bsums, da, a.nb);
-            } else {
-                out[r] = dot_q45k<T == TensorType::Q5_K>(w, qa, bsums, da, a.nb);
-            }
+    constexpr int kTokens = 4;
+    for (int t0 = 0; t0 < a.n_tokens; t0 += kTokens) {
+        const int n = std::min(kTokens, a.n_tokens - t0);
+        TokenAct acts[kTokens];
+        float* outs[kTokens];
+        for (int i = 0; i < n; ++i) {
+            const uint8_t* row = a.act + static_cast<std::size_t>(t0 + i) * a.act_stride;
+            acts[i] = {reinterpret_cast<const int8_t*>(row),
+                       reinterpret_cast<const int16_t*>(row + q8k_bsums_offset(a.nb)),
+                       reinterpret_cast<const float*>(row + q8k_d_offset(a.nb))};
+            outs[i] = a.out + static_cast<std::size_t>(t0 + i) * a.out_stride;
+        }
+        switch (n) {
+            case 4:
+                rows_x_tokens<T, 4>(a, acts, outs);
+                break;
+            case 3:
+                rows_x_tokens<T, 3>(a, acts, outs);
+                break;
+            case 2:
+                rows_x_tokens<T, 2>(a, acts, outs);
+                break;
+            default:
+                rows_x_tokens<T, 1>(a, acts, outs);
+                break;
         }
     }
 }

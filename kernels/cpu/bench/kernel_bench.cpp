@@ -3,6 +3,7 @@
 // layers, Q4_1 weights, Q8_0 tied output 49152 × 576).
 //
 //   hearth-kernel-bench [--threads N] [--scalar] [--quick]
+//   hearth-kernel-bench --bandwidth [--threads N]   memory bandwidth (read and triad), GB/s
 //
 // "hot": the same matrix every call (it stays in cache). "cold": rotating over enough
 // copies to exceed the last-level cache, as decode streams all weights once per token.
@@ -19,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "cpu/bench/memory_bandwidth.h"
 #include "cpu/cpu_backend.h"
 #include "quant/fp16.h"
 
@@ -66,7 +68,7 @@ double time_us(int reps, F&& fn) {
 
 int main(int argc, char** argv) {
     int threads = 2;
-    bool scalar = false, quick = false, attention_only = false;
+    bool scalar = false, quick = false, attention_only = false, bandwidth = false;
     int only_ctx = 0, only_q_len = 0;  // --ctx / --q-len: one attention shape
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -76,6 +78,8 @@ int main(int argc, char** argv) {
             scalar = true;
         } else if (a == "--quick") {
             quick = true;
+        } else if (a == "--bandwidth") {
+            bandwidth = true;
         } else if (a == "--attention") {
             attention_only = true;
         } else if (a == "--ctx" && i + 1 < argc) {
@@ -85,10 +89,16 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr,
                          "usage: %s [--threads N] [--scalar] [--quick] [--attention [--ctx N] "
-                         "[--q-len N]]\n",
+                         "[--q-len N]] [--bandwidth]\n",
                          argv[0]);
             return 2;
         }
+    }
+    if (bandwidth) {
+        const auto bw = hearth::kernels::bench::measure_memory_bandwidth(threads, 512u << 20, 5);
+        std::printf("{\"threads\": %d, \"read_gb_per_s\": %.2f, \"triad_gb_per_s\": %.2f}\n",
+                    threads, bw.read_gb_per_s, bw.triad_gb_per_s);
+        return 0;
     }
     CpuBackend be(threads, scalar ? hearth::kernels::cpu::SimdLevel::Scalar
                                   : hearth::kernels::cpu::SimdLevel::Auto);

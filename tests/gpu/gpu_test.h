@@ -7,10 +7,13 @@
 #include <QString>
 #include <QtTest>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include "cuda/cuda_buffer.h"
 #include "cuda/cuda_device.h"
 
 namespace hearth::test {
@@ -18,6 +21,28 @@ namespace hearth::test {
 inline bool gpu_required() {
     const char* v = std::getenv("HEARTH_REQUIRE_GPU");
     return v && *v && std::strcmp(v, "0") != 0;
+}
+
+// A copy of `host` in device memory (at least one element, so that empty inputs still
+// get a valid pointer); aborts the test binary if the device refuses.
+template <typename T>
+gpu::DeviceBuffer<T> on_device(const std::vector<T>& host) {
+    gpu::DeviceBuffer<T> d;
+    if (d.allocate(std::max<size_t>(host.size(), 1)) != cudaSuccess ||
+        (!host.empty() && cudaMemcpy(d.data(), host.data(), host.size() * sizeof(T),
+                                     cudaMemcpyHostToDevice) != cudaSuccess))
+        qFatal("device copy failed");
+    return d;
+}
+
+// The first n elements of a device buffer on the host.
+template <typename T>
+std::vector<T> to_host(const gpu::DeviceBuffer<T>& d, size_t n) {
+    std::vector<T> host(n);
+    if (n > 0 &&
+        cudaMemcpy(host.data(), d.data(), n * sizeof(T), cudaMemcpyDeviceToHost) != cudaSuccess)
+        qFatal("host copy failed");
+    return host;
 }
 
 }  // namespace hearth::test

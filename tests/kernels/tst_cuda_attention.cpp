@@ -387,15 +387,7 @@ class TstCudaAttention : public QObject {
 
 namespace {
 
-template <typename T>
-g::DeviceBuffer<T> on_device(const std::vector<T>& host) {
-    g::DeviceBuffer<T> d;
-    if (d.allocate(std::max<size_t>(host.size(), 1)) != cudaSuccess ||
-        (!host.empty() && cudaMemcpy(d.data(), host.data(), host.size() * sizeof(T),
-                                     cudaMemcpyHostToDevice) != cudaSuccess))
-        qFatal("device copy failed");
-    return d;
-}
+using hearth::test::on_device;
 
 // A Cache's K, V and block tables on the device.
 struct DeviceCache {

@@ -30,23 +30,8 @@ std::vector<float> random_floats(std::mt19937& rng, size_t n, float lo = -3.0f, 
     return v;
 }
 
-template <typename T>
-g::DeviceBuffer<T> on_device(const std::vector<T>& host) {
-    g::DeviceBuffer<T> d;
-    if (d.allocate(host.size()) != cudaSuccess ||
-        cudaMemcpy(d.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice) !=
-            cudaSuccess)
-        qFatal("device copy failed");
-    return d;
-}
-
-template <typename T>
-std::vector<T> to_host(const g::DeviceBuffer<T>& d, size_t n) {
-    std::vector<T> host(n);
-    if (cudaMemcpy(host.data(), d.data(), n * sizeof(T), cudaMemcpyDeviceToHost) != cudaSuccess)
-        qFatal("host copy failed");
-    return host;
-}
+using hearth::test::on_device;
+using hearth::test::to_host;
 
 }  // namespace
 

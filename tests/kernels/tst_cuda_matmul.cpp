@@ -102,15 +102,7 @@ bool close(const std::vector<float>& got, const std::vector<double>& want,
     return true;
 }
 
-template <typename T>
-g::DeviceBuffer<T> on_device(const std::vector<T>& host) {
-    g::DeviceBuffer<T> d;
-    if (d.allocate(host.size()) != cudaSuccess ||
-        cudaMemcpy(d.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice) !=
-            cudaSuccess)
-        qFatal("device copy failed");
-    return d;
-}
+using hearth::test::on_device;
 
 // One device product; out has n_tokens · rows floats.
 std::vector<float> run_device(const Matrix& m, const std::vector<float>& x, int32_t n,

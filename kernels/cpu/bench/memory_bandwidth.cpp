@@ -52,8 +52,8 @@ Bandwidth measure_memory_bandwidth(int threads, std::size_t bytes_per_array, int
         });
         best.read_gb_per_s =
             std::max(best.read_gb_per_s, static_cast<double>(n * sizeof(double)) / read_s / 1e9);
-        best.triad_gb_per_s = std::max(best.triad_gb_per_s,
-                                       3.0 * static_cast<double>(n * sizeof(double)) / triad_s / 1e9);
+        best.triad_gb_per_s = std::max(
+            best.triad_gb_per_s, 3.0 * static_cast<double>(n * sizeof(double)) / triad_s / 1e9);
     }
     // Keep the sums alive.
     volatile double sink = 0;

@@ -148,29 +148,29 @@ std::unique_ptr<gguf::GgufFile> synthetic(SyntheticModelSpec spec) {
     return std::move(file).value();
 }
 
-SyntheticModelSpec smollm_shape(quant::TensorType type) {
+SyntheticModelSpec shape(int32_t embd, int32_t layers, int32_t heads, int32_t kv_heads, int32_t ff,
+                         quant::TensorType type, uint32_t seed) {
     SyntheticModelSpec s;
-    s.n_embd = 576;
-    s.n_layer = 8;  // the default model has 30; the width and heads are what kernels see
-    s.n_head = 9;
-    s.n_head_kv = 3;
-    s.n_ff = 1536;
+    s.n_embd = embd;
+    s.n_layer = layers;
+    s.n_head = heads;
+    s.n_head_kv = kv_heads;
+    s.n_ff = ff;
     s.weight_type = type;
-    s.embedding_type = type;
-    s.seed = 7;
+    s.seed = seed;
     return s;
 }
 
-SyntheticModelSpec kquant_shape(quant::TensorType type) {
-    SyntheticModelSpec s;
-    s.n_embd = 512;
-    s.n_layer = 4;
-    s.n_head = 8;
-    s.n_head_kv = 2;
-    s.n_ff = 1536;
-    s.weight_type = type;
-    s.seed = 9;
+// The default model's width and heads (it has 30 layers; the kernels see the widths).
+SyntheticModelSpec smollm_shape(quant::TensorType type) {
+    SyntheticModelSpec s = shape(576, 8, 9, 3, 1536, type, 7);
+    s.embedding_type = type;
     return s;
+}
+
+// GQA 4, K-quant friendly widths.
+SyntheticModelSpec kquant_shape(quant::TensorType type) {
+    return shape(512, 4, 8, 2, 1536, type, 9);
 }
 
 // A prompt's logits in one step vs in three chunks (the last beside another sequence's
@@ -207,16 +207,9 @@ QString check_invariance(const gguf::GgufFile& file, kernels::Backend& backend, 
     return {};
 }
 
+// Small enough for the host twins.
 SyntheticModelSpec small_shape(quant::TensorType type) {
-    SyntheticModelSpec s;
-    s.n_embd = 256;
-    s.n_layer = 2;
-    s.n_head = 8;
-    s.n_head_kv = 2;
-    s.n_ff = 512;
-    s.weight_type = type;
-    s.seed = 13;
-    return s;
+    return shape(256, 2, 8, 2, 512, type, 13);
 }
 
 }  // namespace

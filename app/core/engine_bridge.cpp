@@ -102,6 +102,12 @@ std::shared_ptr<LoadedEngine> load_engine(const QString& path, EngineConfig conf
     auto engine = Engine::create(config);
     if (!engine) {
         loaded->error = QString::fromStdString(engine.message());
+        // An explicit GPU that cannot be used is an error, not a silent CPU; say where the
+        // choice is made, or the user is left with a good model that will not open.
+        if (config.device.rfind("cuda", 0) == 0 && engine.message().rfind("cuda", 0) == 0)
+            loaded->error += QStringLiteral(
+                "\n\nHearth is set to run on an NVIDIA GPU (Settings, Backend: cuda). Choose "
+                "auto or cpu there to run on the CPU.");
         return loaded;
     }
     loaded->engine = std::move(engine).value();

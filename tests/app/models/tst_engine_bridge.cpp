@@ -12,6 +12,8 @@
 #include "app_fixture.h"
 #include "chat/prompt_builder.h"
 #include "core/app_settings.h"
+#include "device.h"
+#include "engine.h"
 #include "model_inspector.h"
 #include "tokenizer/tokenizer.h"
 
@@ -52,6 +54,29 @@ class TestEngineBridge : public QObject {
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 4, kLoadTimeoutMs);
         QVERIFY(bridge.loaded());
         QVERIFY(!bridge.errorString().isEmpty());
+    }
+
+    // Backend "cuda" on a machine whose GPU cannot be used (here: no driver): the model does
+    // not open, and the error says why and where to choose the CPU; cpu then opens it.
+    void cudaSettingWithoutGpuSaysWhereToChange() {
+        if (hearth::engine_cuda_support().inference && !hearth::list_gpus().devices.empty())
+            QSKIP("a CUDA device is present");
+        AppSettings settings(fixture_.path(QStringLiteral("cuda-settings.ini")));
+        settings.setBackend(QStringLiteral("cuda"));
+        EngineBridge bridge;
+        bridge.setSettings(&settings);
+        QSignalSpy finished(&bridge, &EngineBridge::loadFinished);
+        bridge.load(fixture_.model_path());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLoadTimeoutMs);
+        QVERIFY(!bridge.loaded());
+        QVERIFY2(bridge.errorString().startsWith(QLatin1String("cuda")),
+                 qPrintable(bridge.errorString()));
+        QVERIFY2(bridge.errorString().contains(QLatin1String("Settings, Backend")),
+                 qPrintable(bridge.errorString()));
+        settings.setBackend(QStringLiteral("cpu"));
+        bridge.load(fixture_.model_path());
+        QTRY_VERIFY_WITH_TIMEOUT(bridge.loaded(), kLoadTimeoutMs);
+        QVERIFY(bridge.errorString().isEmpty());
     }
 
     // The user's engine settings reach the engine the bridge creates (and a change

@@ -79,10 +79,14 @@ GpuInventory list_gpus() {
 }
 
 Result<DeviceChoice> choose_device(const DeviceRequest& request, const GpuInventory& gpus,
-                                   std::uint64_t bytes_needed, bool cuda_inference) {
+                                   std::uint64_t bytes_needed, const CudaSupport& cuda) {
     DeviceChoice cpu;
     cpu.description = "cpu";
     if (!request.automatic && request.kind == DeviceKind::Cpu) return cpu;
+    if (request.automatic && !cuda.automatic) {
+        cpu.cpu_reason = cuda.auto_reason;
+        return cpu;
+    }
 
     // Why no device (the driver's answer, or none listed).
     std::string none = gpus.problem;
@@ -90,6 +94,7 @@ Result<DeviceChoice> choose_device(const DeviceRequest& request, const GpuInvent
 
     if (!request.automatic) {  // cuda or cuda:N: an error when it cannot be met
         const std::string asked = device_request_name(request);
+        if (!cuda.inference) return make_error(asked + ": this build cannot run inference on CUDA");
         if (!none.empty()) return make_error(asked + ": " + none);
         const GpuDevice* gpu = nullptr;
         if (request.index >= 0) {
@@ -108,9 +113,6 @@ Result<DeviceChoice> choose_device(const DeviceRequest& request, const GpuInvent
         }
         if (const std::string why = unusable(*gpu, bytes_needed); !why.empty())
             return make_error(gpu_label(*gpu) + ": " + why);
-        if (!cuda_inference)
-            return make_error(gpu_label(*gpu) +
-                              ": this build cannot run inference on CUDA yet (CPU only)");
         return DeviceChoice{DeviceKind::Cuda, gpu->index, gpu_label(*gpu), {}};
     }
 
@@ -122,14 +124,7 @@ Result<DeviceChoice> choose_device(const DeviceRequest& request, const GpuInvent
     std::string reasons;
     for (const GpuDevice& g : gpus.devices) {
         const std::string why = unusable(g, bytes_needed);
-        if (why.empty()) {
-            if (!cuda_inference) {
-                cpu.cpu_reason =
-                    gpu_label(g) + " found, but this build cannot run inference on CUDA yet";
-                return cpu;
-            }
-            return DeviceChoice{DeviceKind::Cuda, g.index, gpu_label(g), {}};
-        }
+        if (why.empty()) return DeviceChoice{DeviceKind::Cuda, g.index, gpu_label(g), {}};
         if (!reasons.empty()) reasons += "; ";
         reasons += gpu_label(g) + ": " + why;
     }

@@ -48,10 +48,20 @@ struct DeviceChoice {
     std::string cpu_reason;   // auto chose the CPU: why (empty otherwise)
 };
 
+// What this build may do with CUDA: run inference on it at all, and let `auto` choose it
+// (not until the CUDA backend has been verified on a GPU; an explicit "cuda" may); when
+// auto may not, auto_reason says why (the engine's answer: engine_cuda_support()).
+struct CudaSupport {
+    bool inference = false;
+    bool automatic = false;
+    std::string auto_reason;
+};
+
 // bytes_needed: what the engine would place on the device (weights and KV cache).
-// cuda_inference: whether the engine can run on CUDA at all in this build.
+// When auto may not choose CUDA, auto is the CPU with cuda.auto_reason and the inventory
+// is not looked at (the engine then does not ask the driver at all).
 Result<DeviceChoice> choose_device(const DeviceRequest& request, const GpuInventory& gpus,
-                                   std::uint64_t bytes_needed, bool cuda_inference);
+                                   std::uint64_t bytes_needed, const CudaSupport& cuda);
 
 // "4.5 GiB": bytes in GiB with one decimal, for messages.
 std::string gib_text(std::uint64_t bytes);

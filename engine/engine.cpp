@@ -37,26 +37,23 @@ constexpr const char* kUnverifiedReason =
     "the CUDA backend has not yet been verified on a GPU; choose the device \"cuda\" to try it";
 
 // The device for `config`. The driver is asked only when CUDA may be chosen (listing
-// creates a context, and its memory, on every GPU).
+// creates a context, and its memory, on every GPU); otherwise choose_device() answers
+// from the policy alone.
 Result<DeviceChoice> choose_engine_device(const EngineConfig& config, const gguf::GgufFile& file) {
     auto request = parse_device(config.device);
     if (!request) return request.error();
     const CudaSupport cuda = engine_cuda_support();
-    GpuInventory gpus;  // not asked when the CPU was chosen: no CUDA context is made
+    const bool may_use_cuda =
+        cuda.inference && (request->automatic ? cuda.automatic : request->kind == DeviceKind::Cuda);
+    GpuInventory gpus;
     std::uint64_t needed = 0;
-    if (request->automatic || request->kind == DeviceKind::Cuda) {
-        if (!cuda.inference) {
-            gpus.problem = "this build cannot run inference on CUDA";
-        } else if (request->automatic && !cuda.automatic) {
-            gpus.problem = cuda.auto_reason;
-        } else {
-            auto mc = ModelConfig::from_gguf(file);
-            if (!mc) return make_error(config.model_path + ": " + mc.message());
-            needed = vram_bytes_needed(vram_needs(config, *mc, file.file_size()));
-            gpus = list_gpus();
-        }
+    if (may_use_cuda) {
+        auto mc = ModelConfig::from_gguf(file);
+        if (!mc) return make_error(config.model_path + ": " + mc.message());
+        needed = vram_bytes_needed(vram_needs(config, *mc, file.file_size()));
+        gpus = list_gpus();
     }
-    auto choice = choose_device(*request, gpus, needed, kCudaInference);
+    auto choice = choose_device(*request, gpus, needed, cuda);
     if (choice && !choice->cpu_reason.empty())
         log::get("engine")->info("device: the CPU ({})", choice->cpu_reason);
     return choice;

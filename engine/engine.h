@@ -164,14 +164,8 @@ class Engine {
 
 const char* pin_state_name(PinState s);
 
-// CUDA in this build: whether the engine can run inference on it, and whether `auto` may
-// choose it; when not, auto_reason says why auto stays on the CPU ("cuda" still chooses
-// it explicitly). For `hearth-cli info --devices` and the engine's own choice.
-struct CudaSupport {
-    bool inference = false;
-    bool automatic = false;
-    std::string auto_reason;
-};
+// What the engine may do with CUDA in this build (engine/device.h), for choose_device():
+// the engine's own choice and `hearth-cli info --devices`.
 CudaSupport engine_cuda_support();
 
 // What the engine would place on a GPU for `config` and a model (engine/vram_plan.h): the

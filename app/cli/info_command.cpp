@@ -58,14 +58,7 @@ int run_devices(bool json) {
     const GpuInventory gpus = list_gpus();
     // What auto would choose for a small model (the model's own needs are checked when
     // an engine starts): this build's answer, or the reason it runs on the CPU.
-    const CudaSupport cuda = engine_cuda_support();
-    auto choice = choose_device(DeviceRequest{}, gpus, 0, cuda.inference);
-    if (choice && choice->kind == DeviceKind::Cuda && !cuda.automatic) {
-        choice->kind = DeviceKind::Cpu;
-        choice->index = -1;
-        choice->description = "cpu";
-        choice->cpu_reason = cuda.auto_reason;
-    }
+    auto choice = choose_device(DeviceRequest{}, gpus, 0, engine_cuda_support());
     if (json) {
         QJsonObject out;
         out["cuda_built"] = gpus.cuda_built;

@@ -63,11 +63,18 @@ class TestDevice : public QObject {
         }
     }
 
+    // The policies choose_device() is asked with.
+    static CudaSupport cuda_on() { return {true, true, {}}; }
+    static CudaSupport explicit_only() {
+        return {true, false, "the CUDA backend has not yet been verified on a GPU"};
+    }
+    static CudaSupport no_cuda() { return {false, false, "this build has no CUDA backend"}; }
+
     void autoFallsBackToTheCpuAndSaysWhy() {
         struct Case {
             const char* name;
             GpuInventory gpus;
-            bool cuda_inference;
+            CudaSupport cuda;
             const char* reason;  // a part of cpu_reason
         };
         const std::vector<Case> cases = {
@@ -75,28 +82,29 @@ class TestDevice : public QObject {
              inventory({},
                        "cudaGetDeviceCount: cudaErrorInsufficientDriver (CUDA driver version "
                        "is insufficient for CUDA runtime version)"),
-             true, "cudaErrorInsufficientDriver"},
-            {"no device", inventory({}, "the CUDA driver reports no devices"), true,
+             cuda_on(), "cudaErrorInsufficientDriver"},
+            {"no device", inventory({}, "the CUDA driver reports no devices"), cuda_on(),
              "reports no devices"},
-            {"listed none", inventory({}), true, "no CUDA device"},
+            {"listed none", inventory({}), cuda_on(), "no CUDA device"},
             {"not built",
              [] {
                  GpuInventory inv;
                  inv.problem = "this build has no CUDA support";
                  return inv;
              }(),
-             true, "no CUDA support"},
-            {"too little memory", inventory({gpu(0, 2)}), true,
+             cuda_on(), "no CUDA support"},
+            {"too little memory", inventory({gpu(0, 2)}), cuda_on(),
              "not enough free memory: 2.0 GiB free, 6.0 GiB needed"},
-            {"architecture", inventory({gpu(0, 40, false)}), true,
+            {"architecture", inventory({gpu(0, 40, false)}), cuda_on(),
              "no kernels for its architecture"},
-            {"device error", inventory({gpu(0, 40, true, "cannot use the device: busy")}), true,
-             "cannot use the device: busy"},
-            {"no CUDA inference", inventory({gpu(0, 40)}), false,
-             "cannot run inference on CUDA yet"},
+            {"device error", inventory({gpu(0, 40, true, "cannot use the device: busy")}),
+             cuda_on(), "cannot use the device: busy"},
+            {"no CUDA inference", inventory({gpu(0, 40)}), no_cuda(), "no CUDA backend"},
+            // auto may not choose CUDA yet: the CPU and why, even with a device that fits.
+            {"not verified", inventory({gpu(0, 40)}), explicit_only(), "not yet been verified"},
         };
         for (const Case& c : cases) {
-            auto choice = choose_device(request("auto"), c.gpus, 6 * kGiB, c.cuda_inference);
+            auto choice = choose_device(request("auto"), c.gpus, 6 * kGiB, c.cuda);
             QVERIFY2(choice, c.name);
             QVERIFY2(choice->kind == DeviceKind::Cpu, c.name);
             QCOMPARE(choice->description, std::string("cpu"));
@@ -105,7 +113,7 @@ class TestDevice : public QObject {
         }
         // Every device's reason is given when none fits.
         auto both = choose_device(request("auto"), inventory({gpu(0, 1), gpu(1, 40, false)}),
-                                  6 * kGiB, true);
+                                  6 * kGiB, cuda_on());
         QVERIFY(both && both->kind == DeviceKind::Cpu);
         QVERIFY(both->cpu_reason.find("cuda:0") != std::string::npos);
         QVERIFY(both->cpu_reason.find("cuda:1") != std::string::npos);
@@ -113,7 +121,7 @@ class TestDevice : public QObject {
 
     void autoTakesTheFirstDeviceThatFits() {
         auto choice =
-            choose_device(request("auto"), inventory({gpu(0, 2), gpu(1, 40)}), 6 * kGiB, true);
+            choose_device(request("auto"), inventory({gpu(0, 2), gpu(1, 40)}), 6 * kGiB, cuda_on());
         QVERIFY(choice);
         QVERIFY(choice->kind == DeviceKind::Cuda);
         QCOMPARE(choice->index, 1);
@@ -122,28 +130,31 @@ class TestDevice : public QObject {
     }
 
     void cpuIsAlwaysTheCpu() {
-        auto choice = choose_device(request("cpu"), inventory({gpu(0, 40)}), 6 * kGiB, true);
+        auto choice = choose_device(request("cpu"), inventory({gpu(0, 40)}), 6 * kGiB, cuda_on());
         QVERIFY(choice && choice->kind == DeviceKind::Cpu && choice->cpu_reason.empty());
     }
 
     // An explicit CUDA choice that cannot be met is an error that says why.
     void explicitCudaIsAnErrorWhenItCannotBeMet() {
         const GpuInventory two = inventory({gpu(0, 2), gpu(1, 40)});
-        auto missing = choose_device(request("cuda:5"), two, kGiB, true);
+        auto missing = choose_device(request("cuda:5"), two, kGiB, cuda_on());
         QVERIFY(!missing);
         QVERIFY(missing.message().find("no such device (2 found)") != std::string::npos);
-        auto small = choose_device(request("cuda:0"), two, 6 * kGiB, true);
+        auto small = choose_device(request("cuda:0"), two, 6 * kGiB, cuda_on());
         QVERIFY(!small);
         QVERIFY(small.message().find("not enough free memory") != std::string::npos);
-        auto first_fit = choose_device(request("cuda"), two, 6 * kGiB, true);
+        auto first_fit = choose_device(request("cuda"), two, 6 * kGiB, cuda_on());
         QVERIFY(first_fit && first_fit->kind == DeviceKind::Cuda && first_fit->index == 1);
-        auto no_driver = choose_device(request("cuda"),
-                                       inventory({}, "cudaGetDeviceCount: no driver"), kGiB, true);
+        auto no_driver = choose_device(
+            request("cuda"), inventory({}, "cudaGetDeviceCount: no driver"), kGiB, cuda_on());
         QVERIFY(!no_driver);
         QVERIFY(no_driver.message().find("cuda: cudaGetDeviceCount: no driver") == 0);
-        auto not_yet = choose_device(request("cuda:1"), two, kGiB, false);
-        QVERIFY(!not_yet);
-        QVERIFY(not_yet.message().find("cannot run inference on CUDA yet") != std::string::npos);
+        auto not_built = choose_device(request("cuda:1"), two, kGiB, no_cuda());
+        QVERIFY(!not_built);
+        QVERIFY(not_built.message().find("cannot run inference on CUDA") != std::string::npos);
+        // An explicit device is taken when auto may not choose one yet.
+        auto chosen = choose_device(request("cuda:1"), two, kGiB, explicit_only());
+        QVERIFY(chosen && chosen->kind == DeviceKind::Cuda && chosen->index == 1);
     }
 
     // VRAM planning: the KV cache gets what is left of the usable memory, in whole blocks;
@@ -208,7 +219,7 @@ class TestDevice : public QObject {
             qInfo("  cuda:%d %s, %s%s%s", g.index, g.name.c_str(), describe_gpu(g).c_str(),
                   g.problem.empty() ? "" : ": ", g.problem.c_str());
         QVERIFY(gpus.devices.empty() != gpus.problem.empty());
-        auto choice = choose_device(request("auto"), gpus, kGiB, false);
+        auto choice = choose_device(request("auto"), gpus, kGiB, explicit_only());
         QVERIFY(choice);
         QVERIFY(choice->kind == DeviceKind::Cpu);
         QVERIFY(!choice->cpu_reason.empty());

@@ -9,32 +9,13 @@
 #include "cuda/elementwise.h"
 #include "cuda/matmul.h"
 #include "cuda/top_k.h"
+#include "host_memory.h"
 
 namespace hearth::kernels {
 namespace {
 
-class TwinBuffer final : public Buffer {
-  public:
-    explicit TwinBuffer(std::size_t bytes) : data_(bytes / sizeof(double) + 1), bytes_(bytes) {}
-    void* data() override { return data_.data(); }
-    std::size_t bytes() const override { return bytes_; }
-
-  private:
-    std::vector<double> data_;  // double: aligned for every element type
-    std::size_t bytes_;
-};
-
-class TwinWeight final : public Weight {
-  public:
-    explicit TwinWeight(const WeightSource& s) : Weight(s.type, s.rows, s.cols), data_(s.data) {}
-    const void* data() const { return data_; }
-
-  private:
-    const void* data_;  // the mapped file
-};
-
 const void* data_of(const Weight& w) {
-    return static_cast<const TwinWeight&>(w).data();
+    return HostWeight::of(w).data();
 }
 
 void check(bool ok, const char* op) {
@@ -47,16 +28,18 @@ class TwinBackend final : public Backend {
   public:
     std::string name() const override { return "cuda kernels on the host"; }
     std::unique_ptr<Buffer> alloc(std::size_t bytes) override {
-        return std::make_unique<TwinBuffer>(bytes);
+        return std::make_unique<HostBuffer>(bytes);
     }
     void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) override {
         std::memcpy(static_cast<char*>(dst.data()) + offset, src, bytes);
     }
     void download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) override {
-        std::memcpy(dst, static_cast<const char*>(const_cast<Buffer&>(src).data()) + offset, bytes);
+        std::memcpy(dst,
+                    static_cast<const char*>(static_cast<const HostBuffer&>(src).cdata()) + offset,
+                    bytes);
     }
     std::unique_ptr<Weight> load_weight(const WeightSource& source) override {
-        return std::make_unique<TwinWeight>(source);
+        return std::make_unique<HostWeight>(source);
     }
     void synchronize() override {}
 

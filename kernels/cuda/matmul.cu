@@ -9,6 +9,7 @@
 
 #include "cuda/matmul.h"
 #include "cuda/quant_decode.cuh"
+#include "quant/quantize.h"
 
 namespace hearth::gpu {
 
@@ -187,7 +188,7 @@ cudaError_t matmul_cuda(TensorType type, const void* d_w, int64_t rows, int64_t 
                         MatmulMode mode, cudaStream_t stream) {
     if (!valid_call(type, d_w, rows, cols, d_x, n_tokens, d_out)) return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
-    const int64_t row_bytes = decode::row_bytes(type, cols);
+    const int64_t row_bytes = quant::quantized_size(type, cols);  // valid: checked above
     const auto* w = static_cast<const uint8_t*>(d_w);
     const MatmulKernel kernel = matmul_kernel_for(mode, n_tokens);
     decode::with_type(type, [&](auto tag) {
@@ -215,7 +216,7 @@ bool matmul_on_host(TensorType type, const void* w, int64_t rows, int64_t cols, 
                     int32_t n_tokens, float* out, const float* bias, MatmulKernel kernel) {
     if (!valid_call(type, w, rows, cols, x, n_tokens, out)) return false;
     if (n_tokens == 0) return true;
-    const int64_t row_bytes = decode::row_bytes(type, cols);
+    const int64_t row_bytes = quant::quantized_size(type, cols);  // valid: checked above
     const auto* wb = static_cast<const uint8_t*>(w);
     return decode::with_type(type, [&](auto tag) {
         constexpr TensorType T = decltype(tag)::value;

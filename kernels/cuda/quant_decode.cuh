@@ -142,34 +142,6 @@ __host__ __device__ __forceinline__ void decode16(const void* row, int64_t g, in
     }
 }
 
-// Bytes of one row of `cols` elements (a whole number of blocks).
-__host__ __device__ __forceinline__ int64_t row_bytes(TensorType t, int64_t cols) {
-    switch (t) {
-        case TensorType::F32:
-            return 4 * cols;
-        case TensorType::F16:
-        case TensorType::BF16:
-            return 2 * cols;
-        case TensorType::Q4_0:
-            return cols / 32 * static_cast<int64_t>(sizeof(quant::BlockQ4_0));
-        case TensorType::Q4_1:
-            return cols / 32 * static_cast<int64_t>(sizeof(quant::BlockQ4_1));
-        case TensorType::Q5_0:
-            return cols / 32 * static_cast<int64_t>(sizeof(quant::BlockQ5_0));
-        case TensorType::Q5_1:
-            return cols / 32 * static_cast<int64_t>(sizeof(quant::BlockQ5_1));
-        case TensorType::Q8_0:
-            return cols / 32 * static_cast<int64_t>(sizeof(quant::BlockQ8_0));
-        case TensorType::Q4_K:
-            return cols / 256 * static_cast<int64_t>(sizeof(quant::BlockQ4_K));
-        case TensorType::Q5_K:
-            return cols / 256 * static_cast<int64_t>(sizeof(quant::BlockQ5_K));
-        case TensorType::Q6_K:
-            return cols / 256 * static_cast<int64_t>(sizeof(quant::BlockQ6_K));
-    }
-    return 0;
-}
-
 // Calls f(std::integral_constant<TensorType, T>{}) for `type`; false for an unknown type.
 template <typename F>
 bool with_type(TensorType type, F&& f) {

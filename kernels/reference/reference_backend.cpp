@@ -1,36 +1,15 @@
 #include "reference/reference_backend.h"
 
 #include <cstring>
-#include <vector>
 
+#include "host_memory.h"
 #include "reference/reference_ops.h"
 
 namespace hearth::kernels {
 namespace {
 
-class HostBuffer final : public Buffer {
-  public:
-    explicit HostBuffer(std::size_t bytes) : data_(bytes / sizeof(double) + 1), bytes_(bytes) {}
-    void* data() override { return data_.data(); }
-    std::size_t bytes() const override { return bytes_; }
-
-  private:
-    std::vector<double> data_;  // double: suitably aligned for every element type
-    std::size_t bytes_;
-};
-
-class ReferenceWeight final : public Weight {
-  public:
-    explicit ReferenceWeight(const WeightSource& s)
-        : Weight(s.type, s.rows, s.cols), data_(s.data) {}
-    reference::WeightRef ref() const { return {type_, rows_, cols_, data_}; }
-
-  private:
-    const void* data_;  // the mapped file
-};
-
-const ReferenceWeight& ref(const Weight& w) {
-    return static_cast<const ReferenceWeight&>(w);
+reference::WeightRef ref(const Weight& w) {
+    return {w.type(), w.rows(), w.cols(), HostWeight::of(w).data()};
 }
 
 class ReferenceBackend final : public Backend {
@@ -43,14 +22,16 @@ class ReferenceBackend final : public Backend {
         std::memcpy(static_cast<char*>(dst.data()) + offset, src, bytes);
     }
     void download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) override {
-        std::memcpy(dst, static_cast<const char*>(const_cast<Buffer&>(src).data()) + offset, bytes);
+        std::memcpy(dst,
+                    static_cast<const char*>(static_cast<const HostBuffer&>(src).cdata()) + offset,
+                    bytes);
     }
     std::unique_ptr<Weight> load_weight(const WeightSource& source) override {
-        return std::make_unique<ReferenceWeight>(source);
+        return std::make_unique<HostWeight>(source);
     }
     void synchronize() override {}
     void embed(const Weight& t, const int32_t* ids, int32_t n, float* out) override {
-        reference::embed(ref(t).ref(), ids, n, out);
+        reference::embed(ref(t), ids, n, out);
     }
     void rms_norm(const float* x, const float* w, int32_t rows, int32_t n, float eps,
                   float* out) override {
@@ -58,7 +39,7 @@ class ReferenceBackend final : public Backend {
     }
     void matmul(const Weight& w, const float* x, int32_t n_tokens, float* out,
                 const float* bias) override {
-        reference::matmul(ref(w).ref(), x, n_tokens, out, bias);
+        reference::matmul(ref(w), x, n_tokens, out, bias);
     }
     void rope(float* x, const int32_t* pos, int32_t n_tokens, int32_t n_heads, int32_t head_dim,
               const RopeParams& p) override {

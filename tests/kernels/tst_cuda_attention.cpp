@@ -178,6 +178,13 @@ struct Many {
     }
 };
 
+// Sequence 4's 700-position prompt in steps of 1 to 296 rows, some in company, crossing
+// the 256-position chunk edges: each step's parts (sequence, first row, end row).
+std::vector<std::vector<Part>> prompt_pieces() {
+    return {{{4, 0, 1}},     {{4, 1, 4}, {0, 0, 1}},         {{4, 4, 254}},   {{4, 254, 259}},
+            {{4, 259, 260}}, {{1, 200, 255}, {4, 260, 556}}, {{4, 556, 699}}, {{4, 699, 700}}};
+}
+
 }  // namespace
 
 class TstCudaAttention : public QObject {
@@ -253,10 +260,7 @@ class TstCudaAttention : public QObject {
             // in company; rows of the one-step prompt against the pieces.
             const Step whole(c, {{4, 0, 700}});
             const Rows one = by_position(c, whole, run_host(c, whole, AttentionShape::Planned));
-            const std::vector<std::vector<Part>> pieces = {
-                {{4, 0, 1}},     {{4, 1, 4}, {0, 0, 1}},         {{4, 4, 254}},   {{4, 254, 259}},
-                {{4, 259, 260}}, {{1, 200, 255}, {4, 260, 556}}, {{4, 556, 699}}, {{4, 699, 700}}};
-            for (const auto& ps : pieces) {
+            for (const auto& ps : prompt_pieces()) {
                 const Step st(c, ps);
                 QVERIFY2(
                     same_rows(one, by_position(c, st, run_host(c, st, AttentionShape::Planned)),
@@ -483,10 +487,7 @@ void TstCudaAttention::deviceIsBatchInvariant() {
         }
         const Step whole(c, {{4, 0, 700}});
         const Rows one = by_position(c, whole, run_device(c, dc, whole, AttentionShape::Planned));
-        const std::vector<std::vector<Part>> pieces = {
-            {{4, 0, 1}},     {{4, 1, 4}, {0, 0, 1}},         {{4, 4, 254}},   {{4, 254, 259}},
-            {{4, 259, 260}}, {{1, 200, 255}, {4, 260, 556}}, {{4, 556, 699}}, {{4, 699, 700}}};
-        for (const auto& ps : pieces) {
+        for (const auto& ps : prompt_pieces()) {
             const Step st(c, ps);
             QVERIFY2(
                 same_rows(one, by_position(c, st, run_device(c, dc, st, AttentionShape::Planned)),

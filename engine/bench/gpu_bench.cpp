@@ -39,10 +39,13 @@ Result<quant::TensorType> type_named(const std::string& name) {
     return make_error("no random weights of type " + name);
 }
 
-// Parameters of the matrix products (what a token multiplies through).
-double matmul_params(const Shape& s) {
-    const double E = s.n_embd, D = E / s.n_head, Q = s.n_head * D, KV = s.n_head_kv * D;
-    return E * s.vocab + s.n_layer * (E * Q + 2 * E * KV + Q * E + 3 * E * s.n_ff);
+// Weights a token multiplies through (the matrix products; the output layer once).
+double matmul_params(const ModelConfig& c) {
+    const double E = static_cast<double>(c.n_embd), Q = static_cast<double>(c.n_head * c.head_dim),
+                 KV = static_cast<double>(c.n_head_kv * c.head_dim);
+    return E * static_cast<double>(c.n_vocab) +
+           static_cast<double>(c.n_layer) *
+               (2 * E * Q + 2 * E * KV + 3 * E * static_cast<double>(c.n_ff));
 }
 
 // Nominal dense fp16 tensor-core peak (fp32 accumulation) by compute capability; 0 unknown.
@@ -134,7 +137,7 @@ EngineConfig engine_config(const GpuBenchOptions& o, const std::string& path, bo
 
 // Prefill and decode figures of one model file.
 Result<std::string> measure_model(const GpuBenchOptions& o, const std::string& path,
-                                  const std::string& label, const std::string& type, double params,
+                                  const std::string& label, const std::string& type,
                                   double bandwidth, double peak) {
     std::string json = "{\"model\": " + json_string(label) + ", \"type\": " + json_string(type);
     const auto file_bytes = static_cast<double>(std::filesystem::file_size(path));
@@ -143,6 +146,7 @@ Result<std::string> measure_model(const GpuBenchOptions& o, const std::string& p
         auto engine = Engine::create(engine_config(o, path, true, invariant));
         if (!engine) return make_error(label + " " + type + ": " + engine.message());
         const auto vocab = static_cast<int32_t>((*engine)->model_config().n_vocab);
+        const double params = matmul_params((*engine)->model_config());
         TokenStream tokens(vocab, 7);
         (void)run_batch(**engine, {tokens.take(64)}, 4);  // warm-up
         std::string mode = invariant ? "invariant" : "fastest";
@@ -256,10 +260,7 @@ Result<std::string> run_gpu_bench(const GpuBenchOptions& o) {
         first = false;
     };
     if (!o.default_model.empty()) {
-        auto r = measure_model(o, o.default_model, "default", "Q4_1",
-                               /* SmolLM2-135M */ 576.0 * 49152 +
-                                   30.0 * (576 * 576 * 2 + 2 * 576 * 192 + 3 * 576 * 1536),
-                               bandwidth, peak);
+        auto r = measure_model(o, o.default_model, "default", "Q4_1", bandwidth, peak);
         if (!r) return r.error();
         add(*r);
     }
@@ -295,8 +296,7 @@ Result<std::string> run_gpu_bench(const GpuBenchOptions& o) {
             }
             bytes->clear();
             bytes->shrink_to_fit();
-            auto r = measure_model(o, path, shape_name, type_name, matmul_params(*shape), bandwidth,
-                                   peak);
+            auto r = measure_model(o, path, shape_name, type_name, bandwidth, peak);
             if (!r) {
                 std::filesystem::remove(path);
                 return r.error();

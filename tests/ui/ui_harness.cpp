@@ -154,20 +154,25 @@ QQuickItem* UiHarness::visible_item(const QString& object_name, QQuickItem* with
 bool UiHarness::click_when_still(const std::function<QQuickItem*()>& find, Qt::MouseButton button) {
     // As a hand does: aim once the target is still (a list scrolling to its end, a page
     // sliding in), then move there, then press. The target is looked up on every poll, so
-    // a delegate a view recreates meanwhile is aimed at in its new place.
+    // a delegate a view recreates meanwhile (a model reset: for a frame there is none) is
+    // aimed at in its new place; only a target missing for the whole wait is a failure.
     const auto centre = [](QQuickItem* t) {
         return t->mapToScene(QPointF(t->width() / 2, t->height() / 2));
     };
     QQuickItem* target = find();
-    if (!target) return false;
-    QPointF c = centre(target);
-    for (int still = 0, polls = 0; still < 3 && polls < 100; ++polls) {
+    QPointF c = target ? centre(target) : QPointF();
+    int still = 0;
+    for (int polls = 0; still < 3 && polls < 300; ++polls) {
         run_for(10);
-        if (!(target = find())) return false;  // gone for good
+        if (!(target = find())) {
+            still = 0;
+            continue;
+        }
         const QPointF now = centre(target);
         still = now == c ? still + 1 : 0;
         c = now;
     }
+    if (!target) return false;  // gone for good (one that never stops moving is still clicked)
     QTest::mouseMove(window, c.toPoint());
     QTest::mouseClick(window, button, Qt::NoModifier, c.toPoint());
     QCoreApplication::processEvents();  // what the click queued (callers wait for effects)

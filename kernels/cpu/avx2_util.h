@@ -25,6 +25,18 @@
 
 namespace hearth::kernels::cpu::avx2 {
 
+// Makes v a value the compiler must hold in a register here. Integer adds are
+// associative, so GCC regroups an accumulation chain sum += a; sum += b; ... into a tree
+// whose many pending products spill to the stack; a pin after each add keeps the chain
+// (and the register count) as written. No instruction is emitted.
+static inline void pin(__m256i& v) {
+#if defined(__GNUC__)
+    __asm__("" : "+x"(v));
+#else
+    (void)v;
+#endif
+}
+
 // Weights streamed from DRAM (decode) are prefetched this far ahead of the row being
 // read: with the hardware prefetcher alone, decode ran ~25 % slower (measured
 // on the 2-core Zen test machine, 1 and 2 threads; 2–9 KB ahead all did about as well).

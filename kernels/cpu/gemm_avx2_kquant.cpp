@@ -9,6 +9,7 @@
 // sub-block minimums (Q4_K/Q5_K) and the −32 offset (Q6_K) only need Σ qa per sub-block,
 // which the activations carry in bsums.
 #include <algorithm>
+#include <type_traits>
 
 #include "cpu/act_quant.h"
 #include "cpu/avx2_util.h"
@@ -39,65 +40,63 @@ struct TokenAct {
     const float* da;
 };
 
+// Bit k of every byte of h moved to bit 4 (the other bits cleared): the 5th bit of a Q5_K
+// quant. The 16-bit shifts move a masked bit only within its byte.
+template <int k>
+static inline __m256i bit_to_0x10(__m256i h) {
+    const __m256i b = _mm256_and_si256(h, _mm256_set1_epi8(static_cast<char>(1 << k)));
+    if constexpr (k < 4) {
+        return _mm256_slli_epi16(b, 4 - k);
+    } else if constexpr (k > 4) {
+        return _mm256_srli_epi16(b, k - 4);
+    } else {
+        return b;
+    }
+}
+
 // Q4_K (kFive = false) and Q5_K (kFive = true): one weight row against N ≤ 4 tokens. Each
 // super-block is unpacked once and used for every token; each token's sums are the same
 // operations in the same order whatever N is (the integer sums are exact, the float
 // accumulation runs block by block per token), so a token's result does not depend on the
-// tokens beside it.
+// tokens beside it. Per block and token, the scaled sums and the minimums' term are folded
+// into one 8-lane float accumulator (lane j: sub-block j's minimum), reduced at the end.
 template <bool kFive, int N>
 static inline void dot_q45k(const uint8_t* w, const TokenAct* t_act, int64_t nb, float* out) {
     constexpr std::size_t kBytes = kFive ? sizeof(quant::BlockQ5_K) : sizeof(quant::BlockQ4_K);
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     __m256 acc[N];
-    float acc_m[N];
-    for (int t = 0; t < N; ++t) {
-        acc[t] = _mm256_setzero_ps();
-        acc_m[t] = 0.0f;
-    }
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) acc[t] = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t* p = w + static_cast<std::size_t>(b) * kBytes;
         for (std::size_t line = 0; line < kBytes; line += 64) avx2::prefetch_ahead(p + line);
         const uint8_t* qh = p + 4 + quant::kKScaleBytes;
         const uint8_t* qs = kFive ? qh + 32 : qh;
-        const __m256i sm16 = _mm256_cvtepu8_epi16(k4_scales_mins(p + 4));  // [sc0..7, m0..7] int16
-
-        // Minimums: Σ_j m_j · (bsums[2j] + bsums[2j+1]), per token.
-        int32_t summ[N];
-        for (int t = 0; t < N; ++t) {
-            const __m256i bs =
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t_act[t].bsums + 16 * b));
-            const __m128i bs8 =
-                _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
-            const __m128i mprod = _mm_madd_epi16(_mm256_extracti128_si256(sm16, 1), bs8);
-            const __m128i mp2 = _mm_add_epi32(mprod, _mm_unpackhi_epi64(mprod, mprod));
-            summ[t] = _mm_cvtsi128_si32(_mm_add_epi32(mp2, _mm_shuffle_epi32(mp2, 1)));
-        }
-
-        alignas(16) int16_t sc[16];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(sc), sm16);
+        const __m128i sm = k4_scales_mins(p + 4);  // bytes [sc0..7, m0..7]
+        // [sc0, sc1, .., sc7] in both 128-bit halves, and the minimums doubled to pair with
+        // the 16 bsums: [m0, m0, m1, m1, .., m7, m7] (int16).
+        const __m256i sc16 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi64(sm, sm));
+        const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(sm, sm));
         const __m256i hbits = kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh))
                                     : _mm256_setzero_si256();
         __m256i sumi[N];
-        for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
         HEARTH_UNROLL
-        for (int c = 0; c < 4; ++c) {
+        for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
+        const auto step = [&](auto c_const) {
+            constexpr int c = decltype(c_const)::value;
             const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * c));
             __m256i lo = _mm256_and_si256(bits, m4);
             __m256i hi = _mm256_and_si256(_mm256_srli_epi16(bits, 4), m4);
             if constexpr (kFive) {
                 // Bit 2c (low half) and 2c+1 (high half) of each qh byte is the 5th bit.
-                const __m256i one = _mm256_set1_epi8(1);
-                const __m128i sh_lo = _mm_cvtsi32_si128(2 * c),
-                              sh_hi = _mm_cvtsi32_si128(2 * c + 1);
-                lo = _mm256_or_si256(
-                    lo,
-                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(hbits, sh_lo), one), 4));
-                hi = _mm256_or_si256(
-                    hi,
-                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(hbits, sh_hi), one), 4));
+                lo = _mm256_or_si256(lo, bit_to_0x10<2 * c>(hbits));
+                hi = _mm256_or_si256(hi, bit_to_0x10<2 * c + 1>(hbits));
             }
-            const __m256i s_lo = _mm256_set1_epi16(sc[2 * c]);
-            const __m256i s_hi = _mm256_set1_epi16(sc[2 * c + 1]);
+            // Sub-block scales 2c and 2c+1 in every int16 lane.
+            const __m256i s_lo =
+                _mm256_shuffle_epi8(sc16, _mm256_set1_epi16(0x0100 + 0x0202 * 2 * c));
+            const __m256i s_hi =
+                _mm256_shuffle_epi8(sc16, _mm256_set1_epi16(0x0100 + 0x0202 * (2 * c + 1)));
             HEARTH_UNROLL
             for (int t = 0; t < N; ++t) {
                 const int8_t* q8 = t_act[t].qa + 256 * b;
@@ -108,17 +107,28 @@ static inline void dot_q45k(const uint8_t* w, const TokenAct* t_act, int64_t nb,
                 const __m256i p_lo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, a_lo), s_lo);
                 const __m256i p_hi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, a_hi), s_hi);
                 sumi[t] = _mm256_add_epi32(sumi[t], _mm256_add_epi32(p_lo, p_hi));
+                avx2::pin(sumi[t]);
             }
-        }
-        const float wd = avx2::fp16(avx2::load_u16(p)), wmin = avx2::fp16(avx2::load_u16(p + 2));
+        };
+        step(std::integral_constant<int, 0>{});
+        step(std::integral_constant<int, 1>{});
+        step(std::integral_constant<int, 2>{});
+        step(std::integral_constant<int, 3>{});
+        const __m256 wd = _mm256_set1_ps(avx2::fp16(avx2::load_u16(p)));
+        const __m256 wmin = _mm256_set1_ps(avx2::fp16(avx2::load_u16(p + 2)));
+        HEARTH_UNROLL
         for (int t = 0; t < N; ++t) {
-            const float d = wd * t_act[t].da[b];
-            const float dmin = wmin * t_act[t].da[b];
-            acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi[t]), acc[t]);
-            acc_m[t] += dmin * static_cast<float>(summ[t]);
+            const __m256 da = _mm256_broadcast_ss(t_act[t].da + b);
+            // Σ_j m_j · Σ qa over sub-block j, one sub-block per int32 lane.
+            const __m256i bs =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t_act[t].bsums + 16 * b));
+            const __m256 mins = _mm256_cvtepi32_ps(_mm256_madd_epi16(mins16, bs));
+            acc[t] = _mm256_fmadd_ps(_mm256_mul_ps(wd, da), _mm256_cvtepi32_ps(sumi[t]), acc[t]);
+            acc[t] = _mm256_fnmadd_ps(_mm256_mul_ps(wmin, da), mins, acc[t]);
         }
     }
-    for (int t = 0; t < N; ++t) out[t] = avx2::hsum(acc[t]) - acc_m[t];
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) out[t] = avx2::hsum(acc[t]);
 }
 
 // Q6_K: one weight row against N ≤ 4 tokens, unpacked once per super-block (as dot_q45k).
@@ -130,6 +140,7 @@ static inline void dot_q6k(const uint8_t* w, const TokenAct* t_act, int64_t nb, 
     const __m256i pick = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2,
                                           3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
     __m256 acc[N];
+    HEARTH_UNROLL
     for (int t = 0; t < N; ++t) acc[t] = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t* p = w + static_cast<std::size_t>(b) * sizeof(quant::BlockQ6_K);
@@ -141,39 +152,49 @@ static inline void dot_q6k(const uint8_t* w, const TokenAct* t_act, int64_t nb, 
         const __m256i sc16 =
             _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scales)));
         __m256i sumi[N];
+        HEARTH_UNROLL
         for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
+        HEARTH_UNROLL
         for (int n = 0; n < 2; ++n) {
             const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n));
             const __m256i l1 =
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n + 32));
             const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh + 32 * n));
-            __m256i q[4];
-            q[0] = _mm256_or_si256(_mm256_and_si256(l0, m4),
-                                   _mm256_slli_epi16(_mm256_and_si256(h, m3), 4));
-            q[1] =
-                _mm256_or_si256(_mm256_and_si256(l1, m4),
-                                _mm256_slli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(0x0c)), 2));
-            q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
-                                   _mm256_and_si256(h, _mm256_set1_epi8(0x30)));
-            q[3] = _mm256_or_si256(
-                _mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                _mm256_srli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(static_cast<char>(0xc0))),
-                                  2));
             HEARTH_UNROLL
             for (int i = 0; i < 4; ++i) {
                 const int k = 4 * n + i;  // 32-element group: sub-blocks 2k, 2k+1
+                // The 6-bit quants of group k, made only when used (fewer live registers).
+                __m256i q;
+                if (i == 0) {
+                    q = _mm256_or_si256(_mm256_and_si256(l0, m4),
+                                        _mm256_slli_epi16(_mm256_and_si256(h, m3), 4));
+                } else if (i == 1) {
+                    q = _mm256_or_si256(
+                        _mm256_and_si256(l1, m4),
+                        _mm256_slli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(0x0c)), 2));
+                } else if (i == 2) {
+                    q = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+                                        _mm256_and_si256(h, _mm256_set1_epi8(0x30)));
+                } else {
+                    q = _mm256_or_si256(
+                        _mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                        _mm256_srli_epi16(
+                            _mm256_and_si256(h, _mm256_set1_epi8(static_cast<char>(0xc0))), 2));
+                }
                 const __m256i scv = _mm256_shuffle_epi8(
                     _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(k)), pick);
                 HEARTH_UNROLL
                 for (int t = 0; t < N; ++t) {
                     const __m256i a = _mm256_loadu_si256(
                         reinterpret_cast<const __m256i*>(t_act[t].qa + 256 * b + 32 * k));
-                    sumi[t] = _mm256_add_epi32(
-                        sumi[t], _mm256_madd_epi16(_mm256_maddubs_epi16(q[i], a), scv));
+                    sumi[t] = _mm256_add_epi32(sumi[t],
+                                               _mm256_madd_epi16(_mm256_maddubs_epi16(q, a), scv));
+                    avx2::pin(sumi[t]);
                 }
             }
         }
         const float wd = avx2::fp16(avx2::load_u16(p + 208));
+        HEARTH_UNROLL
         for (int t = 0; t < N; ++t) {
             // The −32 offset: 32 · Σ_j sc_j · bsums_j.
             const __m256i bs =
@@ -184,6 +205,7 @@ static inline void dot_q6k(const uint8_t* w, const TokenAct* t_act, int64_t nb, 
                                      _mm256_cvtepi32_ps(_mm256_sub_epi32(sumi[t], offset)), acc[t]);
         }
     }
+    HEARTH_UNROLL
     for (int t = 0; t < N; ++t) out[t] = avx2::hsum(acc[t]);
 }
 

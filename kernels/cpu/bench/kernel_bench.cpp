@@ -4,6 +4,10 @@
 //
 //   hearth-kernel-bench [--threads N] [--scalar] [--quick]
 //   hearth-kernel-bench --bandwidth [--threads N]   memory bandwidth (read and triad), GB/s
+//   hearth-kernel-bench --llama-1b TYPE [--threads N] [--quick]
+//       the matrices of a Llama 3.2 1B-shaped layer (hidden 2048, FFN 8192, 32 / 8 heads
+//       of 64) in one weight type (Q4_0, Q4_K, Q5_K, Q6_K, Q8_0, ...): the per-op view of
+//       scripts/bench/cpu-vs-llamacpp's shape models
 //
 // "hot": the same matrix every call (it stays in cache). "cold": rotating over enough
 // copies to exceed the last-level cache, as decode streams all weights once per token.
@@ -15,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -70,6 +75,7 @@ int main(int argc, char** argv) {
     int threads = 2;
     bool scalar = false, quick = false, attention_only = false, bandwidth = false;
     int only_ctx = 0, only_q_len = 0;  // --ctx / --q-len: one attention shape
+    std::string llama_1b;              // --llama-1b TYPE
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--threads" && i + 1 < argc) {
@@ -80,6 +86,8 @@ int main(int argc, char** argv) {
             quick = true;
         } else if (a == "--bandwidth") {
             bandwidth = true;
+        } else if (a == "--llama-1b" && i + 1 < argc) {
+            llama_1b = argv[++i];
         } else if (a == "--attention") {
             attention_only = true;
         } else if (a == "--ctx" && i + 1 < argc) {
@@ -89,7 +97,7 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr,
                          "usage: %s [--threads N] [--scalar] [--quick] [--attention [--ctx N] "
-                         "[--q-len N]] [--bandwidth]\n",
+                         "[--q-len N]] [--bandwidth] [--llama-1b TYPE]\n",
                          argv[0]);
             return 2;
         }
@@ -106,11 +114,26 @@ int main(int argc, char** argv) {
     std::mt19937 rng(1);
     const int reps = quick ? 5 : 21;
 
-    const std::vector<Mat> mats = {{"ffn_gate/up 1536x576 Q4_1", TensorType::Q4_1, 1536, 576},
-                                   {"ffn_down 576x1536 Q4_1", TensorType::Q4_1, 576, 1536},
-                                   {"attn_q/o 576x576 Q4_1", TensorType::Q4_1, 576, 576},
-                                   {"attn_k/v 192x576 Q4_1", TensorType::Q4_1, 192, 576},
-                                   {"output 49152x576 Q8_0", TensorType::Q8_0, 49152, 576}};
+    std::vector<Mat> mats = {{"ffn_gate/up 1536x576 Q4_1", TensorType::Q4_1, 1536, 576},
+                             {"ffn_down 576x1536 Q4_1", TensorType::Q4_1, 576, 1536},
+                             {"attn_q/o 576x576 Q4_1", TensorType::Q4_1, 576, 576},
+                             {"attn_k/v 192x576 Q4_1", TensorType::Q4_1, 192, 576},
+                             {"output 49152x576 Q8_0", TensorType::Q8_0, 49152, 576}};
+    if (!llama_1b.empty()) {
+        std::optional<TensorType> type;
+        for (uint32_t id = 0; id < 64 && !type; ++id)
+            if (const auto tr = hearth::quant::traits(id); tr && tr->name == llama_1b)
+                type = static_cast<TensorType>(id);
+        if (!type) {
+            std::fprintf(stderr, "unknown or unsupported type %s\n", llama_1b.c_str());
+            return 2;
+        }
+        const std::string t = " " + llama_1b;
+        mats = {{"ffn_gate/up 8192x2048" + t, *type, 8192, 2048},
+                {"ffn_down 2048x8192" + t, *type, 2048, 8192},
+                {"attn_q/o 2048x2048" + t, *type, 2048, 2048},
+                {"attn_k/v 512x2048" + t, *type, 512, 2048}};
+    }
     constexpr std::size_t kColdBytes = 96u << 20;  // > the 32 MiB L3 of the test machine
 
     std::printf("\n%-28s %10s %9s %10s %9s %12s %12s\n", "matvec (1 token)", "hot us", "hot GB/s",
@@ -154,7 +177,7 @@ int main(int argc, char** argv) {
     }
 
     // One decode step's matmuls over distinct weights (as the real model streams them).
-    if (!attention_only) {
+    if (!attention_only && llama_1b.empty()) {
         const int L = 30;
         std::vector<std::vector<uint8_t>> data;
         std::vector<std::unique_ptr<Weight>> w;
@@ -181,6 +204,7 @@ int main(int argc, char** argv) {
             1e6 / step);
     }
 
+    if (!llama_1b.empty()) return 0;
     // Attention: decode at several context lengths, a 21-token resumed turn, and a
     // 512-token prefill chunk.
     {

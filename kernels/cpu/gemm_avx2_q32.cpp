@@ -7,7 +7,7 @@
 // format except Q8_0 is an unsigned × signed byte product; Q8_0 moves the weight's sign
 // onto the activation first.
 //
-// Tiles: one token (decode) runs one weight row at a time (see gemv_row); several tokens
+// Tiles: one token (decode) runs 4 weight rows side by side (see gemv_rows); several tokens
 // run R weight rows × 4 tokens, so each weight block is unpacked once and reused 4 times
 // from registers.
 #include "cpu/act_quant.h"
@@ -90,35 +90,47 @@ static inline __m256 block_dot(__m256i u, __m256i s) {
     return _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
 }
 
-// One weight row × 1 token. qa [nb][32], ds [nb][2] = {d, s}. Rows are done one at a
-// time so the weights are read as one sequential stream: interleaving several rows
-// (to share the activation loads, which hit L1 anyway) halved the speed on matrices
-// that come from DRAM, because the hardware prefetcher no longer kept up.
-// One accumulator per kind, blocks in order, as ggml_vec_dot_q4_1_q8_1 and gemm4_rows:
-// two interleaved accumulators hid FMA latency but summed in a different order, and the
-// decode steps then drifted from llama.cpp's (see act_quant.h on why the bits matter).
-template <TensorType T>
-static inline float gemv_row(const uint8_t* w, int64_t nb, const int8_t* qa, const float* ds) {
-    __m256 acc = _mm256_setzero_ps();
-    __m128 acc_m = _mm_setzero_ps();
+// R weight rows × 1 token. qa [nb][32], ds [nb][2] = {d, s}. One accumulator per row and
+// kind, blocks in order, as ggml_vec_dot_q4_1_q8_1 and gemm4_rows: two interleaved
+// accumulators per row would hide FMA latency but sum in a different order, and the
+// decode steps then drift from llama.cpp's (see act_quant.h on why the bits matter).
+// Several rows side by side hide the latency instead (each row's chain is unchanged)
+// and share the activation loads; each row's stream is prefetched.
+template <TensorType T, int R>
+static inline void gemv_rows(const uint8_t* w, std::size_t ws, int64_t nb, const int8_t* qa,
+                             const float* ds, float* out) {
+    __m256 acc[R];
+    __m128 acc_m[R];
+    HEARTH_UNROLL
+    for (int r = 0; r < R; ++r) {
+        acc[r] = _mm256_setzero_ps();
+        acc_m[r] = _mm_setzero_ps();
+    }
     for (int64_t b = 0; b < nb; ++b) {
-        const uint8_t* p = w + static_cast<std::size_t>(b) * Fmt<T>::kBytes;
-        if ((b & 1) == 0) avx2::prefetch_ahead(p);
         const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qa + 32 * b));
         const __m128 das =
             _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(ds + 2 * b)));  // [da, s]
-        const __m256i q = load_q<T>(p);
-        const __m128 dm = load_dm<T>(p);  // [dw, m]
-        if constexpr (Fmt<T>::kM != 0.0f)
-            acc_m =
-                _mm_fmadd_ps(_mm_shuffle_ps(dm, dm, 0x55), _mm_shuffle_ps(das, das, 0x55), acc_m);
-        const __m128 sc = _mm_mul_ss(dm, das);  // dw·da
-        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(sc),
-                              block_dot(weight_u8<T>(q), act_s8<T>(a, q)), acc);
+        const __m128 s = _mm_shuffle_ps(das, das, 0x55);
+        HEARTH_UNROLL
+        for (int r = 0; r < R; ++r) {
+            const uint8_t* p =
+                w + static_cast<std::size_t>(r) * ws + static_cast<std::size_t>(b) * Fmt<T>::kBytes;
+            if ((b & 1) == 0) avx2::prefetch_ahead(p);
+            const __m256i q = load_q<T>(p);
+            const __m128 dm = load_dm<T>(p);  // [dw, m]
+            if constexpr (Fmt<T>::kM != 0.0f)
+                acc_m[r] = _mm_fmadd_ps(_mm_shuffle_ps(dm, dm, 0x55), s, acc_m[r]);
+            const __m128 sc = _mm_mul_ss(dm, das);  // dw·da
+            acc[r] = _mm256_fmadd_ps(_mm256_broadcastss_ps(sc),
+                                     block_dot(weight_u8<T>(q), act_s8<T>(a, q)), acc[r]);
+        }
     }
-    float v = avx2::hsum(acc);
-    if constexpr (Fmt<T>::kM != 0.0f) v += Fmt<T>::kM * _mm_cvtss_f32(acc_m);
-    return v;
+    HEARTH_UNROLL
+    for (int r = 0; r < R; ++r) {
+        float v = avx2::hsum(acc[r]);
+        if constexpr (Fmt<T>::kM != 0.0f) v += Fmt<T>::kM * _mm_cvtss_f32(acc_m[r]);
+        out[r] = v;
+    }
 }
 
 // R weight rows × one group of kGroup tokens. qs [nb][4][32], ds [nb][2][4];
@@ -176,6 +188,10 @@ static inline void gemm4_rows(const uint8_t* w, std::size_t ws, int64_t nb, cons
     }
 }
 
+// Rows per gemv_rows call in decode: 4 decoded Qwen2.5-1.5B-shaped Q4_0 about 11 % faster
+// than 1 (15.7 -> 17.4 tokens/s, 2 threads, 8 alternating runs on the Zen 3 test machine).
+constexpr int kGemvRows = 4;
+
 template <TensorType T>
 void gemm_q32(const GemmArgs& a) {
     const std::size_t ws = a.w_stride;
@@ -185,14 +201,17 @@ void gemm_q32(const GemmArgs& a) {
             const auto* qa = reinterpret_cast<const int8_t*>(row);
             const auto* ds = reinterpret_cast<const float*>(row + q8x32_ds_offset(a.nb, 1));
             float* out = a.out + static_cast<std::size_t>(t) * a.out_stride;
-            for (int r = 0; r < a.n_rows; ++r) out[r] = gemv_row<T>(a.w + r * ws, a.nb, qa, ds);
+            int r = 0;
+            for (; r + kGemvRows <= a.n_rows; r += kGemvRows)
+                gemv_rows<T, kGemvRows>(a.w + r * ws, ws, a.nb, qa, ds, out + r);
+            for (; r < a.n_rows; ++r) gemv_rows<T, 1>(a.w + r * ws, ws, a.nb, qa, ds, out + r);
         }
         return;
     }
     // Rows outer, token groups inner: the R rows (nb blocks each, a few hundred bytes)
     // stay in L1 while every group of the tile streams past. Two rows at a time when
-    // several groups reuse them; one when a single group streams them, so that they are
-    // read sequentially (see gemv_row).
+    // several groups reuse them; one when a single group streams them from memory (a few
+    // tokens of decode), read as one prefetched stream.
     const int n_groups = (a.n_tokens + kGroup - 1) / kGroup;
     constexpr int R = 2;
     int r = 0;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "common/log.h"
 #include "gguf/gguf_file.h"
@@ -90,8 +91,21 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(const gguf::GgufFile& file,
 
 Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& kv,
                                  std::vector<float>& logits) {
+    // Whole rows, into the caller's vector (its capacity is kept across steps).
+    StepLogits out;
+    out.rows.swap(logits);
+    auto r = forward(seqs, kv, out);
+    logits.swap(out.rows);
+    return r;
+}
+
+Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& kv,
+                                 StepLogits& out) {
+    if (out.top_k < 0 || out.top_k > kernels::Backend::kMaxTopK)
+        return make_error("top-k logits: k = " + std::to_string(out.top_k) + " is outside 0.." +
+                          std::to_string(kernels::Backend::kMaxTopK));
     try {
-        return run_forward(seqs, kv, logits);
+        return run_forward(seqs, kv, out);
     } catch (const kernels::BackendError& e) {
         return make_error(e.what());
     }
@@ -162,9 +176,11 @@ std::uint64_t LlamaModel::scratch_bytes(const ModelConfig& c, int32_t n_tokens, 
     const std::uint64_t T = u(n_tokens), E = u(c.n_embd), D = u(c.head_dim), H = u(c.n_head),
                         HKV = u(c.n_head_kv), F = u(c.n_ff), V = u(c.n_vocab);
     const std::uint64_t per_token = 2 * E + H * D + 2 * HKV * D + std::max(H * D, E) + 2 * F;
-    const std::uint64_t floats = T * per_token + u(n_logits) * (E + V);
-    const std::uint64_t ints = 3 * T + 4 * u(n_seqs) + u(n_logits) + u(table_ints);
-    return 4 * (floats + ints);
+    const std::uint64_t L = u(n_logits), K = kernels::Backend::kMaxTopK;
+    const std::uint64_t floats = T * per_token + L * (E + V);
+    const std::uint64_t ints = 3 * T + 4 * u(n_seqs) + L + L * K + u(table_ints);
+    const std::uint64_t top = L * (2 * K + 1) + L * K;  // ids | invalid | values | picked
+    return 4 * (floats + ints + top);
 }
 
 void LlamaModel::ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t n_index_ints) {
@@ -195,15 +211,17 @@ void LlamaModel::ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t 
 }
 
 Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStorage& kv,
-                                     std::vector<float>& logits) {
+                                     StepLogits& out) {
     // Host-side index arrays, uploaded in one buffer:
     //   ids[T] | positions[T] | slots[T] | q_start[S] | q_len[S] | kv_len[S] | bt_start[S] |
-    //   logit_rows[L] | tables
+    //   logit_rows[L] | picks[P] | tables
+    // picks are the flat indices (logit row · n_vocab + token) of the rows' pick tokens.
     const int32_t bs = kv.block_size();
     StepIndex& st = step_;
-    auto& [ids, pos, slots, q_start, q_len, kv_len, bt_start, logit_rows, tables, staged] = st;
+    auto& [ids, pos, slots, q_start, q_len, kv_len, bt_start, logit_rows, picks, tables, staged] =
+        st;
     for (std::vector<int32_t>* v :
-         {&ids, &pos, &slots, &q_start, &q_len, &kv_len, &bt_start, &logit_rows, &tables})
+         {&ids, &pos, &slots, &q_start, &q_len, &kv_len, &bt_start, &logit_rows, &picks, &tables})
         v->clear();
     int32_t max_q = 0, max_kv = 0;
     for (const SequenceStep& s : seqs) {
@@ -233,6 +251,19 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
             pos.push_back(p);
             slots.push_back(s.block_table[static_cast<size_t>(p / bs)] * bs + p % bs);
         }
+        if (s.want_logits && out.top_k > 0) {
+            if (s.pick.size() > static_cast<size_t>(kernels::Backend::kMaxTopK))
+                return make_error("top-k logits: more than " +
+                                  std::to_string(kernels::Backend::kMaxTopK) +
+                                  " picked tokens in a row");
+            const auto row = static_cast<int64_t>(logit_rows.size());
+            for (int32_t t : s.pick) {
+                if (t < 0 || t >= config_.n_vocab)
+                    return make_error("picked token id " + std::to_string(t) +
+                                      " is outside the vocabulary");
+                picks.push_back(static_cast<int32_t>(row * config_.n_vocab + t));
+            }
+        }
         if (s.want_logits) logit_rows.push_back(static_cast<int32_t>(ids.size()) - 1);
         max_q = std::max(max_q, n);
         max_kv = std::max(max_kv, static_cast<int32_t>(end));
@@ -242,11 +273,15 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
     const auto L = static_cast<int32_t>(logit_rows.size());
     if (T == 0) return make_error("empty forward step");
 
+    if (int64_t{L} * config_.n_vocab > std::numeric_limits<int32_t>::max())
+        return make_error("too many logit rows in one step");
+    if (out.top_k > config_.n_vocab) return make_error("top-k logits: k exceeds the vocabulary");
+
     staged.clear();
-    std::array<size_t, 9> at{};
+    std::array<size_t, 10> at{};
     size_t part_index = 0;
     for (const auto* part :
-         {&ids, &pos, &slots, &q_start, &q_len, &kv_len, &bt_start, &logit_rows, &tables}) {
+         {&ids, &pos, &slots, &q_start, &q_len, &kv_len, &bt_start, &logit_rows, &picks, &tables}) {
         at[part_index++] = staged.size();
         staged.insert(staged.end(), part->begin(), part->end());
     }
@@ -261,7 +296,7 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
     batch.q_len = dev + at[4];
     batch.kv_len = dev + at[5];
     batch.block_table_start = dev + at[6];
-    batch.block_tables = dev + at[8];
+    batch.block_tables = dev + at[9];
     batch.host_q_start = staged.data() + at[3];
     batch.host_q_len = staged.data() + at[4];
     batch.host_kv_len = staged.data() + at[5];
@@ -304,8 +339,8 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
         b.matmul(*ly.down, gate, T, h);
         b.add(x, h, int64_t{T} * E);
     }
-    logits.clear();
     if (L == 0) {
+        read_logits(0, nullptr, 0, out);
         b.synchronize();
         return {};
     }
@@ -313,9 +348,49 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
     b.gather_rows(x, dev + at[7], L, E, sel);
     b.rms_norm(sel, output_norm_->as<float>(), L, E, c.rms_eps, sel);
     b.matmul(output_ ? *output_ : *token_embd_, sel, L, logits_->as<float>());
-    logits.resize(static_cast<size_t>(L) * static_cast<size_t>(c.n_vocab));
-    b.download(logits.data(), *logits_, 0, logits.size() * sizeof(float));
+    read_logits(L, dev + at[8], static_cast<int32_t>(picks.size()), out);
     return {};
+}
+
+void LlamaModel::read_logits(int32_t n_logits, const int32_t* dev_picks, int32_t n_picks,
+                             StepLogits& out) {
+    const auto L = static_cast<size_t>(n_logits);
+    const auto V = static_cast<size_t>(config_.n_vocab);
+    const auto K = static_cast<size_t>(out.top_k);
+    const auto P = static_cast<size_t>(n_picks);
+    kernels::Backend& b = backend_;
+    if (K == 0) {
+        for (auto* v : {&out.top_ids, &out.invalid}) v->clear();
+        for (auto* v : {&out.top_values, &out.picked}) v->clear();
+        out.rows.resize(L * V);
+        if (L > 0) b.download(out.rows.data(), *logits_, 0, out.rows.size() * sizeof(float));
+        return;
+    }
+    out.rows.clear();
+    out.top_ids.resize(L * K);
+    out.top_values.resize(L * K);
+    out.invalid.resize(L);
+    out.picked.resize(P);
+    if (L == 0) return;
+    // ids[L·k] | invalid[L] | values[L·k] | picked[P], computed on the backend, one copy.
+    const size_t words = L * (2 * K + 1) + P;
+    if (words > top_words_) {
+        top_ = b.alloc(words * sizeof(std::uint32_t));
+        top_words_ = words;
+    }
+    auto* ids = top_->as<int32_t>();
+    auto* values = reinterpret_cast<float*>(ids + L * (K + 1));
+    const float* logits = logits_->as<float>();
+    b.top_k(logits, n_logits, static_cast<int32_t>(config_.n_vocab), out.top_k, ids, values,
+            ids + L * K);
+    if (P > 0) b.gather_rows(logits, dev_picks, n_picks, 1, values + L * K);
+    top_host_.resize(words);
+    b.download(top_host_.data(), *top_, 0, words * sizeof(std::uint32_t));
+    const std::uint32_t* h = top_host_.data();
+    std::memcpy(out.top_ids.data(), h, L * K * sizeof(int32_t));
+    std::memcpy(out.invalid.data(), h + L * K, L * sizeof(int32_t));
+    std::memcpy(out.top_values.data(), h + L * (K + 1), L * K * sizeof(float));
+    std::memcpy(out.picked.data(), h + L * (2 * K + 1), P * sizeof(float));
 }
 
 }  // namespace hearth

@@ -27,6 +27,23 @@ struct SequenceStep {
     int32_t start_pos = 0;
     std::span<const int32_t> block_table;
     bool want_logits = true;  // logits of the last token of this step
+    // With a top-k step (StepLogits::top_k > 0): tokens whose raw logits the step also
+    // returns (the ones a sampler's penalties change), each in [0, n_vocab).
+    std::span<const int32_t> pick;
+};
+
+// What a step returns for its logit rows (the sequences with want_logits, in order).
+// Whole rows (top_k == 0): n_vocab floats per row, downloaded in full. Top-k: the k best
+// logits of each row as Backend::top_k gives them, each row's first invalid index, and
+// the raw logits of the rows' `pick` tokens: a few values per row instead of the
+// vocabulary, so that a device backend's logits stay on the device (one small download).
+struct StepLogits {
+    int32_t top_k = 0;              // set by the caller: 0 or 1..Backend::kMaxTopK
+    std::vector<float> rows;        // top_k == 0: [L, n_vocab]
+    std::vector<int32_t> top_ids;   // top_k > 0: [L, top_k]
+    std::vector<float> top_values;  // [L, top_k]
+    std::vector<int32_t> invalid;   // [L]: first NaN/+Inf of the row, -1 when none
+    std::vector<float> picked;      // the rows' pick values, concatenated in order
 };
 
 class LlamaModel {
@@ -51,9 +68,13 @@ class LlamaModel {
     // the context (never partially applied to the cache metadata; the caller decides).
     Result<void> forward(std::span<const SequenceStep> seqs, KvStorage& kv,
                          std::vector<float>& logits);
+    // The same step returning `out` (its top_k chooses whole rows or the best few).
+    // Reuses out's vectors, so that a step allocates nothing once shapes have been seen.
+    Result<void> forward(std::span<const SequenceStep> seqs, KvStorage& kv, StepLogits& out);
 
     // Device bytes of the scratch a step of n_tokens tokens and n_logits logit rows needs
-    // (activations, logits, index arrays): what ensure_scratch allocates for it.
+    // (activations, logits, index arrays, top-k results with kMaxTopK candidates and as
+    // many picks per row): what ensure_scratch allocates for it.
     static std::uint64_t scratch_bytes(const ModelConfig& config, int32_t n_tokens,
                                        int32_t n_logits, int32_t n_seqs, int32_t table_ints);
 
@@ -63,8 +84,9 @@ class LlamaModel {
     void ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t n_index_ints);
     static Result<std::unique_ptr<LlamaModel>> load_weights(const gguf::GgufFile& file,
                                                             kernels::Backend& backend);
-    Result<void> run_forward(std::span<const SequenceStep> seqs, KvStorage& kv,
-                             std::vector<float>& logits);
+    Result<void> run_forward(std::span<const SequenceStep> seqs, KvStorage& kv, StepLogits& out);
+    // The step's logit rows (sel_ → logits_) reduced to what `out` asks for, downloaded.
+    void read_logits(int32_t n_logits, const int32_t* dev_picks, int32_t n_picks, StepLogits& out);
 
     ModelConfig config_;
     kernels::Backend& backend_;
@@ -81,14 +103,19 @@ class LlamaModel {
     int32_t scratch_logits_ = 0;
     std::size_t scratch_ints_ = 0;
     std::unique_ptr<kernels::Buffer> x_, h_, q_, k_, v_, attn_, gate_, up_, sel_, logits_, ints_;
+    // Top-k results, one buffer so that they come back in one copy:
+    //   ids[L·k] | invalid[L] | values[L·k] | picked[P]   (32-bit words)
+    std::unique_ptr<kernels::Buffer> top_;
+    std::size_t top_words_ = 0;
+    std::vector<std::uint32_t> top_host_;
 
     // A step's index arrays on the host, kept between steps so that a step allocates
     // nothing once the shapes have been seen: ids | positions | slots | q_start | q_len |
-    // kv_len | bt_start | logit_rows | tables, staged into one array and uploaded in one
+    // kv_len | bt_start | logit_rows | picks | tables, staged into one array and uploaded in one
     // copy. The staged array also gives the attention planner its host view.
     struct StepIndex {
         std::vector<int32_t> ids, pos, kv_slots, q_start, q_len, kv_len, bt_start, logit_rows,
-            tables, staged;
+            picks, tables, staged;
     };
     StepIndex step_;
 };

@@ -48,6 +48,7 @@ struct Scheduler::Seq {
     int32_t reserved = 0;         // token slots the cache holds for it
     int32_t computed_before = 0;  // computed tokens when last preempted
     int32_t take = 0;             // tokens in the current step
+    std::vector<int32_t> pick;    // top-k step: the tokens whose raw logits sampling needs
 
     Seq(RequestId rid, Request r)
         : id(rid), req(std::move(r)), sampler(req.sampling), stream(req.stop_strings) {}
@@ -69,8 +70,8 @@ bool Scheduler::has_foreground_work() const {
 }
 
 SchedulerStats Scheduler::stats() const {
-    return {to_i32(running_.size()), to_i32(waiting_.size()), steps_, preemptions_,
-            tokens_computed_,        tokens_generated_};
+    return {to_i32(running_.size()), to_i32(waiting_.size()), steps_,      preemptions_,
+            tokens_computed_,        tokens_generated_,       top_k_steps_};
 }
 
 DecodeRate Scheduler::decode_rate(Clock::time_point now) const {
@@ -273,14 +274,55 @@ void Scheduler::admit(int32_t& budget, std::vector<Seq*>& batch, std::vector<Eve
     }
 }
 
-void Scheduler::sample(Seq& s, std::span<const float> logits, std::vector<Event>& events) {
-    const kv::SeqId conv = s.req.conversation;
-    auto next = s.sampler.sample(logits, cache_.tokens(conv));
-    if (!next) {
-        fail(s, next.message(), events);
-        return;
+void Scheduler::plan_logits(std::span<Seq* const> batch, std::vector<SequenceStep>& steps) {
+    // Top-k when every row can be sampled from a few values; k covers the neediest row.
+    int32_t k = 0;
+    bool whole = !config_.top_k_sampling;
+    for (std::size_t i = 0; i < batch.size() && !whole; ++i) {
+        if (!steps[i].want_logits) continue;
+        const Seq& s = *batch[i];
+        const int32_t needed =
+            s.req.record_logits ? 0 : s.sampler.top_needed(cache_.tokens(s.req.conversation));
+        whole = needed <= 0;
+        k = std::max(k, needed);
     }
-    const int32_t token = *next;
+    logits_.top_k = whole ? 0 : std::min(k, static_cast<int32_t>(model_.config().n_vocab));
+    if (logits_.top_k > 0) ++top_k_steps_;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        Seq& s = *batch[i];
+        s.pick.clear();
+        if (logits_.top_k > 0 && steps[i].want_logits)
+            s.pick = s.sampler.penalised_tokens(cache_.tokens(s.req.conversation));
+        steps[i].pick = s.pick;
+    }
+}
+
+void Scheduler::sample(Seq& s, std::size_t row, std::size_t pick, std::vector<Event>& events) {
+    const auto history = cache_.tokens(s.req.conversation);
+    const StepLogits& out = logits_;
+    if (out.top_k == 0) {
+        const auto n_vocab = static_cast<std::size_t>(model_.config().n_vocab);
+        const auto logits = std::span(out.rows).subspan(row * n_vocab, n_vocab);
+        auto next = s.sampler.sample(logits, history);
+        if (!next) return fail(s, next.message(), events);
+        return accept(s, *next, logits, events);
+    }
+    if (const int32_t bad = out.invalid[row]; bad >= 0)
+        return fail(s,
+                    "the model produced an invalid logit (NaN or +Inf) for token " +
+                        std::to_string(bad) + "; the model file may be broken",
+                    events);
+    const auto k = static_cast<std::size_t>(out.top_k);
+    auto next = s.sampler.sample_top(std::span(out.top_ids).subspan(row * k, k),
+                                     std::span(out.top_values).subspan(row * k, k),
+                                     std::span(out.picked).subspan(pick, s.pick.size()), history);
+    if (!next) return fail(s, next.message(), events);
+    accept(s, *next, {}, events);
+}
+
+void Scheduler::accept(Seq& s, int32_t token, std::span<const float> logits,
+                       std::vector<Event>& events) {
+    const kv::SeqId conv = s.req.conversation;
     const auto now = Clock::now();
     if (s.generated.empty()) {
         s.first_token = now;
@@ -367,6 +409,7 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
         steps.push_back(st);
         tokens_computed_ += s->take;
     }
+    plan_logits(batch, steps);
     if (auto r = model_.forward(steps, storage_, logits_); !r) {
         for (Seq* s : batch) fail(*s, "the forward pass failed: " + r.message(), events);
         remove_finished();
@@ -374,19 +417,21 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
     }
 
     // 4. Bookkeeping and sampling.
-    const auto n_vocab = static_cast<std::size_t>(model_.config().n_vocab);
-    std::size_t logit_row = 0;
+    std::size_t logit_row = 0, pick = 0;
     for (std::size_t i = 0; i < batch.size(); ++i) {
         Seq& s = *batch[i];
         const kv::SeqId conv = s.req.conversation;
+        const std::size_t row = logit_row, picks_at = pick;
+        if (steps[i].want_logits) {
+            ++logit_row;
+            pick += s.pick.size();
+        }
         if (auto r = cache_.mark_computed(conv, s.take); !r) {
             fail(s, r.message(), events);
-            if (steps[i].want_logits) ++logit_row;
             continue;
         }
         if (steps[i].want_logits) {
-            sample(s, std::span(logits_).subspan(logit_row * n_vocab, n_vocab), events);
-            ++logit_row;
+            sample(s, row, picks_at, events);
             continue;
         }
         const int32_t computed = cache_.n_computed(conv);

@@ -25,11 +25,11 @@
 #include "common/result.h"
 #include "generation/generator.h"
 #include "kv/kv_cache_manager.h"
+#include "model/llama_model.h"
 #include "sampling/sampler.h"
 
 namespace hearth {
 
-class LlamaModel;
 class KvStorage;
 class Tokenizer;
 
@@ -86,6 +86,12 @@ struct SchedulerConfig {
     int32_t max_batch_tokens = 256;  // tokens per forward step (decode + prefill chunks)
     int32_t max_running = 16;        // sequences in the running set
     int32_t starvation_steps = 32;   // a waiting request older than this goes first
+    // Sample from the few best logits of each row (Backend::top_k, plus the raw logits of
+    // the tokens the penalties change) instead of downloading whole rows: the same tokens
+    // (Sampler::sample_top), and a device backend's logits stay on the device. A step
+    // falls back to whole rows when a request records logits or its sampler needs more
+    // than Backend::kMaxTopK candidates (top-k off or above 64).
+    bool top_k_sampling = true;
 };
 
 // How fast the requests that are producing tokens produce them, each by RequestStats'
@@ -102,6 +108,7 @@ struct SchedulerStats {
     int64_t preemptions = 0;
     int64_t tokens_computed = 0;  // every token of every forward pass
     int64_t tokens_generated = 0;
+    int64_t top_k_steps = 0;  // steps whose logit rows came back as top-k candidates
 };
 
 class Scheduler {
@@ -138,7 +145,11 @@ class Scheduler {
     void finish(Seq& s, StopReason stop, std::vector<Event>& events);
     void fail(Seq& s, const std::string& message, std::vector<Event>& events);
     void release(Seq& s, bool park);
-    void sample(Seq& s, std::span<const float> logits, std::vector<Event>& events);
+    // Plans the step's logit rows (whole or top-k, and each row's picked tokens).
+    void plan_logits(std::span<Seq* const> batch, std::vector<SequenceStep>& steps);
+    // Samples s's next token from logit row `row` of the step (its picks start at `pick`).
+    void sample(Seq& s, std::size_t row, std::size_t pick, std::vector<Event>& events);
+    void accept(Seq& s, int32_t token, std::span<const float> logits, std::vector<Event>& events);
     void remove_finished();
 
     LlamaModel& model_;
@@ -152,8 +163,9 @@ class Scheduler {
     int64_t preemptions_ = 0;
     int64_t tokens_computed_ = 0;
     int64_t tokens_generated_ = 0;
+    int64_t top_k_steps_ = 0;
     uint64_t admit_counter_ = 0;
-    std::vector<float> logits_;
+    StepLogits logits_;
 };
 
 }  // namespace sched

@@ -110,7 +110,7 @@ QString compare_backends(const gguf::GgufFile& file, const QString& label,
     std::vector<int32_t> step = prompt;
     int32_t pos = 0, clear = 0;
     for (int s = 0; s <= steps; ++s) {
-        const std::vector<SequenceStep> one = {{step, pos, bt, true}};
+        const std::vector<SequenceStep> one = {{step, pos, bt, true, {}}};
         if (auto r = cpu.model->forward(one, *cpu.kv, lc); !r)
             return baseline.name().c_str() + QString(" forward: ") +
                    QString::fromStdString(r.message());
@@ -187,12 +187,12 @@ QString check_invariance(const gguf::GgufFile& file, kernels::Backend& backend, 
         auto r = m.model->forward(steps, *m.kv, out);
         if (!r) qFatal("forward: %s", r.message().c_str());
     };
-    step({{prompt, 0, ta, true}}, whole);
+    step({{prompt, 0, ta, true, {}}}, whole);
     // B: the same prompt in chunks of 128, 100 and the rest, the last beside C's prefill.
     const std::span<const int32_t> p(prompt);
-    step({{p.subspan(0, 128), 0, tb, false}}, scratch);
-    step({{p.subspan(128, 100), 128, tb, false}}, scratch);
-    step({{p.subspan(0, 40), 0, tc, true}, {p.subspan(228), 228, tb, true}}, chunked);
+    step({{p.subspan(0, 128), 0, tb, false, {}}}, scratch);
+    step({{p.subspan(128, 100), 128, tb, false, {}}}, scratch);
+    step({{p.subspan(0, 40), 0, tc, true, {}}, {p.subspan(228), 228, tb, true, {}}}, chunked);
     const size_t V = static_cast<size_t>(vocab);
     if (std::memcmp(whole.data(), chunked.data() + V, V * 4) != 0)
         return backend.name().c_str() +
@@ -200,8 +200,8 @@ QString check_invariance(const gguf::GgufFile& file, kernels::Backend& backend, 
     // Decode: A's next token alone, then B's identical token beside C's.
     const std::vector<int32_t> next = {greedy(whole).first}, c_next = {1};
     std::vector<float> alone, company;
-    step({{next, n, ta, true}}, alone);
-    step({{c_next, 40, tc, true}, {next, n, tb, true}}, company);
+    step({{next, n, ta, true, {}}}, alone);
+    step({{c_next, 40, tc, true, {}}, {next, n, tb, true, {}}}, company);
     if (std::memcmp(alone.data(), company.data() + V, V * 4) != 0)
         return backend.name().c_str() + QString(": a decode token's logits depend on its company");
     return {};

@@ -2,7 +2,7 @@
 // per-step metadata lives in kept scratch and is uploaded in one copy). Every operator
 // new of this binary is counted; the second of two identical steps, on the CPU backend
 // with its worker threads, must count zero, for a prefill chunk and for a batch of
-// decode tokens.
+// decode tokens, with whole logit rows and with top-k candidates.
 #include <QTest>
 
 #include <atomic>
@@ -78,16 +78,35 @@ class TestForwardAllocations : public QObject {
             return count;
         };
         // A prefill chunk of two sequences, twice.
-        const std::vector<SequenceStep> prefill = {{prompt, 0, table_a, true},
-                                                   {prompt, 0, table_b, true}};
+        const std::vector<SequenceStep> prefill = {{prompt, 0, table_a, true, {}},
+                                                   {prompt, 0, table_b, true, {}}};
         run(prefill);
         QCOMPARE(run(prefill), 0L);
         // A decode step of both, twice (the same positions: the KV slot is rewritten).
-        const std::vector<SequenceStep> decode = {{next_a, 20, table_a, true},
-                                                  {next_b, 20, table_b, true}};
+        const std::vector<SequenceStep> decode = {{next_a, 20, table_a, true, {}},
+                                                  {next_b, 20, table_b, true, {}}};
         run(decode);
         QCOMPARE(run(decode), 0L);
         QCOMPARE(logits.size(), 2 * static_cast<size_t>(c.n_vocab));
+
+        // The same decode step returning top-k candidates and picked logits (the
+        // scheduler's sampling path).
+        StepLogits top;
+        top.top_k = 40;
+        const std::vector<int32_t> pick_a = {5, 9, 21}, pick_b = {22};
+        const std::vector<SequenceStep> decode_top = {{next_a, 20, table_a, true, pick_a},
+                                                      {next_b, 20, table_b, true, pick_b}};
+        const auto run_top = [&] {
+            const long before = g_allocations.load();
+            auto r = (*model)->forward(decode_top, **kv, top);
+            const long count = g_allocations.load() - before;
+            if (!r) qFatal("forward: %s", r.message().c_str());
+            return count;
+        };
+        run_top();
+        QCOMPARE(run_top(), 0L);
+        QCOMPARE(top.top_ids.size(), std::size_t{80});
+        QCOMPARE(top.picked.size(), std::size_t{4});
     }
 };
 

@@ -3,6 +3,8 @@
 // same model, over a prefill and several decode steps through the paged cache.
 #include <QTest>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 
@@ -129,6 +131,75 @@ class TestSyntheticModel : public QObject {
         }
     }
 
+    // A top-k step returns each logit row's best values exactly as a naive sort of the
+    // whole row (largest first, lower id on ties), the rows' picked tokens' raw logits,
+    // and no invalid index; in a step of two sequences whose rows differ.
+    void topKLogitsMatchWholeRows() {
+        SyntheticModelSpec spec;
+        spec.seed = kSeed;
+        auto file = gguf::GgufFile::parse(*make_synthetic_model(spec));
+        QVERIFY(file);
+        std::vector<int32_t> table_a(32), table_b(32);
+        for (int32_t i = 0; i < 32; ++i) {
+            table_a[static_cast<size_t>(i)] = i;
+            table_b[static_cast<size_t>(i)] = 32 + i;
+        }
+        const std::vector<int32_t> prompt_a = {5, 17, 29, 31, 8, 40}, prompt_b = {9, 9, 12, 77};
+        const std::vector<int32_t> pick_a = {3, 40, 17}, pick_b = {};
+        const auto steps = [&] {
+            std::array<SequenceStep, 2> s{SequenceStep{prompt_a, 0, table_a, true, pick_a},
+                                          SequenceStep{prompt_b, 0, table_b, true, pick_b}};
+            return s;
+        };
+        Run whole = make_run(**file, std::make_unique<kernels::CpuBackend>(2), 4);
+        std::vector<float> rows;
+        const auto sw = steps();
+        QVERIFY(whole.model->forward(sw, *whole.kv, rows));
+        const auto V = static_cast<size_t>(whole.model->config().n_vocab);
+        QCOMPARE(rows.size(), 2 * V);
+
+        for (int32_t k : {1, 7, 64}) {
+            Run top = make_run(**file, std::make_unique<kernels::CpuBackend>(2), 4);
+            StepLogits out;
+            out.top_k = k;
+            const auto st = steps();
+            auto r = top.model->forward(st, *top.kv, out);
+            QVERIFY2(r, r ? "" : r.message().c_str());
+            QVERIFY(out.rows.empty());
+            QCOMPARE(out.invalid, (std::vector<int32_t>{-1, -1}));
+            QCOMPARE(out.top_ids.size(), 2 * static_cast<size_t>(k));
+            for (size_t row = 0; row < 2; ++row) {
+                const float* x = rows.data() + row * V;
+                std::vector<int32_t> order(V);
+                for (size_t i = 0; i < V; ++i) order[i] = static_cast<int32_t>(i);
+                std::stable_sort(order.begin(), order.end(),
+                                 [x](int32_t a, int32_t b) { return x[a] > x[b]; });
+                for (int32_t j = 0; j < k; ++j) {
+                    const size_t at = row * static_cast<size_t>(k) + static_cast<size_t>(j);
+                    QCOMPARE(out.top_ids[at], order[static_cast<size_t>(j)]);
+                    QCOMPARE(out.top_values[at], x[order[static_cast<size_t>(j)]]);
+                }
+            }
+            QCOMPARE(out.picked.size(), pick_a.size());
+            for (size_t i = 0; i < pick_a.size(); ++i)
+                QCOMPARE(out.picked[i], rows[static_cast<size_t>(pick_a[i])]);
+        }
+
+        // Bad requests are errors: k out of range, a picked id outside the vocabulary.
+        Run bad = make_run(**file, std::make_unique<kernels::CpuBackend>(1), 4);
+        StepLogits out;
+        out.top_k = kernels::Backend::kMaxTopK + 1;
+        const auto sb = steps();
+        QVERIFY(!bad.model->forward(sb, *bad.kv, out));
+        out.top_k = 4;
+        const std::vector<int32_t> outside = {static_cast<int32_t>(V)};
+        SequenceStep one{prompt_a, 0, table_a, true, outside};
+        auto r = bad.model->forward(std::span(&one, 1), *bad.kv, out);
+        QVERIFY(!r);
+        QVERIFY2(r.message().find("outside the vocabulary") != std::string::npos,
+                 r.message().c_str());
+    }
+
     void badInputIsAnError() {
         SyntheticModelSpec spec;
         auto file = gguf::GgufFile::parse(*make_synthetic_model(spec));
@@ -138,12 +209,12 @@ class TestSyntheticModel : public QObject {
         for (size_t i = 0; i < table.size(); ++i) table[i] = static_cast<int32_t>(i);
         std::vector<float> logits;
         const std::vector<int32_t> bad = {1, 99999};
-        SequenceStep s{bad, 0, table, true};
+        SequenceStep s{bad, 0, table, true, {}};
         auto r = cpu.model->forward(std::span(&s, 1), *cpu.kv, logits);
         QVERIFY(!r);
         QVERIFY(r.message().find("outside the vocabulary") != std::string::npos);
         const std::vector<int32_t> ok = {1, 2};
-        SequenceStep beyond{ok, spec.context_length - 1, table, true};
+        SequenceStep beyond{ok, spec.context_length - 1, table, true, {}};
         auto r2 = cpu.model->forward(std::span(&beyond, 1), *cpu.kv, logits);
         QVERIFY(!r2);
         QVERIFY(r2.message().find("context") != std::string::npos);

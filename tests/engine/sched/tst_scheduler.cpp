@@ -151,6 +151,93 @@ class TestScheduler : public QObject {
                  static_cast<int32_t>(h.size() - w.user[0][1].size() - 1));
     }
 
+    // Sampling from the top-k candidates the backend returns gives exactly the tokens of
+    // sampling from whole rows, for greedy and random sampling, with and without
+    // penalties, in batches; a request that needs whole rows (top-k off, recorded logits)
+    // turns its steps back to whole rows without changing anyone's tokens.
+    void topKSamplingMatchesWholeRows() {
+        const Workload w = Workload::random(kSeed + 5, 8, 1, 2, synthetic_vocab_size());
+        std::vector<SamplingParams> params(9);
+        params[0] = SamplingParams::greedy();
+        params[1] = SamplingParams::greedy();
+        params[1].repeat_penalty = 1.3f;
+        params[1].frequency_penalty = 0.2f;
+        params[1].presence_penalty = 0.1f;
+        params[2].seed = 1;  // the defaults: temperature 0.8, top-k 40, top-p, min-p
+        params[3].temperature = 1.5f;
+        params[3].top_k = 64;
+        params[3].top_p = 1.0f;
+        params[3].min_p = 0.0f;
+        params[3].seed = 2;
+        params[4].temperature = 0.7f;
+        params[4].top_k = 5;
+        params[4].repeat_penalty = 1.1f;
+        params[4].penalty_last_n = 16;
+        params[4].seed = 3;
+        params[5].temperature = 1.2f;
+        params[5].top_k = 3;
+        params[5].presence_penalty = 0.5f;
+        params[5].penalty_last_n = -1;  // the whole history: often more than 64 tokens
+        params[5].seed = 4;
+        params[6].top_k = 0;  // whole rows
+        params[6].seed = 5;
+        params[7].seed = 6;             // records its logits: whole rows
+        params[8].temperature = 50.0f;  // nearly uniform over its 2 candidates
+        params[8].top_k = 2;
+        params[8].top_p = 1.0f;
+        params[8].min_p = 0.0f;
+        params[8].seed = 7;
+        const auto run = [&](bool top_k, const std::vector<int>& which,
+                             sched::SchedulerStats& stats) {
+            const int n_requests = static_cast<int>(which.size());
+            RigOptions o;
+            o.scheduler.top_k_sampling = top_k;
+            o.scheduler.max_batch_tokens = 64;
+            auto rig = Rig::make(o);
+            for (int c = 0; c < n_requests; ++c) {
+                std::vector<int32_t> p = w.personas[static_cast<std::size_t>(w.persona_of[c])];
+                p.insert(p.end(), w.user[c][0].begin(), w.user[c][0].end());
+                sched::Request r = greedy(c, p, 24);
+                const int k = which[static_cast<std::size_t>(c)];
+                r.sampling = params[static_cast<std::size_t>(k)];
+                r.record_logits = k == 7;
+                if (!rig->scheduler->submit(200 + c, std::move(r))) return std::vector<Turn>{};
+            }
+            std::vector<sched::Event> ev;
+            if (!rig->drain(ev)) return std::vector<Turn>{};
+            std::vector<Turn> out(static_cast<std::size_t>(n_requests));
+            for (const sched::Event& e : ev) {
+                if (e.kind == sched::EventKind::Error) qWarning("%s", e.error.c_str());
+                if (e.kind == sched::EventKind::Finished)
+                    out[static_cast<std::size_t>(e.request - 200)].reply = e.tokens;
+            }
+            stats = rig->scheduler->stats();
+            return out;
+        };
+        const std::vector<std::vector<int>> phases = {
+            {0, 1, 2, 3, 4, 5}, {0, 1, 2, 3, 4, 5, 6, 7}, {8}};
+        for (const std::vector<int>& which : phases) {
+            const int n = static_cast<int>(which.size());
+            sched::SchedulerStats stats_on, stats_off;
+            const std::vector<Turn> on = run(true, which, stats_on);
+            const std::vector<Turn> off = run(false, which, stats_off);
+            QCOMPARE(on.size(), static_cast<std::size_t>(n));
+            QCOMPARE(off.size(), static_cast<std::size_t>(n));
+            for (int c = 0; c < n; ++c) {
+                QCOMPARE(on[static_cast<std::size_t>(c)].reply.size(), std::size_t{24});
+                QVERIFY2(
+                    on[static_cast<std::size_t>(c)].reply == off[static_cast<std::size_t>(c)].reply,
+                    qPrintable(QString("request %1 of %2").arg(c).arg(n)));
+            }
+            QCOMPARE(stats_off.top_k_steps, int64_t{0});
+            // Without requests 6 (top-k off) and 7 (recorded logits) every step that
+            // samples does it from the top k; with them, the steps they sample in (at
+            // least their 24) use whole rows.
+            QVERIFY(stats_on.top_k_steps >= (n == 8 ? 1 : 24));
+            if (n == 8) QVERIFY(stats_on.top_k_steps <= stats_on.steps - 24);
+        }
+    }
+
     void cancelFreesEverything() {
         RigOptions o;
         o.scheduler.max_batch_tokens = 16;

@@ -32,14 +32,20 @@ class CpuBuffer final : public Buffer {
     std::size_t bytes_;
 };
 
-// A weight read in place from the mapped model file.
+// A weight read in place from the mapped model file, with the copy repacked for the
+// matmul kernel where it wants one (weight_pack.h).
 class CpuWeight final : public Weight {
   public:
-    explicit CpuWeight(const cpu::WeightView& v) : Weight(v.type, v.rows, v.cols), view_(v) {}
+    CpuWeight(const cpu::WeightView& v, cpu::SimdLevel level)
+        : Weight(v.type, v.rows, v.cols), view_(v) {
+        if (const std::size_t bytes = cpu::matmul_packed_bytes(level, view_); bytes > 0)
+            cpu::matmul_pack(level, view_, packed_.get_as<uint8_t>(bytes));
+    }
     const cpu::WeightView& view() const { return view_; }
 
   private:
     cpu::WeightView view_;
+    cpu::AlignedBuffer packed_;
 };
 
 const cpu::WeightView& view_of(const Weight& w) {
@@ -106,7 +112,7 @@ std::unique_ptr<Weight> CpuBackend::load_weight(const WeightSource& source) {
     v.cols = source.cols;
     v.data = static_cast<const uint8_t*>(source.data);
     v.row_bytes = static_cast<std::size_t>(source.cols / tr->block_elems * tr->block_bytes);
-    return std::make_unique<CpuWeight>(v);
+    return std::make_unique<CpuWeight>(v, impl_->level);
 }
 
 void CpuBackend::embed(const Weight& table, const int32_t* ids, int32_t n, float* out) {

@@ -1,11 +1,11 @@
-// AVX2 kernels for the 32-element weight formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0) against
+// AVX2 kernels for the 32-element weight formats (Q4_1, Q5_0, Q5_1, Q8_0) against
 // Q8x32 activations (act_quant.h). Per weight block and token:
 //     int32 Σ q·qa   (maddubs + madd: 32 byte products, 8 lane partial sums)
 //     acc += (dw·da) · Σ q·qa          (8-lane float accumulator)
 //     acc_m += mw · s                  (the block offset term, see act_quant.h)
-// Q4_0 and Q5_0 are handled as unsigned nibbles with offset m = -8·d / -16·d, so every
-// format except Q8_0 is an unsigned × signed byte product; Q8_0 moves the weight's sign
-// onto the activation first.
+// Q5_0 is handled as unsigned quants with offset m = -16·d, so every format except Q8_0
+// is an unsigned × signed byte product; Q8_0 moves the weight's sign onto the activation
+// first. (Q4_0 has its own kernel on a repacked layout: gemm_avx2_q4_0x8.cpp.)
 //
 // Tiles: one token (decode) runs 4 weight rows side by side (see gemv_rows); several tokens
 // run R weight rows × 4 tokens, so each weight block is unpacked once and reused 4 times
@@ -23,11 +23,6 @@ using quant::TensorType;
 template <TensorType T>
 struct Fmt;
 // kBytes: block size; kM: factor of the lane-1 offset sum at the end (0 = none).
-template <>
-struct Fmt<TensorType::Q4_0> {
-    static constexpr int kBytes = 18, kQs = 2;
-    static constexpr float kM = -8.0f;
-};
 template <>
 struct Fmt<TensorType::Q4_1> {
     static constexpr int kBytes = 20, kQs = 4;
@@ -54,7 +49,7 @@ template <TensorType T>
 static inline __m256i load_q(const uint8_t* p) {
     if constexpr (T == TensorType::Q8_0) {
         return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
-    } else if constexpr (T == TensorType::Q4_0 || T == TensorType::Q4_1) {
+    } else if constexpr (T == TensorType::Q4_1) {
         return avx2::nibbles32(p + Fmt<T>::kQs);
     } else {
         const uint32_t qh = avx2::load_u32(p + Fmt<T>::kQs - 4);
@@ -189,7 +184,8 @@ static inline void gemm4_rows(const uint8_t* w, std::size_t ws, int64_t nb, cons
 }
 
 // Rows per gemv_rows call in decode: 4 decoded Qwen2.5-1.5B-shaped Q4_0 about 11 % faster
-// than 1 (15.7 -> 17.4 tokens/s, 2 threads, 8 alternating runs on the Zen 3 test machine).
+// than 1 (15.7 -> 17.4 tokens/s, 2 threads, 8 alternating runs on the Zen 3 test machine,
+// when Q4_0 still ran here).
 constexpr int kGemvRows = 4;
 
 template <TensorType T>
@@ -236,9 +232,6 @@ void gemm_q32(const GemmArgs& a) {
 
 }  // namespace
 
-void gemm_avx2_q4_0(const GemmArgs& a) {
-    gemm_q32<TensorType::Q4_0>(a);
-}
 void gemm_avx2_q4_1(const GemmArgs& a) {
     gemm_q32<TensorType::Q4_1>(a);
 }

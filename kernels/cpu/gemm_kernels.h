@@ -3,7 +3,9 @@
 // on the thread pool; a kernel only computes dot products.
 //
 // Weight memory: row r of the tile starts at w + r·w_stride bytes and holds nb blocks of
-// the weight type (the GGUF layout, read in place from the mapped file).
+// the weight type (the GGUF layout, read in place from the mapped file); for a kernel
+// that wants a packed layout (TypeKernels::packing, weight_pack.h), w points at the packed
+// group of the tile's first row and w_stride is the bytes of one group.
 // Activation memory depends on the type's ActFormat (see act_quant.h):
 //   Float — token t's row of floats at act + t·act_stride bytes (F32, F16, BF16 weights).
 //   Q8x32 — groups of `group` tokens, group g at act + g·act_stride bytes.
@@ -20,6 +22,9 @@
 namespace hearth::kernels::cpu {
 
 enum class ActFormat { Float, Q8x32, Q8xK };
+
+// The weight layout a kernel reads: the file's, or a copy repacked at load.
+enum class Packing { None, Q4_0x8 };
 
 struct GemmArgs {
     const uint8_t* w = nullptr;  // [n_rows] rows of nb blocks, w_stride bytes apart
@@ -39,6 +44,7 @@ using GemmFn = void (*)(const GemmArgs&);
 struct TypeKernels {
     ActFormat act = ActFormat::Float;
     GemmFn gemm = nullptr;
+    Packing packing = Packing::None;
 };
 
 // The kernels for a weight type at a SIMD level (Scalar or Avx2), or null for a type the
@@ -52,7 +58,7 @@ const TypeKernels* gemm_kernels_scalar(quant::TensorType type);
 void gemm_avx2_f32(const GemmArgs& a);
 void gemm_avx2_f16(const GemmArgs& a);
 void gemm_avx2_bf16(const GemmArgs& a);
-void gemm_avx2_q4_0(const GemmArgs& a);
+void gemm_avx2_q4_0x8(const GemmArgs& a);  // Packing::Q4_0x8
 void gemm_avx2_q4_1(const GemmArgs& a);
 void gemm_avx2_q5_0(const GemmArgs& a);
 void gemm_avx2_q5_1(const GemmArgs& a);

@@ -99,14 +99,11 @@ inline void fma8(float sc, const int32_t isum[8], float acc[8]) {
 // Q8x32 activations (act_quant.h): out = Σ_b dw·da·Σ q·qa + m·s, in the AVX2 kernels'
 // (and llama.cpp's ggml_vec_dot_*_q8_*) order and roundings, so the bits are theirs: the
 // integer sums in 8 lanes of 4 elements each, acc[l] = fma(dw·da, Σ_l, acc[l]) block
-// after block, the offsets as acc_m = fma(m, s, acc_m) (m = d for Q4_0/Q5_0, whose
-// offset factor kM = -8 / -16 is applied at the end), then hsum8(acc) + kM · acc_m.
+// after block, the offsets as acc_m = fma(m, s, acc_m) (m = d for Q5_0, whose offset
+// factor kM = -16 is applied at the end), then hsum8(acc) + kM · acc_m. (Q4_0: below.)
 template <TensorType T>
 void gemm_q32(const GemmArgs& a) {
-    constexpr float kM = T == TensorType::Q4_0   ? -8.0f
-                         : T == TensorType::Q5_0 ? -16.0f
-                         : T == TensorType::Q8_0 ? 0.0f
-                                                 : 1.0f;
+    constexpr float kM = T == TensorType::Q5_0 ? -16.0f : T == TensorType::Q8_0 ? 0.0f : 1.0f;
     const int G = a.group;
     const int n_groups = (a.n_tokens + G - 1) / G;
     Block32 blk;
@@ -142,6 +139,41 @@ void gemm_q32(const GemmArgs& a) {
                 if constexpr (kM != 0.0f) v += kM * acc_m[t];
                 a.out[static_cast<std::size_t>(g * G + t) * a.out_stride + r] = v;
             }
+        }
+    }
+}
+
+// Q4_0 against Q8x32 (Q8_0 sums) in the order of the AVX2 kernel on the repacked layout
+// (gemm_avx2_q4_0x8.cpp), bit for bit: per block the exact integer Σ q·qa of the unsigned
+// nibbles, acc = fma(dw·da, Σ, acc), acc_m = fma(dw, s, acc_m), then acc + (-8)·acc_m.
+void gemm_q4_0(const GemmArgs& a) {
+    const int G = a.group;
+    const int n_groups = (a.n_tokens + G - 1) / G;
+    Block32 blk;
+    for (int r = 0; r < a.n_rows; ++r) {
+        const uint8_t* wr = a.w + static_cast<std::size_t>(r) * a.w_stride;
+        for (int g = 0; g < n_groups; ++g) {
+            const uint8_t* grp = a.act + static_cast<std::size_t>(g) * a.act_stride;
+            const auto* qs = reinterpret_cast<const int8_t*>(grp);  // [nb][G][32]
+            const auto* ds =
+                reinterpret_cast<const float*>(grp + q8x32_ds_offset(a.nb, G));  // [nb][2][G]
+            const int nt = std::min(G, a.n_tokens - g * G);
+            float acc[kGroup] = {}, acc_m[kGroup] = {};
+            for (int64_t b = 0; b < a.nb; ++b) {
+                decode32<TensorType::Q4_0>(
+                    wr + static_cast<std::size_t>(b) * block_bytes<TensorType::Q4_0>(), blk);
+                for (int t = 0; t < nt; ++t) {
+                    const int8_t* qa = qs + (b * G + t) * 32;
+                    int32_t isum = 0;
+                    for (int i = 0; i < 32; ++i) isum += blk.q[i] * qa[i];
+                    const float sc = blk.d * ds[b * 2 * G + t];
+                    acc[t] = fma_exact(sc, static_cast<float>(isum), acc[t]);
+                    acc_m[t] = fma_exact(blk.d, ds[b * 2 * G + G + t], acc_m[t]);
+                }
+            }
+            for (int t = 0; t < nt; ++t)
+                a.out[static_cast<std::size_t>(g * G + t) * a.out_stride + r] =
+                    acc[t] + -8.0f * acc_m[t];
         }
     }
 }
@@ -286,7 +318,7 @@ void gemm_float(const GemmArgs& a) {
 const TypeKernels kF32{ActFormat::Float, gemm_float<TensorType::F32>};
 const TypeKernels kF16{ActFormat::Float, gemm_float<TensorType::F16>};
 const TypeKernels kBF16{ActFormat::Float, gemm_float<TensorType::BF16>};
-const TypeKernels kQ4_0{ActFormat::Q8x32, gemm_q32<TensorType::Q4_0>};
+const TypeKernels kQ4_0{ActFormat::Q8x32, gemm_q4_0};
 const TypeKernels kQ4_1{ActFormat::Q8x32, gemm_q32<TensorType::Q4_1>};
 const TypeKernels kQ5_0{ActFormat::Q8x32, gemm_q32<TensorType::Q5_0>};
 const TypeKernels kQ5_1{ActFormat::Q8x32, gemm_q32<TensorType::Q5_1>};

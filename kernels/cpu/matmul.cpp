@@ -4,6 +4,7 @@
 
 #include "cpu/act_quant.h"
 #include "cpu/gemm_kernels.h"
+#include "cpu/weight_pack.h"
 
 namespace hearth::kernels::cpu {
 
@@ -15,7 +16,7 @@ using quant::TensorType;
 const TypeKernels kAvx2F32{ActFormat::Float, gemm_avx2_f32};
 const TypeKernels kAvx2F16{ActFormat::Float, gemm_avx2_f16};
 const TypeKernels kAvx2BF16{ActFormat::Float, gemm_avx2_bf16};
-const TypeKernels kAvx2Q4_0{ActFormat::Q8x32, gemm_avx2_q4_0};
+const TypeKernels kAvx2Q4_0{ActFormat::Q8x32, gemm_avx2_q4_0x8, Packing::Q4_0x8};
 const TypeKernels kAvx2Q4_1{ActFormat::Q8x32, gemm_avx2_q4_1};
 const TypeKernels kAvx2Q5_0{ActFormat::Q8x32, gemm_avx2_q5_0};
 const TypeKernels kAvx2Q5_1{ActFormat::Q8x32, gemm_avx2_q5_1};
@@ -77,6 +78,7 @@ int64_t block_elems(TensorType type) {
 // rows × 64 tokens per tile — the tile's weight rows and quantised activations (~40 KB
 // for 576 columns) stay in L2 while the kernel reuses them across each other.
 constexpr int kRowAlign = 16;
+static_assert(kRowAlign % kQ4_0x8Rows == 0);
 constexpr int kGemmRows = 64;
 constexpr int kGemmTokens = 64;  // a multiple of kGroup
 constexpr int kFewTokens = 4;    // up to this many tokens: split rows only
@@ -87,6 +89,21 @@ const TypeKernels* gemm_kernels(TensorType type, SimdLevel level) {
     return level == SimdLevel::Avx2 ? gemm_kernels_avx2(type) : gemm_kernels_scalar(type);
 }
 
+std::size_t matmul_packed_bytes(SimdLevel level, const WeightView& w) {
+    const TypeKernels* k = gemm_kernels(w.type, level);
+    if (!k || k->packing == Packing::None) return 0;
+    return q4_0x8_bytes(w.rows, w.cols / block_elems(w.type));
+}
+
+void matmul_pack(SimdLevel level, WeightView& w, uint8_t* dst) {
+    const TypeKernels* k = gemm_kernels(w.type, level);
+    if (!k || k->packing == Packing::None) return;
+    const int64_t nb = w.cols / block_elems(w.type);
+    pack_q4_0x8(w.data, w.row_bytes, w.rows, nb, dst);
+    w.packed = dst;
+    w.packed_group_bytes = q4_0x8_group_bytes(nb);
+}
+
 bool matmul_supports(TensorType type, int64_t cols) {
     return gemm_kernels_scalar(type) != nullptr && cols > 0 && cols % block_elems(type) == 0;
 }
@@ -95,6 +112,9 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
             const float* x, int32_t n_tokens, float* out, const float* bias) {
     if (n_tokens <= 0 || w.rows <= 0) return;
     const TypeKernels* k = gemm_kernels(w.type, level);
+    // A kernel that reads a packed copy, without the copy: the portable kernel, same bits.
+    if (k->packing != Packing::None && !w.packed) k = gemm_kernels_scalar(w.type);
+    const bool packed = k->packing != Packing::None;
 #ifdef HEARTH_HAVE_AVX2_KERNELS
     const bool avx2 = level == SimdLevel::Avx2;
 #else
@@ -105,7 +125,7 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
 
     // (1) Activations.
     GemmArgs base;
-    base.w_stride = w.row_bytes;
+    base.w_stride = packed ? w.packed_group_bytes : w.row_bytes;
     base.nb = nb;
     base.out_stride = static_cast<std::size_t>(w.rows);
     int tokens_per_act = 1;  // tokens per act_stride step
@@ -185,7 +205,9 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
         const int r0 = rc * row_chunk;
         const int t0 = tc * token_chunk;
         GemmArgs a = base;
-        a.w = w.data + static_cast<std::size_t>(r0) * w.row_bytes;
+        // Row chunks start at multiples of kRowAlign, so a packed chunk starts a group.
+        a.w = packed ? w.packed + static_cast<std::size_t>(r0 / kQ4_0x8Rows) * w.packed_group_bytes
+                     : w.data + static_cast<std::size_t>(r0) * w.row_bytes;
         a.n_rows = std::min(row_chunk, rows - r0);
         a.act = base.act + static_cast<std::size_t>(t0 / tokens_per_act) * base.act_stride;
         a.n_tokens = std::min(token_chunk, n_tokens - t0);

@@ -3,7 +3,8 @@
 // layers, Q4_1 weights, Q8_0 tied output 49152 × 576).
 //
 //   hearth-kernel-bench [--threads N] [--scalar] [--quick]
-//   hearth-kernel-bench --bandwidth [--threads N]   memory bandwidth (read and triad), GB/s
+//   hearth-kernel-bench --bandwidth [--threads N]   memory bandwidth (read and triad), GB/s,
+//       and the int8 dot-product peak (int8_peak.h), GMAC/s
 //   hearth-kernel-bench --llama-1b TYPE [--threads N] [--quick]
 //       the matrices of a Llama 3.2 1B-shaped layer (hidden 2048, FFN 8192, 32 / 8 heads
 //       of 64) in one weight type (Q4_0, Q4_K, Q5_K, Q6_K, Q8_0, ...): the per-op view of
@@ -25,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "cpu/bench/int8_peak.h"
 #include "cpu/bench/memory_bandwidth.h"
 #include "cpu/cpu_backend.h"
 #include "quant/fp16.h"
@@ -104,8 +106,11 @@ int main(int argc, char** argv) {
     }
     if (bandwidth) {
         const auto bw = hearth::kernels::bench::measure_memory_bandwidth(threads, 512u << 20, 5);
-        std::printf("{\"threads\": %d, \"read_gb_per_s\": %.2f, \"triad_gb_per_s\": %.2f}\n",
-                    threads, bw.read_gb_per_s, bw.triad_gb_per_s);
+        const double peak = hearth::kernels::bench::measure_int8_peak(threads, 5);
+        std::printf(
+            "{\"threads\": %d, \"read_gb_per_s\": %.2f, \"triad_gb_per_s\": %.2f, "
+            "\"int8_gmac_per_s\": %.1f}\n",
+            threads, bw.read_gb_per_s, bw.triad_gb_per_s, peak / 1e9);
         return 0;
     }
     CpuBackend be(threads, scalar ? hearth::kernels::cpu::SimdLevel::Scalar

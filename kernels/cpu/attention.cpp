@@ -172,7 +172,7 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
     const int tq = std::max(1, kTileVectors / group);  // query positions per tile
     const int m_max = tq * group;
 #ifdef HEARTH_HAVE_AVX2_KERNELS
-    const AttnFns& f = level == SimdLevel::Avx2 && D % 8 == 0 ? attn_fns_avx2() : attn_fns_scalar();
+    const AttnFns& f = uses_avx2(level) && D % 8 == 0 ? attn_fns_avx2() : attn_fns_scalar();
 #else
     (void)level;
     const AttnFns& f = attn_fns_scalar();

@@ -63,19 +63,40 @@ bool cpu_has_avx2() {
 #endif
 }
 
+bool cpu_has_avx512() {
+#if defined(HEARTH_X86) && defined(HEARTH_HAVE_AVX512_KERNELS)
+    if (!cpu_has_avx2()) return false;
+    // XCR0: XMM, YMM (bits 1, 2), opmask, upper ZMM0-15 and ZMM16-31 (bits 5, 6, 7).
+    if ((xgetbv0() & 0xe6u) != 0xe6u) return false;
+    uint32_t r[4];
+    cpuid(7, 0, r);
+    const bool f = (r[1] >> 16) & 1u;     // EBX bit 16: AVX512F
+    const bool bw = (r[1] >> 30) & 1u;    // EBX bit 30: AVX512BW
+    const bool vl = (r[1] >> 31) & 1u;    // EBX bit 31: AVX512VL
+    const bool vnni = (r[2] >> 11) & 1u;  // ECX bit 11: AVX512_VNNI
+    return f && bw && vl && vnni;
+#else
+    return false;
+#endif
+}
+
 SimdLevel resolve_simd_level(SimdLevel requested) {
     if (requested == SimdLevel::Auto) {
-        requested = cpu_has_avx2() ? SimdLevel::Avx2 : SimdLevel::Scalar;
+        requested = SimdLevel::Avx512;
         if (const char* env = std::getenv("HEARTH_CPU_SIMD")) {
             if (std::strcmp(env, "scalar") == 0) requested = SimdLevel::Scalar;
+            if (std::strcmp(env, "avx2") == 0) requested = SimdLevel::Avx2;
         }
     }
-    if (requested == SimdLevel::Avx2 && !cpu_has_avx2()) return SimdLevel::Scalar;
+    if (requested == SimdLevel::Avx512 && !cpu_has_avx512()) requested = SimdLevel::Avx2;
+    if (requested == SimdLevel::Avx2 && !cpu_has_avx2()) requested = SimdLevel::Scalar;
     return requested;
 }
 
 std::string_view simd_level_name(SimdLevel level) {
     switch (level) {
+        case SimdLevel::Avx512:
+            return "AVX-512";
         case SimdLevel::Avx2:
             return "AVX2";
         case SimdLevel::Scalar:

@@ -1,6 +1,7 @@
 // Which SIMD kernels the CPU backend runs. Chosen once per backend: the best level the
 // processor and the operating system support, unless the environment variable
-// HEARTH_CPU_SIMD=scalar (or a constructor argument) forces the portable fallback.
+// HEARTH_CPU_SIMD caps it (`avx2`: no AVX-512 kernels; `scalar`: the portable fallback)
+// or a constructor argument asks for a level.
 #pragma once
 
 #include <string_view>
@@ -11,16 +12,29 @@ enum class SimdLevel {
     Auto,    // request only: the best supported level
     Scalar,  // portable C++ (any processor)
     Avx2,    // x86-64 AVX2 + FMA + F16C (Haswell / Zen and later)
+    Avx512,  // Avx2 plus AVX-512 F/BW/VL/VNNI (Ice Lake / Zen 4 and later): the prefill
+             // products of Q4_0 and the K-quants in 512-bit registers, the rest as Avx2.
+             // The same integer sums and float operations as Avx2, so the same bits.
 };
+
+// Whether a resolved level runs the AVX2 kernels (Avx512 runs them for every op it has no
+// AVX-512 kernel of its own for).
+inline bool uses_avx2(SimdLevel level) {
+    return level == SimdLevel::Avx2 || level == SimdLevel::Avx512;
+}
 
 // AVX2, FMA and F16C present and the OS saves the YMM registers (XGETBV), and the AVX2
 // kernels were compiled in (HEARTH_HAVE_AVX2_KERNELS: x86 builds).
 bool cpu_has_avx2();
 
-// Resolves a request: Auto → Scalar if HEARTH_CPU_SIMD=scalar, else the best supported
-// level. A level the CPU lacks falls back to Scalar.
+// cpu_has_avx2(), AVX-512 F, BW, VL and VNNI present, the OS saves the ZMM and mask
+// registers, and the AVX-512 kernels were compiled in (HEARTH_HAVE_AVX512_KERNELS).
+bool cpu_has_avx512();
+
+// Resolves a request: Auto → the best supported level, capped by HEARTH_CPU_SIMD (scalar,
+// avx2). A level the CPU lacks falls back to the best one below it that it has.
 SimdLevel resolve_simd_level(SimdLevel requested);
 
-std::string_view simd_level_name(SimdLevel level);  // "scalar", "AVX2"
+std::string_view simd_level_name(SimdLevel level);  // "scalar", "AVX2", "AVX-512"
 
 }  // namespace hearth::kernels::cpu

@@ -69,7 +69,7 @@ void split(ThreadPool& pool, int64_t n, int64_t unit, F&& fn) {
 
 const ElementwiseFns& elementwise_fns(SimdLevel level) {
 #ifdef HEARTH_HAVE_AVX2_KERNELS
-    if (level == SimdLevel::Avx2) return elementwise_fns_avx2();
+    if (uses_avx2(level)) return elementwise_fns_avx2();
 #else
     (void)level;
 #endif

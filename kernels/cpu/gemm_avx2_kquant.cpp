@@ -9,50 +9,14 @@
 // sub-block minimums (Q4_K/Q5_K) and the −32 offset (Q6_K) only need Σ qa per sub-block,
 // which the activations carry in bsums.
 #include <algorithm>
-#include <type_traits>
 
-#include "cpu/act_quant.h"
-#include "cpu/avx2_util.h"
-#include "cpu/gemm_kernels.h"
+#include "cpu/kquant_avx2.h"
 
 namespace hearth::kernels::cpu {
 
 namespace {
 
 using quant::TensorType;
-
-// Unpacks the 12 scale bytes of a Q4_K/Q5_K super-block into sc[0..7] and m[0..7]
-// (6 bits each), returned as bytes [sc0..sc7, m0..m7].
-static inline __m128i k4_scales_mins(const uint8_t* s) {
-    const uint32_t u0 = avx2::load_u32(s), u1 = avx2::load_u32(s + 4), u2 = avx2::load_u32(s + 8);
-    const uint32_t sc_lo = u0 & 0x3f3f3f3fu;
-    const uint32_t m_lo = u1 & 0x3f3f3f3fu;
-    const uint32_t sc_hi = (u2 & 0x0f0f0f0fu) | (((u0 >> 6) & 0x03030303u) << 4);
-    const uint32_t m_hi = ((u2 >> 4) & 0x0f0f0f0fu) | (((u1 >> 6) & 0x03030303u) << 4);
-    return _mm_set_epi32(static_cast<int>(m_hi), static_cast<int>(m_lo), static_cast<int>(sc_hi),
-                         static_cast<int>(sc_lo));
-}
-
-// One token's Q8xK activations (act_quant.h).
-struct TokenAct {
-    const int8_t* qa;
-    const int16_t* bsums;
-    const float* da;
-};
-
-// Bit k of every byte of h moved to bit 4 (the other bits cleared): the 5th bit of a Q5_K
-// quant. The 16-bit shifts move a masked bit only within its byte.
-template <int k>
-static inline __m256i bit_to_0x10(__m256i h) {
-    const __m256i b = _mm256_and_si256(h, _mm256_set1_epi8(static_cast<char>(1 << k)));
-    if constexpr (k < 4) {
-        return _mm256_slli_epi16(b, 4 - k);
-    } else if constexpr (k > 4) {
-        return _mm256_srli_epi16(b, k - 4);
-    } else {
-        return b;
-    }
-}
 
 // Q4_K (kFive = false) and Q5_K (kFive = true): one weight row against N ≤ 8 tokens. Each
 // super-block is unpacked once and used for every token; each token's sums are the same
@@ -235,10 +199,7 @@ void gemm_k(const GemmArgs& a) {
         TokenAct acts[kTokens];
         float* outs[kTokens];
         for (int i = 0; i < n; ++i) {
-            const uint8_t* row = a.act + static_cast<std::size_t>(t0 + i) * a.act_stride;
-            acts[i] = {reinterpret_cast<const int8_t*>(row),
-                       reinterpret_cast<const int16_t*>(row + q8k_bsums_offset(a.nb)),
-                       reinterpret_cast<const float*>(row + q8k_d_offset(a.nb))};
+            acts[i] = token_act(a, t0 + i);
             outs[i] = a.out + static_cast<std::size_t>(t0 + i) * a.out_stride;
         }
         switch (n) {

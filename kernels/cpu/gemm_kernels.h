@@ -47,8 +47,8 @@ struct TypeKernels {
     Packing packing = Packing::None;
 };
 
-// The kernels for a weight type at a SIMD level (Scalar or Avx2), or null for a type the
-// matmul cannot use.
+// The kernels for a weight type at a resolved SIMD level, or null for a type the matmul
+// cannot use.
 const TypeKernels* gemm_kernels(quant::TensorType type, SimdLevel level);
 
 // The scalar table (gemm_scalar.cpp).
@@ -66,5 +66,12 @@ void gemm_avx2_q8_0(const GemmArgs& a);
 void gemm_avx2_q4_k(const GemmArgs& a);
 void gemm_avx2_q5_k(const GemmArgs& a);
 void gemm_avx2_q6_k(const GemmArgs& a);
+
+// The AVX-512 kernels (gemm_avx512_*.cpp; call only when cpu_has_avx512()). Same layouts,
+// activations and bits as the AVX2 ones.
+void gemm_avx512_q4_0x8(const GemmArgs& a);  // Packing::Q4_0x8
+void gemm_avx512_q4_k(const GemmArgs& a);
+void gemm_avx512_q5_k(const GemmArgs& a);
+void gemm_avx512_q6_k(const GemmArgs& a);
 
 }  // namespace hearth::kernels::cpu

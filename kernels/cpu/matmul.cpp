@@ -58,6 +58,33 @@ const TypeKernels* gemm_kernels_avx2(TensorType type) {
 }
 #endif
 
+#ifdef HEARTH_HAVE_AVX512_KERNELS
+// AVX-512 has its own kernels for the prefill-heavy types; the others run AVX2's.
+const TypeKernels kAvx512Q4_0{ActFormat::Q8x32, gemm_avx512_q4_0x8, Packing::Q4_0x8};
+const TypeKernels kAvx512Q4_K{ActFormat::Q8xK, gemm_avx512_q4_k};
+const TypeKernels kAvx512Q5_K{ActFormat::Q8xK, gemm_avx512_q5_k};
+const TypeKernels kAvx512Q6_K{ActFormat::Q8xK, gemm_avx512_q6_k};
+
+const TypeKernels* gemm_kernels_avx512(TensorType type) {
+    switch (type) {
+        case TensorType::Q4_0:
+            return &kAvx512Q4_0;
+        case TensorType::Q4_K:
+            return &kAvx512Q4_K;
+        case TensorType::Q5_K:
+            return &kAvx512Q5_K;
+        case TensorType::Q6_K:
+            return &kAvx512Q6_K;
+        default:
+            return gemm_kernels_avx2(type);
+    }
+}
+#else
+const TypeKernels* gemm_kernels_avx512(TensorType type) {
+    return gemm_kernels_avx2(type);
+}
+#endif
+
 int64_t block_elems(TensorType type) {
     switch (type) {
         case TensorType::F32:
@@ -86,7 +113,14 @@ constexpr int kFewTokens = 4;    // up to this many tokens: split rows only
 }  // namespace
 
 const TypeKernels* gemm_kernels(TensorType type, SimdLevel level) {
-    return level == SimdLevel::Avx2 ? gemm_kernels_avx2(type) : gemm_kernels_scalar(type);
+    switch (level) {
+        case SimdLevel::Avx512:
+            return gemm_kernels_avx512(type);
+        case SimdLevel::Avx2:
+            return gemm_kernels_avx2(type);
+        default:
+            return gemm_kernels_scalar(type);
+    }
 }
 
 std::size_t matmul_packed_bytes(SimdLevel level, const WeightView& w) {
@@ -116,7 +150,7 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
     if (k->packing != Packing::None && !w.packed) k = gemm_kernels_scalar(w.type);
     const bool packed = k->packing != Packing::None;
 #ifdef HEARTH_HAVE_AVX2_KERNELS
-    const bool avx2 = level == SimdLevel::Avx2;
+    const bool avx2 = uses_avx2(level);
 #else
     const bool avx2 = false;
 #endif

@@ -65,7 +65,9 @@ class TestCpuOps : public QObject {
         if (!b) b = std::make_unique<CpuBackend>(threads, level);
         return *b;
     }
+    bool have_avx512_ = false;
     std::vector<SimdLevel> levels() const {
+        if (have_avx512_) return {SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512};
         if (have_avx2_) return {SimdLevel::Scalar, SimdLevel::Avx2};
         return {SimdLevel::Scalar};
     }
@@ -73,12 +75,18 @@ class TestCpuOps : public QObject {
   private slots:
     void initTestCase() {
         have_avx2_ = cpu::cpu_has_avx2();
-        qInfo("seed %u; AVX2 %s", kSeed,
-              have_avx2_ ? "available (testing AVX2 and scalar)" : "not available (scalar only)");
+        have_avx512_ = cpu::cpu_has_avx512();
+        qInfo("seed %u; AVX2 %s; AVX-512 (F/BW/VL/VNNI) %s", kSeed,
+              have_avx2_ ? "available (testing AVX2 and scalar)" : "not available (scalar only)",
+              have_avx512_ ? "available (testing it against AVX2 bit for bit)"
+                           : "not available (its kernels are not tested on this machine)");
         QVERIFY(backend(2, SimdLevel::Scalar).name().find("scalar, 2 threads") !=
                 std::string::npos);
         if (have_avx2_)
             QVERIFY(backend(3, SimdLevel::Avx2).name().find("AVX2, 3 threads") !=
+                    std::string::npos);
+        if (have_avx512_)
+            QVERIFY(backend(2, SimdLevel::Avx512).name().find("AVX-512, 2 threads") !=
                     std::string::npos);
         QCOMPARE(backend(1, SimdLevel::Scalar).n_threads(), 1);
         QVERIFY(CpuBackend(0).n_threads() >= 1);
@@ -251,7 +259,7 @@ class TestCpuOps : public QObject {
                             rounded[static_cast<std::size_t>(t * s.rows + r)] += bias[r];
             }
 
-            std::vector<float> first;
+            std::vector<float> first, avx2;
             for (SimdLevel level : levels()) {
                 for (int threads : {1, 2, 3}) {
                     CpuBackend& b = backend(threads, level);
@@ -278,6 +286,14 @@ class TestCpuOps : public QObject {
                                                   .arg(out[i])
                                                   .arg(rounded[i])
                                                   .arg(bound)));
+                    }
+                    if (level == SimdLevel::Avx2 && avx2.empty()) avx2 = out;
+                    if (level == SimdLevel::Avx512) {
+                        // Same integer sums and float operations as AVX2: same bits, for
+                        // every type (K-quants included) and thread count.
+                        HEARTH_CHECK(
+                            std::memcmp(out.data(), avx2.data(), n_out * sizeof(float)) == 0,
+                            (where + " differs from the AVX2 single-thread result"));
                     }
                     if (first.empty()) {
                         first = out;

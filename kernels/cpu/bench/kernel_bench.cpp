@@ -106,11 +106,14 @@ int main(int argc, char** argv) {
     }
     if (bandwidth) {
         const auto bw = hearth::kernels::bench::measure_memory_bandwidth(threads, 512u << 20, 5);
-        const double peak = hearth::kernels::bench::measure_int8_peak(threads, 5);
+        const auto level = hearth::kernels::cpu::resolve_simd_level(
+            scalar ? hearth::kernels::cpu::SimdLevel::Scalar
+                   : hearth::kernels::cpu::SimdLevel::Auto);
+        const auto peak = hearth::kernels::bench::measure_int8_peak(level, threads, 5);
         std::printf(
             "{\"threads\": %d, \"read_gb_per_s\": %.2f, \"triad_gb_per_s\": %.2f, "
-            "\"int8_gmac_per_s\": %.1f}\n",
-            threads, bw.read_gb_per_s, bw.triad_gb_per_s, peak / 1e9);
+            "\"int8_gmac_per_s\": %.1f, \"int8_peak_instruction\": \"%s\"}\n",
+            threads, bw.read_gb_per_s, bw.triad_gb_per_s, peak.macs_per_s / 1e9, peak.instruction);
         return 0;
     }
     CpuBackend be(threads, scalar ? hearth::kernels::cpu::SimdLevel::Scalar

@@ -111,7 +111,6 @@ static inline void unpack_block(const uint8_t* p, Unpacked& u) {
     }
 }
 
-
 // This thread's unpacked rows, grown on demand (a pool thread runs one tile at a time).
 class UnpackScratch {
   public:
@@ -131,7 +130,6 @@ class UnpackScratch {
     Unpacked* data_ = nullptr;
     std::size_t capacity_ = 0;
 };
-
 
 // Blocks [b0, b1) of one unpacked row against N ≤ 8 tokens, continuing each token's float
 // accumulator acc[t] (8 lanes, summed at the end as the AVX2 kernel sums its own).

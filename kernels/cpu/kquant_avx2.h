@@ -64,8 +64,7 @@ static inline TokenAct token_act(const GemmArgs& a, int t) {
 
 // Bytes of one super-block of T.
 template <quant::TensorType T>
-inline constexpr std::size_t kKBlockBytes = T == quant::TensorType::Q6_K
-                                                ? sizeof(quant::BlockQ6_K)
+inline constexpr std::size_t kKBlockBytes = T == quant::TensorType::Q6_K ? sizeof(quant::BlockQ6_K)
                                             : T == quant::TensorType::Q5_K
                                                 ? sizeof(quant::BlockQ5_K)
                                                 : sizeof(quant::BlockQ4_K);

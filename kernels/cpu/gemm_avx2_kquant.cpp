@@ -27,7 +27,6 @@ using quant::TensorType;
 template <bool kFive, int N>
 static inline void dot_q45k(const uint8_t* w, const TokenAct* t_act, int64_t nb, float* out) {
     constexpr std::size_t kBytes = kFive ? sizeof(quant::BlockQ5_K) : sizeof(quant::BlockQ4_K);
-    const __m256i m4 = _mm256_set1_epi8(0x0f);
     __m256 acc[N];
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) acc[t] = _mm256_setzero_ps();
@@ -48,14 +47,8 @@ static inline void dot_q45k(const uint8_t* w, const TokenAct* t_act, int64_t nb,
         for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
         const auto step = [&](auto c_const) {
             constexpr int c = decltype(c_const)::value;
-            const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * c));
-            __m256i lo = _mm256_and_si256(bits, m4);
-            __m256i hi = _mm256_and_si256(_mm256_srli_epi16(bits, 4), m4);
-            if constexpr (kFive) {
-                // Bit 2c (low half) and 2c+1 (high half) of each qh byte is the 5th bit.
-                lo = _mm256_or_si256(lo, bit_to_0x10<2 * c>(hbits));
-                hi = _mm256_or_si256(hi, bit_to_0x10<2 * c + 1>(hbits));
-            }
+            __m256i lo, hi;
+            q45k_quants<kFive, c>(qs, hbits, lo, hi);
             // Sub-block scales 2c and 2c+1 in every int16 lane.
             const __m256i s_lo =
                 _mm256_shuffle_epi8(sc16, _mm256_set1_epi16(0x0100 + 0x0202 * 2 * c));
@@ -98,8 +91,6 @@ static inline void dot_q45k(const uint8_t* w, const TokenAct* t_act, int64_t nb,
 // Q6_K: one weight row against N ≤ 8 tokens, unpacked once per super-block (as dot_q45k).
 template <int N>
 static inline void dot_q6k(const uint8_t* w, const TokenAct* t_act, int64_t nb, float* out) {
-    const __m256i m4 = _mm256_set1_epi8(0x0f);
-    const __m256i m3 = _mm256_set1_epi8(0x03);
     // Per 32-element group k the scales of sub-blocks 2k (low 128 bits) and 2k+1 (high).
     const __m256i pick = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2,
                                           3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
@@ -128,23 +119,7 @@ static inline void dot_q6k(const uint8_t* w, const TokenAct* t_act, int64_t nb, 
             for (int i = 0; i < 4; ++i) {
                 const int k = 4 * n + i;  // 32-element group: sub-blocks 2k, 2k+1
                 // The 6-bit quants of group k, made only when used (fewer live registers).
-                __m256i q;
-                if (i == 0) {
-                    q = _mm256_or_si256(_mm256_and_si256(l0, m4),
-                                        _mm256_slli_epi16(_mm256_and_si256(h, m3), 4));
-                } else if (i == 1) {
-                    q = _mm256_or_si256(
-                        _mm256_and_si256(l1, m4),
-                        _mm256_slli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(0x0c)), 2));
-                } else if (i == 2) {
-                    q = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
-                                        _mm256_and_si256(h, _mm256_set1_epi8(0x30)));
-                } else {
-                    q = _mm256_or_si256(
-                        _mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                        _mm256_srli_epi16(
-                            _mm256_and_si256(h, _mm256_set1_epi8(static_cast<char>(0xc0))), 2));
-                }
+                const __m256i q = q6k_quants(l0, l1, h, i);
                 const __m256i scv = _mm256_shuffle_epi8(
                     _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(k)), pick);
                 HEARTH_UNROLL

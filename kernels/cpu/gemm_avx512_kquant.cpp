@@ -36,12 +36,10 @@ struct alignas(64) Unpacked {
 
 template <quant::TensorType T>
 static inline void unpack_block(const uint8_t* p, Unpacked& u) {
-    const __m256i m4 = _mm256_set1_epi8(0x0f);
     const auto store = [](void* dst, __m256i v) {
         _mm256_store_si256(reinterpret_cast<__m256i*>(dst), v);
     };
     if constexpr (T == quant::TensorType::Q6_K) {
-        const __m256i m3 = _mm256_set1_epi8(0x03);
         const uint8_t* ql = p;
         const uint8_t* qh = p + 128;
         const auto* scales = reinterpret_cast<const int8_t*>(p + 192);
@@ -56,20 +54,8 @@ static inline void unpack_block(const uint8_t* p, Unpacked& u) {
             const __m256i l1 =
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n + 32));
             const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh + 32 * n));
-            store(u.q + 128 * n, _mm256_or_si256(_mm256_and_si256(l0, m4),
-                                                 _mm256_slli_epi16(_mm256_and_si256(h, m3), 4)));
-            store(
-                u.q + 128 * n + 32,
-                _mm256_or_si256(_mm256_and_si256(l1, m4),
-                                _mm256_slli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(0x0c)), 2)));
-            store(u.q + 128 * n + 64,
-                  _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
-                                  _mm256_and_si256(h, _mm256_set1_epi8(0x30))));
-            store(u.q + 128 * n + 96,
-                  _mm256_or_si256(
-                      _mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                      _mm256_srli_epi16(
-                          _mm256_and_si256(h, _mm256_set1_epi8(static_cast<char>(0xc0))), 2)));
+            HEARTH_UNROLL
+            for (int i = 0; i < 4; ++i) store(u.q + 128 * n + 32 * i, q6k_quants(l0, l1, h, i));
         }
         HEARTH_UNROLL
         for (int k = 0; k < 8; ++k)
@@ -88,13 +74,8 @@ static inline void unpack_block(const uint8_t* p, Unpacked& u) {
                                     : _mm256_setzero_si256();
         const auto group = [&](auto c_const) {
             constexpr int c = decltype(c_const)::value;
-            const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * c));
-            __m256i lo = _mm256_and_si256(bits, m4);
-            __m256i hi = _mm256_and_si256(_mm256_srli_epi16(bits, 4), m4);
-            if constexpr (kFive) {
-                lo = _mm256_or_si256(lo, bit_to_0x10<2 * c>(hbits));
-                hi = _mm256_or_si256(hi, bit_to_0x10<2 * c + 1>(hbits));
-            }
+            __m256i lo, hi;
+            q45k_quants<kFive, c>(qs, hbits, lo, hi);
             store(u.q + 64 * c, lo);
             store(u.q + 64 * c + 32, hi);
             store(u.scale[2 * c],

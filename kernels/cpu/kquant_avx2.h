@@ -54,6 +54,45 @@ static inline __m256i bit_to_0x10(__m256i h) {
     }
 }
 
+// The quants of 32-byte group c of a Q4_K/Q5_K super-block (qs: its 128 bytes of low
+// nibbles) as bytes: lo = elements 64c..64c+31, hi = 64c+32..64c+63. Q5_K adds the 5th bit
+// from hbits (its 32 qh bytes): bit 2c of each byte for lo, bit 2c+1 for hi.
+template <bool kFive, int c>
+static inline void q45k_quants(const uint8_t* qs, __m256i hbits, __m256i& lo, __m256i& hi) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * c));
+    lo = _mm256_and_si256(bits, m4);
+    hi = _mm256_and_si256(_mm256_srli_epi16(bits, 4), m4);
+    if constexpr (kFive) {
+        lo = _mm256_or_si256(lo, bit_to_0x10<2 * c>(hbits));
+        hi = _mm256_or_si256(hi, bit_to_0x10<2 * c + 1>(hbits));
+    }
+}
+
+// The 6-bit quants (0..63) of 32-element group 4n+i of a Q6_K super-block, from l0 and
+// l1 (its ql bytes 64n.. and 64n+32..) and h (its qh bytes 32n..).
+static inline __m256i q6k_quants(__m256i l0, __m256i l1, __m256i h, int i) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    switch (i) {
+        case 0:
+            return _mm256_or_si256(
+                _mm256_and_si256(l0, m4),
+                _mm256_slli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(0x03)), 4));
+        case 1:
+            return _mm256_or_si256(
+                _mm256_and_si256(l1, m4),
+                _mm256_slli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(0x0c)), 2));
+        case 2:
+            return _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+                                   _mm256_and_si256(h, _mm256_set1_epi8(0x30)));
+        default:
+            return _mm256_or_si256(
+                _mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                _mm256_srli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(static_cast<char>(0xc0))),
+                                  2));
+    }
+}
+
 // Token t's Q8xK activations in a tile.
 static inline TokenAct token_act(const GemmArgs& a, int t) {
     const uint8_t* row = a.act + static_cast<std::size_t>(t) * a.act_stride;

@@ -100,18 +100,27 @@ Page {
             // Follow a streaming reply while the view is at the end.
             property bool stick: true
             onMovementEnded: stick = atYEnd
-            onContentHeightChanged: if (stick) Qt.callLater(positionViewAtEnd)
-            onCountChanged: { stick = true; Qt.callLater(positionViewAtEnd) }
+            // Deferred, and only if still following when it runs: a search hit that
+            // arrives in between stops the follow.
+            function followEnd() { if (stick) positionViewAtEnd() }
+            function revealAgain() { if (revealedRow >= 0) positionViewAtIndex(revealedRow, ListView.Beginning) }
+            onContentHeightChanged: if (stick) Qt.callLater(followEnd)
+            onCountChanged: {
+                // Rows that arrive just after a search hit keep the hit in view.
+                if (revealedRow >= 0) { Qt.callLater(revealAgain); return }
+                stick = true
+                Qt.callLater(followEnd)
+            }
             Connections {
                 target: page.chat
-                function onConversationIdChanged() { messages.stick = true }
+                function onConversationIdChanged() { messages.revealedRow = -1; messages.stick = true }
                 // A search hit: scroll to it (twice: rows above it that were not built yet
                 // get their real heights on the first pass) and mark it for a moment.
                 function onMessageRevealed(row) {
                     messages.stick = false
                     messages.revealedRow = row
                     messages.positionViewAtIndex(row, ListView.Beginning)
-                    Qt.callLater(() => messages.positionViewAtIndex(row, ListView.Beginning))
+                    Qt.callLater(messages.revealAgain)
                     revealTimer.restart()
                 }
             }

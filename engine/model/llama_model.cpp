@@ -390,7 +390,8 @@ void LlamaModel::read_logits(int32_t n_logits, const int32_t* dev_picks, int32_t
     std::memcpy(out.top_ids.data(), h, L * K * sizeof(int32_t));
     std::memcpy(out.invalid.data(), h + L * K, L * sizeof(int32_t));
     std::memcpy(out.top_values.data(), h + L * (K + 1), L * K * sizeof(float));
-    std::memcpy(out.picked.data(), h + L * (2 * K + 1), P * sizeof(float));
+    // (No picks: picked is empty and its data() may be null, which memcpy must not see.)
+    if (P > 0) std::memcpy(out.picked.data(), h + L * (2 * K + 1), P * sizeof(float));
 }
 
 }  // namespace hearth

@@ -112,14 +112,59 @@ class UnpackScratch {
     std::size_t capacity_ = 0;
 };
 
+// Two 256-bit halves as one 512-bit register: a below, b above.
+static inline __m512i join(__m256i a, __m256i b) {
+    return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+}
+static inline __m512 join(__m256 a, __m256 b) {
+    return _mm512_castpd_ps(
+        _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(a)), _mm256_castps_pd(b), 1));
+}
+
+// One block's epilogue for one token (8 lanes) or two (16 lanes: the first token below):
+// the AVX2 kernel's operations lane for lane. s: the integer sums, bs: the tokens' bsums,
+// da: their activation scales broadcast to their lanes, extra: the block's mins / scales
+// in every 8-lane half.
+template <TensorType T, typename VF, typename VI>
+static inline VF block_epilogue(const Unpacked& ub, VI s, VI bs, VF da, VI extra, VF acc) {
+    if constexpr (sizeof(VF) == 64) {
+        if constexpr (T == TensorType::Q6_K) {
+            const __m512i offset = _mm512_slli_epi32(_mm512_madd_epi16(extra, bs), 5);
+            return _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(ub.d), da),
+                                   _mm512_cvtepi32_ps(_mm512_sub_epi32(s, offset)), acc);
+        } else {
+            const __m512 mins = _mm512_cvtepi32_ps(_mm512_madd_epi16(extra, bs));
+            acc = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(ub.d), da), _mm512_cvtepi32_ps(s),
+                                  acc);
+            return _mm512_fnmadd_ps(_mm512_mul_ps(_mm512_set1_ps(ub.dmin), da), mins, acc);
+        }
+    } else {
+        if constexpr (T == TensorType::Q6_K) {
+            const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(extra, bs), 5);
+            return _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(ub.d), da),
+                                   _mm256_cvtepi32_ps(_mm256_sub_epi32(s, offset)), acc);
+        } else {
+            const __m256 mins = _mm256_cvtepi32_ps(_mm256_madd_epi16(extra, bs));
+            acc = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(ub.d), da), _mm256_cvtepi32_ps(s),
+                                  acc);
+            return _mm256_fnmadd_ps(_mm256_mul_ps(_mm256_set1_ps(ub.dmin), da), mins, acc);
+        }
+    }
+}
+
 // Blocks [b0, b1) of one unpacked row against N ≤ 8 tokens, continuing each token's float
-// accumulator acc[t] (8 lanes, summed at the end as the AVX2 kernel sums its own).
+// accumulator acc_io[t] (8 lanes, summed at the end as the AVX2 kernel sums its own). The
+// block epilogues run two tokens per register (Q6_K's d·da, a scalar product there, is the
+// same single rounding per lane here).
 template <TensorType T, int N>
 static inline void dot_unpacked(const Unpacked* u, const TokenAct* t_act, int64_t b0, int64_t b1,
                                 __m256* acc_io) {
-    __m256 acc[N];
+    constexpr int P = N / 2;  // token pairs; an odd last token runs alone
+    __m512 acc2[P > 0 ? P : 1];
+    __m256 acc1 = _mm256_setzero_ps();
     HEARTH_UNROLL
-    for (int t = 0; t < N; ++t) acc[t] = acc_io[t];
+    for (int k = 0; k < P; ++k) acc2[k] = join(acc_io[2 * k], acc_io[2 * k + 1]);
+    if constexpr (N % 2 == 1) acc1 = acc_io[N - 1];
     for (int64_t b = b0; b < b1; ++b) {
         const Unpacked& ub = u[b];
         __m512i sumi[N];
@@ -136,28 +181,34 @@ static inline void dot_unpacked(const Unpacked* u, const TokenAct* t_act, int64_
             }
         }
         const __m256i extra = _mm256_load_si256(reinterpret_cast<const __m256i*>(ub.extra));
+        const auto bsums = [&](int t) {
+            return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t_act[t].bsums + 16 * b));
+        };
         HEARTH_UNROLL
-        for (int t = 0; t < N; ++t) {
-            const __m256i s = _mm256_add_epi32(_mm512_castsi512_si256(sumi[t]),
-                                               _mm512_extracti64x4_epi64(sumi[t], 1));
-            const __m256i bs =
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t_act[t].bsums + 16 * b));
-            if constexpr (T == TensorType::Q6_K) {
-                const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(extra, bs), 5);
-                const float d = ub.d * t_act[t].da[b];
-                acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(d),
-                                         _mm256_cvtepi32_ps(_mm256_sub_epi32(s, offset)), acc[t]);
-            } else {
-                const __m256 da = _mm256_broadcast_ss(t_act[t].da + b);
-                const __m256 mins = _mm256_cvtepi32_ps(_mm256_madd_epi16(extra, bs));
-                acc[t] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(ub.d), da),
-                                         _mm256_cvtepi32_ps(s), acc[t]);
-                acc[t] = _mm256_fnmadd_ps(_mm256_mul_ps(_mm256_set1_ps(ub.dmin), da), mins, acc[t]);
-            }
+        for (int k = 0; k < P; ++k) {
+            const __m512i x = sumi[2 * k], y = sumi[2 * k + 1];
+            // Lanes 0-7: token 2k's low + high halves, lanes 8-15: token 2k+1's.
+            const __m512i s = _mm512_add_epi32(_mm512_shuffle_i64x2(x, y, _MM_SHUFFLE(1, 0, 1, 0)),
+                                               _mm512_shuffle_i64x2(x, y, _MM_SHUFFLE(3, 2, 3, 2)));
+            const __m512 da = join(_mm256_broadcast_ss(t_act[2 * k].da + b),
+                                   _mm256_broadcast_ss(t_act[2 * k + 1].da + b));
+            acc2[k] = block_epilogue<T>(ub, s, join(bsums(2 * k), bsums(2 * k + 1)), da,
+                                        join(extra, extra), acc2[k]);
+        }
+        if constexpr (N % 2 == 1) {
+            const __m512i x = sumi[N - 1];
+            const __m256i s =
+                _mm256_add_epi32(_mm512_castsi512_si256(x), _mm512_extracti64x4_epi64(x, 1));
+            acc1 = block_epilogue<T>(ub, s, bsums(N - 1), _mm256_broadcast_ss(t_act[N - 1].da + b),
+                                     extra, acc1);
         }
     }
     HEARTH_UNROLL
-    for (int t = 0; t < N; ++t) acc_io[t] = acc[t];
+    for (int k = 0; k < P; ++k) {
+        acc_io[2 * k] = _mm512_castps512_ps256(acc2[k]);
+        acc_io[2 * k + 1] = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc2[k]), 1));
+    }
+    if constexpr (N % 2 == 1) acc_io[N - 1] = acc1;
 }
 
 // Rows unpacked per pass: at most kPassRows, and about kPassBytes of them (in L2 beside

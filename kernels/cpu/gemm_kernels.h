@@ -70,6 +70,10 @@ void gemm_avx2_q6_k(const GemmArgs& a);
 // The AVX-512 kernels (gemm_avx512_*.cpp; call only when cpu_has_avx512()). Same layouts,
 // activations and bits as the AVX2 ones.
 void gemm_avx512_q4_0x8(const GemmArgs& a);  // Packing::Q4_0x8
+void gemm_avx512_q4_1(const GemmArgs& a);
+void gemm_avx512_q5_0(const GemmArgs& a);
+void gemm_avx512_q5_1(const GemmArgs& a);
+void gemm_avx512_q8_0(const GemmArgs& a);
 void gemm_avx512_q4_k(const GemmArgs& a);
 void gemm_avx512_q5_k(const GemmArgs& a);
 void gemm_avx512_q6_k(const GemmArgs& a);

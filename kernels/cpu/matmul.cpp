@@ -59,8 +59,12 @@ const TypeKernels* gemm_kernels_avx2(TensorType type) {
 #endif
 
 #ifdef HEARTH_HAVE_AVX512_KERNELS
-// AVX-512 has its own kernels for the prefill-heavy types; the others run AVX2's.
+// AVX-512 has its own kernels for the quantised types; the float ones run AVX2's.
 const TypeKernels kAvx512Q4_0{ActFormat::Q8x32, gemm_avx512_q4_0x8, Packing::Q4_0x8};
+const TypeKernels kAvx512Q4_1{ActFormat::Q8x32, gemm_avx512_q4_1};
+const TypeKernels kAvx512Q5_0{ActFormat::Q8x32, gemm_avx512_q5_0};
+const TypeKernels kAvx512Q5_1{ActFormat::Q8x32, gemm_avx512_q5_1};
+const TypeKernels kAvx512Q8_0{ActFormat::Q8x32, gemm_avx512_q8_0};
 const TypeKernels kAvx512Q4_K{ActFormat::Q8xK, gemm_avx512_q4_k};
 const TypeKernels kAvx512Q5_K{ActFormat::Q8xK, gemm_avx512_q5_k};
 const TypeKernels kAvx512Q6_K{ActFormat::Q8xK, gemm_avx512_q6_k};
@@ -69,6 +73,14 @@ const TypeKernels* gemm_kernels_avx512(TensorType type) {
     switch (type) {
         case TensorType::Q4_0:
             return &kAvx512Q4_0;
+        case TensorType::Q4_1:
+            return &kAvx512Q4_1;
+        case TensorType::Q5_0:
+            return &kAvx512Q5_0;
+        case TensorType::Q5_1:
+            return &kAvx512Q5_1;
+        case TensorType::Q8_0:
+            return &kAvx512Q8_0;
         case TensorType::Q4_K:
             return &kAvx512Q4_K;
         case TensorType::Q5_K:

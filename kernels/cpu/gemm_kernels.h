@@ -45,6 +45,9 @@ struct TypeKernels {
     ActFormat act = ActFormat::Float;
     GemmFn gemm = nullptr;
     Packing packing = Packing::None;
+    // Tokens per prefill tile (a multiple of kGroup); 0: the matmul's default (64). A
+    // kernel that unpacks its rows once per tile wants more.
+    int tile_tokens = 0;
 };
 
 // The kernels for a weight type at a resolved SIMD level, or null for a type the matmul

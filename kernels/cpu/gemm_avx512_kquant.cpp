@@ -15,6 +15,7 @@
 #include <new>
 #include <type_traits>
 
+#include "cpu/avx512_util.h"
 #include "cpu/kquant_avx2.h"
 
 namespace hearth::kernels::cpu {
@@ -112,14 +113,8 @@ class UnpackScratch {
     std::size_t capacity_ = 0;
 };
 
-// Two 256-bit halves as one 512-bit register: a below, b above.
-static inline __m512i join(__m256i a, __m256i b) {
-    return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
-}
-static inline __m512 join(__m256 a, __m256 b) {
-    return _mm512_castpd_ps(
-        _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(a)), _mm256_castps_pd(b), 1));
-}
+using avx512::join;
+using avx512::upper;
 
 // One block's epilogue for one token (8 lanes) or two (16 lanes: the first token below):
 // the AVX2 kernel's operations lane for lane. s: the integer sums, bs: the tokens' bsums,
@@ -206,7 +201,7 @@ static inline void dot_unpacked(const Unpacked* u, const TokenAct* t_act, int64_
     HEARTH_UNROLL
     for (int k = 0; k < P; ++k) {
         acc_io[2 * k] = _mm512_castps512_ps256(acc2[k]);
-        acc_io[2 * k + 1] = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc2[k]), 1));
+        acc_io[2 * k + 1] = upper(acc2[k]);
     }
     if constexpr (N % 2 == 1) acc_io[N - 1] = acc1;
 }

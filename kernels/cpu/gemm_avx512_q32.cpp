@@ -11,22 +11,15 @@
 // Prefill only (more than kGroup tokens). Built with AVX-512 F/BW/VL/VNNI enabled; called
 // only when cpu_has_avx512(). Everything here has internal linkage and no std:: templates
 // are instantiated (see avx2_util.h).
+#include "cpu/avx512_util.h"
 #include "cpu/q32_avx2.h"
 
 namespace hearth::kernels::cpu {
 
 namespace {
 
-static inline __m512i join(__m256i a, __m256i b) {
-    return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
-}
-static inline __m512 join(__m256 a, __m256 b) {
-    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(a)),
-                                               _mm256_castps_pd(b), 1));
-}
-static inline __m256 upper(__m512 v) {
-    return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
-}
+using avx512::join;
+using avx512::upper;
 
 // One token's 32 activation bytes of a block in both halves.
 static inline __m512i act2(const int8_t* p) {
@@ -112,14 +105,14 @@ static inline void gemm4_pairs(const uint8_t* w, std::size_t ws, int n_rows, int
             const __m128 sc1 = _mm_mul_ps(_mm_shuffle_ps(dm1, dm1, 0x00), da4);
             const __m512 sc = join(_mm256_insertf128_ps(_mm256_castps128_ps256(sc0), sc0, 1),
                                    _mm256_insertf128_ps(_mm256_castps128_ps256(sc1), sc1, 1));
-            acc[k][0] = _mm512_fmadd_ps(_mm512_permute_ps(sc, 0x00),
-                                        block_dot2<T>(u, a[0], off[0]), acc[k][0]);
-            acc[k][1] = _mm512_fmadd_ps(_mm512_permute_ps(sc, 0x55),
-                                        block_dot2<T>(u, a[1], off[1]), acc[k][1]);
-            acc[k][2] = _mm512_fmadd_ps(_mm512_permute_ps(sc, 0xaa),
-                                        block_dot2<T>(u, a[2], off[2]), acc[k][2]);
-            acc[k][3] = _mm512_fmadd_ps(_mm512_permute_ps(sc, 0xff),
-                                        block_dot2<T>(u, a[3], off[3]), acc[k][3]);
+            acc[k][0] = _mm512_fmadd_ps(_mm512_permute_ps(sc, 0x00), block_dot2<T>(u, a[0], off[0]),
+                                        acc[k][0]);
+            acc[k][1] = _mm512_fmadd_ps(_mm512_permute_ps(sc, 0x55), block_dot2<T>(u, a[1], off[1]),
+                                        acc[k][1]);
+            acc[k][2] = _mm512_fmadd_ps(_mm512_permute_ps(sc, 0xaa), block_dot2<T>(u, a[2], off[2]),
+                                        acc[k][2]);
+            acc[k][3] = _mm512_fmadd_ps(_mm512_permute_ps(sc, 0xff), block_dot2<T>(u, a[3], off[3]),
+                                        acc[k][3]);
         }
     }
     HEARTH_UNROLL

@@ -120,10 +120,12 @@ static inline void gemm4_rows(const uint8_t* w, std::size_t ws, int64_t nb, cons
     }
 }
 
-// Rows per gemv_rows call in decode: 4 decoded Qwen2.5-1.5B-shaped Q4_0 about 11 % faster
-// than 1 (15.7 -> 17.4 tokens/s, 2 threads, 8 alternating runs on the Zen 3 test machine,
-// when Q4_0 still ran here).
-constexpr int kGemvRows = 4;
+// Rows per gemv_rows call in decode: one stream at a time. On the Zen 5 test machine
+// (hearth-kernel-bench, 2 threads, cold 1B-shaped Q8_0 products) one row streamed at
+// 57-67 GB/s against 28-43 GB/s for 4 rows side by side and 34-48 GB/s for 8, and the
+// default model's decode products took 2.7-3.1 ms against 3.3-3.8 ms; 4 had been chosen on
+// Zen 3 for Q4_0, which has its own kernel since. Each row's chain is the same either way.
+constexpr int kGemvRows = 1;
 
 template <TensorType T>
 void gemm_q32(const GemmArgs& a) {

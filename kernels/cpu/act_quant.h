@@ -51,6 +51,23 @@ inline constexpr std::size_t q8x32_group_bytes(int64_t nb, int G) {
                       static_cast<std::size_t>(nb) * 2u * static_cast<std::size_t>(G) * 4u);
 }
 
+// Token group g of a tile's Q8x32 activations (groups of G tokens, `stride` bytes apart,
+// n_tokens in all): its quants [nb][G][32], its ds [nb][2][G], and how many of its G
+// tokens are real. static: every kernel file gets its own copy, built for its own
+// instruction set, which the linker can never merge with another's (see avx2_util.h).
+struct Q8x32Group {
+    const int8_t* qs;
+    const float* ds;
+    int n;
+};
+static inline Q8x32Group q8x32_group(const uint8_t* act, std::size_t stride, int64_t nb, int G,
+                                     int g, int n_tokens) {
+    const uint8_t* grp = act + static_cast<std::size_t>(g) * stride;
+    const int left = n_tokens - g * G;
+    return {reinterpret_cast<const int8_t*>(grp),
+            reinterpret_cast<const float*>(grp + q8x32_ds_offset(nb, G)), left < G ? left : G};
+}
+
 // Bytes of one Q8xK row with nb super-blocks, and the offsets of bsums and d in it.
 inline constexpr std::size_t q8k_bsums_offset(int64_t nb) {
     return static_cast<std::size_t>(nb) * 256u;

@@ -13,7 +13,7 @@ enum class SimdLevel {
     Scalar,  // portable C++ (any processor)
     Avx2,    // x86-64 AVX2 + FMA + F16C (Haswell / Zen and later)
     Avx512,  // Avx2 plus AVX-512 F/BW/VL/VNNI (Ice Lake / Zen 4 and later): the prefill
-             // products of Q4_0 and the K-quants in 512-bit registers, the rest as Avx2.
+             // products of the quantised types in 512-bit registers, the rest as Avx2.
              // The same integer sums and float operations as Avx2, so the same bits.
 };
 

@@ -153,10 +153,7 @@ void gemm_q32(const GemmArgs& a) {
     for (; r < a.n_rows; r += R) {
         const bool full = r + R <= a.n_rows && n_groups > 1;
         for (int g = 0; g < n_groups; ++g) {
-            const uint8_t* grp = a.act + static_cast<std::size_t>(g) * a.act_stride;
-            const auto* qs = reinterpret_cast<const int8_t*>(grp);
-            const auto* ds = reinterpret_cast<const float*>(grp + q8x32_ds_offset(a.nb, kGroup));
-            const int nt = a.n_tokens - g * kGroup < kGroup ? a.n_tokens - g * kGroup : kGroup;
+            const auto [qs, ds, nt] = q8x32_group(a.act, a.act_stride, a.nb, kGroup, g, a.n_tokens);
             float* out = a.out + static_cast<std::size_t>(g) * kGroup * a.out_stride + r;
             if (full) {
                 gemm4_rows<T, R>(a.w + r * ws, ws, a.nb, qs, ds, out, a.out_stride, nt, false);

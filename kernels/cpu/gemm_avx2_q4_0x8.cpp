@@ -153,10 +153,8 @@ void gemm_avx2_q4_0x8(const GemmArgs& a) {
         const int n = a.n_rows - r < kQ4_0x8Rows ? a.n_rows - r : kQ4_0x8Rows;
         const uint8_t* w = a.w + static_cast<std::size_t>(g) * a.w_stride;
         for (int tg = 0; tg < n_token_groups; ++tg) {
-            const uint8_t* grp = a.act + static_cast<std::size_t>(tg) * a.act_stride;
-            const auto* qs = reinterpret_cast<const int8_t*>(grp);
-            const auto* ds = reinterpret_cast<const float*>(grp + q8x32_ds_offset(a.nb, kGroup));
-            const int nt = a.n_tokens - tg * kGroup < kGroup ? a.n_tokens - tg * kGroup : kGroup;
+            const auto [qs, ds, nt] =
+                q8x32_group(a.act, a.act_stride, a.nb, kGroup, tg, a.n_tokens);
             gemm8x4(w, a.nb, qs, ds,
                     a.out + static_cast<std::size_t>(tg) * kGroup * a.out_stride + r, a.out_stride,
                     nt, n, n_token_groups == 1);

@@ -94,6 +94,8 @@ static inline void unpack_block(const uint8_t* p, Unpacked& u) {
 }
 
 // This thread's unpacked rows, grown on demand (a pool thread runs one tile at a time).
+// Not an AlignedBuffer: its inline members would be compiled here with AVX-512 enabled
+// and could be the copy the linker keeps for the portable files (see avx2_util.h).
 class UnpackScratch {
   public:
     ~UnpackScratch() { ::operator delete (data_, std::align_val_t{alignof(Unpacked)}); }

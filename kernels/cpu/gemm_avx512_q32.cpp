@@ -135,9 +135,10 @@ static inline void gemm4_pairs(const uint8_t* w, std::size_t ws, int n_rows, int
 // Rows per call: 2 pairs.
 constexpr int kPairs = 2;
 
-// Prefill: more than kGroup tokens (decode and a few tokens run the AVX2 kernels, which
-// were as fast or faster there: the default model's 1-token products took 3.1-3.5 ms with
-// AVX2 against 3.4-3.7 ms with a row-pair AVX-512 version, hearth-kernel-bench, 2 threads).
+// Prefill: more than kGroup tokens. Decode and a few tokens run the AVX2 kernels: a
+// row-pair AVX-512 decode (not kept) took the default model's 1-token products 3.4-3.7 ms
+// against AVX2's 3.1-3.5 ms (hearth-kernel-bench, 2 threads, when AVX2 still decoded 4
+// rows side by side).
 template <TensorType T>
 void gemm_q32_512(const GemmArgs& a) {
     const std::size_t ws = a.w_stride;
@@ -147,10 +148,7 @@ void gemm_q32_512(const GemmArgs& a) {
     for (int r = 0; r < a.n_rows; r += 2 * kPairs) {
         const int n = a.n_rows - r;
         for (int g = 0; g < n_groups; ++g) {
-            const uint8_t* grp = a.act + static_cast<std::size_t>(g) * a.act_stride;
-            const auto* qs = reinterpret_cast<const int8_t*>(grp);
-            const auto* ds = reinterpret_cast<const float*>(grp + q8x32_ds_offset(a.nb, kGroup));
-            const int nt = a.n_tokens - g * kGroup < kGroup ? a.n_tokens - g * kGroup : kGroup;
+            const auto [qs, ds, nt] = q8x32_group(a.act, a.act_stride, a.nb, kGroup, g, a.n_tokens);
             float* out = a.out + static_cast<std::size_t>(g) * kGroup * a.out_stride + r;
             if (n >= 2 * kPairs) {
                 gemm4_pairs<T, kPairs>(rows_from(r), ws, n, a.nb, qs, ds, out, a.out_stride, nt);

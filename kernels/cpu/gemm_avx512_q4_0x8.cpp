@@ -136,10 +136,8 @@ void gemm_avx512_q4_0x8(const GemmArgs& a) {
     const int n_token_groups = (a.n_tokens + kGroup - 1) / kGroup;
     for (int g = 0; g < n_groups8; g += 2) {
         for (int tg = 0; tg < n_token_groups; ++tg) {
-            const uint8_t* grp = a.act + static_cast<std::size_t>(tg) * a.act_stride;
-            const auto* qs = reinterpret_cast<const int8_t*>(grp);
-            const auto* ds = reinterpret_cast<const float*>(grp + q8x32_ds_offset(a.nb, kGroup));
-            const int nt = a.n_tokens - tg * kGroup < kGroup ? a.n_tokens - tg * kGroup : kGroup;
+            const auto [qs, ds, nt] =
+                q8x32_group(a.act, a.act_stride, a.nb, kGroup, tg, a.n_tokens);
             gemm16x4(group(g), group(g + 1), a.nb, qs, ds,
                      a.out + static_cast<std::size_t>(tg) * kGroup * a.out_stride + g * kQ4_0x8Rows,
                      a.out_stride, nt, rows_of(g));

@@ -110,11 +110,7 @@ void gemm_q32(const GemmArgs& a) {
     for (int r = 0; r < a.n_rows; ++r) {
         const uint8_t* wr = a.w + static_cast<std::size_t>(r) * a.w_stride;
         for (int g = 0; g < n_groups; ++g) {
-            const uint8_t* grp = a.act + static_cast<std::size_t>(g) * a.act_stride;
-            const auto* qs = reinterpret_cast<const int8_t*>(grp);  // [nb][G][32]
-            const auto* ds =
-                reinterpret_cast<const float*>(grp + q8x32_ds_offset(a.nb, G));  // [nb][2][G]
-            const int nt = std::min(G, a.n_tokens - g * G);
+            const auto [qs, ds, nt] = q8x32_group(a.act, a.act_stride, a.nb, G, g, a.n_tokens);
             float acc[kGroup][8] = {}, acc_m[kGroup] = {};
             for (int64_t b = 0; b < a.nb; ++b) {
                 decode32<T>(wr + static_cast<std::size_t>(b) * block_bytes<T>(), blk);
@@ -153,11 +149,7 @@ void gemm_q4_0(const GemmArgs& a) {
     for (int r = 0; r < a.n_rows; ++r) {
         const uint8_t* wr = a.w + static_cast<std::size_t>(r) * a.w_stride;
         for (int g = 0; g < n_groups; ++g) {
-            const uint8_t* grp = a.act + static_cast<std::size_t>(g) * a.act_stride;
-            const auto* qs = reinterpret_cast<const int8_t*>(grp);  // [nb][G][32]
-            const auto* ds =
-                reinterpret_cast<const float*>(grp + q8x32_ds_offset(a.nb, G));  // [nb][2][G]
-            const int nt = std::min(G, a.n_tokens - g * G);
+            const auto [qs, ds, nt] = q8x32_group(a.act, a.act_stride, a.nb, G, g, a.n_tokens);
             float acc[kGroup] = {}, acc_m[kGroup] = {};
             for (int64_t b = 0; b < a.nb; ++b) {
                 decode32<TensorType::Q4_0>(

@@ -92,6 +92,32 @@ class TestCpuOps : public QObject {
         QVERIFY(CpuBackend(0).n_threads() >= 1);
     }
 
+    // Auto takes the best level the CPU has; HEARTH_CPU_SIMD caps it; a level the CPU
+    // lacks falls to the best one below it.
+    void simd_level_resolution() {
+        const SimdLevel best = have_avx512_ ? SimdLevel::Avx512
+                               : have_avx2_ ? SimdLevel::Avx2
+                                            : SimdLevel::Scalar;
+        const QByteArray saved = qgetenv("HEARTH_CPU_SIMD");
+        const bool had = qEnvironmentVariableIsSet("HEARTH_CPU_SIMD");
+        qunsetenv("HEARTH_CPU_SIMD");
+        QCOMPARE(cpu::resolve_simd_level(SimdLevel::Auto), best);
+        qputenv("HEARTH_CPU_SIMD", "avx2");
+        QCOMPARE(cpu::resolve_simd_level(SimdLevel::Auto),
+                 have_avx2_ ? SimdLevel::Avx2 : SimdLevel::Scalar);
+        QVERIFY(CpuBackend(1).simd_level() != SimdLevel::Avx512);
+        qputenv("HEARTH_CPU_SIMD", "scalar");
+        QCOMPARE(cpu::resolve_simd_level(SimdLevel::Auto), SimdLevel::Scalar);
+        // An explicit request is not capped by the variable.
+        QCOMPARE(cpu::resolve_simd_level(SimdLevel::Avx512), best);
+        QCOMPARE(cpu::resolve_simd_level(SimdLevel::Avx2),
+                 have_avx2_ ? SimdLevel::Avx2 : SimdLevel::Scalar);
+        if (had)
+            qputenv("HEARTH_CPU_SIMD", saved);
+        else
+            qunsetenv("HEARTH_CPU_SIMD");
+    }
+
     void buffers_are_aligned() {
         CpuBackend& b = backend(1, SimdLevel::Scalar);
         for (std::size_t n : {1u, 3u, 100u, 4096u}) {

@@ -103,7 +103,9 @@ Page {
             // Deferred, and only if still following when it runs: a search hit that
             // arrives in between stops the follow.
             function followEnd() { if (stick) positionViewAtEnd() }
-            function revealAgain() { if (revealedRow >= 0) positionViewAtIndex(revealedRow, ListView.Beginning) }
+            function revealAgain() {
+                if (revealedRow >= 0) positionViewAtIndex(revealedRow, ListView.Beginning)
+            }
             onContentHeightChanged: if (stick) Qt.callLater(followEnd)
             onCountChanged: {
                 // Rows that arrive just after a search hit keep the hit in view.

@@ -1,22 +1,26 @@
-// AVX-512 kernels for the K-quants (Q4_K, Q5_K, Q6_K) against Q8xK activations, for
-// prefill tiles of more than 8 tokens; fewer tokens (decode, which streams the weights
-// from memory and is bound by its bandwidth) run the AVX2 kernels.
+// AVX-512 kernels for the K-quants (Q4_K, Q5_K, Q6_K) against Q8xK activations, in the
+// float order of kquant_avx512.h. Tiles of 16 tokens or more run here; fewer tokens (and
+// a tile's last few) run gemm_avx512_kquant_few.cpp, which gives the same bits.
 //
-// The tile's weight rows are unpacked to bytes once (the AVX2 kernel unpacks each
-// super-block once per 8 tokens), and every token runs against them with 512-bit
-// registers: two 32-element groups per register, maddubs into int16 pair sums and vpdpwssd
-// weighting those with the sub-block scales and adding them to the int32 sums in one
-// instruction. Lane j of the two halves then adds into lane j of the AVX2 kernel's sums:
-// the same integers, and the block epilogue is dot_q45k's / dot_q6k's, block by block in
-// the same order, so the results are the AVX2 kernels' bits.
+// Tokens lie in the lanes of a register: 16 tokens × 4 activation bytes per 512-bit
+// register, and one vpdpbusd adds a weight row's 4 bytes (broadcast, unsigned quants)
+// times each token's 4 bytes into that token's lane. A super-block at a time, the tile's
+// rows are unpacked to quant bytes, their sub-block scales and mins widened to int32, and
+// the tile's tokens are transposed into that lane layout (per 16 tokens, with their
+// per-sub-block activation sums and scales alongside). A micro-kernel then runs 8 rows
+// against 16 tokens: per sub-block the vpdpbusd sums are weighted with the row's scale
+// (vpmulld) into S1, the mins (Q4_K/Q5_K) or the −32 offset (Q6_K) come from the
+// activation sums, and the float steps update one accumulator per (row, token) in a
+// tile-sized buffer. Compared with the AVX2 layout (a token's 8 lanes per register), the
+// float work per super-block is one register per 16 tokens instead of one per token.
 //
-// Built with AVX-512 F/BW/VL/VNNI enabled; called only when cpu_has_avx512(). Everything
-// here has internal linkage and no std:: templates are instantiated (see avx2_util.h).
+// Built with AVX-512 F/BW/VL/VNNI enabled; called only when cpu_has_avx512(). Internal
+// linkage only, and no std:: templates instantiated (see avx2_util.h).
 #include <new>
 #include <type_traits>
 
-#include "cpu/avx512_util.h"
 #include "cpu/kquant_avx2.h"
+#include "cpu/kquant_avx512.h"
 
 namespace hearth::kernels::cpu {
 
@@ -24,279 +28,320 @@ namespace {
 
 using quant::TensorType;
 
-// A super-block unpacked once for every token of a tile: its quants as bytes in element
-// order (Q4_K 0..15, Q5_K 0..31, Q6_K 0..63; the AVX2 kernel's unpacking), per 32-element
-// group the int16 scale lanes that weight the pair sums, and what the block's epilogue
-// needs. 64-byte aligned: two groups' quants or scales are one 512-bit load.
-struct alignas(64) Unpacked {
-    uint8_t q[256];
-    int16_t scale[8][16];  // group g: Q4_K/Q5_K sc_g in every lane; Q6_K sc_2g ×8, sc_2g+1 ×8
-    int16_t extra[16];     // Q4_K/Q5_K: [m0, m0, .., m7, m7]; Q6_K: sc_0..sc_15
-    float d, dmin;
+constexpr int kLanes = 16;      // tokens per register
+constexpr int kBand = 8;        // rows per micro-kernel
+constexpr int kPassRows = 64;   // rows unpacked per pass (the matmul's tiles have ≤ 64)
+constexpr int kPassGroups = 16;  // 16-token groups per pass (256 tokens)
+constexpr int kMinTokens = 16;  // fewer tokens: the few-token kernel
+
+// The pass's rows, one super-block unpacked: quant bytes in element order, sub-block
+// scales (Q4_K/Q5_K: 8, Q6_K: 16, signed) and mins (Q4_K/Q5_K) as int32, d and dmin.
+// Rows past the last real one of a band are zero.
+struct alignas(64) RowsBlock {
+    uint8_t q[kPassRows][256];
+    int32_t scale[kPassRows][16];
+    int32_t mins[kPassRows][8];
+    float d[kPassRows];
+    float dmin[kPassRows];
 };
 
-template <quant::TensorType T>
-static inline void unpack_block(const uint8_t* p, Unpacked& u) {
-    const auto store = [](void* dst, __m256i v) {
-        _mm256_store_si256(reinterpret_cast<__m256i*>(dst), v);
-    };
-    if constexpr (T == quant::TensorType::Q6_K) {
-        const uint8_t* ql = p;
-        const uint8_t* qh = p + 128;
-        const auto* scales = reinterpret_cast<const int8_t*>(p + 192);
-        const __m256i sc16 =
-            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scales)));
-        store(u.extra, sc16);
-        const __m256i pick = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3,
-                                              2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
-        HEARTH_UNROLL
-        for (int n = 0; n < 2; ++n) {
-            const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n));
-            const __m256i l1 =
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n + 32));
-            const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh + 32 * n));
-            HEARTH_UNROLL
-            for (int i = 0; i < 4; ++i) store(u.q + 128 * n + 32 * i, q6k_quants(l0, l1, h, i));
-        }
-        HEARTH_UNROLL
-        for (int k = 0; k < 8; ++k)
-            store(u.scale[k], _mm256_shuffle_epi8(
-                                  _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(k)), pick));
-        u.d = avx2::fp16(avx2::load_u16(p + 208));
-        u.dmin = 0.0f;
-    } else {
-        constexpr bool kFive = T == quant::TensorType::Q5_K;
-        const uint8_t* qh = p + 4 + quant::kKScaleBytes;
-        const uint8_t* qs = kFive ? qh + 32 : qh;
-        const __m128i sm = k4_scales_mins(p + 4);
-        const __m256i sc16 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi64(sm, sm));
-        store(u.extra, _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(sm, sm)));
-        const __m256i hbits = kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh))
-                                    : _mm256_setzero_si256();
-        const auto group = [&](auto c_const) {
-            constexpr int c = decltype(c_const)::value;
-            __m256i lo, hi;
-            q45k_quants<kFive, c>(qs, hbits, lo, hi);
-            store(u.q + 64 * c, lo);
-            store(u.q + 64 * c + 32, hi);
-            store(u.scale[2 * c],
-                  _mm256_shuffle_epi8(sc16, _mm256_set1_epi16(0x0100 + 0x0202 * 2 * c)));
-            store(u.scale[2 * c + 1],
-                  _mm256_shuffle_epi8(sc16, _mm256_set1_epi16(0x0100 + 0x0202 * (2 * c + 1))));
-        };
-        group(std::integral_constant<int, 0>{});
-        group(std::integral_constant<int, 1>{});
-        group(std::integral_constant<int, 2>{});
-        group(std::integral_constant<int, 3>{});
-        u.d = avx2::fp16(avx2::load_u16(p));
-        u.dmin = avx2::fp16(avx2::load_u16(p + 2));
-    }
-}
+// The pass's tokens, one super-block, per group of 16: q[k][lane t] = token t's
+// activation bytes 4k..4k+3; sums[j][t] = Σ of token t's activations over sub-block j
+// (Q4_K/Q5_K: 32 elements, j < 8; Q6_K: 16 elements); da[t]: their scale. Tokens past
+// the last real one are zero.
+struct alignas(64) TokensBlock {
+    int8_t q[64][kLanes * 4];
+    int32_t sums[16][kLanes];
+    float da[kLanes];
+};
 
-// This thread's unpacked rows, grown on demand (a pool thread runs one tile at a time).
-// Not an AlignedBuffer: its inline members would be compiled here with AVX-512 enabled
-// and could be the copy the linker keeps for the portable files (see avx2_util.h).
-class UnpackScratch {
+struct alignas(64) Scratch {
+    RowsBlock w;
+    TokensBlock x;  // the group being run
+    float acc[kPassGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 16g + t
+};
+
+// This thread's scratch (~90 KB), made on first use (a pool thread runs one tile at a
+// time). Not an AlignedBuffer, whose inline members would be compiled here with AVX-512
+// enabled (see avx2_util.h).
+class ScratchHolder {
   public:
-    ~UnpackScratch() { ::operator delete (data_, std::align_val_t{alignof(Unpacked)}); }
-    Unpacked* get(int64_t nb) {
-        const auto n = static_cast<std::size_t>(nb);
-        if (n > capacity_) {
-            ::operator delete (data_, std::align_val_t{alignof(Unpacked)});
-            data_ = static_cast<Unpacked*>(
-                ::operator new (n * sizeof(Unpacked), std::align_val_t{alignof(Unpacked)}));
-            capacity_ = n;
-        }
-        return data_;
+    ~ScratchHolder() { ::operator delete (s_, std::align_val_t{alignof(Scratch)}); }
+    Scratch& get() {
+        if (!s_)
+            s_ = static_cast<Scratch*>(
+                ::operator new (sizeof(Scratch), std::align_val_t{alignof(Scratch)}));
+        return *s_;
     }
 
   private:
-    Unpacked* data_ = nullptr;
-    std::size_t capacity_ = 0;
+    Scratch* s_ = nullptr;
 };
 
-using avx512::join;
-using avx512::upper;
+static Scratch& scratch() {
+    static thread_local ScratchHolder holder;
+    return holder.get();
+}
 
-// One block's epilogue for one token (8 lanes) or two (16 lanes: the first token below):
-// the AVX2 kernel's operations lane for lane. s: the integer sums, bs: the tokens' bsums,
-// da: their activation scales broadcast to their lanes, extra: the block's mins / scales
-// in every 8-lane half.
-template <TensorType T, typename VF, typename VI>
-static inline VF block_epilogue(const Unpacked& ub, VI s, VI bs, VF da, VI extra, VF acc) {
-    if constexpr (sizeof(VF) == 64) {
+// Transposes a 16 × 16 matrix of int32 (row i in r[i]) in place.
+static inline void transpose16(__m512i* r) {
+    __m512i t[16];
+    HEARTH_UNROLL
+    for (int i = 0; i < 8; ++i) {
+        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    // r[4i + c], 128-bit lane L: rows 4i..4i+3 at column 4L + c.
+    HEARTH_UNROLL
+    for (int i = 0; i < 4; ++i) {
+        r[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+        r[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+        r[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+        r[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+    }
+    // Column 4L + c: the L-th 128-bit lanes of r[c], r[4 + c], r[8 + c], r[12 + c].
+    HEARTH_UNROLL
+    for (int c = 0; c < 4; ++c) {
+        const __m512i x0 = _mm512_shuffle_i32x4(r[c], r[4 + c], 0x44);
+        const __m512i x1 = _mm512_shuffle_i32x4(r[c], r[4 + c], 0xee);
+        const __m512i y0 = _mm512_shuffle_i32x4(r[8 + c], r[12 + c], 0x44);
+        const __m512i y1 = _mm512_shuffle_i32x4(r[8 + c], r[12 + c], 0xee);
+        t[c] = _mm512_shuffle_i32x4(x0, y0, 0x88);
+        t[4 + c] = _mm512_shuffle_i32x4(x0, y0, 0xdd);
+        t[8 + c] = _mm512_shuffle_i32x4(x1, y1, 0x88);
+        t[12 + c] = _mm512_shuffle_i32x4(x1, y1, 0xdd);
+    }
+    HEARTH_UNROLL
+    for (int i = 0; i < 16; ++i) r[i] = t[i];
+}
+
+// Unpacks super-block b of rows [0, n) of the pass (row i at w + i·w_stride) into rb;
+// rows [n, n rounded up to the band) are zeroed.
+template <TensorType T>
+static void unpack_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t b, RowsBlock& rb) {
+    const auto store = [](void* dst, __m256i v) {
+        _mm256_store_si256(reinterpret_cast<__m256i*>(dst), v);
+    };
+    for (int i = 0; i < n; ++i) {
+        const uint8_t* p = w + static_cast<std::size_t>(i) * w_stride +
+                           static_cast<std::size_t>(b) * kKBlockBytes<T>;
         if constexpr (T == TensorType::Q6_K) {
-            const __m512i offset = _mm512_slli_epi32(_mm512_madd_epi16(extra, bs), 5);
-            return _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(ub.d), da),
-                                   _mm512_cvtepi32_ps(_mm512_sub_epi32(s, offset)), acc);
+            const uint8_t* ql = p;
+            const uint8_t* qh = p + 128;
+            HEARTH_UNROLL
+            for (int h = 0; h < 2; ++h) {
+                const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * h));
+                const __m256i l1 =
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * h + 32));
+                const __m256i hb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh + 32 * h));
+                HEARTH_UNROLL
+                for (int k = 0; k < 4; ++k)
+                    store(rb.q[i] + 128 * h + 32 * k, q6k_quants(l0, l1, hb, k));
+            }
+            _mm512_store_si512(rb.scale[i], _mm512_cvtepi8_epi32(_mm_loadu_si128(
+                                                reinterpret_cast<const __m128i*>(p + 192))));
+            rb.d[i] = avx2::fp16(avx2::load_u16(p + 208));
+            rb.dmin[i] = 0.0f;
         } else {
-            const __m512 mins = _mm512_cvtepi32_ps(_mm512_madd_epi16(extra, bs));
-            acc = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(ub.d), da), _mm512_cvtepi32_ps(s),
-                                  acc);
-            return _mm512_fnmadd_ps(_mm512_mul_ps(_mm512_set1_ps(ub.dmin), da), mins, acc);
+            constexpr bool kFive = T == TensorType::Q5_K;
+            const uint8_t* qh = p + 4 + quant::kKScaleBytes;
+            const uint8_t* qs = kFive ? qh + 32 : qh;
+            const __m256i hbits = kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh))
+                                        : _mm256_setzero_si256();
+            const auto group = [&](auto c_const) {
+                constexpr int c = decltype(c_const)::value;
+                __m256i lo, hi;
+                q45k_quants<kFive, c>(qs, hbits, lo, hi);
+                store(rb.q[i] + 64 * c, lo);
+                store(rb.q[i] + 64 * c + 32, hi);
+            };
+            group(std::integral_constant<int, 0>{});
+            group(std::integral_constant<int, 1>{});
+            group(std::integral_constant<int, 2>{});
+            group(std::integral_constant<int, 3>{});
+            // Bytes [sc0..7, m0..7] widened: scales in lanes 0-7, mins in lanes 8-15.
+            const __m512i sm = _mm512_cvtepu8_epi32(k4_scales_mins(p + 4));
+            _mm512_store_si512(rb.scale[i], sm);
+            _mm256_store_si256(reinterpret_cast<__m256i*>(rb.mins[i]),
+                               _mm512_extracti64x4_epi64(sm, 1));
+            rb.d[i] = avx2::fp16(avx2::load_u16(p));
+            rb.dmin[i] = avx2::fp16(avx2::load_u16(p + 2));
         }
-    } else {
-        if constexpr (T == TensorType::Q6_K) {
-            const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(extra, bs), 5);
-            return _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(ub.d), da),
-                                   _mm256_cvtepi32_ps(_mm256_sub_epi32(s, offset)), acc);
-        } else {
-            const __m256 mins = _mm256_cvtepi32_ps(_mm256_madd_epi16(extra, bs));
-            acc = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(ub.d), da), _mm256_cvtepi32_ps(s),
-                                  acc);
-            return _mm256_fnmadd_ps(_mm256_mul_ps(_mm256_set1_ps(ub.dmin), da), mins, acc);
-        }
+    }
+    const int padded = (n + kBand - 1) / kBand * kBand;
+    for (int i = n; i < padded; ++i) {
+        for (int k = 0; k < 256; k += 64)
+            _mm512_store_si512(rb.q[i] + k, _mm512_setzero_si512());
+        _mm512_store_si512(rb.scale[i], _mm512_setzero_si512());
+        _mm256_store_si256(reinterpret_cast<__m256i*>(rb.mins[i]), _mm256_setzero_si256());
+        rb.d[i] = 0.0f;
+        rb.dmin[i] = 0.0f;
     }
 }
 
-// Blocks [b0, b1) of one unpacked row against N ≤ 8 tokens, continuing each token's float
-// accumulator acc_io[t] (8 lanes, summed at the end as the AVX2 kernel sums its own). The
-// block epilogues run two tokens per register (Q6_K's d·da, a scalar product there, is the
-// same single rounding per lane here).
-template <TensorType T, int N>
-static inline void dot_unpacked(const Unpacked* u, const TokenAct* t_act, int64_t b0, int64_t b1,
-                                __m256* acc_io) {
-    constexpr int P = N / 2;  // token pairs; an odd last token runs alone
-    __m512 acc2[P > 0 ? P : 1];
-    __m256 acc1 = _mm256_setzero_ps();
+// Super-block b of tokens [t0, t0 + n), n ≤ 16, into tb (see TokensBlock).
+template <TensorType T>
+static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock& tb) {
+    TokenAct act[kLanes];
+    for (int t = 0; t < n; ++t) act[t] = token_act(a, t0 + t);
+    __m512i r[16];
     HEARTH_UNROLL
-    for (int k = 0; k < P; ++k) acc2[k] = join(acc_io[2 * k], acc_io[2 * k + 1]);
-    if constexpr (N % 2 == 1) acc1 = acc_io[N - 1];
-    for (int64_t b = b0; b < b1; ++b) {
-        const Unpacked& ub = u[b];
-        __m512i sumi[N];
+    for (int c = 0; c < 4; ++c) {  // 64 activation bytes (16 groups of 4) per token
+        for (int t = 0; t < kLanes; ++t)
+            r[t] = t < n ? _mm512_loadu_si512(act[t].qa + 256 * b + 64 * c) : _mm512_setzero_si512();
+        transpose16(r);
         HEARTH_UNROLL
-        for (int t = 0; t < N; ++t) sumi[t] = _mm512_setzero_si512();
+        for (int k = 0; k < 16; ++k) _mm512_store_si512(tb.q[16 * c + k], r[k]);
+    }
+    for (int t = 0; t < kLanes; ++t) {
+        if (t >= n) {
+            r[t] = _mm512_setzero_si512();
+            continue;
+        }
+        const __m256i bs =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(act[t].bsums + 16 * b));
+        if constexpr (T == TensorType::Q6_K) {
+            r[t] = _mm512_cvtepi16_epi32(bs);
+        } else {  // 32-element sub-blocks: pairs of the 16-element sums
+            r[t] = _mm512_castsi256_si512(_mm256_madd_epi16(bs, _mm256_set1_epi16(1)));
+            r[t] = _mm512_inserti64x4(r[t], _mm256_setzero_si256(), 1);
+        }
+    }
+    transpose16(r);
+    constexpr int kSubs = T == TensorType::Q6_K ? 16 : 8;
+    HEARTH_UNROLL
+    for (int j = 0; j < kSubs; ++j) _mm512_store_si512(tb.sums[j], r[j]);
+    for (int t = 0; t < kLanes; ++t) tb.da[t] = t < n ? act[t].da[b] : 0.0f;
+}
+
+// Rows [r0, r0 + 8) of rb against the 16 tokens of tb: one super-block's step of the
+// order for each (row, token), into acc[r][t].
+template <TensorType T>
+static inline void micro(const RowsBlock& rb, int r0, const TokensBlock& tb,
+                         float (*acc)[kLanes]) {
+    constexpr bool kSix = T == TensorType::Q6_K;
+    constexpr int kSubs = kSix ? 16 : 8;
+    constexpr int kGroupsPerSub = 64 / kSubs;  // 4-byte groups per sub-block
+    __m512i s1[kBand];
+    HEARTH_UNROLL
+    for (int i = 0; i < kBand; ++i) s1[i] = _mm512_setzero_si512();
+    for (int j = 0; j < kSubs; ++j) {
+        __m512i dot[kBand];
         HEARTH_UNROLL
-        for (int g = 0; g < 8; g += 2) {
-            const __m512i q = _mm512_load_si512(ub.q + 32 * g);
-            const __m512i sc = _mm512_load_si512(ub.scale[g]);
+        for (int i = 0; i < kBand; ++i) dot[i] = _mm512_setzero_si512();
+        HEARTH_UNROLL
+        for (int g = 0; g < kGroupsPerSub; ++g) {
+            const int k = j * kGroupsPerSub + g;
+            const __m512i x = _mm512_load_si512(tb.q[k]);
             HEARTH_UNROLL
-            for (int t = 0; t < N; ++t) {
-                const __m512i a = _mm512_loadu_si512(t_act[t].qa + 256 * b + 32 * g);
-                sumi[t] = _mm512_dpwssd_epi32(sumi[t], _mm512_maddubs_epi16(q, a), sc);
+            for (int i = 0; i < kBand; ++i) {
+                const __m512i wq = _mm512_set1_epi32(static_cast<int>(avx2::load_u32(rb.q[r0 + i] + 4 * k)));
+                dot[i] = _mm512_dpbusd_epi32(dot[i], wq, x);
             }
         }
-        const __m256i extra = _mm256_load_si256(reinterpret_cast<const __m256i*>(ub.extra));
-        const auto bsums = [&](int t) {
-            return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t_act[t].bsums + 16 * b));
-        };
+        if constexpr (kSix) {
+            // Σ q·a − 32·Σ a over the sub-block, then weighted with its signed scale.
+            const __m512i off = _mm512_slli_epi32(_mm512_load_si512(tb.sums[j]), 5);
+            HEARTH_UNROLL
+            for (int i = 0; i < kBand; ++i)
+                s1[i] = _mm512_add_epi32(
+                    s1[i], _mm512_mullo_epi32(_mm512_sub_epi32(dot[i], off),
+                                              _mm512_set1_epi32(rb.scale[r0 + i][j])));
+        } else {
+            HEARTH_UNROLL
+            for (int i = 0; i < kBand; ++i)
+                s1[i] = _mm512_add_epi32(
+                    s1[i], _mm512_mullo_epi32(dot[i], _mm512_set1_epi32(rb.scale[r0 + i][j])));
+        }
+    }
+    const __m512 da = _mm512_load_ps(tb.da);
+    if constexpr (kSix) {
         HEARTH_UNROLL
-        for (int k = 0; k < P; ++k) {
-            const __m512i x = sumi[2 * k], y = sumi[2 * k + 1];
-            // Lanes 0-7: token 2k's low + high halves, lanes 8-15: token 2k+1's.
-            const __m512i s = _mm512_add_epi32(_mm512_shuffle_i64x2(x, y, _MM_SHUFFLE(1, 0, 1, 0)),
-                                               _mm512_shuffle_i64x2(x, y, _MM_SHUFFLE(3, 2, 3, 2)));
-            const __m512 da = join(_mm256_broadcast_ss(t_act[2 * k].da + b),
-                                   _mm256_broadcast_ss(t_act[2 * k + 1].da + b));
-            acc2[k] = block_epilogue<T>(ub, s, join(bsums(2 * k), bsums(2 * k + 1)), da,
-                                        join(extra, extra), acc2[k]);
+        for (int i = 0; i < kBand; ++i) {
+            const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(s1[i]), _mm512_set1_ps(rb.d[r0 + i]));
+            _mm512_store_ps(acc[r0 + i], _mm512_fmadd_ps(f, da, _mm512_load_ps(acc[r0 + i])));
         }
-        if constexpr (N % 2 == 1) {
-            const __m512i x = sumi[N - 1];
-            const __m256i s =
-                _mm256_add_epi32(_mm512_castsi512_si256(x), _mm512_extracti64x4_epi64(x, 1));
-            acc1 = block_epilogue<T>(ub, s, bsums(N - 1), _mm256_broadcast_ss(t_act[N - 1].da + b),
-                                     extra, acc1);
+    } else {
+        __m512i s2[kBand];
+        HEARTH_UNROLL
+        for (int i = 0; i < kBand; ++i) s2[i] = _mm512_setzero_si512();
+        for (int j = 0; j < kSubs; ++j) {
+            const __m512i sums = _mm512_load_si512(tb.sums[j]);
+            HEARTH_UNROLL
+            for (int i = 0; i < kBand; ++i)
+                s2[i] = _mm512_add_epi32(
+                    s2[i], _mm512_mullo_epi32(sums, _mm512_set1_epi32(rb.mins[r0 + i][j])));
+        }
+        HEARTH_UNROLL
+        for (int i = 0; i < kBand; ++i) {
+            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(s1[i]), _mm512_set1_ps(rb.d[r0 + i]));
+            f = _mm512_fnmadd_ps(_mm512_set1_ps(rb.dmin[r0 + i]), _mm512_cvtepi32_ps(s2[i]), f);
+            _mm512_store_ps(acc[r0 + i], _mm512_fmadd_ps(f, da, _mm512_load_ps(acc[r0 + i])));
         }
     }
-    HEARTH_UNROLL
-    for (int k = 0; k < P; ++k) {
-        acc_io[2 * k] = _mm512_castps512_ps256(acc2[k]);
-        acc_io[2 * k + 1] = upper(acc2[k]);
-    }
-    if constexpr (N % 2 == 1) acc_io[N - 1] = acc1;
 }
 
-// Rows unpacked per pass: at most kPassRows, and about kPassBytes of them (in L2 beside
-// the tile's activations).
-constexpr int kPassRows = 64;
-constexpr std::size_t kPassBytes = 160 * 1024;
-// Blocks per step along the row: 8 tokens' activations for 8 blocks (~18 KB) stay in L1
-// while every row of the pass runs against them.
-constexpr int64_t kStepBlocks = 8;
-
-// One group of N ≤ 8 tokens against rows [r0, r1) of the pass (unpacked in u).
-template <TensorType T, int N>
-static inline void pass_x_tokens(const GemmArgs& a, const Unpacked* u, int r0, int r1, int t0) {
-    TokenAct acts[N];
-    HEARTH_UNROLL
-    for (int i = 0; i < N; ++i) acts[i] = token_act(a, t0 + i);
-    __m256 acc[kPassRows][N];
-    for (int r = r0; r < r1; ++r)
-        for (int i = 0; i < N; ++i) acc[r - r0][i] = _mm256_setzero_ps();
-    for (int64_t b0 = 0; b0 < a.nb; b0 += kStepBlocks) {
-        const int64_t b1 = b0 + kStepBlocks < a.nb ? b0 + kStepBlocks : a.nb;
-        for (int r = r0; r < r1; ++r)
-            dot_unpacked<T, N>(u + static_cast<std::size_t>(r - r0) * a.nb, acts, b0, b1,
-                               acc[r - r0]);
+// Rows [r0, r0 + nr) against tokens [t0, t0 + nt), nr ≤ 64, nt ≤ 256.
+template <TensorType T>
+static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) {
+    const int groups = (nt + kLanes - 1) / kLanes;
+    const int bands = (nr + kBand - 1) / kBand;
+    for (int g = 0; g < groups; ++g)
+        for (int i = 0; i < bands * kBand; ++i)
+            _mm512_store_ps(s.acc[g][i], _mm512_setzero_ps());
+    const uint8_t* w = a.w + static_cast<std::size_t>(r0) * a.w_stride;
+    for (int64_t b = 0; b < a.nb; ++b) {
+        unpack_rows<T>(w, a.w_stride, nr, b, s.w);
+        for (int g = 0; g < groups; ++g) {
+            const int n = nt - g * kLanes < kLanes ? nt - g * kLanes : kLanes;
+            pack_tokens<T>(a, t0 + g * kLanes, n, b, s.x);
+            for (int band = 0; band < bands; ++band) micro<T>(s.w, band * kBand, s.x, s.acc[g]);
+        }
     }
-    for (int r = r0; r < r1; ++r)
-        for (int i = 0; i < N; ++i)
-            a.out[static_cast<std::size_t>(t0 + i) * a.out_stride + r] = avx2::hsum(acc[r - r0][i]);
+    for (int t = 0; t < nt; ++t) {
+        float* o = a.out + static_cast<std::size_t>(t0 + t) * a.out_stride + r0;
+        const float(*acc)[kLanes] = s.acc[t / kLanes];
+        for (int i = 0; i < nr; ++i) o[i] = acc[i][t % kLanes];
+    }
 }
 
 template <TensorType T>
-static inline void gemm_k512(const GemmArgs& a) {
-    static thread_local UnpackScratch scratch;
-    const std::size_t row_bytes = static_cast<std::size_t>(a.nb) * sizeof(Unpacked);
-    int pass_rows = static_cast<int>(kPassBytes / row_bytes);
-    if (pass_rows < 1) pass_rows = 1;
-    if (pass_rows > kPassRows) pass_rows = kPassRows;
-    if (pass_rows > a.n_rows) pass_rows = a.n_rows;
-    Unpacked* u = scratch.get(a.nb * pass_rows);
-    for (int r0 = 0; r0 < a.n_rows; r0 += pass_rows) {
-        const int r1 = r0 + pass_rows < a.n_rows ? r0 + pass_rows : a.n_rows;
-        for (int r = r0; r < r1; ++r) {
-            const uint8_t* w = a.w + static_cast<std::size_t>(r) * a.w_stride;
-            Unpacked* ur = u + static_cast<std::size_t>(r - r0) * a.nb;
-            for (int64_t b = 0; b < a.nb; ++b)
-                unpack_block<T>(w + static_cast<std::size_t>(b) * kKBlockBytes<T>, ur[b]);
-        }
-        int t0 = 0;
-        for (; t0 + 8 <= a.n_tokens; t0 += 8) pass_x_tokens<T, 8>(a, u, r0, r1, t0);
-        switch (a.n_tokens - t0) {
-            case 7:
-                pass_x_tokens<T, 7>(a, u, r0, r1, t0);
-                break;
-            case 6:
-                pass_x_tokens<T, 6>(a, u, r0, r1, t0);
-                break;
-            case 5:
-                pass_x_tokens<T, 5>(a, u, r0, r1, t0);
-                break;
-            case 4:
-                pass_x_tokens<T, 4>(a, u, r0, r1, t0);
-                break;
-            case 3:
-                pass_x_tokens<T, 3>(a, u, r0, r1, t0);
-                break;
-            case 2:
-                pass_x_tokens<T, 2>(a, u, r0, r1, t0);
-                break;
-            case 1:
-                pass_x_tokens<T, 1>(a, u, r0, r1, t0);
-                break;
-            default:
-                break;
-        }
+static void gemm_tiles(const GemmArgs& a) {
+    // Whole groups of 16 tokens here, and a last group of 8 or more; fewer to the
+    // few-token kernel (same bits) rather than padding a group with idle lanes.
+    const int rest = a.n_tokens % kLanes;
+    const int here = rest >= 8 ? a.n_tokens : a.n_tokens - rest;
+    Scratch& s = scratch();
+    constexpr int kPassTokens = kPassGroups * kLanes;
+    for (int r0 = 0; r0 < a.n_rows; r0 += kPassRows) {
+        const int nr = a.n_rows - r0 < kPassRows ? a.n_rows - r0 : kPassRows;
+        for (int t0 = 0; t0 < here; t0 += kPassTokens)
+            pass<T>(a, s, r0, nr, t0, here - t0 < kPassTokens ? here - t0 : kPassTokens);
+    }
+    if (here < a.n_tokens) {
+        GemmArgs tail = a;
+        tail.act = a.act + static_cast<std::size_t>(here) * a.act_stride;
+        tail.out = a.out + static_cast<std::size_t>(here) * a.out_stride;
+        tail.n_tokens = a.n_tokens - here;
+        kquant_few_avx512(T, tail);
     }
 }
 
-constexpr int kMaxAvx2Tokens = 8;
+template <TensorType T>
+static void gemm_k512(const GemmArgs& a) {
+    if (a.n_tokens < kMinTokens) return kquant_few_avx512(T, a);
+    gemm_tiles<T>(a);
+}
 
 }  // namespace
 
 void gemm_avx512_q4_k(const GemmArgs& a) {
-    if (a.n_tokens <= kMaxAvx2Tokens) return gemm_avx2_q4_k(a);
     gemm_k512<TensorType::Q4_K>(a);
 }
 void gemm_avx512_q5_k(const GemmArgs& a) {
-    if (a.n_tokens <= kMaxAvx2Tokens) return gemm_avx2_q5_k(a);
     gemm_k512<TensorType::Q5_K>(a);
 }
 void gemm_avx512_q6_k(const GemmArgs& a) {
-    if (a.n_tokens <= kMaxAvx2Tokens) return gemm_avx2_q6_k(a);
     gemm_k512<TensorType::Q6_K>(a);
 }
 

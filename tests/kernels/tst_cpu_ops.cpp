@@ -16,6 +16,9 @@
 //    reference (float accumulation vs double).
 //  * AVX2 vs scalar matmul: identical bits for the 32-element formats (same operations in
 //    the same order, llama.cpp's), 2e-5 · Σ|W·x̂| for the others (different float order).
+//    AVX-512 vs AVX2: identical bits, except the K-quants, whose AVX-512 kernels follow
+//    their own order (kernels/cpu/kquant_avx512.h) and must give a scalar model's bits
+//    (kquant_order_model.h).
 //  * activation quantisation: AVX2 bytes == scalar bytes, d·q == the reference's (d in
 //    fp16, as llama.cpp's block_q8_0 / block_q8_1), s as llama.cpp stores it.
 //  * rms_norm: 1e-5 relative per element (ggml's float mean and scale vs double).
@@ -34,6 +37,7 @@
 #include "cpu/act_quant.h"
 #include "cpu/cpu_backend.h"
 #include "reference/reference_ops.h"
+#include "kquant_order_model.h"
 #include "tst_cpu_helpers.h"
 
 using hearth::kernels::CpuBackend;
@@ -235,11 +239,12 @@ class TestCpuOps : public QObject {
         std::mt19937 rng(kSeed + static_cast<uint32_t>(type_id));
         const int64_t blk = is_float_type(type) ? 32 : block_of(type);
         // Rows and tokens 1, 3, 7, 33, 130, 257 (several row chunks and 64 × 64 tiles),
-        // token counts on both sides of the decode / tiled switch (4 / 5) and of the
-        // 4-token groups; columns from one block up.
-        const std::vector<Shape> shapes = {{1, 1, 1},   {3, 2, 1},    {7, 1, 2}, {33, 3, 3},
-                                           {130, 2, 4}, {33, 5, 5},   {7, 3, 7}, {130, 1, 33},
-                                           {257, 2, 1}, {130, 3, 130}};
+        // token counts on both sides of the decode / tiled switch (4 / 5), of the 4-token
+        // groups and of the AVX-512 K-quant kernels' 16-token groups (25: a last group of
+        // 9, 300: two tiles); columns from one block up.
+        const std::vector<Shape> shapes = {{1, 1, 1},   {3, 2, 1},    {7, 1, 2},   {33, 3, 3},
+                                           {130, 2, 4}, {33, 5, 5},   {7, 3, 7},   {130, 1, 33},
+                                           {257, 2, 1}, {130, 3, 130}, {19, 2, 25}, {70, 1, 300}};
         const double tol_float = is_k_quant(type) ? 1.5e-2 : 1e-2;
         int checked = 0;
         for (const Shape& s : shapes) {
@@ -285,6 +290,26 @@ class TestCpuOps : public QObject {
                             rounded[static_cast<std::size_t>(t * s.rows + r)] += bias[r];
             }
 
+            // The AVX-512 level's K-quant order, modelled per (row, token) on the
+            // activations as the kernels quantise them.
+            std::vector<float> k512;
+            if (is_k_quant(type)) {
+                const int64_t nb = cols / 256;
+                std::vector<uint8_t> q8k(cpu::q8k_row_bytes(nb));
+                const std::size_t row_bytes = wbytes.size() / static_cast<std::size_t>(s.rows);
+                k512.resize(n_out);
+                for (int t = 0; t < s.tokens; ++t) {
+                    cpu::quantize_q8k_scalar(x.data() + t * cols, nb, q8k.data());
+                    for (int r = 0; r < s.rows; ++r) {
+                        float v = kquant_avx512_model(
+                            type, wbytes.data() + static_cast<std::size_t>(r) * row_bytes,
+                            q8k.data(), nb);
+                        if (with_bias) v += bias[r];
+                        k512[static_cast<std::size_t>(t * s.rows + r)] = v;
+                    }
+                }
+            }
+
             std::vector<float> first, avx2;
             for (SimdLevel level : levels()) {
                 for (int threads : {1, 2, 3}) {
@@ -314,9 +339,18 @@ class TestCpuOps : public QObject {
                                                   .arg(bound)));
                     }
                     if (level == SimdLevel::Avx2 && avx2.empty()) avx2 = out;
-                    if (level == SimdLevel::Avx512) {
-                        // Same integer sums and float operations as AVX2: same bits, for
-                        // every type (K-quants included) and thread count.
+                    if (level == SimdLevel::Avx512 && is_k_quant(type)) {
+                        // The K-quants' own float order (kquant_avx512.h), whichever of
+                        // its kernels ran and whatever the batch: the model's bits.
+                        for (std::size_t i = 0; i < n_out; ++i)
+                            HEARTH_CHECK(std::memcmp(&out[i], &k512[i], sizeof(float)) == 0,
+                                         (where + QString(": out[%1] = %2, order model %3")
+                                                      .arg(i)
+                                                      .arg(double(out[i]), 0, 'g', 9)
+                                                      .arg(double(k512[i]), 0, 'g', 9)));
+                    } else if (level == SimdLevel::Avx512) {
+                        // Same integer sums and float operations as AVX2: same bits for
+                        // every thread count.
                         HEARTH_CHECK(
                             std::memcmp(out.data(), avx2.data(), n_out * sizeof(float)) == 0,
                             (where + " differs from the AVX2 single-thread result"));

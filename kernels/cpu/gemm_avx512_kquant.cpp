@@ -28,11 +28,11 @@ namespace {
 
 using quant::TensorType;
 
-constexpr int kLanes = 16;      // tokens per register
-constexpr int kBand = 8;        // rows per micro-kernel
-constexpr int kPassRows = 64;   // rows unpacked per pass (the matmul's tiles have ≤ 64)
+constexpr int kLanes = 16;       // tokens per register
+constexpr int kBand = 8;         // rows per micro-kernel
+constexpr int kPassRows = 64;    // rows unpacked per pass (the matmul's tiles have ≤ 64)
 constexpr int kPassGroups = 16;  // 16-token groups per pass (256 tokens)
-constexpr int kMinTokens = 16;  // fewer tokens: the few-token kernel
+constexpr int kMinTokens = 16;   // fewer tokens: the few-token kernel
 
 // The pass's rows, one super-block unpacked: quant bytes in element order, sub-block
 // scales (Q4_K/Q5_K: 8, Q6_K: 16, signed) and mins (Q4_K/Q5_K) as int32, d and dmin.
@@ -57,7 +57,7 @@ struct alignas(64) TokensBlock {
 
 struct alignas(64) Scratch {
     RowsBlock w;
-    TokensBlock x;  // the group being run
+    TokensBlock x;                              // the group being run
     float acc[kPassGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 16g + t
 };
 
@@ -130,16 +130,19 @@ static void unpack_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t b
             const uint8_t* qh = p + 128;
             HEARTH_UNROLL
             for (int h = 0; h < 2; ++h) {
-                const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * h));
+                const __m256i l0 =
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * h));
                 const __m256i l1 =
                     _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * h + 32));
-                const __m256i hb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh + 32 * h));
+                const __m256i hb =
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh + 32 * h));
                 HEARTH_UNROLL
                 for (int k = 0; k < 4; ++k)
                     store(rb.q[i] + 128 * h + 32 * k, q6k_quants(l0, l1, hb, k));
             }
-            _mm512_store_si512(rb.scale[i], _mm512_cvtepi8_epi32(_mm_loadu_si128(
-                                                reinterpret_cast<const __m128i*>(p + 192))));
+            _mm512_store_si512(
+                rb.scale[i],
+                _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 192))));
             rb.d[i] = avx2::fp16(avx2::load_u16(p + 208));
             rb.dmin[i] = 0.0f;
         } else {
@@ -170,8 +173,7 @@ static void unpack_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t b
     }
     const int padded = (n + kBand - 1) / kBand * kBand;
     for (int i = n; i < padded; ++i) {
-        for (int k = 0; k < 256; k += 64)
-            _mm512_store_si512(rb.q[i] + k, _mm512_setzero_si512());
+        for (int k = 0; k < 256; k += 64) _mm512_store_si512(rb.q[i] + k, _mm512_setzero_si512());
         _mm512_store_si512(rb.scale[i], _mm512_setzero_si512());
         _mm256_store_si256(reinterpret_cast<__m256i*>(rb.mins[i]), _mm256_setzero_si256());
         rb.d[i] = 0.0f;
@@ -188,7 +190,8 @@ static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock
     HEARTH_UNROLL
     for (int c = 0; c < 4; ++c) {  // 64 activation bytes (16 groups of 4) per token
         for (int t = 0; t < kLanes; ++t)
-            r[t] = t < n ? _mm512_loadu_si512(act[t].qa + 256 * b + 64 * c) : _mm512_setzero_si512();
+            r[t] =
+                t < n ? _mm512_loadu_si512(act[t].qa + 256 * b + 64 * c) : _mm512_setzero_si512();
         transpose16(r);
         HEARTH_UNROLL
         for (int k = 0; k < 16; ++k) _mm512_store_si512(tb.q[16 * c + k], r[k]);
@@ -217,8 +220,7 @@ static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock
 // Rows [r0, r0 + 8) of rb against the 16 tokens of tb: one super-block's step of the
 // order for each (row, token), into acc[r][t].
 template <TensorType T>
-static inline void micro(const RowsBlock& rb, int r0, const TokensBlock& tb,
-                         float (*acc)[kLanes]) {
+static inline void micro(const RowsBlock& rb, int r0, const TokensBlock& tb, float (*acc)[kLanes]) {
     constexpr bool kSix = T == TensorType::Q6_K;
     constexpr int kSubs = kSix ? 16 : 8;
     constexpr int kGroupsPerSub = 64 / kSubs;  // 4-byte groups per sub-block
@@ -235,7 +237,8 @@ static inline void micro(const RowsBlock& rb, int r0, const TokensBlock& tb,
             const __m512i x = _mm512_load_si512(tb.q[k]);
             HEARTH_UNROLL
             for (int i = 0; i < kBand; ++i) {
-                const __m512i wq = _mm512_set1_epi32(static_cast<int>(avx2::load_u32(rb.q[r0 + i] + 4 * k)));
+                const __m512i wq =
+                    _mm512_set1_epi32(static_cast<int>(avx2::load_u32(rb.q[r0 + i] + 4 * k)));
                 dot[i] = _mm512_dpbusd_epi32(dot[i], wq, x);
             }
         }
@@ -287,8 +290,7 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
     const int groups = (nt + kLanes - 1) / kLanes;
     const int bands = (nr + kBand - 1) / kBand;
     for (int g = 0; g < groups; ++g)
-        for (int i = 0; i < bands * kBand; ++i)
-            _mm512_store_ps(s.acc[g][i], _mm512_setzero_ps());
+        for (int i = 0; i < bands * kBand; ++i) _mm512_store_ps(s.acc[g][i], _mm512_setzero_ps());
     const uint8_t* w = a.w + static_cast<std::size_t>(r0) * a.w_stride;
     for (int64_t b = 0; b < a.nb; ++b) {
         unpack_rows<T>(w, a.w_stride, nr, b, s.w);

@@ -43,11 +43,12 @@ static inline void block_sums(const uint8_t* p, const TokenAct* act, int64_t b, 
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
     if constexpr (T == TensorType::Q6_K) {
-        const __m256i pick = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2,
-                                              3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
+        const __m256i pick = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3,
+                                              2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
         const uint8_t* ql = p;
         const uint8_t* qh = p + 128;
-        const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 192)));
+        const __m256i sc16 =
+            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 192)));
         HEARTH_UNROLL
         for (int n = 0; n < 2; ++n) {
             const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n));
@@ -136,11 +137,14 @@ static inline __m256i lane_sums(const __m256i* v) {
 
 // The fp16 at byte offset off of 8 rows (a block's d or dmin) as floats.
 static inline __m256 row_halves(const uint8_t* const* rows, std::size_t off) {
-    return _mm256_cvtph_ps(_mm_setr_epi16(
-        static_cast<short>(avx2::load_u16(rows[0] + off)), static_cast<short>(avx2::load_u16(rows[1] + off)),
-        static_cast<short>(avx2::load_u16(rows[2] + off)), static_cast<short>(avx2::load_u16(rows[3] + off)),
-        static_cast<short>(avx2::load_u16(rows[4] + off)), static_cast<short>(avx2::load_u16(rows[5] + off)),
-        static_cast<short>(avx2::load_u16(rows[6] + off)), static_cast<short>(avx2::load_u16(rows[7] + off))));
+    return _mm256_cvtph_ps(_mm_setr_epi16(static_cast<short>(avx2::load_u16(rows[0] + off)),
+                                          static_cast<short>(avx2::load_u16(rows[1] + off)),
+                                          static_cast<short>(avx2::load_u16(rows[2] + off)),
+                                          static_cast<short>(avx2::load_u16(rows[3] + off)),
+                                          static_cast<short>(avx2::load_u16(rows[4] + off)),
+                                          static_cast<short>(avx2::load_u16(rows[5] + off)),
+                                          static_cast<short>(avx2::load_u16(rows[6] + off)),
+                                          static_cast<short>(avx2::load_u16(rows[7] + off))));
 }
 
 // Rows [r0, r0 + 8) (fewer at the end: the last real row stands in, its lanes unused)

@@ -36,8 +36,8 @@
 
 #include "cpu/act_quant.h"
 #include "cpu/cpu_backend.h"
-#include "reference/reference_ops.h"
 #include "kquant_order_model.h"
+#include "reference/reference_ops.h"
 #include "tst_cpu_helpers.h"
 
 using hearth::kernels::CpuBackend;
@@ -242,8 +242,8 @@ class TestCpuOps : public QObject {
         // token counts on both sides of the decode / tiled switch (4 / 5), of the 4-token
         // groups and of the AVX-512 K-quant kernels' 16-token groups (25: a last group of
         // 9, 300: two tiles); columns from one block up.
-        const std::vector<Shape> shapes = {{1, 1, 1},   {3, 2, 1},    {7, 1, 2},   {33, 3, 3},
-                                           {130, 2, 4}, {33, 5, 5},   {7, 3, 7},   {130, 1, 33},
+        const std::vector<Shape> shapes = {{1, 1, 1},   {3, 2, 1},     {7, 1, 2},   {33, 3, 3},
+                                           {130, 2, 4}, {33, 5, 5},    {7, 3, 7},   {130, 1, 33},
                                            {257, 2, 1}, {130, 3, 130}, {19, 2, 25}, {70, 1, 300}};
         const double tol_float = is_k_quant(type) ? 1.5e-2 : 1e-2;
         int checked = 0;

@@ -284,6 +284,19 @@ static inline void micro(const RowsBlock& rb, int r0, const TokensBlock& tb, flo
     }
 }
 
+// Token group g of a's activations (all nb blocks) into dst, as ActPacker::pack.
+template <TensorType T>
+static void pack_group(const GemmArgs& a, int g, uint8_t* dst) {
+    auto* tb = reinterpret_cast<TokensBlock*>(dst);
+    const int n = a.n_tokens - g * kLanes < kLanes ? a.n_tokens - g * kLanes : kLanes;
+    for (int64_t b = 0; b < a.nb; ++b) pack_tokens<T>(a, g * kLanes, n, b, tb[b]);
+}
+
+static std::size_t packed_bytes(int64_t nb, int n_tokens) {
+    const auto groups = static_cast<std::size_t>((n_tokens + kLanes - 1) / kLanes);
+    return groups * static_cast<std::size_t>(nb) * sizeof(TokensBlock);
+}
+
 // Rows [r0, r0 + nr) against tokens [t0, t0 + nt), nr ≤ 64, nt ≤ 256.
 template <TensorType T>
 static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) {
@@ -295,9 +308,15 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
     for (int64_t b = 0; b < a.nb; ++b) {
         unpack_rows<T>(w, a.w_stride, nr, b, s.w);
         for (int g = 0; g < groups; ++g) {
-            const int n = nt - g * kLanes < kLanes ? nt - g * kLanes : kLanes;
-            pack_tokens<T>(a, t0 + g * kLanes, n, b, s.x);
-            for (int band = 0; band < bands; ++band) micro<T>(s.w, band * kBand, s.x, s.acc[g]);
+            const TokensBlock* x = &s.x;
+            if (a.act_packed) {  // packed once for the product (t0: a multiple of 16)
+                x = reinterpret_cast<const TokensBlock*>(a.act_packed) +
+                    static_cast<std::size_t>(t0 / kLanes + g) * static_cast<std::size_t>(a.nb) + b;
+            } else {
+                const int n = nt - g * kLanes < kLanes ? nt - g * kLanes : kLanes;
+                pack_tokens<T>(a, t0 + g * kLanes, n, b, s.x);
+            }
+            for (int band = 0; band < bands; ++band) micro<T>(s.w, band * kBand, *x, s.acc[g]);
         }
     }
     for (int t = 0; t < nt; ++t) {
@@ -324,6 +343,7 @@ static void gemm_tiles(const GemmArgs& a) {
         GemmArgs tail = a;
         tail.act = a.act + static_cast<std::size_t>(here) * a.act_stride;
         tail.out = a.out + static_cast<std::size_t>(here) * a.out_stride;
+        tail.act_packed = nullptr;
         tail.n_tokens = a.n_tokens - here;
         kquant_few_avx512(T, tail);
     }
@@ -336,6 +356,10 @@ static void gemm_k512(const GemmArgs& a) {
 }
 
 }  // namespace
+
+const ActPacker kAvx512PackQ4_K{packed_bytes, pack_group<TensorType::Q4_K>, kLanes};
+const ActPacker kAvx512PackQ5_K{packed_bytes, pack_group<TensorType::Q5_K>, kLanes};
+const ActPacker kAvx512PackQ6_K{packed_bytes, pack_group<TensorType::Q6_K>, kLanes};
 
 void gemm_avx512_q4_k(const GemmArgs& a) {
     gemm_k512<TensorType::Q4_K>(a);

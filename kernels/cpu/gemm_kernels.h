@@ -35,11 +35,24 @@ struct GemmArgs {
     std::size_t act_stride = 0;
     int group = 1;  // tokens per activation group (Q8x32: 1 or kGroup; else 1)
     int n_tokens = 0;
+    // For a kernel with an activation packer (TypeKernels::pack_act): the tile's tokens
+    // in the packer's layout, its first token's group first; null when not packed.
+    const uint8_t* act_packed = nullptr;
     float* out = nullptr;  // [n_tokens][out_stride], columns [0, n_rows) written
     std::size_t out_stride = 0;
 };
 
 using GemmFn = void (*)(const GemmArgs&);
+
+// Optional second activation layout, made once per product rather than in every tile
+// (the AVX-512 K-quant tiles want their tokens transposed into register lanes):
+// `bytes` of scratch for n_tokens tokens, and `pack` writes token group g (pack_tokens
+// tokens; the last one padded) of a's activations to dst + g · bytes(nb, pack_tokens).
+struct ActPacker {
+    std::size_t (*bytes)(int64_t nb, int n_tokens) = nullptr;
+    void (*pack)(const GemmArgs& a, int g, uint8_t* dst) = nullptr;
+    int pack_tokens = 0;  // tokens per group; products with fewer tokens are not packed
+};
 
 struct TypeKernels {
     ActFormat act = ActFormat::Float;
@@ -48,6 +61,7 @@ struct TypeKernels {
     // Tokens per prefill tile (a multiple of kGroup); 0: the matmul's default (64). A
     // kernel that unpacks its rows once per tile wants more.
     int tile_tokens = 0;
+    const ActPacker* pack_act = nullptr;
 };
 
 // The kernels for a weight type at a resolved SIMD level, or null for a type the matmul
@@ -80,5 +94,6 @@ void gemm_avx512_q8_0(const GemmArgs& a);
 void gemm_avx512_q4_k(const GemmArgs& a);
 void gemm_avx512_q5_k(const GemmArgs& a);
 void gemm_avx512_q6_k(const GemmArgs& a);
+extern const ActPacker kAvx512PackQ4_K, kAvx512PackQ5_K, kAvx512PackQ6_K;
 
 }  // namespace hearth::kernels::cpu

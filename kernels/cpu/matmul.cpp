@@ -68,9 +68,12 @@ const TypeKernels kAvx512Q8_0{ActFormat::Q8x32, gemm_avx512_q8_0};
 // The K-quant kernels unpack a tile's rows once for all its tokens: with 64-token tiles a
 // 1B-shaped Q6_K prefill spent 16 % of its time unpacking (perf); 256-token tiles
 // prefilled 512 tokens 1-15 % faster (1B-shaped Q6_K and Q4_K_M, alternating runs).
-const TypeKernels kAvx512Q4_K{ActFormat::Q8xK, gemm_avx512_q4_k, Packing::None, 256};
-const TypeKernels kAvx512Q5_K{ActFormat::Q8xK, gemm_avx512_q5_k, Packing::None, 256};
-const TypeKernels kAvx512Q6_K{ActFormat::Q8xK, gemm_avx512_q6_k, Packing::None, 256};
+const TypeKernels kAvx512Q4_K{ActFormat::Q8xK, gemm_avx512_q4_k, Packing::None, 256,
+                              &kAvx512PackQ4_K};
+const TypeKernels kAvx512Q5_K{ActFormat::Q8xK, gemm_avx512_q5_k, Packing::None, 256,
+                              &kAvx512PackQ5_K};
+const TypeKernels kAvx512Q6_K{ActFormat::Q8xK, gemm_avx512_q6_k, Packing::None, 256,
+                              &kAvx512PackQ6_K};
 
 const TypeKernels* gemm_kernels_avx512(TensorType type) {
     switch (type) {
@@ -177,7 +180,9 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
     base.w_stride = packed ? w.packed_group_bytes : w.row_bytes;
     base.nb = nb;
     base.out_stride = static_cast<std::size_t>(w.rows);
-    int tokens_per_act = 1;  // tokens per act_stride step
+    int tokens_per_act = 1;              // tokens per act_stride step
+    std::size_t packed_group_bytes = 0;  // ActPacker groups, when packed
+    int packed_group_tokens = 1;
     switch (k->act) {
         case ActFormat::Float:
             base.act = reinterpret_cast<const uint8_t*>(x);
@@ -211,7 +216,11 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
         }
         case ActFormat::Q8xK: {
             const std::size_t rb = q8k_row_bytes(nb);
-            auto* buf = static_cast<uint8_t*>(scratch.get(rb * static_cast<std::size_t>(n_tokens)));
+            const std::size_t q8k_bytes = rb * static_cast<std::size_t>(n_tokens);
+            const ActPacker* pk = k->pack_act;
+            const bool pack = pk && n_tokens >= pk->pack_tokens;
+            auto* buf = static_cast<uint8_t*>(
+                scratch.get(q8k_bytes + (pack ? pk->bytes(nb, n_tokens) : 0)));
             const QuantizeQ8KFn q = avx2 ? quantize_q8k_avx2 : quantize_q8k_scalar;
             const auto quantize_row = [&](int64_t t, int) {
                 q(x + static_cast<std::size_t>(t) * cols, nb,
@@ -224,6 +233,20 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
             }
             base.act = buf;
             base.act_stride = rb;
+            if (pack) {
+                uint8_t* packed_act = buf + q8k_bytes;
+                const std::size_t group_bytes = pk->bytes(nb, pk->pack_tokens);
+                const int groups = (n_tokens + pk->pack_tokens - 1) / pk->pack_tokens;
+                GemmArgs all = base;
+                all.n_tokens = n_tokens;
+                pool.run(groups, [&](int64_t g, int) {
+                    pk->pack(all, static_cast<int>(g),
+                             packed_act + static_cast<std::size_t>(g) * group_bytes);
+                });
+                base.act_packed = packed_act;
+                packed_group_bytes = group_bytes;
+                packed_group_tokens = pk->pack_tokens;
+            }
             break;
         }
     }
@@ -259,6 +282,9 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
                      : w.data + static_cast<std::size_t>(r0) * w.row_bytes;
         a.n_rows = std::min(row_chunk, rows - r0);
         a.act = base.act + static_cast<std::size_t>(t0 / tokens_per_act) * base.act_stride;
+        // Token chunks start at multiples of the packer's group (tile_tokens is one).
+        if (a.act_packed)
+            a.act_packed += static_cast<std::size_t>(t0 / packed_group_tokens) * packed_group_bytes;
         a.n_tokens = std::min(token_chunk, n_tokens - t0);
         a.out = out + static_cast<std::size_t>(t0) * base.out_stride + r0;
         k->gemm(a);

@@ -4,10 +4,11 @@
 //
 // Tokens lie in the lanes of a register: 16 tokens × 4 activation bytes per 512-bit
 // register, and one vpdpbusd adds a weight row's 4 bytes (broadcast, unsigned quants)
-// times each token's 4 bytes into that token's lane. A super-block at a time, the tile's
-// rows are unpacked to quant bytes, their sub-block scales and mins widened to int32, and
-// the tile's tokens are transposed into that lane layout (per 16 tokens, with their
-// per-sub-block activation sums and scales alongside). A micro-kernel then runs 8 rows
+// times each token's 4 bytes into that token's lane. The product's tokens are transposed
+// into that lane layout once (ActPacker: per 16 tokens and super-block, with their
+// per-sub-block activation sums and scales alongside); a super-block at a time, the
+// tile's rows are unpacked to quant bytes, their sub-block scales and mins widened to
+// int32. A micro-kernel then runs 8 rows
 // against 16 tokens: per sub-block the vpdpbusd sums are weighted with the row's scale
 // (vpmulld) into S1, the mins (Q4_K/Q5_K) or the −32 offset (Q6_K) come from the
 // activation sums, and the float steps update one accumulator per (row, token) in a
@@ -61,7 +62,7 @@ struct alignas(64) Scratch {
     float acc[kPassGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 16g + t
 };
 
-// This thread's scratch (~90 KB), made on first use (a pool thread runs one tile at a
+// This thread's scratch (~88 KB), made on first use (a pool thread runs one tile at a
 // time). Not an AlignedBuffer, whose inline members would be compiled here with AVX-512
 // enabled (see avx2_util.h).
 class ScratchHolder {
@@ -308,15 +309,12 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
     for (int64_t b = 0; b < a.nb; ++b) {
         unpack_rows<T>(w, a.w_stride, nr, b, s.w);
         for (int g = 0; g < groups; ++g) {
-            const TokensBlock* x = &s.x;
-            if (a.act_packed) {  // packed once for the product (t0: a multiple of 16)
-                x = reinterpret_cast<const TokensBlock*>(a.act_packed) +
-                    static_cast<std::size_t>(t0 / kLanes + g) * static_cast<std::size_t>(a.nb) + b;
-            } else {
-                const int n = nt - g * kLanes < kLanes ? nt - g * kLanes : kLanes;
-                pack_tokens<T>(a, t0 + g * kLanes, n, b, s.x);
-            }
-            for (int band = 0; band < bands; ++band) micro<T>(s.w, band * kBand, *x, s.acc[g]);
+            // Packed once for the product (t0: a multiple of 16).
+            const TokensBlock& x = reinterpret_cast<const TokensBlock*>(
+                a.act_packed)[static_cast<std::size_t>(t0 / kLanes + g) *
+                                  static_cast<std::size_t>(a.nb) +
+                              static_cast<std::size_t>(b)];
+            for (int band = 0; band < bands; ++band) micro<T>(s.w, band * kBand, x, s.acc[g]);
         }
     }
     for (int t = 0; t < nt; ++t) {
@@ -351,7 +349,9 @@ static void gemm_tiles(const GemmArgs& a) {
 
 template <TensorType T>
 static void gemm_k512(const GemmArgs& a) {
-    if (a.n_tokens < kMinTokens) return kquant_few_avx512(T, a);
+    // Without the packed activations (matmul packs them for 16 tokens or more): the
+    // few-token kernel, same bits.
+    if (a.n_tokens < kMinTokens || !a.act_packed) return kquant_few_avx512(T, a);
     gemm_tiles<T>(a);
 }
 

@@ -126,6 +126,10 @@ static void unpack_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t b
     for (int i = 0; i < n; ++i) {
         const uint8_t* p = w + static_cast<std::size_t>(i) * w_stride +
                            static_cast<std::size_t>(b) * kKBlockBytes<T>;
+        // The row's next block, read by the next call: rows lie w_stride apart, a stride
+        // the hardware prefetcher does not follow.
+        for (std::size_t line = 0; line < kKBlockBytes<T>; line += 64)
+            _mm_prefetch(reinterpret_cast<const char*>(p + kKBlockBytes<T> + line), _MM_HINT_T0);
         if constexpr (T == TensorType::Q6_K) {
             const uint8_t* ql = p;
             const uint8_t* qh = p + 128;
@@ -317,10 +321,23 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
             for (int band = 0; band < bands; ++band) micro<T>(s.w, band * kBand, x, s.acc[g]);
         }
     }
-    for (int t = 0; t < nt; ++t) {
-        float* o = a.out + static_cast<std::size_t>(t0 + t) * a.out_stride + r0;
-        const float(*acc)[kLanes] = s.acc[t / kLanes];
-        for (int i = 0; i < nr; ++i) o[i] = acc[i][t % kLanes];
+    // Out: 16 rows × 16 tokens at a time, transposed to the tokens' rows of out.
+    for (int g = 0; g < groups; ++g) {
+        const int n_t = nt - g * kLanes < kLanes ? nt - g * kLanes : kLanes;
+        for (int i0 = 0; i0 < nr; i0 += 16) {
+            const int n_r = nr - i0 < 16 ? nr - i0 : 16;
+            __m512i v[16];
+            HEARTH_UNROLL
+            for (int i = 0; i < 16; ++i)  // rows past the bands: unused lanes
+                v[i] = i < n_r ? _mm512_castps_si512(_mm512_load_ps(s.acc[g][i0 + i]))
+                               : _mm512_setzero_si512();
+            transpose16(v);
+            const auto mask = static_cast<__mmask16>((1u << n_r) - 1u);
+            for (int t = 0; t < n_t; ++t)
+                _mm512_mask_storeu_ps(
+                    a.out + static_cast<std::size_t>(t0 + g * kLanes + t) * a.out_stride + r0 + i0,
+                    mask, _mm512_castsi512_ps(v[t]));
+        }
     }
 }
 

@@ -30,29 +30,30 @@ namespace {
 using quant::TensorType;
 
 constexpr int kLanes = 16;       // tokens per register
-constexpr int kBand = 8;         // rows per micro-kernel
+constexpr int kBand = 4;         // rows per micro-kernel
 constexpr int kPassRows = 64;    // rows unpacked per pass (the matmul's tiles have ≤ 64)
 constexpr int kPassGroups = 16;  // 16-token groups per pass (256 tokens)
 constexpr int kMinTokens = 16;   // fewer tokens: the few-token kernel
 
 // The pass's rows, one super-block unpacked: quant bytes in element order, sub-block
-// scales (Q4_K/Q5_K: 8, Q6_K: 16, signed) and mins (Q4_K/Q5_K) as int32, d and dmin.
-// Rows past the last real one of a band are zero.
+// scales (Q4_K/Q5_K: 8, Q6_K: 16, signed) as int32, the weights of the activation sums'
+// term as int16 pairs (Q4_K/Q5_K: the mins m_2p, m_2p+1, p < 4; Q6_K: the scales sc_2p,
+// sc_2p+1, p < 8), d and dmin. Rows past the last real one of a band are zero.
 struct alignas(64) RowsBlock {
     uint8_t q[kPassRows][256];
     int32_t scale[kPassRows][16];
-    int32_t mins[kPassRows][8];
+    int32_t pairs[kPassRows][8];
     float d[kPassRows];
     float dmin[kPassRows];
 };
 
 // The pass's tokens, one super-block, per group of 16: q[k][lane t] = token t's
-// activation bytes 4k..4k+3; sums[j][t] = Σ of token t's activations over sub-block j
-// (Q4_K/Q5_K: 32 elements, j < 8; Q6_K: 16 elements); da[t]: their scale. Tokens past
-// the last real one are zero.
+// activation bytes 4k..4k+3; pairs[p][t] = the sums of token t's activations over
+// sub-blocks 2p and 2p+1 as two int16 (Q4_K/Q5_K: 32 elements each, p < 4; Q6_K: 16,
+// p < 8; |sum| ≤ 32 · 127); da[t]: their scale. Tokens past the last real one are zero.
 struct alignas(64) TokensBlock {
     int8_t q[64][kLanes * 4];
-    int32_t sums[16][kLanes];
+    int32_t pairs[8][kLanes];
     float da[kLanes];
 };
 
@@ -145,9 +146,9 @@ static void unpack_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t b
                 for (int k = 0; k < 4; ++k)
                     store(rb.q[i] + 128 * h + 32 * k, q6k_quants(l0, l1, hb, k));
             }
-            _mm512_store_si512(
-                rb.scale[i],
-                _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 192))));
+            const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 192));
+            _mm512_store_si512(rb.scale[i], _mm512_cvtepi8_epi32(sc8));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(rb.pairs[i]), _mm256_cvtepi8_epi16(sc8));
             rb.d[i] = avx2::fp16(avx2::load_u16(p + 208));
             rb.dmin[i] = 0.0f;
         } else {
@@ -167,11 +168,11 @@ static void unpack_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t b
             group(std::integral_constant<int, 1>{});
             group(std::integral_constant<int, 2>{});
             group(std::integral_constant<int, 3>{});
-            // Bytes [sc0..7, m0..7] widened: scales in lanes 0-7, mins in lanes 8-15.
-            const __m512i sm = _mm512_cvtepu8_epi32(k4_scales_mins(p + 4));
-            _mm512_store_si512(rb.scale[i], sm);
-            _mm256_store_si256(reinterpret_cast<__m256i*>(rb.mins[i]),
-                               _mm512_extracti64x4_epi64(sm, 1));
+            // Bytes [sc0..7, m0..7]: scales to int32, mins to int16 pairs.
+            const __m128i sm = k4_scales_mins(p + 4);
+            _mm512_store_si512(rb.scale[i], _mm512_cvtepu8_epi32(sm));
+            _mm_store_si128(reinterpret_cast<__m128i*>(rb.pairs[i]),
+                            _mm_cvtepu8_epi16(_mm_unpackhi_epi64(sm, sm)));
             rb.d[i] = avx2::fp16(avx2::load_u16(p));
             rb.dmin[i] = avx2::fp16(avx2::load_u16(p + 2));
         }
@@ -180,7 +181,7 @@ static void unpack_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t b
     for (int i = n; i < padded; ++i) {
         for (int k = 0; k < 256; k += 64) _mm512_store_si512(rb.q[i] + k, _mm512_setzero_si512());
         _mm512_store_si512(rb.scale[i], _mm512_setzero_si512());
-        _mm256_store_si256(reinterpret_cast<__m256i*>(rb.mins[i]), _mm256_setzero_si256());
+        _mm256_store_si256(reinterpret_cast<__m256i*>(rb.pairs[i]), _mm256_setzero_si256());
         rb.d[i] = 0.0f;
         rb.dmin[i] = 0.0f;
     }
@@ -208,83 +209,98 @@ static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock
         }
         const __m256i bs =
             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(act[t].bsums + 16 * b));
-        if constexpr (T == TensorType::Q6_K) {
-            r[t] = _mm512_cvtepi16_epi32(bs);
-        } else {  // 32-element sub-blocks: pairs of the 16-element sums
-            r[t] = _mm512_castsi256_si512(_mm256_madd_epi16(bs, _mm256_set1_epi16(1)));
-            r[t] = _mm512_inserti64x4(r[t], _mm256_setzero_si256(), 1);
+        if constexpr (T == TensorType::Q6_K) {  // 16-element sub-blocks: the bsums as they are
+            r[t] = _mm512_castsi256_si512(bs);
+        } else {  // 32-element sub-blocks: pairs of the 16-element sums, packed to int16
+            const __m256i s32 = _mm256_madd_epi16(bs, _mm256_set1_epi16(1));
+            const __m128i s16 =
+                _mm_packs_epi32(_mm256_castsi256_si128(s32), _mm256_extracti128_si256(s32, 1));
+            r[t] = _mm512_castsi128_si512(s16);
         }
+        r[t] = _mm512_maskz_mov_epi32(T == TensorType::Q6_K ? 0x00ff : 0x000f, r[t]);
     }
     transpose16(r);
-    constexpr int kSubs = T == TensorType::Q6_K ? 16 : 8;
     HEARTH_UNROLL
-    for (int j = 0; j < kSubs; ++j) _mm512_store_si512(tb.sums[j], r[j]);
+    for (int p = 0; p < 8; ++p) _mm512_store_si512(tb.pairs[p], r[p]);
     for (int t = 0; t < kLanes; ++t) tb.da[t] = t < n ? act[t].da[b] : 0.0f;
 }
 
-// Rows [r0, r0 + 8) of rb against the 16 tokens of tb: one super-block's step of the
-// order for each (row, token), into acc[r][t].
-template <TensorType T>
-static inline void micro(const RowsBlock& rb, int r0, const TokensBlock& tb, float (*acc)[kLanes]) {
+// Rows [r0, r0 + 4) of rb against G ≤ 3 groups of 16 tokens (xs[q], accumulators
+// accs[q]): one super-block's step of the order for each (row, token), into
+// accs[q][r][t].
+//
+// Per 4 activation bytes: G token registers, 4 weight broadcasts, 4G vpdpbusd. With one
+// token register against 8 rows the products ran at ~45 % of the int8 peak on Zen 5
+// (whether the weights were broadcast or loaded whole); 2 or 3 token registers reach it
+// (a synthetic loop). 4 × 3 keeps 12 + 12 accumulators and the operands in the 32
+// vector registers. Per sub-block the sums are weighted with the row's scale (vpmulld);
+// the activation-sum term (mins, or Q6_K's −32 offset) is one vpdpwssd per two
+// sub-blocks, once per super-block.
+template <TensorType T, int G>
+static inline void micro(const RowsBlock& rb, int r0, const TokensBlock* const* xs,
+                         float (*const* accs)[kLanes]) {
     constexpr bool kSix = T == TensorType::Q6_K;
     constexpr int kSubs = kSix ? 16 : 8;
     constexpr int kGroupsPerSub = 64 / kSubs;  // 4-byte groups per sub-block
-    __m512i s1[kBand];
+    constexpr int R = kBand;
+    __m512i s1[R][G];
     HEARTH_UNROLL
-    for (int i = 0; i < kBand; ++i) s1[i] = _mm512_setzero_si512();
-    for (int j = 0; j < kSubs; ++j) {
-        __m512i dot[kBand];
+    for (int i = 0; i < R; ++i) {
         HEARTH_UNROLL
-        for (int i = 0; i < kBand; ++i) dot[i] = _mm512_setzero_si512();
+        for (int q = 0; q < G; ++q) s1[i][q] = _mm512_setzero_si512();
+    }
+    for (int j = 0; j < kSubs; ++j) {
+        __m512i dot[R][G];
+        HEARTH_UNROLL
+        for (int i = 0; i < R; ++i) {
+            HEARTH_UNROLL
+            for (int q = 0; q < G; ++q) dot[i][q] = _mm512_setzero_si512();
+        }
         HEARTH_UNROLL
         for (int g = 0; g < kGroupsPerSub; ++g) {
             const int k = j * kGroupsPerSub + g;
-            const __m512i x = _mm512_load_si512(tb.q[k]);
+            __m512i x[G];
             HEARTH_UNROLL
-            for (int i = 0; i < kBand; ++i) {
+            for (int q = 0; q < G; ++q) x[q] = _mm512_load_si512(xs[q]->q[k]);
+            HEARTH_UNROLL
+            for (int i = 0; i < R; ++i) {
                 const __m512i wq =
                     _mm512_set1_epi32(static_cast<int>(avx2::load_u32(rb.q[r0 + i] + 4 * k)));
-                dot[i] = _mm512_dpbusd_epi32(dot[i], wq, x);
+                HEARTH_UNROLL
+                for (int q = 0; q < G; ++q) dot[i][q] = _mm512_dpbusd_epi32(dot[i][q], wq, x[q]);
             }
         }
-        if constexpr (kSix) {
-            // Σ q·a − 32·Σ a over the sub-block, then weighted with its signed scale.
-            const __m512i off = _mm512_slli_epi32(_mm512_load_si512(tb.sums[j]), 5);
+        HEARTH_UNROLL
+        for (int i = 0; i < R; ++i) {
+            const __m512i sc = _mm512_set1_epi32(rb.scale[r0 + i][j]);
             HEARTH_UNROLL
-            for (int i = 0; i < kBand; ++i)
-                s1[i] = _mm512_add_epi32(
-                    s1[i], _mm512_mullo_epi32(_mm512_sub_epi32(dot[i], off),
-                                              _mm512_set1_epi32(rb.scale[r0 + i][j])));
-        } else {
-            HEARTH_UNROLL
-            for (int i = 0; i < kBand; ++i)
-                s1[i] = _mm512_add_epi32(
-                    s1[i], _mm512_mullo_epi32(dot[i], _mm512_set1_epi32(rb.scale[r0 + i][j])));
+            for (int q = 0; q < G; ++q)
+                s1[i][q] = _mm512_add_epi32(s1[i][q], _mm512_mullo_epi32(dot[i][q], sc));
         }
     }
-    const __m512 da = _mm512_load_ps(tb.da);
-    if constexpr (kSix) {
+    constexpr int kPairs = kSubs / 2;
+    HEARTH_UNROLL
+    for (int q = 0; q < G; ++q) {
+        const __m512 da = _mm512_load_ps(xs[q]->da);
         HEARTH_UNROLL
-        for (int i = 0; i < kBand; ++i) {
-            const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(s1[i]), _mm512_set1_ps(rb.d[r0 + i]));
-            _mm512_store_ps(acc[r0 + i], _mm512_fmadd_ps(f, da, _mm512_load_ps(acc[r0 + i])));
-        }
-    } else {
-        __m512i s2[kBand];
-        HEARTH_UNROLL
-        for (int i = 0; i < kBand; ++i) s2[i] = _mm512_setzero_si512();
-        for (int j = 0; j < kSubs; ++j) {
-            const __m512i sums = _mm512_load_si512(tb.sums[j]);
+        for (int i = 0; i < R; ++i) {
+            // Q4_K/Q5_K: S2 = Σ_j m_j·Σa; Q6_K: Σ_j sc_j·Σa, 32 times which comes off S1.
+            __m512i s2 = _mm512_setzero_si512();
             HEARTH_UNROLL
-            for (int i = 0; i < kBand; ++i)
-                s2[i] = _mm512_add_epi32(
-                    s2[i], _mm512_mullo_epi32(sums, _mm512_set1_epi32(rb.mins[r0 + i][j])));
-        }
-        HEARTH_UNROLL
-        for (int i = 0; i < kBand; ++i) {
-            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(s1[i]), _mm512_set1_ps(rb.d[r0 + i]));
-            f = _mm512_fnmadd_ps(_mm512_set1_ps(rb.dmin[r0 + i]), _mm512_cvtepi32_ps(s2[i]), f);
-            _mm512_store_ps(acc[r0 + i], _mm512_fmadd_ps(f, da, _mm512_load_ps(acc[r0 + i])));
+            for (int p = 0; p < kPairs; ++p)
+                s2 = _mm512_dpwssd_epi32(s2, _mm512_load_si512(xs[q]->pairs[p]),
+                                         _mm512_set1_epi32(rb.pairs[r0 + i][p]));
+            float* acc = accs[q][r0 + i];
+            __m512 f;
+            if constexpr (kSix) {
+                f = _mm512_mul_ps(
+                    _mm512_cvtepi32_ps(_mm512_sub_epi32(s1[i][q], _mm512_slli_epi32(s2, 5))),
+                    _mm512_set1_ps(rb.d[r0 + i]));
+            } else {
+                f = _mm512_mul_ps(_mm512_cvtepi32_ps(s1[i][q]), _mm512_set1_ps(rb.d[r0 + i]));
+                f = _mm512_fnmadd_ps(_mm512_set1_ps(rb.dmin[r0 + i]), _mm512_cvtepi32_ps(s2), f);
+            }
+            _mm512_store_ps(acc, _mm512_fmadd_ps(f, da, _mm512_load_ps(acc)));
         }
     }
 }
@@ -312,13 +328,29 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
     const uint8_t* w = a.w + static_cast<std::size_t>(r0) * a.w_stride;
     for (int64_t b = 0; b < a.nb; ++b) {
         unpack_rows<T>(w, a.w_stride, nr, b, s.w);
-        for (int g = 0; g < groups; ++g) {
-            // Packed once for the product (t0: a multiple of 16).
-            const TokensBlock& x = reinterpret_cast<const TokensBlock*>(
-                a.act_packed)[static_cast<std::size_t>(t0 / kLanes + g) *
-                                  static_cast<std::size_t>(a.nb) +
-                              static_cast<std::size_t>(b)];
-            for (int band = 0; band < bands; ++band) micro<T>(s.w, band * kBand, x, s.acc[g]);
+        // Up to 3 token groups at a time (their activations stay in L1 while every band
+        // of the tile runs against them), packed once for the product (t0: a multiple
+        // of 16).
+        for (int g0 = 0; g0 < groups; g0 += 3) {
+            const TokensBlock* xs[3];
+            float(*accs[3])[kLanes];
+            const int ng = groups - g0 < 3 ? groups - g0 : 3;
+            for (int q = 0; q < ng; ++q) {
+                xs[q] = reinterpret_cast<const TokensBlock*>(a.act_packed) +
+                        static_cast<std::size_t>(t0 / kLanes + g0 + q) *
+                            static_cast<std::size_t>(a.nb) +
+                        static_cast<std::size_t>(b);
+                accs[q] = s.acc[g0 + q];
+            }
+            for (int band = 0; band < bands; ++band) {
+                if (ng == 3) {
+                    micro<T, 3>(s.w, band * kBand, xs, accs);
+                } else if (ng == 2) {
+                    micro<T, 2>(s.w, band * kBand, xs, accs);
+                } else {
+                    micro<T, 1>(s.w, band * kBand, xs, accs);
+                }
+            }
         }
     }
     // Out: 16 rows × 16 tokens at a time, transposed to the tokens' rows of out.

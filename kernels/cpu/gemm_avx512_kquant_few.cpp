@@ -40,37 +40,9 @@ static inline void block_sums(const uint8_t* p, const TokenAct* act, int64_t b, 
                               __m256i* s2) {
     for (std::size_t line = 0; line < kKBlockBytes<T>; line += 64) avx2::prefetch_ahead(p + line);
     __m256i sumi[N];
-    HEARTH_UNROLL
-    for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
     if constexpr (T == TensorType::Q6_K) {
-        const __m256i pick = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3,
-                                              2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
-        const uint8_t* ql = p;
-        const uint8_t* qh = p + 128;
-        const __m256i sc16 =
-            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 192)));
-        HEARTH_UNROLL
-        for (int n = 0; n < 2; ++n) {
-            const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n));
-            const __m256i l1 =
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n + 32));
-            const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh + 32 * n));
-            HEARTH_UNROLL
-            for (int i = 0; i < 4; ++i) {
-                const int k = 4 * n + i;
-                const __m256i q = q6k_quants(l0, l1, h, i);
-                const __m256i scv = _mm256_shuffle_epi8(
-                    _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(k)), pick);
-                HEARTH_UNROLL
-                for (int t = 0; t < N; ++t) {
-                    const __m256i a = _mm256_loadu_si256(
-                        reinterpret_cast<const __m256i*>(act[t].qa + 256 * b + 32 * k));
-                    sumi[t] = _mm256_add_epi32(sumi[t],
-                                               _mm256_madd_epi16(_mm256_maddubs_epi16(q, a), scv));
-                    avx2::pin(sumi[t]);
-                }
-            }
-        }
+        __m256i sc16;
+        q6k_block_sums<N>(p, act, b, sumi, sc16);
         HEARTH_UNROLL
         for (int t = 0; t < N; ++t) {
             const __m256i bs =
@@ -79,39 +51,8 @@ static inline void block_sums(const uint8_t* p, const TokenAct* act, int64_t b, 
                 _mm256_sub_epi32(sumi[t], _mm256_slli_epi32(_mm256_madd_epi16(sc16, bs), 5));
         }
     } else {
-        constexpr bool kFive = T == TensorType::Q5_K;
-        const uint8_t* qh = p + 4 + quant::kKScaleBytes;
-        const uint8_t* qs = kFive ? qh + 32 : qh;
-        const __m128i sm = k4_scales_mins(p + 4);
-        const __m256i sc16 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi64(sm, sm));
-        const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(sm, sm));
-        const __m256i hbits = kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh))
-                                    : _mm256_setzero_si256();
-        const auto step = [&](auto c_const) {
-            constexpr int c = decltype(c_const)::value;
-            __m256i lo, hi;
-            q45k_quants<kFive, c>(qs, hbits, lo, hi);
-            const __m256i s_lo =
-                _mm256_shuffle_epi8(sc16, _mm256_set1_epi16(0x0100 + 0x0202 * 2 * c));
-            const __m256i s_hi =
-                _mm256_shuffle_epi8(sc16, _mm256_set1_epi16(0x0100 + 0x0202 * (2 * c + 1)));
-            HEARTH_UNROLL
-            for (int t = 0; t < N; ++t) {
-                const int8_t* q8 = act[t].qa + 256 * b;
-                const __m256i a_lo =
-                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c));
-                const __m256i a_hi =
-                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c + 32));
-                const __m256i p_lo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, a_lo), s_lo);
-                const __m256i p_hi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, a_hi), s_hi);
-                sumi[t] = _mm256_add_epi32(sumi[t], _mm256_add_epi32(p_lo, p_hi));
-                avx2::pin(sumi[t]);
-            }
-        };
-        step(std::integral_constant<int, 0>{});
-        step(std::integral_constant<int, 1>{});
-        step(std::integral_constant<int, 2>{});
-        step(std::integral_constant<int, 3>{});
+        __m256i mins16;
+        q45k_block_sums<T == TensorType::Q5_K, N>(p, act, b, sumi, mins16);
         HEARTH_UNROLL
         for (int t = 0; t < N; ++t) {
             const __m256i bs =

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "cpu/act_quant.h"
 #include "cpu/avx2_util.h"
@@ -99,6 +100,88 @@ static inline TokenAct token_act(const GemmArgs& a, int t) {
     return {reinterpret_cast<const int8_t*>(row),
             reinterpret_cast<const int16_t*>(row + q8k_bsums_offset(a.nb)),
             reinterpret_cast<const float*>(row + q8k_d_offset(a.nb))};
+}
+
+// Q4_K (kFive = false) / Q5_K super-block p against N tokens' activations of block b:
+// per token, 8 int32 lanes whose sum is Σ_j sc_j · Σ_{i∈j} q_i·a_i (exact). The quants
+// are unpacked once for all N tokens, multiplied by maddubs into int16 pair sums and
+// weighted with the sub-block scales by madd. mins16 gets [m0, m0, m1, m1, .., m7, m7]
+// (int16), to pair with the token's 16 bsums.
+template <bool kFive, int N>
+static inline void q45k_block_sums(const uint8_t* p, const TokenAct* act, int64_t b, __m256i* sumi,
+                                   __m256i& mins16) {
+    const uint8_t* qh = p + 4 + quant::kKScaleBytes;
+    const uint8_t* qs = kFive ? qh + 32 : qh;
+    const __m128i sm = k4_scales_mins(p + 4);  // bytes [sc0..7, m0..7]
+    // [sc0, sc1, .., sc7] in both 128-bit halves.
+    const __m256i sc16 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi64(sm, sm));
+    mins16 = _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(sm, sm));
+    const __m256i hbits =
+        kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh)) : _mm256_setzero_si256();
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
+    const auto step = [&](auto c_const) {
+        constexpr int c = decltype(c_const)::value;
+        __m256i lo, hi;
+        q45k_quants<kFive, c>(qs, hbits, lo, hi);
+        // Sub-block scales 2c and 2c+1 in every int16 lane.
+        const __m256i s_lo = _mm256_shuffle_epi8(sc16, _mm256_set1_epi16(0x0100 + 0x0202 * 2 * c));
+        const __m256i s_hi =
+            _mm256_shuffle_epi8(sc16, _mm256_set1_epi16(0x0100 + 0x0202 * (2 * c + 1)));
+        HEARTH_UNROLL
+        for (int t = 0; t < N; ++t) {
+            const int8_t* q8 = act[t].qa + 256 * b;
+            const __m256i a_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c));
+            const __m256i a_hi =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c + 32));
+            const __m256i p_lo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, a_lo), s_lo);
+            const __m256i p_hi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, a_hi), s_hi);
+            sumi[t] = _mm256_add_epi32(sumi[t], _mm256_add_epi32(p_lo, p_hi));
+            avx2::pin(sumi[t]);
+        }
+    };
+    step(std::integral_constant<int, 0>{});
+    step(std::integral_constant<int, 1>{});
+    step(std::integral_constant<int, 2>{});
+    step(std::integral_constant<int, 3>{});
+}
+
+// Q6_K super-block p against N tokens' activations of block b: per token, 8 int32 lanes
+// whose sum is Σ_j sc_j · Σ_{i∈j} q_i·a_i with q in 0..63 (the −32 offset left to the
+// caller: 32 · Σ_j sc_j · bsums_j); sc16 gets the 16 scales (int16).
+template <int N>
+static inline void q6k_block_sums(const uint8_t* p, const TokenAct* act, int64_t b, __m256i* sumi,
+                                  __m256i& sc16) {
+    // Per 32-element group k the scales of sub-blocks 2k (low 128 bits) and 2k+1 (high).
+    const __m256i pick = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2,
+                                          3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
+    const uint8_t* ql = p;
+    const uint8_t* qh = p + 128;
+    sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 192)));
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
+    HEARTH_UNROLL
+    for (int n = 0; n < 2; ++n) {
+        const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n));
+        const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n + 32));
+        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh + 32 * n));
+        HEARTH_UNROLL
+        for (int i = 0; i < 4; ++i) {
+            const int k = 4 * n + i;  // 32-element group: sub-blocks 2k, 2k+1
+            // The 6-bit quants of group k, made only when used (fewer live registers).
+            const __m256i q = q6k_quants(l0, l1, h, i);
+            const __m256i scv =
+                _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(k)), pick);
+            HEARTH_UNROLL
+            for (int t = 0; t < N; ++t) {
+                const __m256i a = _mm256_loadu_si256(
+                    reinterpret_cast<const __m256i*>(act[t].qa + 256 * b + 32 * k));
+                sumi[t] =
+                    _mm256_add_epi32(sumi[t], _mm256_madd_epi16(_mm256_maddubs_epi16(q, a), scv));
+                avx2::pin(sumi[t]);
+            }
+        }
+    }
 }
 
 // Bytes of one super-block of T.

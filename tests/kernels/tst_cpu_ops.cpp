@@ -82,7 +82,8 @@ class TestCpuOps : public QObject {
         have_avx512_ = cpu::cpu_has_avx512();
         qInfo("seed %u; AVX2 %s; AVX-512 (F/BW/VL/VNNI) %s", kSeed,
               have_avx2_ ? "available (testing AVX2 and scalar)" : "not available (scalar only)",
-              have_avx512_ ? "available (testing it against AVX2 bit for bit)"
+              have_avx512_ ? "available (testing it against AVX2 bit for bit, and its K-quant "
+                             "products against their order's scalar model)"
                            : "not available (its kernels are not tested on this machine)");
         QVERIFY(backend(2, SimdLevel::Scalar).name().find("scalar, 2 threads") !=
                 std::string::npos);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "cpu/act_quant.h"
 #include "quant/dequant_rows.h"
@@ -102,6 +103,29 @@ inline float kquant_avx512_model(quant::TensorType type, const uint8_t* row, con
         acc = std::fma(f, da[b], acc);
     }
     return acc;
+}
+
+// The whole product as the AVX-512 level computes it: rows × cols weights of type
+// (K-quant) against tokens rows of x, quantised as the kernels quantise them (the scalar
+// quantiser, whose bytes the AVX2 one matches); out[t · rows + r], plus bias[r] if given.
+inline std::vector<float> kquant_avx512_model_matmul(quant::TensorType type, const uint8_t* w,
+                                                     int rows, int64_t cols, const float* x,
+                                                     int tokens, const float* bias) {
+    const int64_t nb = cols / 256;
+    const std::size_t row_bytes = static_cast<std::size_t>(nb) * quant::traits(type)->block_bytes;
+    std::vector<uint8_t> q8k(kernels::cpu::q8k_row_bytes(nb));
+    std::vector<float> out(static_cast<std::size_t>(rows) * static_cast<std::size_t>(tokens));
+    for (int t = 0; t < tokens; ++t) {
+        kernels::cpu::quantize_q8k_scalar(x + t * cols, nb, q8k.data());
+        for (int r = 0; r < rows; ++r) {
+            float v = kquant_avx512_model(type, w + static_cast<std::size_t>(r) * row_bytes,
+                                          q8k.data(), nb);
+            if (bias) v += bias[r];
+            out[static_cast<std::size_t>(t) * static_cast<std::size_t>(rows) +
+                static_cast<std::size_t>(r)] = v;
+        }
+    }
+    return out;
 }
 
 }  // namespace hearth::test

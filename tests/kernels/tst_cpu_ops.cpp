@@ -291,25 +291,12 @@ class TestCpuOps : public QObject {
                             rounded[static_cast<std::size_t>(t * s.rows + r)] += bias[r];
             }
 
-            // The AVX-512 level's K-quant order, modelled per (row, token) on the
-            // activations as the kernels quantise them.
-            std::vector<float> k512;
-            if (is_k_quant(type)) {
-                const int64_t nb = cols / 256;
-                std::vector<uint8_t> q8k(cpu::q8k_row_bytes(nb));
-                const std::size_t row_bytes = wbytes.size() / static_cast<std::size_t>(s.rows);
-                k512.resize(n_out);
-                for (int t = 0; t < s.tokens; ++t) {
-                    cpu::quantize_q8k_scalar(x.data() + t * cols, nb, q8k.data());
-                    for (int r = 0; r < s.rows; ++r) {
-                        float v = kquant_avx512_model(
-                            type, wbytes.data() + static_cast<std::size_t>(r) * row_bytes,
-                            q8k.data(), nb);
-                        if (with_bias) v += bias[r];
-                        k512[static_cast<std::size_t>(t * s.rows + r)] = v;
-                    }
-                }
-            }
+            // The AVX-512 level's K-quant order, modelled per (row, token).
+            const std::vector<float> k512 =
+                is_k_quant(type)
+                    ? kquant_avx512_model_matmul(type, wbytes.data(), s.rows, cols, x.data(),
+                                                 s.tokens, with_bias ? bias.data() : nullptr)
+                    : std::vector<float>{};
 
             std::vector<float> first, avx2;
             for (SimdLevel level : levels()) {

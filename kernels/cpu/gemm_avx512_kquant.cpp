@@ -20,6 +20,7 @@
 #include <new>
 #include <type_traits>
 
+#include "cpu/avx512_util.h"
 #include "cpu/kquant_avx2.h"
 #include "cpu/kquant_avx512.h"
 
@@ -83,38 +84,6 @@ class ScratchHolder {
 static Scratch& scratch() {
     static thread_local ScratchHolder holder;
     return holder.get();
-}
-
-// Transposes a 16 × 16 matrix of int32 (row i in r[i]) in place.
-static inline void transpose16(__m512i* r) {
-    __m512i t[16];
-    HEARTH_UNROLL
-    for (int i = 0; i < 8; ++i) {
-        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-    }
-    // r[4i + c], 128-bit lane L: rows 4i..4i+3 at column 4L + c.
-    HEARTH_UNROLL
-    for (int i = 0; i < 4; ++i) {
-        r[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
-        r[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
-        r[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-        r[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-    }
-    // Column 4L + c: the L-th 128-bit lanes of r[c], r[4 + c], r[8 + c], r[12 + c].
-    HEARTH_UNROLL
-    for (int c = 0; c < 4; ++c) {
-        const __m512i x0 = _mm512_shuffle_i32x4(r[c], r[4 + c], 0x44);
-        const __m512i x1 = _mm512_shuffle_i32x4(r[c], r[4 + c], 0xee);
-        const __m512i y0 = _mm512_shuffle_i32x4(r[8 + c], r[12 + c], 0x44);
-        const __m512i y1 = _mm512_shuffle_i32x4(r[8 + c], r[12 + c], 0xee);
-        t[c] = _mm512_shuffle_i32x4(x0, y0, 0x88);
-        t[4 + c] = _mm512_shuffle_i32x4(x0, y0, 0xdd);
-        t[8 + c] = _mm512_shuffle_i32x4(x1, y1, 0x88);
-        t[12 + c] = _mm512_shuffle_i32x4(x1, y1, 0xdd);
-    }
-    HEARTH_UNROLL
-    for (int i = 0; i < 16; ++i) r[i] = t[i];
 }
 
 // Unpacks super-block b of rows [0, n) of the pass (row i at w + i·w_stride) into rb;
@@ -198,7 +167,7 @@ static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock
         for (int t = 0; t < kLanes; ++t)
             r[t] =
                 t < n ? _mm512_loadu_si512(act[t].qa + 256 * b + 64 * c) : _mm512_setzero_si512();
-        transpose16(r);
+        avx512::transpose16(r);
         HEARTH_UNROLL
         for (int k = 0; k < 16; ++k) _mm512_store_si512(tb.q[16 * c + k], r[k]);
     }
@@ -219,7 +188,7 @@ static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock
         }
         r[t] = _mm512_maskz_mov_epi32(T == TensorType::Q6_K ? 0x00ff : 0x000f, r[t]);
     }
-    transpose16(r);
+    avx512::transpose16(r);
     HEARTH_UNROLL
     for (int p = 0; p < 8; ++p) _mm512_store_si512(tb.pairs[p], r[p]);
     for (int t = 0; t < kLanes; ++t) tb.da[t] = t < n ? act[t].da[b] : 0.0f;
@@ -363,7 +332,7 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
             for (int i = 0; i < 16; ++i)  // rows past the bands: unused lanes
                 v[i] = i < n_r ? _mm512_castps_si512(_mm512_load_ps(s.acc[g][i0 + i]))
                                : _mm512_setzero_si512();
-            transpose16(v);
+            avx512::transpose16(v);
             const auto mask = static_cast<__mmask16>((1u << n_r) - 1u);
             for (int t = 0; t < n_t; ++t)
                 _mm512_mask_storeu_ps(

@@ -1,12 +1,11 @@
-// AVX-512 (VNNI) kernels for the 32-element weight formats (Q4_1, Q5_0, Q5_1, Q8_0)
-// against Q8x32 activations: two weight rows side by side in one 512-bit register (row r
-// in lanes 0-7, row r+1 in lanes 8-15) against the token's 32 activation bytes in both
-// halves, and vpdpbusd for the byte products where AVX2 needs maddubs and madd. Q8_0's
-// signed weights are made unsigned by adding 128 (xor 0x80), and 128 × the lane's four
-// activation bytes (one more vpdpbusd per token and block, shared by every row) is taken
-// off again. Lane j of a row then holds gemm_avx2_q32.cpp's integer lane j exactly, and the
-// float operations per row and token are that file's, in its order, so the results are
-// the AVX2 kernels' bits (and llama.cpp's order, which the goldens rely on).
+// AVX-512 (VNNI) kernels for the unsigned 32-element weight formats (Q4_1, Q5_0, Q5_1;
+// Q8_0 has its own, gemm_avx512_q8_0.cpp) against Q8x32 activations: two weight rows side
+// by side in one 512-bit register (row r in lanes 0-7, row r+1 in lanes 8-15) against the
+// token's 32 activation bytes in both halves, and vpdpbusd for the byte products where
+// AVX2 needs maddubs and madd. Lane j of a row then holds gemm_avx2_q32.cpp's integer lane
+// j exactly, and the float operations per row and token are that file's, in its order, so
+// the results are the AVX2 kernels' bits (and llama.cpp's order, which the goldens rely
+// on).
 //
 // Prefill only (more than kGroup tokens). Built with AVX-512 F/BW/VL/VNNI enabled; called
 // only when cpu_has_avx512(). Everything here has internal linkage and no std:: templates
@@ -26,32 +25,16 @@ static inline __m512i act2(const int8_t* p) {
     return _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 }
 
-// What the +128 on Q8_0's weights adds to each lane: 128 × Σ of its 4 activation bytes.
-template <TensorType T>
-static inline __m512i offset_of(__m512i a) {
-    if constexpr (T == TensorType::Q8_0) {
-        return _mm512_slli_epi32(
-            _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(1), a), 7);
-    } else {
-        (void)a;
-        return _mm512_setzero_si512();
-    }
-}
-
 // The unsigned weight bytes of a row pair.
 template <TensorType T>
 static inline __m512i weight_u8x2(const uint8_t* p0, const uint8_t* p1) {
-    const __m512i q = join(load_q<T>(p0), load_q<T>(p1));
-    if constexpr (T == TensorType::Q8_0) return _mm512_xor_si512(q, _mm512_set1_epi8(-128));
-    return q;
+    return join(load_q<T>(p0), load_q<T>(p1));
 }
 
 // Lane-wise Σ q·qa of a row pair and a token, as floats.
 template <TensorType T>
-static inline __m512 block_dot2(__m512i u, __m512i a, __m512i offset) {
-    __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u, a);
-    if constexpr (T == TensorType::Q8_0) s = _mm512_sub_epi32(s, offset);
-    return _mm512_cvtepi32_ps(s);
+static inline __m512 block_dot2(__m512i u, __m512i a) {
+    return _mm512_cvtepi32_ps(_mm512_dpbusd_epi32(_mm512_setzero_si512(), u, a));
 }
 
 // A pair's second row: the next one, or the first again past the last row (its result is
@@ -81,12 +64,9 @@ static inline void gemm4_pairs(const uint8_t* w, std::size_t ws, int n_rows, int
         const __m128 da4 = _mm_loadu_ps(ds + 8 * b);
         const __m128 s4 = _mm_loadu_ps(ds + 8 * b + 4);
         const int8_t* qb = qs + 128 * b;
-        __m512i a[4], off[4];
+        __m512i a[4];
         HEARTH_UNROLL
-        for (int t = 0; t < 4; ++t) {
-            a[t] = act2(qb + 32 * t);
-            off[t] = offset_of<T>(a[t]);
-        }
+        for (int t = 0; t < 4; ++t) a[t] = act2(qb + 32 * t);
         HEARTH_UNROLL
         for (int k = 0; k < P; ++k) {
             const std::size_t at = static_cast<std::size_t>(b) * Fmt<T>::kBytes;
@@ -105,14 +85,14 @@ static inline void gemm4_pairs(const uint8_t* w, std::size_t ws, int n_rows, int
             const __m128 sc1 = _mm_mul_ps(_mm_shuffle_ps(dm1, dm1, 0x00), da4);
             const __m512 sc = join(_mm256_insertf128_ps(_mm256_castps128_ps256(sc0), sc0, 1),
                                    _mm256_insertf128_ps(_mm256_castps128_ps256(sc1), sc1, 1));
-            acc[k][0] = _mm512_fmadd_ps(_mm512_permute_ps(sc, 0x00), block_dot2<T>(u, a[0], off[0]),
-                                        acc[k][0]);
-            acc[k][1] = _mm512_fmadd_ps(_mm512_permute_ps(sc, 0x55), block_dot2<T>(u, a[1], off[1]),
-                                        acc[k][1]);
-            acc[k][2] = _mm512_fmadd_ps(_mm512_permute_ps(sc, 0xaa), block_dot2<T>(u, a[2], off[2]),
-                                        acc[k][2]);
-            acc[k][3] = _mm512_fmadd_ps(_mm512_permute_ps(sc, 0xff), block_dot2<T>(u, a[3], off[3]),
-                                        acc[k][3]);
+            acc[k][0] =
+                _mm512_fmadd_ps(_mm512_permute_ps(sc, 0x00), block_dot2<T>(u, a[0]), acc[k][0]);
+            acc[k][1] =
+                _mm512_fmadd_ps(_mm512_permute_ps(sc, 0x55), block_dot2<T>(u, a[1]), acc[k][1]);
+            acc[k][2] =
+                _mm512_fmadd_ps(_mm512_permute_ps(sc, 0xaa), block_dot2<T>(u, a[2]), acc[k][2]);
+            acc[k][3] =
+                _mm512_fmadd_ps(_mm512_permute_ps(sc, 0xff), block_dot2<T>(u, a[3]), acc[k][3]);
         }
     }
     HEARTH_UNROLL
@@ -174,10 +154,6 @@ void gemm_avx512_q5_0(const GemmArgs& a) {
 void gemm_avx512_q5_1(const GemmArgs& a) {
     if (a.n_tokens <= kGroup) return gemm_avx2_q5_1(a);
     gemm_q32_512<TensorType::Q5_1>(a);
-}
-void gemm_avx512_q8_0(const GemmArgs& a) {
-    if (a.n_tokens <= kGroup) return gemm_avx2_q8_0(a);
-    gemm_q32_512<TensorType::Q8_0>(a);
 }
 
 }  // namespace hearth::kernels::cpu

@@ -85,8 +85,9 @@ void gemm_avx2_q5_k(const GemmArgs& a);
 void gemm_avx2_q6_k(const GemmArgs& a);
 
 // The AVX-512 kernels (gemm_avx512_*.cpp; call only when cpu_has_avx512()). Same layouts,
-// activations and bits as the AVX2 ones, except the K-quants: their own float order
-// (kquant_avx512.h) and a packed copy of the activations (ActPacker) for the tiles.
+// activations and bits as the AVX2 ones, except the K-quants and Q8_0: their own float
+// orders (kquant_avx512.h, gemm_avx512_q8_0.cpp) and a packed copy of the activations
+// (ActPacker) for the tiles.
 void gemm_avx512_q4_0x8(const GemmArgs& a);  // Packing::Q4_0x8
 void gemm_avx512_q4_1(const GemmArgs& a);
 void gemm_avx512_q5_0(const GemmArgs& a);
@@ -95,6 +96,6 @@ void gemm_avx512_q8_0(const GemmArgs& a);
 void gemm_avx512_q4_k(const GemmArgs& a);
 void gemm_avx512_q5_k(const GemmArgs& a);
 void gemm_avx512_q6_k(const GemmArgs& a);
-extern const ActPacker kAvx512PackQ4_K, kAvx512PackQ5_K, kAvx512PackQ6_K;
+extern const ActPacker kAvx512PackQ4_K, kAvx512PackQ5_K, kAvx512PackQ6_K, kAvx512PackQ8_0;
 
 }  // namespace hearth::kernels::cpu

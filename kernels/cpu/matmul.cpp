@@ -64,7 +64,8 @@ const TypeKernels kAvx512Q4_0{ActFormat::Q8x32, gemm_avx512_q4_0x8, Packing::Q4_
 const TypeKernels kAvx512Q4_1{ActFormat::Q8x32, gemm_avx512_q4_1};
 const TypeKernels kAvx512Q5_0{ActFormat::Q8x32, gemm_avx512_q5_0};
 const TypeKernels kAvx512Q5_1{ActFormat::Q8x32, gemm_avx512_q5_1};
-const TypeKernels kAvx512Q8_0{ActFormat::Q8x32, gemm_avx512_q8_0};
+const TypeKernels kAvx512Q8_0{ActFormat::Q8x32, gemm_avx512_q8_0, Packing::None, 256,
+                              &kAvx512PackQ8_0};
 // The K-quant kernels unpack a tile's rows once for all its tokens: with 64-token tiles a
 // 1B-shaped Q6_K prefill spent 16 % of its time unpacking (perf); 256-token tiles
 // prefilled 512 tokens 1-15 % faster (1B-shaped Q6_K and Q4_K_M, alternating runs).
@@ -180,8 +181,14 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
     base.w_stride = packed ? w.packed_group_bytes : w.row_bytes;
     base.nb = nb;
     base.out_stride = static_cast<std::size_t>(w.rows);
-    int tokens_per_act = 1;              // tokens per act_stride step
-    std::size_t packed_group_bytes = 0;  // ActPacker groups, when packed
+    int tokens_per_act = 1;  // tokens per act_stride step
+    // A second layout of the activations, made once here for kernels that want one.
+    const ActPacker* pk = k->pack_act;
+    const bool pack = pk && n_tokens >= pk->pack_tokens;
+    const std::size_t pack_bytes = pack ? pk->bytes(nb, n_tokens) : 0;
+    uint8_t* act_buf = nullptr;  // the quantised activations, act_bytes, then the packed ones
+    std::size_t act_bytes = 0;
+    std::size_t packed_group_bytes = 0;
     int packed_group_tokens = 1;
     switch (k->act) {
         case ActFormat::Float:
@@ -192,7 +199,9 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
             const int G = n_tokens == 1 ? 1 : kGroup;
             const int n_groups = (n_tokens + G - 1) / G;
             const std::size_t gb = q8x32_group_bytes(nb, G);
-            auto* buf = static_cast<uint8_t*>(scratch.get(gb * static_cast<std::size_t>(n_groups)));
+            act_bytes = gb * static_cast<std::size_t>(n_groups);
+            auto* buf = static_cast<uint8_t*>(scratch.get(act_bytes + pack_bytes));
+            act_buf = buf;
             const QuantizeQ8x32Fn q = avx2 ? quantize_q8x32_avx2 : quantize_q8x32_scalar;
             // Q4_1/Q5_1 pair with llama.cpp's Q8_1 activations, the others with Q8_0.
             const Q8Sums sums = w.type == TensorType::Q4_1 || w.type == TensorType::Q5_1
@@ -216,11 +225,9 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
         }
         case ActFormat::Q8xK: {
             const std::size_t rb = q8k_row_bytes(nb);
-            const std::size_t q8k_bytes = rb * static_cast<std::size_t>(n_tokens);
-            const ActPacker* pk = k->pack_act;
-            const bool pack = pk && n_tokens >= pk->pack_tokens;
-            auto* buf = static_cast<uint8_t*>(
-                scratch.get(q8k_bytes + (pack ? pk->bytes(nb, n_tokens) : 0)));
+            act_bytes = rb * static_cast<std::size_t>(n_tokens);
+            auto* buf = static_cast<uint8_t*>(scratch.get(act_bytes + pack_bytes));
+            act_buf = buf;
             const QuantizeQ8KFn q = avx2 ? quantize_q8k_avx2 : quantize_q8k_scalar;
             const auto quantize_row = [&](int64_t t, int) {
                 q(x + static_cast<std::size_t>(t) * cols, nb,
@@ -233,22 +240,22 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
             }
             base.act = buf;
             base.act_stride = rb;
-            if (pack) {
-                uint8_t* packed_act = buf + q8k_bytes;
-                const std::size_t group_bytes = pk->bytes(nb, pk->pack_tokens);
-                const int groups = (n_tokens + pk->pack_tokens - 1) / pk->pack_tokens;
-                GemmArgs all = base;
-                all.n_tokens = n_tokens;
-                pool.run(groups, [&](int64_t g, int) {
-                    pk->pack(all, static_cast<int>(g),
-                             packed_act + static_cast<std::size_t>(g) * group_bytes);
-                });
-                base.act_packed = packed_act;
-                packed_group_bytes = group_bytes;
-                packed_group_tokens = pk->pack_tokens;
-            }
             break;
         }
+    }
+
+    if (pack && act_buf) {
+        uint8_t* packed_act = act_buf + act_bytes;
+        packed_group_bytes = pk->bytes(nb, pk->pack_tokens);
+        packed_group_tokens = pk->pack_tokens;
+        const int groups = (n_tokens + pk->pack_tokens - 1) / pk->pack_tokens;
+        GemmArgs all = base;
+        all.n_tokens = n_tokens;
+        pool.run(groups, [&](int64_t g, int) {
+            pk->pack(all, static_cast<int>(g),
+                     packed_act + static_cast<std::size_t>(g) * packed_group_bytes);
+        });
+        base.act_packed = packed_act;
     }
 
     // (2) Tiles.

@@ -16,9 +16,9 @@
 //    reference (float accumulation vs double).
 //  * AVX2 vs scalar matmul: identical bits for the 32-element formats (same operations in
 //    the same order, llama.cpp's), 2e-5 · Σ|W·x̂| for the others (different float order).
-//    AVX-512 vs AVX2: identical bits, except the K-quants, whose AVX-512 kernels follow
-//    their own order (kernels/cpu/kquant_avx512.h) and must give a scalar model's bits
-//    (kquant_order_model.h).
+//    AVX-512 vs AVX2: identical bits, except the K-quants and Q8_0, whose AVX-512 kernels
+//    follow their own orders (kernels/cpu/kquant_avx512.h, gemm_avx512_q8_0.cpp) and must
+//    give a scalar model's bits (avx512_order_model.h).
 //  * activation quantisation: AVX2 bytes == scalar bytes, d·q == the reference's (d in
 //    fp16, as llama.cpp's block_q8_0 / block_q8_1), s as llama.cpp stores it.
 //  * rms_norm: 1e-5 relative per element (ggml's float mean and scale vs double).
@@ -34,9 +34,9 @@
 #include <memory>
 #include <random>
 
+#include "avx512_order_model.h"
 #include "cpu/act_quant.h"
 #include "cpu/cpu_backend.h"
-#include "kquant_order_model.h"
 #include "reference/reference_ops.h"
 #include "tst_cpu_helpers.h"
 
@@ -82,8 +82,8 @@ class TestCpuOps : public QObject {
         have_avx512_ = cpu::cpu_has_avx512();
         qInfo("seed %u; AVX2 %s; AVX-512 (F/BW/VL/VNNI) %s", kSeed,
               have_avx2_ ? "available (testing AVX2 and scalar)" : "not available (scalar only)",
-              have_avx512_ ? "available (testing it against AVX2 bit for bit, and its K-quant "
-                             "products against their order's scalar model)"
+              have_avx512_ ? "available (testing it against AVX2 bit for bit, and its K-quant and "
+                             "Q8_0 products against their orders' scalar models)"
                            : "not available (its kernels are not tested on this machine)");
         QVERIFY(backend(2, SimdLevel::Scalar).name().find("scalar, 2 threads") !=
                 std::string::npos);
@@ -241,11 +241,13 @@ class TestCpuOps : public QObject {
         const int64_t blk = is_float_type(type) ? 32 : block_of(type);
         // Rows and tokens 1, 3, 7, 33, 130, 257 (several row chunks and 64 × 64 tiles),
         // token counts on both sides of the decode / tiled switch (4 / 5), of the 4-token
-        // groups and of the AVX-512 K-quant kernels' 16-token groups (25: a last group of
-        // 9, 300: two tiles); columns from one block up.
+        // groups and of the AVX-512 K-quant and Q8_0 kernels' 16-token groups (25: a last
+        // group of 9, 300: two tiles); columns from one block up (17: Q8_0's 8-block units
+        // and a part one).
         const std::vector<Shape> shapes = {{1, 1, 1},   {3, 2, 1},     {7, 1, 2},   {33, 3, 3},
                                            {130, 2, 4}, {33, 5, 5},    {7, 3, 7},   {130, 1, 33},
-                                           {257, 2, 1}, {130, 3, 130}, {19, 2, 25}, {70, 1, 300}};
+                                           {257, 2, 1}, {130, 3, 130}, {19, 2, 25}, {70, 1, 300},
+                                           {40, 17, 20}};
         const double tol_float = is_k_quant(type) ? 1.5e-2 : 1e-2;
         int checked = 0;
         for (const Shape& s : shapes) {
@@ -291,12 +293,15 @@ class TestCpuOps : public QObject {
                             rounded[static_cast<std::size_t>(t * s.rows + r)] += bias[r];
             }
 
-            // The AVX-512 level's K-quant order, modelled per (row, token).
+            // The AVX-512 level's own orders (K-quants, Q8_0), modelled per (row, token).
+            const float* b_or_null = with_bias ? bias.data() : nullptr;
+            const bool own_order = is_k_quant(type) || type == TensorType::Q8_0;
             const std::vector<float> k512 =
-                is_k_quant(type)
-                    ? kquant_avx512_model_matmul(type, wbytes.data(), s.rows, cols, x.data(),
-                                                 s.tokens, with_bias ? bias.data() : nullptr)
-                    : std::vector<float>{};
+                is_k_quant(type) ? kquant_avx512_model_matmul(type, wbytes.data(), s.rows, cols,
+                                                              x.data(), s.tokens, b_or_null)
+                : type == TensorType::Q8_0 ? q8_0_avx512_model_matmul(wbytes.data(), s.rows, cols,
+                                                                      x.data(), s.tokens, b_or_null)
+                                           : std::vector<float>{};
 
             std::vector<float> first, avx2;
             for (SimdLevel level : levels()) {
@@ -327,9 +332,9 @@ class TestCpuOps : public QObject {
                                                   .arg(bound)));
                     }
                     if (level == SimdLevel::Avx2 && avx2.empty()) avx2 = out;
-                    if (level == SimdLevel::Avx512 && is_k_quant(type)) {
-                        // The K-quants' own float order (kquant_avx512.h), whichever of
-                        // its kernels ran and whatever the batch: the model's bits.
+                    if (level == SimdLevel::Avx512 && own_order) {
+                        // The K-quants' and Q8_0's own float orders at this level, whichever
+                        // kernel ran and whatever the batch: the model's bits.
                         for (std::size_t i = 0; i < n_out; ++i)
                             HEARTH_CHECK(std::memcmp(&out[i], &k512[i], sizeof(float)) == 0,
                                          (where + QString(": out[%1] = %2, order model %3")
@@ -345,7 +350,7 @@ class TestCpuOps : public QObject {
                     }
                     if (first.empty()) {
                         first = out;
-                    } else if (block_of(type) == 32) {
+                    } else if (block_of(type) == 32 && !(level == SimdLevel::Avx512 && own_order)) {
                         // The 32-element formats: every level and thread count, same bits.
                         HEARTH_CHECK(
                             std::memcmp(out.data(), first.data(), n_out * sizeof(float)) == 0,

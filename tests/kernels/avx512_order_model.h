@@ -1,6 +1,7 @@
-// A scalar model of the AVX-512 level's K-quant float order (kernels/cpu/kquant_avx512.h),
-// written from the GGUF block layouts (ggml's dequantize_row_q{4,5,6}_K) one element at a
-// time: the kernels at that level must give its bits exactly.
+// Scalar models of the AVX-512 level's own float orders, for the K-quants
+// (kernels/cpu/kquant_avx512.h) and Q8_0 (kernels/cpu/gemm_avx512_q8_0.cpp), written from
+// the GGUF block layouts (ggml's dequantize_row_*) one element at a time: the kernels at
+// that level must give their bits exactly.
 #pragma once
 
 #include <cmath>
@@ -123,6 +124,40 @@ inline std::vector<float> kquant_avx512_model_matmul(quant::TensorType type, con
             if (bias) v += bias[r];
             out[static_cast<std::size_t>(t) * static_cast<std::size_t>(rows) +
                 static_cast<std::size_t>(r)] = v;
+        }
+    }
+    return out;
+}
+
+// Q8_0 weights (rows × cols) against tokens rows of x, as the AVX-512 level computes them:
+// per block S = Σ w·a exact, f = fl(S)·dw, acc = fma(f, da, acc); plus bias[r] if given.
+inline std::vector<float> q8_0_avx512_model_matmul(const uint8_t* w, int rows, int64_t cols,
+                                                   const float* x, int tokens, const float* bias) {
+    const int64_t nb = cols / 32;
+    const std::size_t row_bytes = static_cast<std::size_t>(nb) * sizeof(quant::BlockQ8_0);
+    std::vector<uint8_t> q8(kernels::cpu::q8x32_group_bytes(nb, 1));
+    std::vector<float> out(static_cast<std::size_t>(rows) * static_cast<std::size_t>(tokens));
+    for (int t = 0; t < tokens; ++t) {
+        kernels::cpu::quantize_q8x32_scalar(x + t * cols, static_cast<std::size_t>(cols), 1, 1, nb,
+                                            kernels::cpu::Q8Sums::Q8_0, q8.data());
+        const auto* qa = reinterpret_cast<const int8_t*>(q8.data());
+        float da[64];  // nb ≤ 64 in the tests: ds [nb][2][1], d first
+        for (int64_t b = 0; b < nb; ++b)
+            std::memcpy(&da[b], q8.data() + kernels::cpu::q8x32_ds_offset(nb, 1) + 8 * b, 4);
+        for (int r = 0; r < rows; ++r) {
+            const uint8_t* row = w + static_cast<std::size_t>(r) * row_bytes;
+            float acc = 0.0f;
+            for (int64_t b = 0; b < nb; ++b) {
+                const uint8_t* p = row + static_cast<std::size_t>(b) * sizeof(quant::BlockQ8_0);
+                uint16_t h;
+                std::memcpy(&h, p, 2);
+                int32_t s = 0;
+                for (int i = 0; i < 32; ++i) s += static_cast<int8_t>(p[2 + i]) * qa[32 * b + i];
+                const float f = static_cast<float>(s) * quant::fp16_to_f32(h);
+                acc = std::fma(f, da[b], acc);
+            }
+            out[static_cast<std::size_t>(t) * static_cast<std::size_t>(rows) +
+                static_cast<std::size_t>(r)] = bias ? acc + bias[r] : acc;
         }
     }
     return out;

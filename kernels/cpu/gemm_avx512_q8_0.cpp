@@ -1,0 +1,376 @@
+// AVX-512 kernels for Q8_0 weights against Q8x32 activations (Q8_0 sums), in a float order
+// of their own at this level (the AVX2 kernels keep llama.cpp's):
+//
+//   for row r and token t, block by block (b = 0, 1, ..):
+//     S = Σ_{i<32} w_i·a_i   (int32, exact)
+//     f = fl(S) · dw_b;   acc = fma(f, da_b, acc)     (acc starts at 0; the result is acc)
+//
+// with dw_b the weight block's scale and da_b the activations' (both fp16 values). Every
+// step is one IEEE operation on values that do not depend on the token's company, so the
+// two kernels below give the same bits whatever the batch:
+//
+//   - tiles of 16 tokens or more: tokens in the lanes of a register, as the K-quant tiles
+//     (gemm_avx512_kquant.cpp): the product's activations transposed once (ActPacker;
+//     16 tokens × 4 bytes per register, offset by 128 to be vpdpbusd's unsigned operand),
+//     a weight row's 4 bytes broadcast as the signed one, 4 rows × 3 groups of 16 tokens
+//     per micro-kernel; the offset's share, 128 · Σ w per row and block, starts each sum.
+//   - fewer tokens (decode): row after row, as the AVX2 decode kernel streams them, each
+//     block's sum with vpdpbusd (the weights offset by 128, the token's 128 · Σ a taken
+//     off) and the float steps in scalar registers.
+//
+// tst_cpu_ops checks both against a scalar model of the order, bit for bit. Built with
+// AVX-512 F/BW/VL/VNNI enabled; internal linkage only (see avx2_util.h).
+#include <new>
+
+#include "cpu/act_quant.h"
+#include "cpu/avx512_util.h"
+#include "cpu/gemm_kernels.h"
+
+namespace hearth::kernels::cpu {
+
+namespace {
+
+constexpr std::size_t kBlockBytes = sizeof(quant::BlockQ8_0);  // 34
+constexpr int kLanes = 16;                                     // tokens per register
+constexpr int kBand = 4;                                       // rows per micro-kernel
+constexpr int kUnit = 8;                                       // blocks per unit (256 elements)
+constexpr int kPassRows = 64;    // rows per pass (the matmul's tiles have ≤ 64)
+constexpr int kPassGroups = 16;  // 16-token groups per pass (256 tokens)
+constexpr int kMinTokens = 16;   // fewer tokens: the few-token kernel
+
+// One unit of 16 tokens, packed: q[k][lane t] = token t's activation bytes 4k..4k+3 of the
+// unit, plus 128 (unsigned); da[j][t]: the scale of its block j. Missing tokens and blocks
+// past the row's end are zero.
+struct alignas(64) TokensUnit {
+    uint8_t q[64][kLanes * 4];
+    float da[kUnit][kLanes];
+};
+
+// The pass's rows, one unit: 128 · Σ w per block, negated (the sums' starting value), and
+// the blocks' scales.
+struct alignas(64) RowsUnit {
+    int32_t neg_offset[kPassRows][kUnit];
+    float d[kPassRows][kUnit];
+};
+
+struct alignas(64) Scratch {
+    RowsUnit w;
+    float acc[kPassGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 16g + t
+};
+
+class ScratchHolder {
+  public:
+    ~ScratchHolder() { ::operator delete (s_, std::align_val_t{alignof(Scratch)}); }
+    Scratch& get() {
+        if (!s_)
+            s_ = static_cast<Scratch*>(
+                ::operator new (sizeof(Scratch), std::align_val_t{alignof(Scratch)}));
+        return *s_;
+    }
+
+  private:
+    Scratch* s_ = nullptr;
+};
+
+static Scratch& scratch() {
+    static thread_local ScratchHolder holder;
+    return holder.get();
+}
+
+// Token t's quants and scale of block b in Q8x32 activations (groups of G tokens).
+struct TokenQ8 {
+    const int8_t* qs;  // block 0; block b at qs + b·G·32
+    const float* ds;   // block 0's d; block b's at ds + b·2G
+    int G;
+};
+static inline TokenQ8 token_q8(const GemmArgs& a, int t) {
+    const Q8x32Group g = q8x32_group(a.act, a.act_stride, a.nb, a.group, t / a.group, a.n_tokens);
+    const int slot = t % a.group;
+    return {g.qs + 32 * slot, g.ds + slot, a.group};
+}
+
+static inline std::size_t units(int64_t nb) {
+    return static_cast<std::size_t>((nb + kUnit - 1) / kUnit);
+}
+
+// ActPacker::bytes and ::pack: token group g (16 tokens) of a's activations, every unit.
+static std::size_t packed_bytes(int64_t nb, int n_tokens) {
+    const auto groups = static_cast<std::size_t>((n_tokens + kLanes - 1) / kLanes);
+    return groups * units(nb) * sizeof(TokensUnit);
+}
+
+static void pack_group(const GemmArgs& a, int g, uint8_t* dst) {
+    auto* tu = reinterpret_cast<TokensUnit*>(dst);
+    const int t0 = g * kLanes;
+    const int n = a.n_tokens - t0 < kLanes ? a.n_tokens - t0 : kLanes;
+    TokenQ8 tok[kLanes];
+    for (int t = 0; t < n; ++t) tok[t] = token_q8(a, t0 + t);
+    const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+    const std::size_t nu = units(a.nb);
+    for (std::size_t u = 0; u < nu; ++u) {
+        // Two blocks (16 groups of 4 bytes) per token and transpose.
+        for (int h = 0; h < kUnit; h += 2) {
+            const int64_t b = static_cast<int64_t>(u) * kUnit + h;
+            __m512i r[16];
+            for (int t = 0; t < kLanes; ++t) {
+                __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+                if (t < n && b < a.nb)
+                    lo = _mm256_loadu_si256(
+                        reinterpret_cast<const __m256i*>(tok[t].qs + b * tok[t].G * 32));
+                if (t < n && b + 1 < a.nb)
+                    hi = _mm256_loadu_si256(
+                        reinterpret_cast<const __m256i*>(tok[t].qs + (b + 1) * tok[t].G * 32));
+                r[t] = _mm512_xor_si512(avx512::join(lo, hi), bias);
+            }
+            avx512::transpose16(r);
+            HEARTH_UNROLL
+            for (int k = 0; k < 16; ++k) _mm512_store_si512(tu[u].q[8 * h + k], r[k]);
+        }
+        for (int j = 0; j < kUnit; ++j) {
+            const int64_t b = static_cast<int64_t>(u) * kUnit + j;
+            for (int t = 0; t < kLanes; ++t)
+                tu[u].da[j][t] = t < n && b < a.nb ? tok[t].ds[b * 2 * tok[t].G] : 0.0f;
+        }
+    }
+}
+
+// Unit u of rows [0, n) of the pass (row i at w + i·w_stride): offsets and scales.
+static void prepare_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t nb, int64_t u,
+                         RowsUnit& ru) {
+    const __m256i ones8 = _mm256_set1_epi8(1);
+    const __m256i ones16 = _mm256_set1_epi16(1);
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < kUnit; ++j) {
+            const int64_t b = u * kUnit + j;
+            if (b >= nb) {
+                ru.neg_offset[i][j] = 0;
+                ru.d[i][j] = 0.0f;
+                continue;
+            }
+            const uint8_t* p = w + static_cast<std::size_t>(i) * w_stride +
+                               static_cast<std::size_t>(b) * kBlockBytes;
+            // Σ w over the block: maddubs(1, w) pairs, madd to int32, then the lanes.
+            const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
+            const __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, q), ones16);
+            ru.neg_offset[i][j] = -128 * avx2::hsum_i32(s);
+            ru.d[i][j] = avx2::fp16(avx2::load_u16(p));
+        }
+    }
+}
+
+// Rows [r0, r0 + 4) (row i at rows[r0 + i]) against G ≤ 3 groups of 16 tokens (xs[q],
+// accumulators accs[q]): the nj blocks of unit u.
+template <int G>
+static inline void micro(const uint8_t* const* rows, const RowsUnit& ru, int r0, int64_t u, int nj,
+                         const TokensUnit* const* xs, float (*const* accs)[kLanes]) {
+    __m512 acc[kBand][G];
+    HEARTH_UNROLL
+    for (int i = 0; i < kBand; ++i) {
+        HEARTH_UNROLL
+        for (int q = 0; q < G; ++q) acc[i][q] = _mm512_load_ps(accs[q][r0 + i]);
+    }
+    for (int j = 0; j < nj; ++j) {
+        const std::size_t blk = static_cast<std::size_t>(u * kUnit + j) * kBlockBytes + 2;
+        __m512i dot[kBand][G];
+        HEARTH_UNROLL
+        for (int i = 0; i < kBand; ++i) {
+            const __m512i start = _mm512_set1_epi32(ru.neg_offset[r0 + i][j]);
+            HEARTH_UNROLL
+            for (int q = 0; q < G; ++q) dot[i][q] = start;
+        }
+        HEARTH_UNROLL
+        for (int g = 0; g < 8; ++g) {
+            __m512i x[G];
+            HEARTH_UNROLL
+            for (int q = 0; q < G; ++q) x[q] = _mm512_load_si512(xs[q]->q[8 * j + g]);
+            HEARTH_UNROLL
+            for (int i = 0; i < kBand; ++i) {
+                const __m512i wq =
+                    _mm512_set1_epi32(static_cast<int>(avx2::load_u32(rows[r0 + i] + blk + 4 * g)));
+                HEARTH_UNROLL
+                for (int q = 0; q < G; ++q) dot[i][q] = _mm512_dpbusd_epi32(dot[i][q], x[q], wq);
+            }
+        }
+        HEARTH_UNROLL
+        for (int q = 0; q < G; ++q) {
+            const __m512 da = _mm512_load_ps(xs[q]->da[j]);
+            HEARTH_UNROLL
+            for (int i = 0; i < kBand; ++i) {
+                const __m512 f =
+                    _mm512_mul_ps(_mm512_cvtepi32_ps(dot[i][q]), _mm512_set1_ps(ru.d[r0 + i][j]));
+                acc[i][q] = _mm512_fmadd_ps(f, da, acc[i][q]);
+            }
+        }
+    }
+    HEARTH_UNROLL
+    for (int i = 0; i < kBand; ++i) {
+        HEARTH_UNROLL
+        for (int q = 0; q < G; ++q) _mm512_store_ps(accs[q][r0 + i], acc[i][q]);
+    }
+}
+
+// Rows [r0, r0 + nr) against tokens [t0, t0 + nt) (a multiple of 16 from the tile's
+// first token), nr ≤ 64, nt ≤ 256.
+static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) {
+    const int groups = (nt + kLanes - 1) / kLanes;
+    const int bands = (nr + kBand - 1) / kBand;
+    const uint8_t* rows[kPassRows];
+    for (int i = 0; i < bands * kBand; ++i)  // rows past the last: the last, lanes unused
+        rows[i] = a.w + static_cast<std::size_t>(r0 + (i < nr ? i : nr - 1)) * a.w_stride;
+    for (int g = 0; g < groups; ++g)
+        for (int i = 0; i < bands * kBand; ++i) _mm512_store_ps(s.acc[g][i], _mm512_setzero_ps());
+    const std::size_t nu = units(a.nb);
+    const auto* packed = reinterpret_cast<const TokensUnit*>(a.act_packed);
+    for (std::size_t u = 0; u < nu; ++u) {
+        const auto ui = static_cast<int64_t>(u);
+        prepare_rows(rows[0], a.w_stride, nr, a.nb, ui, s.w);
+        for (int i = nr; i < bands * kBand; ++i)
+            for (int j = 0; j < kUnit; ++j) {
+                s.w.neg_offset[i][j] = s.w.neg_offset[nr - 1][j];
+                s.w.d[i][j] = s.w.d[nr - 1][j];
+            }
+        const int nj = a.nb - ui * kUnit < kUnit ? static_cast<int>(a.nb - ui * kUnit) : kUnit;
+        for (int g0 = 0; g0 < groups; g0 += 3) {
+            const TokensUnit* xs[3];
+            float(*accs[3])[kLanes];
+            const int ng = groups - g0 < 3 ? groups - g0 : 3;
+            for (int q = 0; q < ng; ++q) {
+                xs[q] = packed + static_cast<std::size_t>(t0 / kLanes + g0 + q) * nu + u;
+                accs[q] = s.acc[g0 + q];
+            }
+            for (int band = 0; band < bands; ++band) {
+                if (ng == 3) {
+                    micro<3>(rows, s.w, band * kBand, ui, nj, xs, accs);
+                } else if (ng == 2) {
+                    micro<2>(rows, s.w, band * kBand, ui, nj, xs, accs);
+                } else {
+                    micro<1>(rows, s.w, band * kBand, ui, nj, xs, accs);
+                }
+            }
+        }
+    }
+    // Out: 16 rows × 16 tokens at a time, transposed to the tokens' rows of out.
+    for (int g = 0; g < groups; ++g) {
+        const int n_t = nt - g * kLanes < kLanes ? nt - g * kLanes : kLanes;
+        for (int i0 = 0; i0 < nr; i0 += 16) {
+            const int n_r = nr - i0 < 16 ? nr - i0 : 16;
+            __m512i v[16];
+            HEARTH_UNROLL
+            for (int i = 0; i < 16; ++i)
+                v[i] = i < n_r ? _mm512_castps_si512(_mm512_load_ps(s.acc[g][i0 + i]))
+                               : _mm512_setzero_si512();
+            avx512::transpose16(v);
+            const auto mask = static_cast<__mmask16>((1u << n_r) - 1u);
+            for (int t = 0; t < n_t; ++t)
+                _mm512_mask_storeu_ps(
+                    a.out + static_cast<std::size_t>(t0 + g * kLanes + t) * a.out_stride + r0 + i0,
+                    mask, _mm512_castsi512_ps(v[t]));
+        }
+    }
+}
+
+// ---- Few tokens: row by row. ----
+
+// 128 · Σ a of each block of token q8 (blocks [0, nb)), into off[b]: what the weights'
+// +128 (which makes them vpdpbusd's unsigned operand) adds to a block's sum.
+static void activation_offsets(const TokenQ8& q8, int64_t nb, int32_t* off) {
+    const __m256i ones = _mm256_set1_epi8(1);
+    for (int64_t b = 0; b < nb; ++b) {
+        const __m256i x =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8.qs + b * q8.G * 32));
+        off[b] = 128 * avx2::hsum_i32(_mm256_dpbusd_epi32(_mm256_setzero_si256(), ones, x));
+    }
+}
+
+// Tokens [t0, t0 + N) against every row. Each row's chains run in scalar float steps,
+// the rows one after another: one weight stream, as the AVX2 decode kernel reads them (8
+// rows side by side, their sums transposed for vector float steps, decoded the 1B-shaped
+// Q8_0 file ~30 % slower). The activation offsets live on the stack for up to 32768
+// columns, else on the heap.
+template <int N>
+static void tokens_n(const GemmArgs& a, int t0) {
+    constexpr int64_t kMaxBlocks = 1024;
+    int32_t stack[N][kMaxBlocks];
+    int32_t* heap = a.nb > kMaxBlocks ? new int32_t[static_cast<std::size_t>(a.nb) * N] : nullptr;
+    const int32_t* offs[N];
+    TokenQ8 tok[N];
+    for (int t = 0; t < N; ++t) {
+        int32_t* o =
+            heap ? heap + static_cast<std::size_t>(a.nb) * static_cast<std::size_t>(t) : stack[t];
+        tok[t] = token_q8(a, t0 + t);
+        activation_offsets(tok[t], a.nb, o);
+        offs[t] = o;
+    }
+    const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
+    for (int r = 0; r < a.n_rows; ++r) {
+        const uint8_t* row = a.w + static_cast<std::size_t>(r) * a.w_stride;
+        __m128 acc[N];
+        HEARTH_UNROLL
+        for (int t = 0; t < N; ++t) acc[t] = _mm_setzero_ps();
+        for (int64_t b = 0; b < a.nb; ++b) {
+            const uint8_t* p = row + static_cast<std::size_t>(b) * kBlockBytes;
+            if ((b & 1) == 0) avx2::prefetch_ahead(p);  // a line per two blocks
+            const __m256i u =
+                _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2)), flip);
+            const __m128 dw = _mm_set_ss(avx2::fp16(avx2::load_u16(p)));
+            HEARTH_UNROLL
+            for (int t = 0; t < N; ++t) {
+                const __m256i x = _mm256_loadu_si256(
+                    reinterpret_cast<const __m256i*>(tok[t].qs + b * 32 * tok[t].G));
+                const int32_t sum =
+                    avx2::hsum_i32(_mm256_dpbusd_epi32(_mm256_setzero_si256(), u, x)) - offs[t][b];
+                const __m128 f = _mm_mul_ss(_mm_cvtsi32_ss(_mm_setzero_ps(), sum), dw);
+                acc[t] = _mm_fmadd_ss(f, _mm_set_ss(tok[t].ds[b * 2 * tok[t].G]), acc[t]);
+            }
+        }
+        HEARTH_UNROLL
+        for (int t = 0; t < N; ++t)
+            a.out[static_cast<std::size_t>(t0 + t) * a.out_stride + static_cast<std::size_t>(r)] =
+                _mm_cvtss_f32(acc[t]);
+    }
+    delete[] heap;
+}
+
+// Tokens [t_begin, a.n_tokens), up to 4 per pass over the weights.
+static void few(const GemmArgs& a, int t_begin) {
+    for (int t0 = t_begin; t0 < a.n_tokens; t0 += 4) {
+        switch (a.n_tokens - t0 < 4 ? a.n_tokens - t0 : 4) {
+            case 4:
+                tokens_n<4>(a, t0);
+                break;
+            case 3:
+                tokens_n<3>(a, t0);
+                break;
+            case 2:
+                tokens_n<2>(a, t0);
+                break;
+            default:
+                tokens_n<1>(a, t0);
+                break;
+        }
+    }
+}
+
+}  // namespace
+
+const ActPacker kAvx512PackQ8_0{packed_bytes, pack_group, kLanes};
+
+void gemm_avx512_q8_0(const GemmArgs& a) {
+    // Without the packed activations (matmul packs them for 16 tokens or more): the
+    // few-token kernel, same bits.
+    if (a.n_tokens < kMinTokens || !a.act_packed) return few(a, 0);
+    // Whole groups of 16 here, and a last group of 8 or more; fewer to the few-token
+    // kernel.
+    const int rest = a.n_tokens % kLanes;
+    const int here = rest >= 8 ? a.n_tokens : a.n_tokens - rest;
+    Scratch& s = scratch();
+    constexpr int kPassTokens = kPassGroups * kLanes;
+    for (int r0 = 0; r0 < a.n_rows; r0 += kPassRows) {
+        const int nr = a.n_rows - r0 < kPassRows ? a.n_rows - r0 : kPassRows;
+        for (int t0 = 0; t0 < here; t0 += kPassTokens)
+            pass(a, s, r0, nr, t0, here - t0 < kPassTokens ? here - t0 : kPassTokens);
+    }
+    few(a, here);
+}
+
+}  // namespace hearth::kernels::cpu

@@ -185,7 +185,7 @@ std::uint64_t LlamaModel::scratch_bytes(const ModelConfig& c, int32_t n_tokens, 
 
 void LlamaModel::ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t n_index_ints) {
     const auto f32 = [this](int64_t n) {
-        return backend_.alloc(static_cast<std::size_t>(n) * sizeof(float));
+        return backend_.alloc_scratch(static_cast<std::size_t>(n) * sizeof(float));
     };
     if (n_tokens > scratch_tokens_) {
         const int64_t T = n_tokens, E = config_.n_embd, D = config_.head_dim;

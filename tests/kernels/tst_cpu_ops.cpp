@@ -125,10 +125,13 @@ class TestCpuOps : public QObject {
 
     void buffers_are_aligned() {
         CpuBackend& b = backend(1, SimdLevel::Scalar);
-        for (std::size_t n : {1u, 3u, 100u, 4096u}) {
-            auto buf = b.alloc(n);
+        // Plain buffers, and scratch (huge-page advice from 2 MiB on: 2 MiB aligned).
+        for (std::size_t n : {1u, 3u, 100u, 4096u, 3u << 20}) {
+            const bool big = n >= (2u << 20);
+            auto buf = big ? b.alloc_scratch(n) : b.alloc(n);
             QCOMPARE(buf->bytes(), n);
-            QCOMPARE(reinterpret_cast<uintptr_t>(buf->data()) % 64, uintptr_t{0});
+            QCOMPARE(reinterpret_cast<uintptr_t>(buf->data()) % (big ? (2u << 20) : 64u),
+                     uintptr_t{0});
             std::vector<uint8_t> src(n), dst(n);
             for (std::size_t i = 0; i < n; ++i) src[i] = static_cast<uint8_t>(i * 7);
             b.upload(*buf, 0, src.data(), n);

@@ -4,6 +4,9 @@
 
 #include <immintrin.h>
 
+#include <cstddef>
+#include <new>
+
 #include "cpu/avx2_util.h"  // HEARTH_UNROLL
 
 namespace hearth::kernels::cpu::avx512 {
@@ -66,5 +69,42 @@ static inline __m256i lane_sums(const __m256i* v) {
     return _mm256_add_epi32(_mm256_permute2x128_si256(h03, h47, 0x20),
                             _mm256_permute2x128_si256(h03, h47, 0x31));
 }
+
+// Tokens-in-lanes tiles: acc[r][t] holds row r's results for 16 tokens (a float[16] per
+// row); rows [0, n_r ≤ 16) × tokens [0, n_t ≤ 16) go to out[t · out_stride + r],
+// transposed 16 × 16 at a time with masked stores.
+static inline void store_rows_x16(const float (*acc)[16], int n_r, int n_t, float* out,
+                                  std::size_t out_stride) {
+    __m512i v[16];
+    HEARTH_UNROLL
+    for (int i = 0; i < 16; ++i)
+        v[i] = i < n_r ? _mm512_castps_si512(_mm512_load_ps(acc[i])) : _mm512_setzero_si512();
+    transpose16(v);
+    const auto mask = static_cast<__mmask16>((1u << n_r) - 1u);
+    for (int t = 0; t < n_t; ++t)
+        _mm512_mask_storeu_ps(out + static_cast<std::size_t>(t) * out_stride, mask,
+                              _mm512_castsi512_ps(v[t]));
+}
+
+namespace {
+
+// One S per thread, 64-byte aligned, made on first use (a pool thread runs one tile at a
+// time). Not an AlignedBuffer, whose inline members would be compiled with AVX-512
+// enabled in these files (see avx2_util.h); in an unnamed namespace, so every file has its
+// own.
+template <typename S>
+class ThreadScratch {
+  public:
+    ~ThreadScratch() { ::operator delete (s_, std::align_val_t{alignof(S)}); }
+    S& get() {
+        if (!s_) s_ = static_cast<S*>(::operator new (sizeof(S), std::align_val_t{alignof(S)}));
+        return *s_;
+    }
+
+  private:
+    S* s_ = nullptr;
+};
+
+}  // namespace
 
 }  // namespace hearth::kernels::cpu::avx512

@@ -20,8 +20,6 @@
 //
 // tst_cpu_ops checks both against a scalar model of the order, bit for bit. Built with
 // AVX-512 F/BW/VL/VNNI enabled; internal linkage only (see avx2_util.h).
-#include <new>
-
 #include "cpu/act_quant.h"
 #include "cpu/avx512_util.h"
 #include "cpu/gemm_kernels.h"
@@ -58,22 +56,9 @@ struct alignas(64) Scratch {
     float acc[kPassGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 16g + t
 };
 
-class ScratchHolder {
-  public:
-    ~ScratchHolder() { ::operator delete (s_, std::align_val_t{alignof(Scratch)}); }
-    Scratch& get() {
-        if (!s_)
-            s_ = static_cast<Scratch*>(
-                ::operator new (sizeof(Scratch), std::align_val_t{alignof(Scratch)}));
-        return *s_;
-    }
-
-  private:
-    Scratch* s_ = nullptr;
-};
-
+// This thread's scratch (~68 KB), made on first use.
 static Scratch& scratch() {
-    static thread_local ScratchHolder holder;
+    static thread_local avx512::ThreadScratch<Scratch> holder;
     return holder.get();
 }
 
@@ -252,20 +237,11 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
     // Out: 16 rows × 16 tokens at a time, transposed to the tokens' rows of out.
     for (int g = 0; g < groups; ++g) {
         const int n_t = nt - g * kLanes < kLanes ? nt - g * kLanes : kLanes;
-        for (int i0 = 0; i0 < nr; i0 += 16) {
-            const int n_r = nr - i0 < 16 ? nr - i0 : 16;
-            __m512i v[16];
-            HEARTH_UNROLL
-            for (int i = 0; i < 16; ++i)
-                v[i] = i < n_r ? _mm512_castps_si512(_mm512_load_ps(s.acc[g][i0 + i]))
-                               : _mm512_setzero_si512();
-            avx512::transpose16(v);
-            const auto mask = static_cast<__mmask16>((1u << n_r) - 1u);
-            for (int t = 0; t < n_t; ++t)
-                _mm512_mask_storeu_ps(
-                    a.out + static_cast<std::size_t>(t0 + g * kLanes + t) * a.out_stride + r0 + i0,
-                    mask, _mm512_castsi512_ps(v[t]));
-        }
+        for (int i0 = 0; i0 < nr; i0 += 16)
+            avx512::store_rows_x16(
+                s.acc[g] + i0, nr - i0 < 16 ? nr - i0 : 16, n_t,
+                a.out + static_cast<std::size_t>(t0 + g * kLanes) * a.out_stride + r0 + i0,
+                a.out_stride);
     }
 }
 

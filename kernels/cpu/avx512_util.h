@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <new>
+#include <type_traits>
 
 #include "cpu/avx2_util.h"  // HEARTH_UNROLL
 
@@ -57,19 +58,6 @@ static inline void transpose16(__m512i* r) {
     for (int i = 0; i < 16; ++i) r[i] = t[i];
 }
 
-// Lane i of the result: the sum of v[i]'s 8 lanes (exact int32 adds).
-static inline __m256i lane_sums(const __m256i* v) {
-    const __m256i h01 = _mm256_hadd_epi32(v[0], v[1]);
-    const __m256i h23 = _mm256_hadd_epi32(v[2], v[3]);
-    const __m256i h45 = _mm256_hadd_epi32(v[4], v[5]);
-    const __m256i h67 = _mm256_hadd_epi32(v[6], v[7]);
-    // Per 128-bit half: rows 0-3 (h03) and 4-7 (h47), each half one half of the lanes.
-    const __m256i h03 = _mm256_hadd_epi32(h01, h23);
-    const __m256i h47 = _mm256_hadd_epi32(h45, h67);
-    return _mm256_add_epi32(_mm256_permute2x128_si256(h03, h47, 0x20),
-                            _mm256_permute2x128_si256(h03, h47, 0x31));
-}
-
 // Tokens-in-lanes tiles: acc[r][t] holds row r's results for 16 tokens (a float[16] per
 // row); rows [0, n_r ≤ 16) × tokens [0, n_t ≤ 16) go to out[t · out_stride + r],
 // transposed 16 × 16 at a time with masked stores.
@@ -84,6 +72,43 @@ static inline void store_rows_x16(const float (*acc)[16], int n_r, int n_t, floa
     for (int t = 0; t < n_t; ++t)
         _mm512_mask_storeu_ps(out + static_cast<std::size_t>(t) * out_stride, mask,
                               _mm512_castsi512_ps(v[t]));
+}
+
+// The tokens-in-lanes tile kernels (gemm_avx512_kquant.cpp, gemm_avx512_q8_0.cpp): 16
+// tokens per register; a matmul tile is run in passes of up to kTileRows rows ×
+// kTileGroups groups of tokens.
+inline constexpr int kLanes = 16;
+inline constexpr int kTileRows = 64;    // the matmul's row chunks have ≤ 64
+inline constexpr int kTileGroups = 16;  // 256 tokens, the kernels' TypeKernels::tile_tokens
+
+// Runs pass(r0, nr, t0, nt) over a tile of n_rows × n_tokens: whole groups of 16 tokens,
+// and a last group of 8 or more; returns the tokens covered. The rest (fewer than 8) are
+// left to a few-token kernel, which gives the same bits, rather than to a group of
+// mostly idle lanes.
+template <typename Pass>
+static inline int run_tile_passes(int n_rows, int n_tokens, Pass&& pass) {
+    const int rest = n_tokens % kLanes;
+    const int here = rest >= 8 ? n_tokens : n_tokens - rest;
+    constexpr int kPassTokens = kTileGroups * kLanes;
+    for (int r0 = 0; r0 < n_rows; r0 += kTileRows) {
+        const int nr = n_rows - r0 < kTileRows ? n_rows - r0 : kTileRows;
+        for (int t0 = 0; t0 < here; t0 += kPassTokens)
+            pass(r0, nr, t0, here - t0 < kPassTokens ? here - t0 : kPassTokens);
+    }
+    return here;
+}
+
+// f(std::integral_constant<int, G>{}) for the G = n (1, 2 or 3) token groups a
+// micro-kernel takes at a time.
+template <typename F>
+static inline void with_groups(int n, F&& f) {
+    if (n == 3) {
+        f(std::integral_constant<int, 3>{});
+    } else if (n == 2) {
+        f(std::integral_constant<int, 2>{});
+    } else {
+        f(std::integral_constant<int, 1>{});
+    }
 }
 
 namespace {
@@ -104,6 +129,13 @@ class ThreadScratch {
   private:
     S* s_ = nullptr;
 };
+
+// This thread's S.
+template <typename S>
+S& thread_scratch() {
+    static thread_local ThreadScratch<S> holder;
+    return holder.get();
+}
 
 }  // namespace
 

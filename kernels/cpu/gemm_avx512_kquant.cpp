@@ -7,13 +7,13 @@
 // times each token's 4 bytes into that token's lane. The product's tokens are transposed
 // into that lane layout once (ActPacker: per 16 tokens and super-block, with their
 // per-sub-block activation sums and scales alongside); a super-block at a time, the
-// tile's rows are unpacked to quant bytes, their sub-block scales and mins widened to
-// int32. A micro-kernel then runs 8 rows
-// against 16 tokens: per sub-block the vpdpbusd sums are weighted with the row's scale
-// (vpmulld) into S1, the mins (Q4_K/Q5_K) or the −32 offset (Q6_K) come from the
-// activation sums, and the float steps update one accumulator per (row, token) in a
-// tile-sized buffer. Compared with the AVX2 layout (a token's 8 lanes per register), the
-// float work per super-block is one register per 16 tokens instead of one per token.
+// tile's rows are unpacked to quant bytes, their sub-block scales and mins widened. A
+// micro-kernel then runs 4 rows against 3 groups of 16 tokens: per sub-block the vpdpbusd
+// sums are weighted with the row's scale (vpmulld) into S1, the mins (Q4_K/Q5_K) or the
+// −32 offset (Q6_K) come from the activation sums (vpdpwssd), and the float steps update
+// one accumulator per (row, token) in a tile-sized buffer. Compared with the AVX2 layout (a token's
+// 8 lanes per register), the float work per super-block is one register per 16 tokens instead of
+// one per token.
 //
 // Built with AVX-512 F/BW/VL/VNNI enabled; called only when cpu_has_avx512(). Internal
 // linkage only, and no std:: templates instantiated (see avx2_util.h).
@@ -29,11 +29,9 @@ namespace {
 
 using quant::TensorType;
 
-constexpr int kLanes = 16;       // tokens per register
-constexpr int kBand = 4;         // rows per micro-kernel
-constexpr int kPassRows = 64;    // rows unpacked per pass (the matmul's tiles have ≤ 64)
-constexpr int kPassGroups = 16;  // 16-token groups per pass (256 tokens)
-constexpr int kMinTokens = 16;   // fewer tokens: the few-token kernel
+using avx512::kLanes;
+constexpr int kBand = 4;  // rows per micro-kernel
+constexpr int kPassRows = avx512::kTileRows;
 
 // The pass's rows, one super-block unpacked: quant bytes in element order, sub-block
 // scales (Q4_K/Q5_K: 8, Q6_K: 16, signed) as int32, the weights of the activation sums'
@@ -59,14 +57,8 @@ struct alignas(64) TokensBlock {
 
 struct alignas(64) Scratch {
     RowsBlock w;
-    float acc[kPassGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 16g + t
-};
-
-// This thread's scratch (~88 KB), made on first use.
-static Scratch& scratch() {
-    static thread_local avx512::ThreadScratch<Scratch> holder;
-    return holder.get();
-}
+    float acc[avx512::kTileGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 16g + t
+};                                                      // ~88 KB, one per thread
 
 // Unpacks super-block b of rows [0, n) of the pass (row i at w + i·w_stride) into rb;
 // rows [n, n rounded up to the band) are zeroed.
@@ -293,15 +285,10 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
                         static_cast<std::size_t>(b);
                 accs[q] = s.acc[g0 + q];
             }
-            for (int band = 0; band < bands; ++band) {
-                if (ng == 3) {
-                    micro<T, 3>(s.w, band * kBand, xs, accs);
-                } else if (ng == 2) {
-                    micro<T, 2>(s.w, band * kBand, xs, accs);
-                } else {
-                    micro<T, 1>(s.w, band * kBand, xs, accs);
-                }
-            }
+            avx512::with_groups(ng, [&](auto G) {
+                for (int band = 0; band < bands; ++band)
+                    micro<T, decltype(G)::value>(s.w, band * kBand, xs, accs);
+            });
         }
     }
     // Out: 16 rows × 16 tokens at a time, transposed to the tokens' rows of out.
@@ -315,35 +302,25 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
     }
 }
 
-template <TensorType T>
-static void gemm_tiles(const GemmArgs& a) {
-    // Whole groups of 16 tokens here, and a last group of 8 or more; fewer to the
-    // few-token kernel (same bits) rather than padding a group with idle lanes.
-    const int rest = a.n_tokens % kLanes;
-    const int here = rest >= 8 ? a.n_tokens : a.n_tokens - rest;
-    Scratch& s = scratch();
-    constexpr int kPassTokens = kPassGroups * kLanes;
-    for (int r0 = 0; r0 < a.n_rows; r0 += kPassRows) {
-        const int nr = a.n_rows - r0 < kPassRows ? a.n_rows - r0 : kPassRows;
-        for (int t0 = 0; t0 < here; t0 += kPassTokens)
-            pass<T>(a, s, r0, nr, t0, here - t0 < kPassTokens ? here - t0 : kPassTokens);
-    }
-    if (here < a.n_tokens) {
-        GemmArgs tail = a;
-        tail.act = a.act + static_cast<std::size_t>(here) * a.act_stride;
-        tail.out = a.out + static_cast<std::size_t>(here) * a.out_stride;
-        tail.act_packed = nullptr;
-        tail.n_tokens = a.n_tokens - here;
-        kquant_few_avx512(T, tail);
-    }
-}
-
+// Tiles of 16 tokens or more with the activations packed by matmul (TypeKernels::pack_act);
+// fewer tokens, a tile's last few, or a caller that did not pack: the few-token kernel,
+// same bits.
 template <TensorType T>
 static void gemm_k512(const GemmArgs& a) {
-    // Without the packed activations (matmul packs them for 16 tokens or more): the
-    // few-token kernel, same bits.
-    if (a.n_tokens < kMinTokens || !a.act_packed) return kquant_few_avx512(T, a);
-    gemm_tiles<T>(a);
+    int done = 0;
+    if (a.act_packed) {
+        Scratch& s = avx512::thread_scratch<Scratch>();
+        done = avx512::run_tile_passes(a.n_rows, a.n_tokens, [&](int r0, int nr, int t0, int nt) {
+            pass<T>(a, s, r0, nr, t0, nt);
+        });
+    }
+    if (done == a.n_tokens) return;
+    GemmArgs tail = a;
+    tail.act = a.act + static_cast<std::size_t>(done) * a.act_stride;
+    tail.out = a.out + static_cast<std::size_t>(done) * a.out_stride;
+    tail.act_packed = nullptr;
+    tail.n_tokens = a.n_tokens - done;
+    kquant_few_avx512(T, tail);
 }
 
 }  // namespace

@@ -29,12 +29,10 @@ namespace hearth::kernels::cpu {
 namespace {
 
 constexpr std::size_t kBlockBytes = sizeof(quant::BlockQ8_0);  // 34
-constexpr int kLanes = 16;                                     // tokens per register
-constexpr int kBand = 4;                                       // rows per micro-kernel
-constexpr int kUnit = 8;                                       // blocks per unit (256 elements)
-constexpr int kPassRows = 64;    // rows per pass (the matmul's tiles have ≤ 64)
-constexpr int kPassGroups = 16;  // 16-token groups per pass (256 tokens)
-constexpr int kMinTokens = 16;   // fewer tokens: the few-token kernel
+using avx512::kLanes;
+constexpr int kBand = 4;  // rows per micro-kernel
+constexpr int kUnit = 8;  // blocks per unit (256 elements)
+constexpr int kPassRows = avx512::kTileRows;
 
 // One unit of 16 tokens, packed: q[k][lane t] = token t's activation bytes 4k..4k+3 of the
 // unit, plus 128 (unsigned); da[j][t]: the scale of its block j. Missing tokens and blocks
@@ -53,14 +51,8 @@ struct alignas(64) RowsUnit {
 
 struct alignas(64) Scratch {
     RowsUnit w;
-    float acc[kPassGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 16g + t
-};
-
-// This thread's scratch (~68 KB), made on first use.
-static Scratch& scratch() {
-    static thread_local avx512::ThreadScratch<Scratch> holder;
-    return holder.get();
-}
+    float acc[avx512::kTileGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 16g + t
+};                                                      // ~68 KB, one per thread
 
 // Token t's quants and scale of block b in Q8x32 activations (groups of G tokens).
 struct TokenQ8 {
@@ -223,15 +215,10 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
                 xs[q] = packed + static_cast<std::size_t>(t0 / kLanes + g0 + q) * nu + u;
                 accs[q] = s.acc[g0 + q];
             }
-            for (int band = 0; band < bands; ++band) {
-                if (ng == 3) {
-                    micro<3>(rows, s.w, band * kBand, ui, nj, xs, accs);
-                } else if (ng == 2) {
-                    micro<2>(rows, s.w, band * kBand, ui, nj, xs, accs);
-                } else {
-                    micro<1>(rows, s.w, band * kBand, ui, nj, xs, accs);
-                }
-            }
+            avx512::with_groups(ng, [&](auto G) {
+                for (int band = 0; band < bands; ++band)
+                    micro<decltype(G)::value>(rows, s.w, band * kBand, ui, nj, xs, accs);
+            });
         }
     }
     // Out: 16 rows × 16 tokens at a time, transposed to the tokens' rows of out.
@@ -331,22 +318,18 @@ static void few(const GemmArgs& a, int t_begin) {
 
 const ActPacker kAvx512PackQ8_0{packed_bytes, pack_group, kLanes};
 
+// Tiles of 16 tokens or more with the activations packed by matmul (TypeKernels::pack_act);
+// fewer tokens, a tile's last few, or a caller that did not pack: the few-token kernel,
+// same bits.
 void gemm_avx512_q8_0(const GemmArgs& a) {
-    // Without the packed activations (matmul packs them for 16 tokens or more): the
-    // few-token kernel, same bits.
-    if (a.n_tokens < kMinTokens || !a.act_packed) return few(a, 0);
-    // Whole groups of 16 here, and a last group of 8 or more; fewer to the few-token
-    // kernel.
-    const int rest = a.n_tokens % kLanes;
-    const int here = rest >= 8 ? a.n_tokens : a.n_tokens - rest;
-    Scratch& s = scratch();
-    constexpr int kPassTokens = kPassGroups * kLanes;
-    for (int r0 = 0; r0 < a.n_rows; r0 += kPassRows) {
-        const int nr = a.n_rows - r0 < kPassRows ? a.n_rows - r0 : kPassRows;
-        for (int t0 = 0; t0 < here; t0 += kPassTokens)
-            pass(a, s, r0, nr, t0, here - t0 < kPassTokens ? here - t0 : kPassTokens);
+    int done = 0;
+    if (a.act_packed) {
+        Scratch& s = avx512::thread_scratch<Scratch>();
+        done = avx512::run_tile_passes(a.n_rows, a.n_tokens, [&](int r0, int nr, int t0, int nt) {
+            pass(a, s, r0, nr, t0, nt);
+        });
     }
-    few(a, here);
+    few(a, done);
 }
 
 }  // namespace hearth::kernels::cpu

@@ -21,7 +21,7 @@
 //   - few tokens (gemm_avx512_kquant_few.cpp): decode and short tiles; each row's integer
 //     sums as the AVX2 kernel makes them, then 8 rows side by side for the float steps.
 //   - tiles (gemm_avx512_kquant.cpp): 16 tokens side by side in the lanes of a register,
-//     vpdpbusd on unpacked weight bytes, 8 rows at a time.
+//     vpdpbusd on unpacked weight bytes, 4 rows × 3 groups of 16 tokens at a time.
 //
 // Declared for the *_avx512.cpp files only (call only when cpu_has_avx512()).
 #pragma once

@@ -172,12 +172,12 @@ static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock
 // accs[q]): one super-block's step of the order for each (row, token), into
 // accs[q][r][t].
 //
-// Per 4 activation bytes: G token registers, 4 weight broadcasts, 4G vpdpbusd. With one
-// token register against 8 rows the products ran at ~45 % of the int8 peak on Zen 5
-// (whether the weights were broadcast or loaded whole); 2 or 3 token registers reach it
-// (a synthetic loop). 4 × 3 keeps 12 + 12 accumulators and the operands in the 32
-// vector registers. Per sub-block the sums are weighted with the row's scale (vpmulld);
-// the activation-sum term (mins, or Q6_K's −32 offset) is one vpdpwssd per two
+// Per 4 activation bytes: G token registers, 4 weight broadcasts, 4G vpdpbusd. The same
+// loop on L1-resident data (hearth-kernel-bench --bandwidth: int8_tile_*) ran at ~85 % of
+// the vpdpbusd peak with one token register against 8 rows and ~100 % with 3 against 4
+// on Zen 5; the products gained 5-10 % (Q4_K/Q5_K). 4 × 3 keeps 12 + 12 accumulators and
+// the operands in the 32 vector registers. Per sub-block the sums are weighted with the row's scale
+// (vpmulld); the activation-sum term (mins, or Q6_K's −32 offset) is one vpdpwssd per two
 // sub-blocks, once per super-block.
 template <TensorType T, int G>
 static inline void micro(const RowsBlock& rb, int r0, const TokensBlock* const* xs,

@@ -53,4 +53,36 @@ Int8Peak measure_int8_peak(cpu::SimdLevel level, int threads, int reps) {
     return peak;
 }
 
+double measure_int8_tile(int rows, int groups, int threads, int reps) {
+#if defined(HEARTH_INT8_PEAK_X86)
+    if (!cpu::cpu_has_avx512()) return 0.0;
+    constexpr int64_t kTileIterations = int64_t{1} << 16;  // × 64 steps of K
+    threads = std::max(threads, 1);
+    double best = 0.0;
+    std::vector<int64_t> sink(static_cast<std::size_t>(threads) * 8);
+    for (int r = 0; r < reps; ++r) {
+        std::vector<std::thread> pool;
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int t = 0; t < threads; ++t)
+            pool.emplace_back([&sink, rows, groups, t] {
+                sink[static_cast<std::size_t>(t) * 8] =
+                    int8_tile_avx512(rows, groups, kTileIterations, t);
+            });
+        for (auto& th : pool) th.join();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double macs = 64.0 * 64.0 * static_cast<double>(kTileIterations) * rows * groups *
+                            static_cast<double>(threads);
+        best = std::max(best, macs / s);
+    }
+    volatile int64_t keep = 0;
+    for (int64_t v : sink) keep = keep + v;
+    (void)keep;
+    return best;
+#else
+    (void)rows, (void)groups, (void)threads, (void)reps;
+    return 0.0;
+#endif
+}
+
 }  // namespace hearth::kernels::bench

@@ -30,4 +30,12 @@ inline constexpr int kInt8Chains = 12;
 int64_t int8_chains_avx2(int64_t iterations, int seed);    // 32 MACs per instruction
 int64_t int8_chains_avx512(int64_t iterations, int seed);  // 64 MACs per instruction
 
+// The AVX-512 tile kernels' inner loop on L1-resident data (rows × groups: 8 × 1, the
+// first layout, or 4 × 3, the one kept), as multiply-accumulates per second over
+// `threads` threads, best of `reps`; 0 without AVX-512 or for another shape. Why the tile
+// kernels take 4 rows × 3 token registers: on Zen 5 one token register against 8
+// broadcast rows ran vpdpbusd at ~85 % of the chains' peak, 3 against 4 at ~100 %.
+double measure_int8_tile(int rows, int groups, int threads, int reps);
+int64_t int8_tile_avx512(int rows, int groups, int64_t iterations, int seed);
+
 }  // namespace hearth::kernels::bench

@@ -110,10 +110,17 @@ int main(int argc, char** argv) {
             scalar ? hearth::kernels::cpu::SimdLevel::Scalar
                    : hearth::kernels::cpu::SimdLevel::Auto);
         const auto peak = hearth::kernels::bench::measure_int8_peak(level, threads, 5);
+        const bool avx512 = level == hearth::kernels::cpu::SimdLevel::Avx512;
+        const double tile_8x1 =
+            avx512 ? hearth::kernels::bench::measure_int8_tile(8, 1, threads, 5) : 0.0;
+        const double tile_4x3 =
+            avx512 ? hearth::kernels::bench::measure_int8_tile(4, 3, threads, 5) : 0.0;
         std::printf(
             "{\"threads\": %d, \"read_gb_per_s\": %.2f, \"triad_gb_per_s\": %.2f, "
-            "\"int8_gmac_per_s\": %.1f, \"int8_peak_instruction\": \"%s\"}\n",
-            threads, bw.read_gb_per_s, bw.triad_gb_per_s, peak.macs_per_s / 1e9, peak.instruction);
+            "\"int8_gmac_per_s\": %.1f, \"int8_peak_instruction\": \"%s\", "
+            "\"int8_tile_8x1_gmac_per_s\": %.1f, \"int8_tile_4x3_gmac_per_s\": %.1f}\n",
+            threads, bw.read_gb_per_s, bw.triad_gb_per_s, peak.macs_per_s / 1e9, peak.instruction,
+            tile_8x1 / 1e9, tile_4x3 / 1e9);
         return 0;
     }
     CpuBackend be(threads, scalar ? hearth::kernels::cpu::SimdLevel::Scalar

@@ -1,16 +1,29 @@
-// AVX2 kernels for the K-quants (Q4_K, Q5_K, Q6_K) against Q8xK activations
-// (act_quant.h): one weight row against up to 8 tokens at a time, each super-block
-// unpacked once for all of them (prefill); the driver keeps a tile of rows in cache while
-// the tile's tokens stream past.
+// AVX2 kernels for the K-quants (Q4_K, Q5_K, Q6_K) against Q8xK activations, in the
+// K-quant order (kquant_few.h), the same bits as the AVX-512 level. Tiles of 8 tokens or
+// more run here; fewer tokens (decode, a tile's last few) run the few-token kernel of
+// kquant_few.h.
 //
-// Per 256-element super-block: the quants are unpacked to bytes (Q4_K 0..15, Q5_K 0..31,
-// Q6_K 0..63), multiplied with the activation bytes by maddubs into int16 pair sums, and
-// those are weighted with the sub-block scales by madd (int16 × int16 → int32). The
-// sub-block minimums (Q4_K/Q5_K) and the −32 offset (Q6_K) only need Σ qa per sub-block,
-// which the activations carry in bsums.
-#include <algorithm>
+// Tokens lie in the lanes of a register: 8 tokens × 4 activation bytes per 256-bit
+// register (ActPacker: transposed once per product, with the per-sub-block activation
+// sums and scales alongside). A super-block at a time, a pass's rows are unpacked to
+// quant bytes (unsigned) and their scales widened. Per 4 activation bytes, maddubs
+// multiplies a row's 4 quant bytes (broadcast) with each token's 4 bytes into two int16
+// pair sums per token; those add up in int16 for as many groups as cannot overflow
+// (Q4_K: a whole 32-element sub-block, Q5_K: half, Q6_K: 8 elements), and one madd with
+// the sub-block's scale widens them into S1. The float steps then run for 8 tokens at
+// once. Against the earlier row-major kernel (a token's 32 bytes per register, a madd
+// with the scales after every maddubs and a float epilogue per token and super-block)
+// that is half the multiplies for Q4_K and a vector float epilogue.
+//
+// maddubs saturates int16 pair sums: with activations in [−127, 127] (act_quant.h) a pair
+// is at most 2 · 63 · 127 = 16002 (Q6_K), 7874 (Q5_K), 3810 (Q4_K); kFlush below keeps
+// every int16 partial within 32767.
+//
+// Built with -mavx2 -mfma -mf16c; internal linkage only (see avx2_util.h).
+#include <new>
+#include <type_traits>
 
-#include "cpu/kquant_avx2.h"
+#include "cpu/kquant_few.h"
 
 namespace hearth::kernels::cpu {
 
@@ -18,127 +31,378 @@ namespace {
 
 using quant::TensorType;
 
-// Q4_K (kFive = false) and Q5_K (kFive = true): one weight row against N ≤ 8 tokens. Each
-// super-block is unpacked once and used for every token; each token's sums are the same
-// operations in the same order whatever N is (the integer sums are exact, the float
-// accumulation runs block by block per token), so a token's result does not depend on the
-// tokens beside it. Per block and token, the scaled sums and the minimums' term are folded
-// into one 8-lane float accumulator (lane j: sub-block j's minimum), reduced at the end.
-template <bool kFive, int N>
-static inline void dot_q45k(const uint8_t* w, const TokenAct* t_act, int64_t nb, float* out) {
-    constexpr std::size_t kBytes = kFive ? sizeof(quant::BlockQ5_K) : sizeof(quant::BlockQ4_K);
-    __m256 acc[N];
+constexpr int kLanes = 8;        // tokens per register
+constexpr int kPassRows = 64;    // the matmul's row chunks have ≤ 64
+constexpr int kPassGroups = 32;  // 256 tokens: TypeKernels::tile_tokens below
+constexpr int kBand = 2;         // rows per micro-kernel
+constexpr int kGroups = 2;       // token groups per micro-kernel
+
+// The pass's rows, one super-block unpacked: quant bytes in element order; per sub-block
+// the scale as an int16 pair (sc, sc) (Q4_K/Q5_K: 8, unsigned; Q6_K: 16, signed); the
+// weights of the activation sums' term as int16 pairs (Q4_K/Q5_K: the mins m_2p, m_2p+1,
+// p < 4; Q6_K: the scales sc_2p, sc_2p+1, p < 8), d and dmin. Rows past the last real one
+// of a band are zero.
+struct alignas(32) RowsBlock {
+    uint8_t q[kPassRows][256];
+    int32_t scale[kPassRows][16];
+    int32_t pairs[kPassRows][8];
+    float d[kPassRows];
+    float dmin[kPassRows];
+};
+
+// Tokens of one group of 8, one super-block: q[k][4t..4t+3] = token t's activation bytes
+// 4k..4k+3; pairs[p][t] = the sums of token t's activations over sub-blocks 2p and 2p+1
+// as two int16 (Q4_K/Q5_K: 32 elements each, p < 4; Q6_K: 16, p < 8); da[t]: their
+// scale. Tokens past the last real one are zero.
+struct alignas(32) TokensBlock {
+    int8_t q[64][kLanes * 4];
+    int32_t pairs[8][kLanes];
+    float da[kLanes];
+};
+
+struct alignas(32) Scratch {
+    RowsBlock w;
+    float acc[kPassGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 8g + t
+};                                              // ~87 KB, one per thread
+
+// Transposes an 8 × 8 matrix of 32-bit elements (row i in r[i]) in place.
+static inline void transpose8(__m256i* r) {
+    __m256i t[8], u[8];
     HEARTH_UNROLL
-    for (int t = 0; t < N; ++t) acc[t] = _mm256_setzero_ps();
-    for (int64_t b = 0; b < nb; ++b) {
-        const uint8_t* p = w + static_cast<std::size_t>(b) * kBytes;
-        for (std::size_t line = 0; line < kBytes; line += 64) avx2::prefetch_ahead(p + line);
-        __m256i sumi[N], mins16;
-        q45k_block_sums<kFive, N>(p, t_act, b, sumi, mins16);
-        const __m256 wd = _mm256_set1_ps(avx2::fp16(avx2::load_u16(p)));
-        const __m256 wmin = _mm256_set1_ps(avx2::fp16(avx2::load_u16(p + 2)));
-        HEARTH_UNROLL
-        for (int t = 0; t < N; ++t) {
-            const __m256 da = _mm256_broadcast_ss(t_act[t].da + b);
-            // Σ_j m_j · Σ qa over sub-block j, one sub-block per int32 lane.
-            const __m256i bs =
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t_act[t].bsums + 16 * b));
-            const __m256 mins = _mm256_cvtepi32_ps(_mm256_madd_epi16(mins16, bs));
-            acc[t] = _mm256_fmadd_ps(_mm256_mul_ps(wd, da), _mm256_cvtepi32_ps(sumi[t]), acc[t]);
-            acc[t] = _mm256_fnmadd_ps(_mm256_mul_ps(wmin, da), mins, acc[t]);
-        }
+    for (int i = 0; i < 4; ++i) {
+        t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    // u[4h + c], 128-bit half L: rows 4h..4h+3 at column 4L + c.
+    HEARTH_UNROLL
+    for (int h = 0; h < 2; ++h) {
+        u[4 * h] = _mm256_unpacklo_epi64(t[4 * h], t[4 * h + 2]);
+        u[4 * h + 1] = _mm256_unpackhi_epi64(t[4 * h], t[4 * h + 2]);
+        u[4 * h + 2] = _mm256_unpacklo_epi64(t[4 * h + 1], t[4 * h + 3]);
+        u[4 * h + 3] = _mm256_unpackhi_epi64(t[4 * h + 1], t[4 * h + 3]);
     }
     HEARTH_UNROLL
-    for (int t = 0; t < N; ++t) out[t] = avx2::hsum(acc[t]);
-}
-
-// Q6_K: one weight row against N ≤ 8 tokens, unpacked once per super-block (as dot_q45k).
-template <int N>
-static inline void dot_q6k(const uint8_t* w, const TokenAct* t_act, int64_t nb, float* out) {
-    __m256 acc[N];
-    HEARTH_UNROLL
-    for (int t = 0; t < N; ++t) acc[t] = _mm256_setzero_ps();
-    for (int64_t b = 0; b < nb; ++b) {
-        const uint8_t* p = w + static_cast<std::size_t>(b) * sizeof(quant::BlockQ6_K);
-        for (std::size_t line = 0; line < sizeof(quant::BlockQ6_K); line += 64)
-            avx2::prefetch_ahead(p + line);
-        __m256i sumi[N], sc16;
-        q6k_block_sums<N>(p, t_act, b, sumi, sc16);
-        const float wd = avx2::fp16(avx2::load_u16(p + 208));
-        HEARTH_UNROLL
-        for (int t = 0; t < N; ++t) {
-            // The −32 offset: 32 · Σ_j sc_j · bsums_j.
-            const __m256i bs =
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t_act[t].bsums + 16 * b));
-            const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(sc16, bs), 5);
-            const float d = wd * t_act[t].da[b];
-            acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(d),
-                                     _mm256_cvtepi32_ps(_mm256_sub_epi32(sumi[t], offset)), acc[t]);
-        }
-    }
-    HEARTH_UNROLL
-    for (int t = 0; t < N; ++t) out[t] = avx2::hsum(acc[t]);
-}
-
-template <TensorType T, int N>
-void rows_x_tokens(const GemmArgs& a, const TokenAct* acts, float* const* outs) {
-    float r_out[N];
-    for (int r = 0; r < a.n_rows; ++r) {
-        const uint8_t* w = a.w + static_cast<std::size_t>(r) * a.w_stride;
-        if constexpr (T == TensorType::Q6_K) {
-            dot_q6k<N>(w, acts, a.nb, r_out);
-        } else {
-            dot_q45k<T == TensorType::Q5_K, N>(w, acts, a.nb, r_out);
-        }
-        for (int t = 0; t < N; ++t) outs[t][r] = r_out[t];
+    for (int c = 0; c < 4; ++c) {
+        r[c] = _mm256_permute2x128_si256(u[c], u[4 + c], 0x20);
+        r[4 + c] = _mm256_permute2x128_si256(u[c], u[4 + c], 0x31);
     }
 }
 
-// Tokens in groups of up to 8 (the weight rows of the tile stay in cache meanwhile): 8
-// tokens per super-block unpack ran the 1B-shaped Q4_K/Q5_K/Q6_K products 6-18 % faster
-// than 4 (hearth-kernel-bench --llama-1b, alternating runs), though the float
-// accumulators of 8 tokens no longer all fit in registers.
+// Unpacks super-block b of rows [0, n) of the pass (row i at w + i·w_stride) into rb;
+// rows [n, n rounded up to the band) are zeroed.
 template <TensorType T>
-void gemm_k(const GemmArgs& a) {
-    constexpr int kTokens = 8;
-    for (int t0 = 0; t0 < a.n_tokens; t0 += kTokens) {
-        const int n = std::min(kTokens, a.n_tokens - t0);
-        TokenAct acts[kTokens];
-        float* outs[kTokens];
-        for (int i = 0; i < n; ++i) {
-            acts[i] = token_act(a, t0 + i);
-            outs[i] = a.out + static_cast<std::size_t>(t0 + i) * a.out_stride;
-        }
-        switch (n) {
-            case 8:
-                rows_x_tokens<T, 8>(a, acts, outs);
-                break;
-            case 7:
-                rows_x_tokens<T, 7>(a, acts, outs);
-                break;
-            case 6:
-                rows_x_tokens<T, 6>(a, acts, outs);
-                break;
-            case 5:
-                rows_x_tokens<T, 5>(a, acts, outs);
-                break;
-            case 4:
-                rows_x_tokens<T, 4>(a, acts, outs);
-                break;
-            case 3:
-                rows_x_tokens<T, 3>(a, acts, outs);
-                break;
-            case 2:
-                rows_x_tokens<T, 2>(a, acts, outs);
-                break;
-            default:
-                rows_x_tokens<T, 1>(a, acts, outs);
-                break;
+static void unpack_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t b, RowsBlock& rb) {
+    const auto store = [](void* dst, __m256i v) {
+        _mm256_store_si256(reinterpret_cast<__m256i*>(dst), v);
+    };
+    const auto store128 = [](void* dst, __m128i v) {
+        _mm_store_si128(reinterpret_cast<__m128i*>(dst), v);
+    };
+    for (int i = 0; i < n; ++i) {
+        const uint8_t* p = w + static_cast<std::size_t>(i) * w_stride +
+                           static_cast<std::size_t>(b) * kKBlockBytes<T>;
+        // The row's next block, read by the next call: rows lie w_stride apart, a stride
+        // the hardware prefetcher does not follow.
+        for (std::size_t line = 0; line < kKBlockBytes<T>; line += 64)
+            _mm_prefetch(reinterpret_cast<const char*>(p + kKBlockBytes<T> + line), _MM_HINT_T0);
+        if constexpr (T == TensorType::Q6_K) {
+            const uint8_t* ql = p;
+            const uint8_t* qh = p + 128;
+            HEARTH_UNROLL
+            for (int h = 0; h < 2; ++h) {
+                const __m256i l0 =
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * h));
+                const __m256i l1 =
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * h + 32));
+                const __m256i hb =
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh + 32 * h));
+                HEARTH_UNROLL
+                for (int k = 0; k < 4; ++k)
+                    store(rb.q[i] + 128 * h + 32 * k, q6k_quants(l0, l1, hb, k));
+            }
+            const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 192));
+            const __m128i s_lo = _mm_cvtepi8_epi16(sc8);                     // sc0..7
+            const __m128i s_hi = _mm_cvtepi8_epi16(_mm_srli_si128(sc8, 8));  // sc8..15
+            store128(rb.scale[i], _mm_unpacklo_epi16(s_lo, s_lo));
+            store128(rb.scale[i] + 4, _mm_unpackhi_epi16(s_lo, s_lo));
+            store128(rb.scale[i] + 8, _mm_unpacklo_epi16(s_hi, s_hi));
+            store128(rb.scale[i] + 12, _mm_unpackhi_epi16(s_hi, s_hi));
+            store(rb.pairs[i], _mm256_cvtepi8_epi16(sc8));
+            rb.d[i] = avx2::fp16(avx2::load_u16(p + 208));
+            rb.dmin[i] = 0.0f;
+        } else {
+            constexpr bool kFive = T == TensorType::Q5_K;
+            const uint8_t* qh = p + 4 + quant::kKScaleBytes;
+            const uint8_t* qs = kFive ? qh + 32 : qh;
+            const __m256i hbits = kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh))
+                                        : _mm256_setzero_si256();
+            const auto group = [&](auto c_const) {
+                constexpr int c = decltype(c_const)::value;
+                __m256i lo, hi;
+                q45k_quants<kFive, c>(qs, hbits, lo, hi);
+                store(rb.q[i] + 64 * c, lo);
+                store(rb.q[i] + 64 * c + 32, hi);
+            };
+            group(std::integral_constant<int, 0>{});
+            group(std::integral_constant<int, 1>{});
+            group(std::integral_constant<int, 2>{});
+            group(std::integral_constant<int, 3>{});
+            // Bytes [sc0..7, m0..7]: scales to (sc, sc) pairs, mins to int16 pairs.
+            const __m128i sm = k4_scales_mins(p + 4);
+            const __m128i sc = _mm_cvtepu8_epi16(sm);
+            store128(rb.scale[i], _mm_unpacklo_epi16(sc, sc));
+            store128(rb.scale[i] + 4, _mm_unpackhi_epi16(sc, sc));
+            store128(rb.pairs[i], _mm_cvtepu8_epi16(_mm_unpackhi_epi64(sm, sm)));
+            rb.d[i] = avx2::fp16(avx2::load_u16(p));
+            rb.dmin[i] = avx2::fp16(avx2::load_u16(p + 2));
         }
     }
+    const int padded = (n + kBand - 1) / kBand * kBand;
+    for (int i = n; i < padded; ++i) {
+        for (int k = 0; k < 256; k += 32) store(rb.q[i] + k, _mm256_setzero_si256());
+        store(rb.scale[i], _mm256_setzero_si256());
+        store(rb.scale[i] + 8, _mm256_setzero_si256());
+        store(rb.pairs[i], _mm256_setzero_si256());
+        rb.d[i] = 0.0f;
+        rb.dmin[i] = 0.0f;
+    }
+}
+
+// Super-block b of tokens [t0, t0 + n), n ≤ 8, into tb (see TokensBlock).
+template <TensorType T>
+static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock& tb) {
+    TokenAct act[kLanes];
+    for (int t = 0; t < n; ++t) act[t] = token_act(a, t0 + t);
+    __m256i r[kLanes];
+    HEARTH_UNROLL
+    for (int c = 0; c < 8; ++c) {  // 32 activation bytes (8 groups of 4) per token
+        for (int t = 0; t < kLanes; ++t)
+            r[t] = t < n ? _mm256_loadu_si256(
+                               reinterpret_cast<const __m256i*>(act[t].qa + 256 * b + 32 * c))
+                         : _mm256_setzero_si256();
+        transpose8(r);
+        HEARTH_UNROLL
+        for (int k = 0; k < 8; ++k)
+            _mm256_store_si256(reinterpret_cast<__m256i*>(tb.q[8 * c + k]), r[k]);
+    }
+    for (int t = 0; t < kLanes; ++t) {
+        if (t >= n) {
+            r[t] = _mm256_setzero_si256();
+            continue;
+        }
+        const __m256i bs =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(act[t].bsums + 16 * b));
+        if constexpr (T == TensorType::Q6_K) {  // 16-element sub-blocks: the bsums as they are
+            r[t] = bs;
+        } else {  // 32-element sub-blocks: pairs of the 16-element sums, packed to int16
+            const __m256i s32 = _mm256_madd_epi16(bs, _mm256_set1_epi16(1));
+            r[t] = _mm256_castsi128_si256(
+                _mm_packs_epi32(_mm256_castsi256_si128(s32), _mm256_extracti128_si256(s32, 1)));
+            r[t] = _mm256_blend_epi32(r[t], _mm256_setzero_si256(), 0xf0);
+        }
+    }
+    transpose8(r);
+    HEARTH_UNROLL
+    for (int p = 0; p < 8; ++p) _mm256_store_si256(reinterpret_cast<__m256i*>(tb.pairs[p]), r[p]);
+    for (int t = 0; t < kLanes; ++t) tb.da[t] = t < n ? act[t].da[b] : 0.0f;
+}
+
+// Rows [r0, r0 + R) of rb against G groups of 8 tokens (xs[q], accumulators accs[q]):
+// one super-block's step of the order for each (row, token), into accs[q][r][t].
+template <TensorType T, int R, int G>
+static inline void micro(const RowsBlock& rb, int r0, const TokensBlock* const* xs,
+                         float (*const* accs)[kLanes]) {
+    constexpr bool kSix = T == TensorType::Q6_K;
+    constexpr int kSubs = kSix ? 16 : 8;
+    constexpr int kGroupsPerSub = 64 / kSubs;  // 4-byte groups per sub-block
+    // 4-byte groups whose maddubs pair sums add up in int16 without overflow (see top).
+    constexpr int kFlush = T == TensorType::Q4_K ? 8 : T == TensorType::Q5_K ? 4 : 2;
+    __m256i s1[R][G];
+    HEARTH_UNROLL
+    for (int i = 0; i < R; ++i) {
+        HEARTH_UNROLL
+        for (int q = 0; q < G; ++q) s1[i][q] = _mm256_setzero_si256();
+    }
+    for (int j = 0; j < kSubs; ++j) {
+        HEARTH_UNROLL
+        for (int h = 0; h < kGroupsPerSub / kFlush; ++h) {
+            __m256i d16[R][G];
+            HEARTH_UNROLL
+            for (int g = 0; g < kFlush; ++g) {
+                const int k = j * kGroupsPerSub + h * kFlush + g;
+                __m256i xq[G];
+                HEARTH_UNROLL
+                for (int q = 0; q < G; ++q)
+                    xq[q] = _mm256_load_si256(reinterpret_cast<const __m256i*>(xs[q]->q[k]));
+                HEARTH_UNROLL
+                for (int i = 0; i < R; ++i) {
+                    const __m256i wq =
+                        _mm256_set1_epi32(static_cast<int>(avx2::load_u32(rb.q[r0 + i] + 4 * k)));
+                    HEARTH_UNROLL
+                    for (int q = 0; q < G; ++q) {
+                        const __m256i p = _mm256_maddubs_epi16(wq, xq[q]);
+                        d16[i][q] = g == 0 ? p : _mm256_add_epi16(d16[i][q], p);
+                        avx2::pin(d16[i][q]);  // the chain as written, not a tree (see pin)
+                    }
+                }
+            }
+            HEARTH_UNROLL
+            for (int i = 0; i < R; ++i) {
+                const __m256i sc = _mm256_set1_epi32(rb.scale[r0 + i][j]);
+                HEARTH_UNROLL
+                for (int q = 0; q < G; ++q) {
+                    s1[i][q] = _mm256_add_epi32(s1[i][q], _mm256_madd_epi16(d16[i][q], sc));
+                    avx2::pin(s1[i][q]);
+                }
+            }
+        }
+    }
+    constexpr int kPairs = kSubs / 2;
+    HEARTH_UNROLL
+    for (int q = 0; q < G; ++q) {
+        const __m256 da = _mm256_load_ps(xs[q]->da);
+        HEARTH_UNROLL
+        for (int i = 0; i < R; ++i) {
+            // Q4_K/Q5_K: S2 = Σ_j m_j·Σa; Q6_K: Σ_j sc_j·Σa, 32 times which comes off S1.
+            __m256i s2 = _mm256_setzero_si256();
+            HEARTH_UNROLL
+            for (int p = 0; p < kPairs; ++p)
+                s2 = _mm256_add_epi32(
+                    s2, _mm256_madd_epi16(
+                            _mm256_load_si256(reinterpret_cast<const __m256i*>(xs[q]->pairs[p])),
+                            _mm256_set1_epi32(rb.pairs[r0 + i][p])));
+            __m256 f;
+            if constexpr (kSix) {
+                f = _mm256_mul_ps(
+                    _mm256_cvtepi32_ps(_mm256_sub_epi32(s1[i][q], _mm256_slli_epi32(s2, 5))),
+                    _mm256_set1_ps(rb.d[r0 + i]));
+            } else {
+                f = _mm256_mul_ps(_mm256_cvtepi32_ps(s1[i][q]), _mm256_set1_ps(rb.d[r0 + i]));
+                f = _mm256_fnmadd_ps(_mm256_set1_ps(rb.dmin[r0 + i]), _mm256_cvtepi32_ps(s2), f);
+            }
+            float* ac = accs[q][r0 + i];
+            _mm256_store_ps(ac, _mm256_fmadd_ps(f, da, _mm256_load_ps(ac)));
+        }
+    }
+}
+
+// Token group g of a's activations (all nb blocks) into dst, as ActPacker::pack.
+template <TensorType T>
+static void pack_group(const GemmArgs& a, int g, uint8_t* dst) {
+    auto* tb = reinterpret_cast<TokensBlock*>(dst);
+    const int n = a.n_tokens - g * kLanes < kLanes ? a.n_tokens - g * kLanes : kLanes;
+    for (int64_t b = 0; b < a.nb; ++b) pack_tokens<T>(a, g * kLanes, n, b, tb[b]);
+}
+
+static std::size_t packed_bytes(int64_t nb, int n_tokens) {
+    const auto groups = static_cast<std::size_t>((n_tokens + kLanes - 1) / kLanes);
+    return groups * static_cast<std::size_t>(nb) * sizeof(TokensBlock);
+}
+
+// Rows [r0, r0 + nr) against whole groups of tokens [t0, t0 + nt), nr ≤ 64, nt ≤ 256.
+template <TensorType T>
+static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) {
+    const int groups = nt / kLanes;
+    const int bands = (nr + kBand - 1) / kBand;
+    for (int g = 0; g < groups; ++g)
+        for (int i = 0; i < bands * kBand; ++i) _mm256_store_ps(s.acc[g][i], _mm256_setzero_ps());
+    const uint8_t* w = a.w + static_cast<std::size_t>(r0) * a.w_stride;
+    const auto* packed = reinterpret_cast<const TokensBlock*>(a.act_packed);
+    for (int64_t b = 0; b < a.nb; ++b) {
+        unpack_rows<T>(w, a.w_stride, nr, b, s.w);
+        // kGroups token groups at a time (their activations stay in L1 while every band
+        // of the pass runs against them), packed once for the product (t0: a multiple of
+        // 8); a last odd group alone.
+        for (int g0 = 0; g0 < groups; g0 += kGroups) {
+            const TokensBlock* xs[kGroups];
+            float(*accs[kGroups])[kLanes];
+            const int ng = groups - g0 < kGroups ? groups - g0 : kGroups;
+            for (int q = 0; q < ng; ++q) {
+                xs[q] = packed +
+                        static_cast<std::size_t>(t0 / kLanes + g0 + q) *
+                            static_cast<std::size_t>(a.nb) +
+                        static_cast<std::size_t>(b);
+                accs[q] = s.acc[g0 + q];
+            }
+            if (ng == kGroups) {
+                for (int band = 0; band < bands; ++band)
+                    micro<T, kBand, kGroups>(s.w, band * kBand, xs, accs);
+            } else {
+                for (int band = 0; band < bands; ++band)
+                    micro<T, kBand, 1>(s.w, band * kBand, xs, accs);
+            }
+        }
+    }
+    // Out: 8 rows × 8 tokens at a time, transposed to the tokens' rows of out.
+    for (int g = 0; g < groups; ++g) {
+        float* o = a.out + static_cast<std::size_t>(t0 + g * kLanes) * a.out_stride + r0;
+        for (int i0 = 0; i0 < nr; i0 += 8) {
+            const int n_r = nr - i0 < 8 ? nr - i0 : 8;
+            __m256i v[8];
+            HEARTH_UNROLL
+            for (int i = 0; i < 8; ++i)
+                v[i] = _mm256_castps_si256(_mm256_load_ps(s.acc[g][i0 + (i < n_r ? i : 0)]));
+            transpose8(v);
+            for (int t = 0; t < kLanes; ++t) {
+                float* dst = o + static_cast<std::size_t>(t) * a.out_stride + i0;
+                if (n_r == 8) {
+                    _mm256_storeu_ps(dst, _mm256_castsi256_ps(v[t]));
+                } else {
+                    alignas(32) float lanes[8];
+                    _mm256_store_ps(lanes, _mm256_castsi256_ps(v[t]));
+                    for (int i = 0; i < n_r; ++i) dst[i] = lanes[i];
+                }
+            }
+        }
+    }
+}
+
+// This thread's scratch, made on first use (see avx512::ThreadScratch for why not an
+// AlignedBuffer).
+class ThreadScratch {
+  public:
+    ~ThreadScratch() { ::operator delete (s_, std::align_val_t{alignof(Scratch)}); }
+    Scratch& get() {
+        if (!s_)
+            s_ = static_cast<Scratch*>(
+                ::operator new (sizeof(Scratch), std::align_val_t{alignof(Scratch)}));
+        return *s_;
+    }
+
+  private:
+    Scratch* s_ = nullptr;
+};
+
+// Whole groups of 8 tokens with the activations packed by matmul (TypeKernels::pack_act);
+// the rest (fewer than 8), or a caller that did not pack: the few-token kernel, same bits.
+template <TensorType T>
+static void gemm_k(const GemmArgs& a) {
+    int done = 0;
+    if (a.act_packed) {
+        static thread_local ThreadScratch holder;
+        Scratch& s = holder.get();
+        done = a.n_tokens / kLanes * kLanes;
+        constexpr int kPassTokens = kPassGroups * kLanes;
+        for (int r0 = 0; r0 < a.n_rows; r0 += kPassRows) {
+            const int nr = a.n_rows - r0 < kPassRows ? a.n_rows - r0 : kPassRows;
+            for (int t0 = 0; t0 < done; t0 += kPassTokens)
+                pass<T>(a, s, r0, nr, t0, done - t0 < kPassTokens ? done - t0 : kPassTokens);
+        }
+    }
+    if (done == a.n_tokens) return;
+    GemmArgs tail = a;
+    tail.act = a.act + static_cast<std::size_t>(done) * a.act_stride;
+    tail.out = a.out + static_cast<std::size_t>(done) * a.out_stride;
+    tail.act_packed = nullptr;
+    tail.n_tokens = a.n_tokens - done;
+    kquant_few<T>(tail);
 }
 
 }  // namespace
+
+const ActPacker kAvx2PackQ4_K{packed_bytes, pack_group<TensorType::Q4_K>, kLanes};
+const ActPacker kAvx2PackQ5_K{packed_bytes, pack_group<TensorType::Q5_K>, kLanes};
+const ActPacker kAvx2PackQ6_K{packed_bytes, pack_group<TensorType::Q6_K>, kLanes};
 
 void gemm_avx2_q4_k(const GemmArgs& a) {
     gemm_k<TensorType::Q4_K>(a);

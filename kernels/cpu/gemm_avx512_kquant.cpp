@@ -1,6 +1,6 @@
 // AVX-512 kernels for the K-quants (Q4_K, Q5_K, Q6_K) against Q8xK activations, in the
-// float order of kquant_avx512.h. Tiles of 16 tokens or more run here; fewer tokens (and
-// a tile's last few) run gemm_avx512_kquant_few.cpp, which gives the same bits.
+// K-quant order (kquant_few.h). Tiles of 16 tokens or more run here; fewer tokens (and
+// a tile's last few) run the few-token kernel of kquant_few.h, which gives the same bits.
 //
 // Tokens lie in the lanes of a register: 16 tokens × 4 activation bytes per 512-bit
 // register, and one vpdpbusd adds a weight row's 4 bytes (broadcast, unsigned quants)
@@ -20,8 +20,7 @@
 #include <type_traits>
 
 #include "cpu/avx512_util.h"
-#include "cpu/kquant_avx2.h"
-#include "cpu/kquant_avx512.h"
+#include "cpu/kquant_few.h"
 
 namespace hearth::kernels::cpu {
 
@@ -320,7 +319,7 @@ static void gemm_k512(const GemmArgs& a) {
     tail.out = a.out + static_cast<std::size_t>(done) * a.out_stride;
     tail.act_packed = nullptr;
     tail.n_tokens = a.n_tokens - done;
-    kquant_few_avx512(T, tail);
+    kquant_few<T>(tail);
 }
 
 }  // namespace

@@ -16,9 +16,9 @@
 //    reference (float accumulation vs double).
 //  * AVX2 vs scalar matmul: identical bits for the 32-element formats (same operations in
 //    the same order, llama.cpp's), 2e-5 · Σ|W·x̂| for the others (different float order).
-//    AVX-512 vs AVX2: identical bits, except the K-quants and Q8_0, whose AVX-512 kernels
-//    follow their own orders (kernels/cpu/kquant_avx512.h, gemm_avx512_q8_0.cpp) and must
-//    give a scalar model's bits (avx512_order_model.h).
+//    AVX-512 vs AVX2: identical bits. The K-quants follow their own order at both levels
+//    (kernels/cpu/kquant_few.h) and Q8_0 its own at the AVX-512 level
+//    (gemm_avx512_q8_0.cpp): those must give a scalar model's bits (simd_order_model.h).
 //  * activation quantisation: AVX2 bytes == scalar bytes, d·q == the reference's (d in
 //    fp16, as llama.cpp's block_q8_0 / block_q8_1), s as llama.cpp stores it.
 //  * rms_norm: 1e-5 relative per element (ggml's float mean and scale vs double).
@@ -34,10 +34,10 @@
 #include <memory>
 #include <random>
 
-#include "avx512_order_model.h"
 #include "cpu/act_quant.h"
 #include "cpu/cpu_backend.h"
 #include "reference/reference_ops.h"
+#include "simd_order_model.h"
 #include "tst_cpu_helpers.h"
 
 using hearth::kernels::CpuBackend;
@@ -298,10 +298,13 @@ class TestCpuOps : public QObject {
 
             // The AVX-512 level's own orders (K-quants, Q8_0), modelled per (row, token).
             const float* b_or_null = with_bias ? bias.data() : nullptr;
-            const bool own_order = is_k_quant(type) || type == TensorType::Q8_0;
-            const std::vector<float> k512 =
-                is_k_quant(type) ? kquant_avx512_model_matmul(type, wbytes.data(), s.rows, cols,
-                                                              x.data(), s.tokens, b_or_null)
+            // The K-quant order holds at both SIMD levels, Q8_0's at the AVX-512 level.
+            const auto own_order_at = [&](SimdLevel level) {
+                return is_k_quant(type) || (type == TensorType::Q8_0 && level == SimdLevel::Avx512);
+            };
+            const std::vector<float> order_model =
+                is_k_quant(type) ? kquant_order_model_matmul(type, wbytes.data(), s.rows, cols,
+                                                             x.data(), s.tokens, b_or_null)
                 : type == TensorType::Q8_0 ? q8_0_avx512_model_matmul(wbytes.data(), s.rows, cols,
                                                                       x.data(), s.tokens, b_or_null)
                                            : std::vector<float>{};
@@ -335,15 +338,16 @@ class TestCpuOps : public QObject {
                                                   .arg(bound)));
                     }
                     if (level == SimdLevel::Avx2 && avx2.empty()) avx2 = out;
-                    if (level == SimdLevel::Avx512 && own_order) {
-                        // The K-quants' and Q8_0's own float orders at this level, whichever
-                        // kernel ran and whatever the batch: the model's bits.
+                    const bool own_order = level != SimdLevel::Scalar && own_order_at(level);
+                    if (own_order) {
+                        // The K-quants' and Q8_0's own float orders, whichever kernel ran and
+                        // whatever the batch: the model's bits.
                         for (std::size_t i = 0; i < n_out; ++i)
-                            HEARTH_CHECK(std::memcmp(&out[i], &k512[i], sizeof(float)) == 0,
+                            HEARTH_CHECK(std::memcmp(&out[i], &order_model[i], sizeof(float)) == 0,
                                          (where + QString(": out[%1] = %2, order model %3")
                                                       .arg(i)
                                                       .arg(double(out[i]), 0, 'g', 9)
-                                                      .arg(double(k512[i]), 0, 'g', 9)));
+                                                      .arg(double(order_model[i]), 0, 'g', 9)));
                     } else if (level == SimdLevel::Avx512) {
                         // Same integer sums and float operations as AVX2: same bits for
                         // every thread count.
@@ -353,7 +357,7 @@ class TestCpuOps : public QObject {
                     }
                     if (first.empty()) {
                         first = out;
-                    } else if (block_of(type) == 32 && !(level == SimdLevel::Avx512 && own_order)) {
+                    } else if (block_of(type) == 32 && !own_order) {
                         // The 32-element formats: every level and thread count, same bits.
                         HEARTH_CHECK(
                             std::memcmp(out.data(), first.data(), n_out * sizeof(float)) == 0,

@@ -1,7 +1,7 @@
-// Scalar models of the AVX-512 level's own float orders, for the K-quants
-// (kernels/cpu/kquant_avx512.h) and Q8_0 (kernels/cpu/gemm_avx512_q8_0.cpp), written from
-// the GGUF block layouts (ggml's dequantize_row_*) one element at a time: the kernels at
-// that level must give their bits exactly.
+// Scalar models of the SIMD levels' own float orders, for the K-quants at the AVX2 and
+// AVX-512 levels (kernels/cpu/kquant_few.h) and Q8_0 at the AVX-512 level
+// (kernels/cpu/gemm_avx512_q8_0.cpp), written from the GGUF block layouts (ggml's
+// dequantize_row_*) one element at a time: the kernels must give their bits exactly.
 #pragma once
 
 #include <cmath>
@@ -71,8 +71,8 @@ inline KBlockRaw decode_k_block(quant::TensorType type, const uint8_t* p) {
 }
 
 // Row `row` (nb super-blocks of type) against one token's Q8xK activations q8k.
-inline float kquant_avx512_model(quant::TensorType type, const uint8_t* row, const uint8_t* q8k,
-                                 int64_t nb) {
+inline float kquant_order_model(quant::TensorType type, const uint8_t* row, const uint8_t* q8k,
+                                int64_t nb) {
     const auto* qa = reinterpret_cast<const int8_t*>(q8k);
     float da[64];  // nb ≤ 64 in the tests
     std::memcpy(da, q8k + kernels::cpu::q8k_d_offset(nb), static_cast<std::size_t>(nb) * 4);
@@ -106,12 +106,12 @@ inline float kquant_avx512_model(quant::TensorType type, const uint8_t* row, con
     return acc;
 }
 
-// The whole product as the AVX-512 level computes it: rows × cols weights of type
+// The whole product as the AVX2 and AVX-512 levels compute it: rows × cols weights of type
 // (K-quant) against tokens rows of x, quantised as the kernels quantise them (the scalar
 // quantiser, whose bytes the AVX2 one matches); out[t · rows + r], plus bias[r] if given.
-inline std::vector<float> kquant_avx512_model_matmul(quant::TensorType type, const uint8_t* w,
-                                                     int rows, int64_t cols, const float* x,
-                                                     int tokens, const float* bias) {
+inline std::vector<float> kquant_order_model_matmul(quant::TensorType type, const uint8_t* w,
+                                                    int rows, int64_t cols, const float* x,
+                                                    int tokens, const float* bias) {
     const int64_t nb = cols / 256;
     const std::size_t row_bytes = static_cast<std::size_t>(nb) * quant::traits(type)->block_bytes;
     std::vector<uint8_t> q8k(kernels::cpu::q8k_row_bytes(nb));
@@ -119,8 +119,8 @@ inline std::vector<float> kquant_avx512_model_matmul(quant::TensorType type, con
     for (int t = 0; t < tokens; ++t) {
         kernels::cpu::quantize_q8k_scalar(x + t * cols, nb, q8k.data());
         for (int r = 0; r < rows; ++r) {
-            float v = kquant_avx512_model(type, w + static_cast<std::size_t>(r) * row_bytes,
-                                          q8k.data(), nb);
+            float v = kquant_order_model(type, w + static_cast<std::size_t>(r) * row_bytes,
+                                         q8k.data(), nb);
             if (bias) v += bias[r];
             out[static_cast<std::size_t>(t) * static_cast<std::size_t>(rows) +
                 static_cast<std::size_t>(r)] = v;

@@ -1,18 +1,38 @@
-// AVX-512 level K-quant products for a few tokens (decode, short tiles), in the float
-// order of kquant_avx512.h.
+// The K-quant order (Q4_K, Q5_K, Q6_K against Q8xK activations), one float order for
+// every token count and for both SIMD levels, and the few-token kernel that follows it.
 //
-// Each weight row is read as the AVX2 kernel reads it (a super-block unpacked once for up
-// to 8 tokens, maddubs + madd with the sub-block scales): per block and token that gives
-// 8 int32 lanes whose sum is the exact S1 (and, for Q4_K/Q5_K, 8 lanes summing to S2).
-// Eight rows are read side by side; the lane sums of their vectors are transposed into
-// one register (lane i: row i), and the float steps of the order run for the 8 rows at
-// once. The weights stream from memory one row after another within a chunk of blocks,
-// prefetched ahead as in the AVX2 kernel.
+// The order. For weight row r and token t, super-block by super-block (b = 0, 1, ..):
+//   Q4_K / Q5_K:  S1 = Σ_j sc_j · Σ_{i∈j} q_i·a_i     S2 = Σ_j m_j · Σ_{i∈j} a_i   (int32, exact)
+//                 f  = fl(S1) · d_b;   f = f − dmin_b · fl(S2)   (one rounding: fnmadd)
+//   Q6_K:         S1 = Σ_j sc_j · (Σ_{i∈j} q_i·a_i − 32 · Σ_{i∈j} a_i)              (int32, exact)
+//                 f  = fl(S1) · d_b
+//   then          acc = fma(f, da_b, acc)    (acc starts at 0; the result is acc)
+// with j the sub-blocks (32 elements for Q4_K/Q5_K, 16 for Q6_K), q the unsigned quants,
+// a the token's int8 activations and da_b their scale. Every step is a single IEEE
+// operation on values that do not depend on the token's company, so a row's result is
+// the same bits whichever kernel computes it, whatever the batch and whether the AVX2 or
+// the AVX-512 level runs: the kernels differ only in how they lay the work out.
+// tst_cpu_ops checks every kernel against a scalar model of this order, bit for bit. (The
+// portable scalar kernels keep their own order, 2e-5 · Σ|W·x̂| from it.)
 //
-// Built with AVX-512 F/BW/VL/VNNI enabled (for the 32 vector registers; the arithmetic is
-// AVX2's); internal linkage only, see avx2_util.h.
+//   - few tokens (here): decode and the last tokens of a tile.
+//   - tiles, tokens side by side in the lanes of a register: 8 per register at the AVX2
+//     level (gemm_avx2_kquant.cpp, maddubs), 16 at the AVX-512 level
+//     (gemm_avx512_kquant.cpp, vpdpbusd).
+//
+// The few-token kernel: each weight row is read as the earlier AVX2 kernel read it (a
+// super-block unpacked once for up to 8 tokens, maddubs + madd with the sub-block
+// scales): per block and token that gives 8 int32 lanes whose sum is the exact S1 (and,
+// for Q4_K/Q5_K, 8 lanes summing to S2). Eight rows are read side by side; the lane sums
+// of their vectors are transposed into one register (lane i: row i), and the float steps
+// of the order run for the 8 rows at once. The weights stream from memory one row after
+// another within a chunk of blocks, prefetched ahead.
+//
+// Include only from the kernel files of a level (AVX2 arithmetic; the AVX-512 files give
+// it 32 vector registers); everything is in an unnamed namespace, see avx2_util.h.
+#pragma once
+
 #include "cpu/kquant_avx2.h"
-#include "cpu/kquant_avx512.h"
 
 namespace hearth::kernels::cpu {
 
@@ -138,8 +158,9 @@ static void tokens_n(const GemmArgs& a, int t0) {
     for (int r0 = 0; r0 < a.n_rows; r0 += kRows) rows8_x_tokens<T, N>(a, r0, t0);
 }
 
+// Any number of tokens (meant for fewer than a tile's group), type Q4_K, Q5_K or Q6_K.
 template <TensorType T>
-static void few(const GemmArgs& a) {
+static void kquant_few(const GemmArgs& a) {
     constexpr int kTokens = 8;
     for (int t0 = 0; t0 < a.n_tokens; t0 += kTokens) {
         switch (a.n_tokens - t0 < kTokens ? a.n_tokens - t0 : kTokens) {
@@ -172,18 +193,5 @@ static void few(const GemmArgs& a) {
 }
 
 }  // namespace
-
-void kquant_few_avx512(TensorType type, const GemmArgs& a) {
-    switch (type) {
-        case TensorType::Q4_K:
-            return few<TensorType::Q4_K>(a);
-        case TensorType::Q5_K:
-            return few<TensorType::Q5_K>(a);
-        case TensorType::Q6_K:
-            return few<TensorType::Q6_K>(a);
-        default:
-            return;
-    }
-}
 
 }  // namespace hearth::kernels::cpu

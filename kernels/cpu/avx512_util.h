@@ -5,10 +5,10 @@
 #include <immintrin.h>
 
 #include <cstddef>
-#include <new>
 #include <type_traits>
 
-#include "cpu/avx2_util.h"  // HEARTH_UNROLL
+#include "cpu/avx2_lanes.h"  // thread_scratch
+#include "cpu/avx2_util.h"   // HEARTH_UNROLL
 
 namespace hearth::kernels::cpu::avx512 {
 
@@ -111,32 +111,7 @@ static inline void with_groups(int n, F&& f) {
     }
 }
 
-namespace {
-
-// One S per thread, 64-byte aligned, made on first use (a pool thread runs one tile at a
-// time). Not an AlignedBuffer, whose inline members would be compiled with AVX-512
-// enabled in these files (see avx2_util.h); in an unnamed namespace, so every file has its
-// own.
-template <typename S>
-class ThreadScratch {
-  public:
-    ~ThreadScratch() { ::operator delete (s_, std::align_val_t{alignof(S)}); }
-    S& get() {
-        if (!s_) s_ = static_cast<S*>(::operator new (sizeof(S), std::align_val_t{alignof(S)}));
-        return *s_;
-    }
-
-  private:
-    S* s_ = nullptr;
-};
-
-// This thread's S.
-template <typename S>
-S& thread_scratch() {
-    static thread_local ThreadScratch<S> holder;
-    return holder.get();
-}
-
-}  // namespace
+// This thread's scratch of type S (avx2_lanes.h).
+using avx2::thread_scratch;
 
 }  // namespace hearth::kernels::cpu::avx512

@@ -14,9 +14,8 @@ enum class SimdLevel {
     Avx2,    // x86-64 AVX2 + FMA + F16C (Haswell / Zen and later)
     Avx512,  // Avx2 plus AVX-512 F/BW/VL/VNNI (Ice Lake / Zen 4 and later): the prefill
              // products of the quantised types in 512-bit registers, the rest as Avx2.
-             // The same bits as Avx2 (the K-quants follow one order at both levels,
-             // kquant_few.h), except Q8_0's products, which follow their own float order
-             // at this level (gemm_avx512_q8_0.cpp).
+             // The same bits as Avx2 for every op (the K-quants and Q8_0 follow orders
+             // of their own at both levels: kquant_few.h, gemm_avx2_q8_0.cpp).
 };
 
 // Whether a resolved level runs the AVX2 kernels (Avx512 runs them for every op it has no

@@ -20,9 +20,9 @@
 // every int16 partial within 32767.
 //
 // Built with -mavx2 -mfma -mf16c; internal linkage only (see avx2_util.h).
-#include <new>
 #include <type_traits>
 
+#include "cpu/avx2_lanes.h"
 #include "cpu/kquant_few.h"
 
 namespace hearth::kernels::cpu {
@@ -64,29 +64,6 @@ struct alignas(32) Scratch {
     RowsBlock w;
     float acc[kPassGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 8g + t
 };                                              // ~87 KB, one per thread
-
-// Transposes an 8 × 8 matrix of 32-bit elements (row i in r[i]) in place.
-static inline void transpose8(__m256i* r) {
-    __m256i t[8], u[8];
-    HEARTH_UNROLL
-    for (int i = 0; i < 4; ++i) {
-        t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-    }
-    // u[4h + c], 128-bit half L: rows 4h..4h+3 at column 4L + c.
-    HEARTH_UNROLL
-    for (int h = 0; h < 2; ++h) {
-        u[4 * h] = _mm256_unpacklo_epi64(t[4 * h], t[4 * h + 2]);
-        u[4 * h + 1] = _mm256_unpackhi_epi64(t[4 * h], t[4 * h + 2]);
-        u[4 * h + 2] = _mm256_unpacklo_epi64(t[4 * h + 1], t[4 * h + 3]);
-        u[4 * h + 3] = _mm256_unpackhi_epi64(t[4 * h + 1], t[4 * h + 3]);
-    }
-    HEARTH_UNROLL
-    for (int c = 0; c < 4; ++c) {
-        r[c] = _mm256_permute2x128_si256(u[c], u[4 + c], 0x20);
-        r[4 + c] = _mm256_permute2x128_si256(u[c], u[4 + c], 0x31);
-    }
-}
 
 // Unpacks super-block b of rows [0, n) of the pass (row i at w + i·w_stride) into rb;
 // rows [n, n rounded up to the band) are zeroed.
@@ -180,7 +157,7 @@ static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock
             r[t] = t < n ? _mm256_loadu_si256(
                                reinterpret_cast<const __m256i*>(act[t].qa + 256 * b + 32 * c))
                          : _mm256_setzero_si256();
-        transpose8(r);
+        avx2::transpose8(r);
         HEARTH_UNROLL
         for (int k = 0; k < 8; ++k)
             _mm256_store_si256(reinterpret_cast<__m256i*>(tb.q[8 * c + k]), r[k]);
@@ -201,7 +178,7 @@ static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock
             r[t] = _mm256_blend_epi32(r[t], _mm256_setzero_si256(), 0xf0);
         }
     }
-    transpose8(r);
+    avx2::transpose8(r);
     HEARTH_UNROLL
     for (int p = 0; p < 8; ++p) _mm256_store_si256(reinterpret_cast<__m256i*>(tb.pairs[p]), r[p]);
     for (int t = 0; t < kLanes; ++t) tb.da[t] = t < n ? act[t].da[b] : 0.0f;
@@ -336,42 +313,10 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
     // Out: 8 rows × 8 tokens at a time, transposed to the tokens' rows of out.
     for (int g = 0; g < groups; ++g) {
         float* o = a.out + static_cast<std::size_t>(t0 + g * kLanes) * a.out_stride + r0;
-        for (int i0 = 0; i0 < nr; i0 += 8) {
-            const int n_r = nr - i0 < 8 ? nr - i0 : 8;
-            __m256i v[8];
-            HEARTH_UNROLL
-            for (int i = 0; i < 8; ++i)
-                v[i] = _mm256_castps_si256(_mm256_load_ps(s.acc[g][i0 + (i < n_r ? i : 0)]));
-            transpose8(v);
-            for (int t = 0; t < kLanes; ++t) {
-                float* dst = o + static_cast<std::size_t>(t) * a.out_stride + i0;
-                if (n_r == 8) {
-                    _mm256_storeu_ps(dst, _mm256_castsi256_ps(v[t]));
-                } else {
-                    alignas(32) float lanes[8];
-                    _mm256_store_ps(lanes, _mm256_castsi256_ps(v[t]));
-                    for (int i = 0; i < n_r; ++i) dst[i] = lanes[i];
-                }
-            }
-        }
+        for (int i0 = 0; i0 < nr; i0 += 8)
+            avx2::store_rows_x8(s.acc[g] + i0, nr - i0 < 8 ? nr - i0 : 8, o + i0, a.out_stride);
     }
 }
-
-// This thread's scratch, made on first use (see avx512::ThreadScratch for why not an
-// AlignedBuffer).
-class ThreadScratch {
-  public:
-    ~ThreadScratch() { ::operator delete (s_, std::align_val_t{alignof(Scratch)}); }
-    Scratch& get() {
-        if (!s_)
-            s_ = static_cast<Scratch*>(
-                ::operator new (sizeof(Scratch), std::align_val_t{alignof(Scratch)}));
-        return *s_;
-    }
-
-  private:
-    Scratch* s_ = nullptr;
-};
 
 // Whole groups of 8 tokens with the activations packed by matmul (TypeKernels::pack_act);
 // the rest (fewer than 8), or a caller that did not pack: the few-token kernel, same bits.
@@ -379,8 +324,7 @@ template <TensorType T>
 static void gemm_k(const GemmArgs& a) {
     int done = 0;
     if (a.act_packed) {
-        static thread_local ThreadScratch holder;
-        Scratch& s = holder.get();
+        Scratch& s = avx2::thread_scratch<Scratch>();
         done = a.n_tokens / kLanes * kLanes;
         constexpr int kPassTokens = kPassGroups * kLanes;
         for (int r0 = 0; r0 < a.n_rows; r0 += kPassRows) {

@@ -1,11 +1,11 @@
-// AVX2 kernels for the 32-element weight formats (Q4_1, Q5_0, Q5_1, Q8_0) against
-// Q8x32 activations (act_quant.h). Per weight block and token:
+// AVX2 kernels for the 32-element weight formats Q4_1, Q5_0 and Q5_1 against Q8x32
+// activations (act_quant.h), in llama.cpp's order. Per weight block and token:
 //     int32 Σ q·qa   (maddubs + madd: 32 byte products, 8 lane partial sums)
 //     acc += (dw·da) · Σ q·qa          (8-lane float accumulator)
 //     acc_m += mw · s                  (the block offset term, see act_quant.h)
-// Q5_0 is handled as unsigned quants with offset m = -16·d, so every format except Q8_0
-// is an unsigned × signed byte product; Q8_0 moves the weight's sign onto the activation
-// first. (Q4_0 has its own kernel on a repacked layout: gemm_avx2_q4_0x8.cpp.)
+// Q5_0 is handled as unsigned quants with offset m = -16·d, so every format is an
+// unsigned × signed byte product. (Q4_0 has its own kernel on a repacked layout,
+// gemm_avx2_q4_0x8.cpp, and Q8_0 its own order, gemm_avx2_q8_0.cpp.)
 //
 // Tiles: one token (decode) runs 4 weight rows side by side (see gemv_rows); several tokens
 // run R weight rows × 4 tokens, so each weight block is unpacked once and reused 4 times
@@ -53,8 +53,7 @@ static inline void gemv_rows(const uint8_t* w, std::size_t ws, int64_t nb, const
             if constexpr (Fmt<T>::kM != 0.0f)
                 acc_m[r] = _mm_fmadd_ps(_mm_shuffle_ps(dm, dm, 0x55), s, acc_m[r]);
             const __m128 sc = _mm_mul_ss(dm, das);  // dw·da
-            acc[r] = _mm256_fmadd_ps(_mm256_broadcastss_ps(sc),
-                                     block_dot(weight_u8<T>(q), act_s8<T>(a, q)), acc[r]);
+            acc[r] = _mm256_fmadd_ps(_mm256_broadcastss_ps(sc), block_dot(q, a), acc[r]);
         }
     }
     HEARTH_UNROLL
@@ -88,24 +87,20 @@ static inline void gemm4_rows(const uint8_t* w, std::size_t ws, int64_t nb, cons
             const uint8_t* p =
                 w + static_cast<std::size_t>(r) * ws + static_cast<std::size_t>(b) * Fmt<T>::kBytes;
             const __m256i q = load_q<T>(p);
-            const __m256i u = weight_u8<T>(q);
+            const __m256i u = q;
             const __m128 dm = load_dm<T>(p);
             const __m128 sc4 = _mm_mul_ps(_mm_shuffle_ps(dm, dm, 0x00), da4);  // dw·da per token
             if constexpr (Fmt<T>::kM != 0.0f)
                 acc_m[r] = _mm_fmadd_ps(_mm_shuffle_ps(dm, dm, 0x55), s4, acc_m[r]);
             const __m256 sc8 = _mm256_insertf128_ps(_mm256_castps128_ps256(sc4), sc4, 1);
             const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb));
-            acc[r][0] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0x00),
-                                        block_dot(u, act_s8<T>(a0, q)), acc[r][0]);
+            acc[r][0] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0x00), block_dot(u, a0), acc[r][0]);
             const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb + 32));
-            acc[r][1] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0x55),
-                                        block_dot(u, act_s8<T>(a1, q)), acc[r][1]);
+            acc[r][1] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0x55), block_dot(u, a1), acc[r][1]);
             const __m256i a2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb + 64));
-            acc[r][2] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0xaa),
-                                        block_dot(u, act_s8<T>(a2, q)), acc[r][2]);
+            acc[r][2] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0xaa), block_dot(u, a2), acc[r][2]);
             const __m256i a3 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb + 96));
-            acc[r][3] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0xff),
-                                        block_dot(u, act_s8<T>(a3, q)), acc[r][3]);
+            acc[r][3] = _mm256_fmadd_ps(_mm256_permute_ps(sc8, 0xff), block_dot(u, a3), acc[r][3]);
         }
     }
     HEARTH_UNROLL
@@ -121,10 +116,11 @@ static inline void gemm4_rows(const uint8_t* w, std::size_t ws, int64_t nb, cons
 }
 
 // Rows per gemv_rows call in decode: one stream at a time. On the Zen 5 test machine
-// (hearth-kernel-bench, 2 threads, cold 1B-shaped Q8_0 products) one row streamed at
-// 57-67 GB/s against 28-43 GB/s for 4 rows side by side and 34-48 GB/s for 8, and the
-// default model's decode products took 2.7-3.1 ms against 3.3-3.8 ms; 4 had been chosen on
-// Zen 3 for Q4_0, which has its own kernel since. Each row's chain is the same either way.
+// (hearth-kernel-bench, 2 threads, cold 1B-shaped Q8_0 products, when this kernel ran
+// Q8_0) one row streamed at 57-67 GB/s against 28-43 GB/s for 4 rows side by side and 34-48 GB/s
+// for 8, and the default model's decode products took 2.7-3.1 ms against 3.3-3.8 ms; 4 had been
+// chosen on Zen 3 for Q4_0, which has its own kernel since. Each row's chain is the same either
+// way.
 constexpr int kGemvRows = 1;
 
 template <TensorType T>
@@ -176,9 +172,6 @@ void gemm_avx2_q5_0(const GemmArgs& a) {
 }
 void gemm_avx2_q5_1(const GemmArgs& a) {
     gemm_q32<TensorType::Q5_1>(a);
-}
-void gemm_avx2_q8_0(const GemmArgs& a) {
-    gemm_q32<TensorType::Q8_0>(a);
 }
 
 }  // namespace hearth::kernels::cpu

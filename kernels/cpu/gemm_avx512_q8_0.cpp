@@ -1,5 +1,6 @@
 // AVX-512 kernels for Q8_0 weights against Q8x32 activations (Q8_0 sums), in a float order
-// of their own at this level (the AVX2 kernels keep llama.cpp's):
+// of their own, the AVX2 level's too (gemm_avx2_q8_0.cpp; the scalar fallback keeps
+// llama.cpp's):
 //
 //   for row r and token t, block by block (b = 0, 1, ..):
 //     S = Σ_{i<32} w_i·a_i   (int32, exact)

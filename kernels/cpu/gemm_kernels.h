@@ -71,8 +71,9 @@ const TypeKernels* gemm_kernels(quant::TensorType type, SimdLevel level);
 // The scalar table (gemm_scalar.cpp).
 const TypeKernels* gemm_kernels_scalar(quant::TensorType type);
 
-// The AVX2 kernels (gemm_avx2_*.cpp; call only when cpu_has_avx2()). The K-quants follow
-// their own float order (kquant_few.h), tiles with activations packed by ActPacker.
+// The AVX2 kernels (gemm_avx2_*.cpp; call only when cpu_has_avx2()). The K-quants and
+// Q8_0 follow their own float orders (kquant_few.h, gemm_avx2_q8_0.cpp), their tiles with
+// activations packed by ActPacker.
 void gemm_avx2_f32(const GemmArgs& a);
 void gemm_avx2_f16(const GemmArgs& a);
 void gemm_avx2_bf16(const GemmArgs& a);
@@ -84,12 +85,10 @@ void gemm_avx2_q8_0(const GemmArgs& a);
 void gemm_avx2_q4_k(const GemmArgs& a);
 void gemm_avx2_q5_k(const GemmArgs& a);
 void gemm_avx2_q6_k(const GemmArgs& a);
-extern const ActPacker kAvx2PackQ4_K, kAvx2PackQ5_K, kAvx2PackQ6_K;
+extern const ActPacker kAvx2PackQ4_K, kAvx2PackQ5_K, kAvx2PackQ6_K, kAvx2PackQ8_0;
 
 // The AVX-512 kernels (gemm_avx512_*.cpp; call only when cpu_has_avx512()). Same layouts,
-// activations and bits as the AVX2 ones (the K-quants at both levels follow the order of
-// kquant_few.h, with a packed copy of the activations for the tiles), except Q8_0: its
-// own float order (gemm_avx512_q8_0.cpp) and packed activations.
+// activations and bits as the AVX2 ones.
 void gemm_avx512_q4_0x8(const GemmArgs& a);  // Packing::Q4_0x8
 void gemm_avx512_q4_1(const GemmArgs& a);
 void gemm_avx512_q5_0(const GemmArgs& a);

@@ -32,6 +32,7 @@
 // it 32 vector registers); everything is in an unnamed namespace, see avx2_util.h.
 #pragma once
 
+#include "cpu/avx2_lanes.h"
 #include "cpu/kquant_avx2.h"
 
 namespace hearth::kernels::cpu {
@@ -83,31 +84,6 @@ static inline void block_sums(const uint8_t* p, const TokenAct* act, int64_t b, 
     }
 }
 
-// Lane i of the result: the sum of v[i]'s 8 lanes (exact int32 adds).
-static inline __m256i lane_sums(const __m256i* v) {
-    const __m256i h01 = _mm256_hadd_epi32(v[0], v[1]);
-    const __m256i h23 = _mm256_hadd_epi32(v[2], v[3]);
-    const __m256i h45 = _mm256_hadd_epi32(v[4], v[5]);
-    const __m256i h67 = _mm256_hadd_epi32(v[6], v[7]);
-    // Per 128-bit half: rows 0-3 (h03) and 4-7 (h47), each half one half of the lanes.
-    const __m256i h03 = _mm256_hadd_epi32(h01, h23);
-    const __m256i h47 = _mm256_hadd_epi32(h45, h67);
-    return _mm256_add_epi32(_mm256_permute2x128_si256(h03, h47, 0x20),
-                            _mm256_permute2x128_si256(h03, h47, 0x31));
-}
-
-// The fp16 at byte offset off of 8 rows (a block's d or dmin) as floats.
-static inline __m256 row_halves(const uint8_t* const* rows, std::size_t off) {
-    return _mm256_cvtph_ps(_mm_setr_epi16(static_cast<short>(avx2::load_u16(rows[0] + off)),
-                                          static_cast<short>(avx2::load_u16(rows[1] + off)),
-                                          static_cast<short>(avx2::load_u16(rows[2] + off)),
-                                          static_cast<short>(avx2::load_u16(rows[3] + off)),
-                                          static_cast<short>(avx2::load_u16(rows[4] + off)),
-                                          static_cast<short>(avx2::load_u16(rows[5] + off)),
-                                          static_cast<short>(avx2::load_u16(rows[6] + off)),
-                                          static_cast<short>(avx2::load_u16(rows[7] + off))));
-}
-
 // Rows [r0, r0 + 8) (fewer at the end: the last real row stands in, its lanes unused)
 // against tokens [t0, t0 + N).
 template <TensorType T, int N>
@@ -132,14 +108,15 @@ static void rows8_x_tokens(const GemmArgs& a, int r0, int t0) {
                                  &cs.s1[b - b0][0][i], &cs.s2[b - b0][0][i]);
         for (int64_t b = b0; b < b1; ++b) {
             const std::size_t blk = static_cast<std::size_t>(b) * kBytes;
-            const __m256 d = row_halves(rows, blk + (T == TensorType::Q6_K ? 208 : 0));
+            const __m256 d = avx2::row_halves(rows, blk + (T == TensorType::Q6_K ? 208 : 0));
             __m256 dmin = _mm256_setzero_ps();
-            if constexpr (T != TensorType::Q6_K) dmin = row_halves(rows, blk + 2);
+            if constexpr (T != TensorType::Q6_K) dmin = avx2::row_halves(rows, blk + 2);
             HEARTH_UNROLL
             for (int t = 0; t < N; ++t) {
-                __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(lane_sums(cs.s1[b - b0][t])), d);
+                __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(avx2::lane_sums(cs.s1[b - b0][t])), d);
                 if constexpr (T != TensorType::Q6_K)
-                    f = _mm256_fnmadd_ps(dmin, _mm256_cvtepi32_ps(lane_sums(cs.s2[b - b0][t])), f);
+                    f = _mm256_fnmadd_ps(dmin,
+                                         _mm256_cvtepi32_ps(avx2::lane_sums(cs.s2[b - b0][t])), f);
                 acc[t] = _mm256_fmadd_ps(f, _mm256_broadcast_ss(act[t].da + b), acc[t]);
             }
         }

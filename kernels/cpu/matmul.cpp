@@ -20,7 +20,7 @@ const TypeKernels kAvx2Q4_0{ActFormat::Q8x32, gemm_avx2_q4_0x8, Packing::Q4_0x8}
 const TypeKernels kAvx2Q4_1{ActFormat::Q8x32, gemm_avx2_q4_1};
 const TypeKernels kAvx2Q5_0{ActFormat::Q8x32, gemm_avx2_q5_0};
 const TypeKernels kAvx2Q5_1{ActFormat::Q8x32, gemm_avx2_q5_1};
-const TypeKernels kAvx2Q8_0{ActFormat::Q8x32, gemm_avx2_q8_0};
+const TypeKernels kAvx2Q8_0{ActFormat::Q8x32, gemm_avx2_q8_0, Packing::None, 256, &kAvx2PackQ8_0};
 // The K-quant tiles unpack a pass's rows once for all its tokens (see kAvx512Q4_K).
 const TypeKernels kAvx2Q4_K{ActFormat::Q8xK, gemm_avx2_q4_k, Packing::None, 256, &kAvx2PackQ4_K};
 const TypeKernels kAvx2Q5_K{ActFormat::Q8xK, gemm_avx2_q5_k, Packing::None, 256, &kAvx2PackQ5_K};

@@ -1,4 +1,4 @@
-// The 32-element weight formats (Q4_1, Q5_0, Q5_1, Q8_0) as the AVX2 (gemm_avx2_q32.cpp)
+// The 32-element weight formats Q4_1, Q5_0 and Q5_1 as the AVX2 (gemm_avx2_q32.cpp)
 // and AVX-512 (gemm_avx512_q32.cpp) kernels read them: block sizes, the quants as bytes,
 // the block's scale and offset.
 //
@@ -40,18 +40,11 @@ struct Fmt<TensorType::Q5_1> {
     static constexpr int kBytes = 24, kQs = 8;
     static constexpr float kM = 1.0f;
 };
-template <>
-struct Fmt<TensorType::Q8_0> {
-    static constexpr int kBytes = 34, kQs = 2;
-    static constexpr float kM = 0.0f;
-};
 
-// The block's 32 quants as bytes: 0..15 (Q4), 0..31 (Q5) or signed (Q8_0).
+// The block's 32 quants as bytes: 0..15 (Q4), 0..31 (Q5).
 template <TensorType T>
 static inline __m256i load_q(const uint8_t* p) {
-    if constexpr (T == TensorType::Q8_0) {
-        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
-    } else if constexpr (T == TensorType::Q4_1) {
+    if constexpr (T == TensorType::Q4_1) {
         return avx2::nibbles32(p + Fmt<T>::kQs);
     } else {
         const uint32_t qh = avx2::load_u32(p + Fmt<T>::kQs - 4);
@@ -68,19 +61,6 @@ static inline __m128 load_dm(const uint8_t* p) {
     } else {
         return _mm_cvtph_ps(_mm_set1_epi16(static_cast<short>(avx2::load_u16(p))));
     }
-}
-
-// The byte operands of maddubs: unsigned weight side, and the activation (signed, with
-// the weight's sign applied for Q8_0).
-template <TensorType T>
-static inline __m256i weight_u8(__m256i q) {
-    if constexpr (T == TensorType::Q8_0) return _mm256_sign_epi8(q, q);
-    return q;
-}
-template <TensorType T>
-static inline __m256i act_s8(__m256i a, __m256i q) {
-    if constexpr (T == TensorType::Q8_0) return _mm256_sign_epi8(a, q);
-    return a;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
-// Scalar models of the SIMD levels' own float orders, for the K-quants at the AVX2 and
-// AVX-512 levels (kernels/cpu/kquant_few.h) and Q8_0 at the AVX-512 level
-// (kernels/cpu/gemm_avx512_q8_0.cpp), written from the GGUF block layouts (ggml's
-// dequantize_row_*) one element at a time: the kernels must give their bits exactly.
+// Scalar models of the SIMD levels' own float orders, for the K-quants
+// (kernels/cpu/kquant_few.h) and Q8_0 (kernels/cpu/gemm_avx2_q8_0.cpp,
+// gemm_avx512_q8_0.cpp), the same at the AVX2 and AVX-512 levels, written from the GGUF
+// block layouts (ggml's dequantize_row_*) one element at a time: the kernels must give
+// their bits exactly.
 #pragma once
 
 #include <cmath>
@@ -129,10 +130,10 @@ inline std::vector<float> kquant_order_model_matmul(quant::TensorType type, cons
     return out;
 }
 
-// Q8_0 weights (rows × cols) against tokens rows of x, as the AVX-512 level computes them:
+// Q8_0 weights (rows × cols) against tokens rows of x, as the AVX2 and AVX-512 levels compute them:
 // per block S = Σ w·a exact, f = fl(S)·dw, acc = fma(f, da, acc); plus bias[r] if given.
-inline std::vector<float> q8_0_avx512_model_matmul(const uint8_t* w, int rows, int64_t cols,
-                                                   const float* x, int tokens, const float* bias) {
+inline std::vector<float> q8_0_order_model_matmul(const uint8_t* w, int rows, int64_t cols,
+                                                  const float* x, int tokens, const float* bias) {
     const int64_t nb = cols / 32;
     const std::size_t row_bytes = static_cast<std::size_t>(nb) * sizeof(quant::BlockQ8_0);
     std::vector<uint8_t> q8(kernels::cpu::q8x32_group_bytes(nb, 1));

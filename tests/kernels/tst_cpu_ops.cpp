@@ -16,9 +16,9 @@
 //    reference (float accumulation vs double).
 //  * AVX2 vs scalar matmul: identical bits for the 32-element formats (same operations in
 //    the same order, llama.cpp's), 2e-5 · Σ|W·x̂| for the others (different float order).
-//    AVX-512 vs AVX2: identical bits. The K-quants follow their own order at both levels
-//    (kernels/cpu/kquant_few.h) and Q8_0 its own at the AVX-512 level
-//    (gemm_avx512_q8_0.cpp): those must give a scalar model's bits (simd_order_model.h).
+//    AVX-512 vs AVX2: identical bits. The K-quants and Q8_0 follow orders of their own at
+//    both levels (kernels/cpu/kquant_few.h, gemm_avx2_q8_0.cpp): those must give a scalar
+//    model's bits (simd_order_model.h).
 //  * activation quantisation: AVX2 bytes == scalar bytes, d·q == the reference's (d in
 //    fp16, as llama.cpp's block_q8_0 / block_q8_1), s as llama.cpp stores it.
 //  * rms_norm: 1e-5 relative per element (ggml's float mean and scale vs double).
@@ -298,15 +298,13 @@ class TestCpuOps : public QObject {
 
             // The AVX-512 level's own orders (K-quants, Q8_0), modelled per (row, token).
             const float* b_or_null = with_bias ? bias.data() : nullptr;
-            // The K-quant order holds at both SIMD levels, Q8_0's at the AVX-512 level.
-            const auto own_order_at = [&](SimdLevel level) {
-                return is_k_quant(type) || (type == TensorType::Q8_0 && level == SimdLevel::Avx512);
-            };
+            // The K-quants' and Q8_0's own orders hold at both SIMD levels.
+            const bool own_order_type = is_k_quant(type) || type == TensorType::Q8_0;
             const std::vector<float> order_model =
                 is_k_quant(type) ? kquant_order_model_matmul(type, wbytes.data(), s.rows, cols,
                                                              x.data(), s.tokens, b_or_null)
-                : type == TensorType::Q8_0 ? q8_0_avx512_model_matmul(wbytes.data(), s.rows, cols,
-                                                                      x.data(), s.tokens, b_or_null)
+                : type == TensorType::Q8_0 ? q8_0_order_model_matmul(wbytes.data(), s.rows, cols,
+                                                                     x.data(), s.tokens, b_or_null)
                                            : std::vector<float>{};
 
             std::vector<float> first, avx2;
@@ -338,7 +336,7 @@ class TestCpuOps : public QObject {
                                                   .arg(bound)));
                     }
                     if (level == SimdLevel::Avx2 && avx2.empty()) avx2 = out;
-                    const bool own_order = level != SimdLevel::Scalar && own_order_at(level);
+                    const bool own_order = level != SimdLevel::Scalar && own_order_type;
                     if (own_order) {
                         // The K-quants' and Q8_0's own float orders, whichever kernel ran and
                         // whatever the batch: the model's bits.

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <type_traits>
 
 #include "cpu/avx2_util.h"
 
@@ -76,6 +77,39 @@ static inline void store_rows_x8(const float (*acc)[8], int n_r, float* out,
             for (int i = 0; i < n_r; ++i) dst[i] = lanes[i];
         }
     }
+}
+
+// Runs f(std::integral_constant<int, N>{}, t0) over tokens [t_begin, n_tokens) in runs of
+// N = Max tokens (the last run shorter): the few-token kernels, templated on their token
+// count so that their per-token registers stay registers.
+template <int N, typename F>
+static inline void token_run(int n, int t0, F& f) {
+    if constexpr (N > 1) {
+        if (n < N) return token_run<N - 1>(n, t0, f);
+    }
+    f(std::integral_constant<int, N>{}, t0);
+}
+template <int Max, typename F>
+static inline void token_runs(int t_begin, int n_tokens, F&& f) {
+    for (int t0 = t_begin; t0 < n_tokens; t0 += Max)
+        token_run<Max>(n_tokens - t0 < Max ? n_tokens - t0 : Max, t0, f);
+}
+
+// The AVX2 tokens-in-lanes tiles (gemm_avx2_kquant.cpp, gemm_avx2_q8_0.cpp): a matmul
+// tile runs in passes of up to kTileRows rows × kTileTokens tokens, whole groups of 8;
+// returns the tokens covered (the rest, fewer than 8, go to a few-token kernel, which
+// gives the same bits).
+inline constexpr int kTileRows = 64;     // the matmul's row chunks have ≤ 64
+inline constexpr int kTileTokens = 256;  // the kernels' TypeKernels::tile_tokens
+template <typename Pass>
+static inline int run_tile_passes(int n_rows, int n_tokens, Pass&& pass) {
+    const int here = n_tokens / 8 * 8;
+    for (int r0 = 0; r0 < n_rows; r0 += kTileRows) {
+        const int nr = n_rows - r0 < kTileRows ? n_rows - r0 : kTileRows;
+        for (int t0 = 0; t0 < here; t0 += kTileTokens)
+            pass(r0, nr, t0, here - t0 < kTileTokens ? here - t0 : kTileTokens);
+    }
+    return here;
 }
 
 namespace {

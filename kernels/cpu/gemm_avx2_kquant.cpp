@@ -31,11 +31,11 @@ namespace {
 
 using quant::TensorType;
 
-constexpr int kLanes = 8;        // tokens per register
-constexpr int kPassRows = 64;    // the matmul's row chunks have ≤ 64
-constexpr int kPassGroups = 32;  // 256 tokens: TypeKernels::tile_tokens below
-constexpr int kBand = 2;         // rows per micro-kernel
-constexpr int kGroups = 2;       // token groups per micro-kernel
+constexpr int kLanes = 8;  // tokens per register
+constexpr int kPassRows = avx2::kTileRows;
+constexpr int kPassGroups = avx2::kTileTokens / kLanes;
+constexpr int kBand = 2;    // rows per micro-kernel
+constexpr int kGroups = 2;  // token groups per micro-kernel
 
 // The pass's rows, one super-block unpacked: quant bytes in element order; per sub-block
 // the scale as an int16 pair (sc, sc) (Q4_K/Q5_K: 8, unsigned; Q6_K: 16, signed); the
@@ -65,23 +65,6 @@ struct alignas(32) Scratch {
     float acc[kPassGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 8g + t
 };                                              // ~87 KB, one per thread
 
-// Prefetches super-block b of rows [i0, i0 + n) of the pass (row i at w + i·w_stride):
-// rows lie w_stride apart, a stride the hardware prefetcher does not follow. The pass
-// asks for the next block a band at a time while the micro-kernels run, rather than for
-// all its rows at once in unpack_rows, which issued more prefetches than the core keeps
-// in flight: a 1B-shaped Q5_K_M prefill spent ~8 % of its time waiting on the weight
-// loads of unpack_rows (perf).
-template <TensorType T>
-static inline void prefetch_block(const uint8_t* w, std::size_t w_stride, int i0, int n,
-                                  int64_t b) {
-    for (int i = i0; i < i0 + n; ++i) {
-        const uint8_t* p = w + static_cast<std::size_t>(i) * w_stride +
-                           static_cast<std::size_t>(b) * kKBlockBytes<T>;
-        for (std::size_t line = 0; line < kKBlockBytes<T>; line += 64)
-            _mm_prefetch(reinterpret_cast<const char*>(p + line), _MM_HINT_T0);
-    }
-}
-
 // Unpacks super-block b of rows [0, n) of the pass (row i at w + i·w_stride) into rb;
 // rows [n, n rounded up to the band) are zeroed.
 template <TensorType T>
@@ -95,21 +78,8 @@ static void unpack_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t b
     for (int i = 0; i < n; ++i) {
         const uint8_t* p = w + static_cast<std::size_t>(i) * w_stride +
                            static_cast<std::size_t>(b) * kKBlockBytes<T>;
+        unpack_quant_bytes<T>(p, rb.q[i]);
         if constexpr (T == TensorType::Q6_K) {
-            const uint8_t* ql = p;
-            const uint8_t* qh = p + 128;
-            HEARTH_UNROLL
-            for (int h = 0; h < 2; ++h) {
-                const __m256i l0 =
-                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * h));
-                const __m256i l1 =
-                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * h + 32));
-                const __m256i hb =
-                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh + 32 * h));
-                HEARTH_UNROLL
-                for (int k = 0; k < 4; ++k)
-                    store(rb.q[i] + 128 * h + 32 * k, q6k_quants(l0, l1, hb, k));
-            }
             const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 192));
             const __m128i s_lo = _mm_cvtepi8_epi16(sc8);                     // sc0..7
             const __m128i s_hi = _mm_cvtepi8_epi16(_mm_srli_si128(sc8, 8));  // sc8..15
@@ -121,22 +91,6 @@ static void unpack_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t b
             rb.d[i] = avx2::fp16(avx2::load_u16(p + 208));
             rb.dmin[i] = 0.0f;
         } else {
-            constexpr bool kFive = T == TensorType::Q5_K;
-            const uint8_t* qh = p + 4 + quant::kKScaleBytes;
-            const uint8_t* qs = kFive ? qh + 32 : qh;
-            const __m256i hbits = kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh))
-                                        : _mm256_setzero_si256();
-            const auto group = [&](auto c_const) {
-                constexpr int c = decltype(c_const)::value;
-                __m256i lo, hi;
-                q45k_quants<kFive, c>(qs, hbits, lo, hi);
-                store(rb.q[i] + 64 * c, lo);
-                store(rb.q[i] + 64 * c + 32, hi);
-            };
-            group(std::integral_constant<int, 0>{});
-            group(std::integral_constant<int, 1>{});
-            group(std::integral_constant<int, 2>{});
-            group(std::integral_constant<int, 3>{});
             // Bytes [sc0..7, m0..7]: scales to (sc, sc) pairs, mins to int16 pairs.
             const __m128i sm = k4_scales_mins(p + 4);
             const __m128i sc = _mm_cvtepu8_epi16(sm);
@@ -341,13 +295,9 @@ static void gemm_k(const GemmArgs& a) {
     int done = 0;
     if (a.act_packed) {
         Scratch& s = avx2::thread_scratch<Scratch>();
-        done = a.n_tokens / kLanes * kLanes;
-        constexpr int kPassTokens = kPassGroups * kLanes;
-        for (int r0 = 0; r0 < a.n_rows; r0 += kPassRows) {
-            const int nr = a.n_rows - r0 < kPassRows ? a.n_rows - r0 : kPassRows;
-            for (int t0 = 0; t0 < done; t0 += kPassTokens)
-                pass<T>(a, s, r0, nr, t0, done - t0 < kPassTokens ? done - t0 : kPassTokens);
-        }
+        done = avx2::run_tile_passes(a.n_rows, a.n_tokens, [&](int r0, int nr, int t0, int nt) {
+            pass<T>(a, s, r0, nr, t0, nt);
+        });
     }
     if (done == a.n_tokens) return;
     GemmArgs tail = a;

@@ -30,10 +30,10 @@ namespace {
 constexpr std::size_t kBlockBytes = sizeof(quant::BlockQ8_0);  // 34
 constexpr int kLanes = 8;                                      // tokens per register
 constexpr int kUnit = 8;                                       // blocks per unit (256 elements)
-constexpr int kPassRows = 64;                                  // the matmul's row chunks
-constexpr int kPassGroups = 32;                                // 256 tokens: tile_tokens
-constexpr int kBand = 2;                                       // rows per micro-kernel
-constexpr int kGroups = 2;                                     // token groups per micro-kernel
+constexpr int kPassRows = avx2::kTileRows;
+constexpr int kPassGroups = avx2::kTileTokens / kLanes;
+constexpr int kBand = 2;    // rows per micro-kernel
+constexpr int kGroups = 2;  // token groups per micro-kernel
 
 // One unit of 8 tokens, packed: q[k][4t..4t+3] = token t's activation bytes 4k..4k+3 of
 // the unit; da[j][t]: the scale of its block j. Missing tokens and blocks past the row's
@@ -255,26 +255,6 @@ static void tokens_n(const GemmArgs& a, int t0) {
     }
 }
 
-// Tokens [t_begin, a.n_tokens), up to 4 per pass over the weights.
-static void few(const GemmArgs& a, int t_begin) {
-    for (int t0 = t_begin; t0 < a.n_tokens; t0 += 4) {
-        switch (a.n_tokens - t0 < 4 ? a.n_tokens - t0 : 4) {
-            case 4:
-                tokens_n<4>(a, t0);
-                break;
-            case 3:
-                tokens_n<3>(a, t0);
-                break;
-            case 2:
-                tokens_n<2>(a, t0);
-                break;
-            default:
-                tokens_n<1>(a, t0);
-                break;
-        }
-    }
-}
-
 }  // namespace
 
 const ActPacker kAvx2PackQ8_0{packed_bytes, pack_group, kLanes};
@@ -285,15 +265,13 @@ void gemm_avx2_q8_0(const GemmArgs& a) {
     int done = 0;
     if (a.act_packed) {
         Scratch& s = avx2::thread_scratch<Scratch>();
-        done = a.n_tokens / kLanes * kLanes;
-        constexpr int kPassTokens = kPassGroups * kLanes;
-        for (int r0 = 0; r0 < a.n_rows; r0 += kPassRows) {
-            const int nr = a.n_rows - r0 < kPassRows ? a.n_rows - r0 : kPassRows;
-            for (int t0 = 0; t0 < done; t0 += kPassTokens)
-                pass(a, s, r0, nr, t0, done - t0 < kPassTokens ? done - t0 : kPassTokens);
-        }
+        done = avx2::run_tile_passes(a.n_rows, a.n_tokens, [&](int r0, int nr, int t0, int nt) {
+            pass(a, s, r0, nr, t0, nt);
+        });
     }
-    few(a, done);
+    // Up to 4 tokens per pass over the weights.
+    avx2::token_runs<4>(done, a.n_tokens,
+                        [&](auto n, int t0) { tokens_n<decltype(n)::value>(a, t0); });
 }
 
 }  // namespace hearth::kernels::cpu

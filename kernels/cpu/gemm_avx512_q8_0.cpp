@@ -295,26 +295,6 @@ static void tokens_n(const GemmArgs& a, int t0) {
     delete[] heap;
 }
 
-// Tokens [t_begin, a.n_tokens), up to 4 per pass over the weights.
-static void few(const GemmArgs& a, int t_begin) {
-    for (int t0 = t_begin; t0 < a.n_tokens; t0 += 4) {
-        switch (a.n_tokens - t0 < 4 ? a.n_tokens - t0 : 4) {
-            case 4:
-                tokens_n<4>(a, t0);
-                break;
-            case 3:
-                tokens_n<3>(a, t0);
-                break;
-            case 2:
-                tokens_n<2>(a, t0);
-                break;
-            default:
-                tokens_n<1>(a, t0);
-                break;
-        }
-    }
-}
-
 }  // namespace
 
 const ActPacker kAvx512PackQ8_0{packed_bytes, pack_group, kLanes};
@@ -330,7 +310,9 @@ void gemm_avx512_q8_0(const GemmArgs& a) {
             pass(a, s, r0, nr, t0, nt);
         });
     }
-    few(a, done);
+    // Up to 4 tokens per pass over the weights.
+    avx2::token_runs<4>(done, a.n_tokens,
+                        [&](auto n, int t0) { tokens_n<decltype(n)::value>(a, t0); });
 }
 
 }  // namespace hearth::kernels::cpu

@@ -130,43 +130,14 @@ static void rows8_x_tokens(const GemmArgs& a, int r0, int t0) {
     }
 }
 
-template <TensorType T, int N>
-static void tokens_n(const GemmArgs& a, int t0) {
-    for (int r0 = 0; r0 < a.n_rows; r0 += kRows) rows8_x_tokens<T, N>(a, r0, t0);
-}
-
-// Any number of tokens (meant for fewer than a tile's group), type Q4_K, Q5_K or Q6_K.
+// Any number of tokens (meant for fewer than a tile's group), type Q4_K, Q5_K or Q6_K:
+// up to 8 per pass over the weights.
 template <TensorType T>
 static void kquant_few(const GemmArgs& a) {
-    constexpr int kTokens = 8;
-    for (int t0 = 0; t0 < a.n_tokens; t0 += kTokens) {
-        switch (a.n_tokens - t0 < kTokens ? a.n_tokens - t0 : kTokens) {
-            case 8:
-                tokens_n<T, 8>(a, t0);
-                break;
-            case 7:
-                tokens_n<T, 7>(a, t0);
-                break;
-            case 6:
-                tokens_n<T, 6>(a, t0);
-                break;
-            case 5:
-                tokens_n<T, 5>(a, t0);
-                break;
-            case 4:
-                tokens_n<T, 4>(a, t0);
-                break;
-            case 3:
-                tokens_n<T, 3>(a, t0);
-                break;
-            case 2:
-                tokens_n<T, 2>(a, t0);
-                break;
-            default:
-                tokens_n<T, 1>(a, t0);
-                break;
-        }
-    }
+    avx2::token_runs<8>(0, a.n_tokens, [&](auto n, int t0) {
+        for (int r0 = 0; r0 < a.n_rows; r0 += kRows)
+            rows8_x_tokens<T, decltype(n)::value>(a, r0, t0);
+    });
 }
 
 }  // namespace

@@ -42,8 +42,9 @@ static inline void pin(__m256i& v) {
 // on the 2-core Zen test machine, 1 and 2 threads; 2–9 KB ahead all did about as well).
 inline constexpr int kPrefetchBytes = 3072;
 
+template <int Bytes = kPrefetchBytes>
 static inline void prefetch_ahead(const void* p) {
-    _mm_prefetch(static_cast<const char*>(p) + kPrefetchBytes, _MM_HINT_T0);
+    _mm_prefetch(static_cast<const char*>(p) + Bytes, _MM_HINT_T0);
 }
 
 static inline float hsum(__m256 v) {

@@ -1,7 +1,8 @@
 // Portable kernels for every weight type: the fallback on processors without AVX2 and
 // the baseline the AVX2 kernels are tested against. Same arithmetic as the AVX2 kernels
-// (exact integer block sums, float scaling); the 32-element formats also in the same
-// order, bit for bit, the others in a different order.
+// (exact integer block sums, float scaling); Q4_0, Q4_1, Q5_0 and Q5_1 also in the same
+// order (llama.cpp's), bit for bit; the K-quants and Q8_0 in another order than the SIMD
+// levels' own (kquant_few.h, gemm_avx2_q8_0.cpp).
 #include <algorithm>
 #include <bit>
 #include <cmath>

@@ -14,8 +14,8 @@
 //    O(1) of that bound.
 //  * matmul, F32/F16/BF16 weights: same per-element bound 2e-5 · Σ|W·x| against the float
 //    reference (float accumulation vs double).
-//  * AVX2 vs scalar matmul: identical bits for the 32-element formats (same operations in
-//    the same order, llama.cpp's), 2e-5 · Σ|W·x̂| for the others (different float order).
+//  * AVX2 vs scalar matmul: identical bits for Q4_0, Q4_1, Q5_0 and Q5_1 (same operations
+//    in the same order, llama.cpp's), 2e-5 · Σ|W·x̂| for the others (different float order).
 //    AVX-512 vs AVX2: identical bits. The K-quants and Q8_0 follow orders of their own at
 //    both levels (kernels/cpu/kquant_few.h, gemm_avx2_q8_0.cpp): those must give a scalar
 //    model's bits (simd_order_model.h).

@@ -34,6 +34,9 @@ using quant::TensorType;
 constexpr int kLanes = 8;  // tokens per register
 constexpr int kPassRows = avx2::kTileRows;
 constexpr int kPassGroups = avx2::kTileTokens / kLanes;
+// The micro-kernel: 2 rows × 2 token groups, 4 loads (2 activation registers, 2 row
+// broadcasts) per 4 maddubs. 4 rows × 1 group (5 loads) ran the 1B-shaped products as
+// fast on Zen 5 (hearth-kernel-bench, alternating); 2 × 2 suits cores with 2 load ports.
 constexpr int kBand = 2;    // rows per micro-kernel
 constexpr int kGroups = 2;  // token groups per micro-kernel
 

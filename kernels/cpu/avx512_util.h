@@ -78,8 +78,9 @@ static inline void store_rows_x16(const float (*acc)[16], int n_r, int n_t, floa
 // tokens per register; a matmul tile is run in passes of up to kTileRows rows ×
 // kTileGroups groups of tokens.
 inline constexpr int kLanes = 16;
-inline constexpr int kTileRows = 64;    // the matmul's row chunks have ≤ 64
-inline constexpr int kTileGroups = 16;  // 256 tokens, the kernels' TypeKernels::tile_tokens
+inline constexpr int kTileRows = 64;  // the matmul's row chunks have ≤ 64
+// 512 tokens: the K-quant kernels' TypeKernels::tile_tokens (Q8_0's tiles have 256).
+inline constexpr int kTileGroups = 32;
 
 // Runs pass(r0, nr, t0, nt) over a tile of n_rows × n_tokens: whole groups of 16 tokens,
 // and a last group of 8 or more; returns the tokens covered. The rest (fewer than 8) are

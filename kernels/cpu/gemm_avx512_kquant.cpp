@@ -57,7 +57,7 @@ struct alignas(64) TokensBlock {
 struct alignas(64) Scratch {
     RowsBlock w;
     float acc[avx512::kTileGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 16g + t
-};                                                      // ~88 KB, one per thread
+};                                                      // ~150 KB, one per thread
 
 // Unpacks super-block b of rows [0, n) of the pass (row i at w + i·w_stride) into rb;
 // rows [n, n rounded up to the band) are zeroed.

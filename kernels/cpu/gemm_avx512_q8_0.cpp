@@ -53,7 +53,7 @@ struct alignas(64) RowsUnit {
 struct alignas(64) Scratch {
     RowsUnit w;
     float acc[avx512::kTileGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 16g + t
-};                                                      // ~68 KB, one per thread
+};                                                      // ~132 KB, one per thread
 
 // Token t's quants and scale of block b in Q8x32 activations (groups of G tokens).
 struct TokenQ8 {

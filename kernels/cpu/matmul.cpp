@@ -69,12 +69,14 @@ const TypeKernels kAvx512Q8_0{ActFormat::Q8x32, gemm_avx512_q8_0, Packing::None,
                               &kAvx512PackQ8_0};
 // The K-quant kernels unpack a tile's rows once for all its tokens: with 64-token tiles a
 // 1B-shaped Q6_K prefill spent 16 % of its time unpacking (perf); 256-token tiles
-// prefilled 512 tokens 1-15 % faster (1B-shaped Q6_K and Q4_K_M, alternating runs).
-const TypeKernels kAvx512Q4_K{ActFormat::Q8xK, gemm_avx512_q4_k, Packing::None, 256,
+// prefilled 512 tokens 1-15 % faster (1B-shaped Q6_K and Q4_K_M, alternating runs), and
+// 512-token tiles ran the 1B-shaped 512-token products 2-4 % (Q4_K, Q6_K) and 7 % (Q5_K,
+// whose unpacking costs most) faster again (hearth-kernel-bench, alternating builds).
+const TypeKernels kAvx512Q4_K{ActFormat::Q8xK, gemm_avx512_q4_k, Packing::None, 512,
                               &kAvx512PackQ4_K};
-const TypeKernels kAvx512Q5_K{ActFormat::Q8xK, gemm_avx512_q5_k, Packing::None, 256,
+const TypeKernels kAvx512Q5_K{ActFormat::Q8xK, gemm_avx512_q5_k, Packing::None, 512,
                               &kAvx512PackQ5_K};
-const TypeKernels kAvx512Q6_K{ActFormat::Q8xK, gemm_avx512_q6_k, Packing::None, 256,
+const TypeKernels kAvx512Q6_K{ActFormat::Q8xK, gemm_avx512_q6_k, Packing::None, 512,
                               &kAvx512PackQ6_K};
 
 const TypeKernels* gemm_kernels_avx512(TensorType type) {

@@ -245,12 +245,12 @@ class TestCpuOps : public QObject {
         // Rows and tokens 1, 3, 7, 33, 130, 257 (several row chunks and 64 × 64 tiles),
         // token counts on both sides of the decode / tiled switch (4 / 5), of the 4-token
         // groups and of the AVX-512 K-quant and Q8_0 kernels' 16-token groups (25: a last
-        // group of 9, 300: two tiles); columns from one block up (17: Q8_0's 8-block units
-        // and a part one).
-        const std::vector<Shape> shapes = {{1, 1, 1},   {3, 2, 1},     {7, 1, 2},   {33, 3, 3},
-                                           {130, 2, 4}, {33, 5, 5},    {7, 3, 7},   {130, 1, 33},
-                                           {257, 2, 1}, {130, 3, 130}, {19, 2, 25}, {70, 1, 300},
-                                           {40, 17, 20}};
+        // group of 9, 300: two 256-token tiles, 530: two of the AVX-512 K-quants' 512-token
+        // tiles); columns from one block up (17: Q8_0's 8-block units and a part one).
+        const std::vector<Shape> shapes = {{1, 1, 1},    {3, 2, 1},     {7, 1, 2},   {33, 3, 3},
+                                           {130, 2, 4},  {33, 5, 5},    {7, 3, 7},   {130, 1, 33},
+                                           {257, 2, 1},  {130, 3, 130}, {19, 2, 25}, {70, 1, 300},
+                                           {40, 17, 20}, {9, 1, 530}};
         const double tol_float = is_k_quant(type) ? 1.5e-2 : 1e-2;
         int checked = 0;
         for (const Shape& s : shapes) {

@@ -68,6 +68,19 @@ static inline Q8x32Group q8x32_group(const uint8_t* act, std::size_t stride, int
             reinterpret_cast<const float*>(grp + q8x32_ds_offset(nb, G)), left < G ? left : G};
 }
 
+// Token t of a tile's Q8x32 activations (as q8x32_group): its block b's quants at
+// qs + b·G·32, its scale d at ds[b·2G].
+struct Q8x32Token {
+    const int8_t* qs;
+    const float* ds;
+    int G;
+};
+static inline Q8x32Token q8x32_token(const uint8_t* act, std::size_t stride, int64_t nb, int G,
+                                     int t, int n_tokens) {
+    const Q8x32Group g = q8x32_group(act, stride, nb, G, t / G, n_tokens);
+    return {g.qs + 32 * (t % G), g.ds + t % G, G};
+}
+
 // Bytes of one Q8xK row with nb super-blocks, and the offsets of bsums and d in it.
 inline constexpr std::size_t q8k_bsums_offset(int64_t nb) {
     return static_cast<std::size_t>(nb) * 256u;

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "cpu/avx2_util.h"
+#include "cpu/gemm_kernels.h"
 
 namespace hearth::kernels::cpu::avx2 {
 
@@ -99,8 +100,8 @@ static inline void token_runs(int t_begin, int n_tokens, F&& f) {
 // tile runs in passes of up to kTileRows rows × kTileTokens tokens, whole groups of 8;
 // returns the tokens covered (the rest, fewer than 8, go to a few-token kernel, which
 // gives the same bits).
-inline constexpr int kTileRows = 64;     // the matmul's row chunks have ≤ 64
-inline constexpr int kTileTokens = 256;  // the kernels' TypeKernels::tile_tokens
+inline constexpr int kTileRows = 64;  // the matmul's row chunks have ≤ 64
+inline constexpr int kTileTokens = kAvx2TileTokens;
 template <typename Pass>
 static inline int run_tile_passes(int n_rows, int n_tokens, Pass&& pass) {
     const int here = n_tokens / 8 * 8;

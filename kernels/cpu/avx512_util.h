@@ -7,8 +7,9 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "cpu/avx2_lanes.h"  // thread_scratch
-#include "cpu/avx2_util.h"   // HEARTH_UNROLL
+#include "cpu/avx2_lanes.h"    // thread_scratch
+#include "cpu/avx2_util.h"     // HEARTH_UNROLL
+#include "cpu/gemm_kernels.h"  // kAvx512TileTokens
 
 namespace hearth::kernels::cpu::avx512 {
 
@@ -79,8 +80,7 @@ static inline void store_rows_x16(const float (*acc)[16], int n_r, int n_t, floa
 // kTileGroups groups of tokens.
 inline constexpr int kLanes = 16;
 inline constexpr int kTileRows = 64;  // the matmul's row chunks have ≤ 64
-// 512 tokens: the K-quant kernels' TypeKernels::tile_tokens (Q8_0's tiles have 256).
-inline constexpr int kTileGroups = 32;
+inline constexpr int kTileGroups = kAvx512TileTokens / kLanes;
 
 // Runs pass(r0, nr, t0, nt) over a tile of n_rows × n_tokens: whole groups of 16 tokens,
 // and a last group of 8 or more; returns the tokens covered. The rest (fewer than 8) are

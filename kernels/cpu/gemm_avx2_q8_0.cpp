@@ -48,16 +48,9 @@ struct alignas(32) Scratch {
     float acc[kPassGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 8g + t
 };                                              // ~66 KB, one per thread
 
-// Token t's quants and scale of block b in Q8x32 activations (groups of G tokens).
-struct TokenQ8 {
-    const int8_t* qs;  // block 0; block b at qs + b·G·32
-    const float* ds;   // block 0's d; block b's at ds + b·2G
-    int G;
-};
-static inline TokenQ8 token_q8(const GemmArgs& a, int t) {
-    const Q8x32Group g = q8x32_group(a.act, a.act_stride, a.nb, a.group, t / a.group, a.n_tokens);
-    const int slot = t % a.group;
-    return {g.qs + 32 * slot, g.ds + slot, a.group};
+// Token t of the tile's activations.
+static inline Q8x32Token token_q8(const GemmArgs& a, int t) {
+    return q8x32_token(a.act, a.act_stride, a.nb, a.group, t, a.n_tokens);
 }
 
 static inline std::size_t units(int64_t nb) {
@@ -82,7 +75,7 @@ static void pack_group(const GemmArgs& a, int g, uint8_t* dst) {
     auto* tu = reinterpret_cast<TokensUnit*>(dst);
     const int t0 = g * kLanes;
     const int n = a.n_tokens - t0 < kLanes ? a.n_tokens - t0 : kLanes;
-    TokenQ8 tok[kLanes];
+    Q8x32Token tok[kLanes];
     for (int t = 0; t < n; ++t) tok[t] = token_q8(a, t0 + t);
     const std::size_t nu = units(a.nb);
     for (std::size_t u = 0; u < nu; ++u) {
@@ -203,7 +196,7 @@ static inline __m128i pair_sums(__m256i v0, __m256i v1) {
 // kernel's bandwidth.)
 template <int N>
 static void tokens_n(const GemmArgs& a, int t0) {
-    TokenQ8 tok[N];
+    Q8x32Token tok[N];
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) tok[t] = token_q8(a, t0 + t);
     const auto x_at = [&](int t, int64_t b) {

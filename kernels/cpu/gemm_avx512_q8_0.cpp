@@ -55,16 +55,9 @@ struct alignas(64) Scratch {
     float acc[avx512::kTileGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 16g + t
 };                                                      // ~132 KB, one per thread
 
-// Token t's quants and scale of block b in Q8x32 activations (groups of G tokens).
-struct TokenQ8 {
-    const int8_t* qs;  // block 0; block b at qs + b·G·32
-    const float* ds;   // block 0's d; block b's at ds + b·2G
-    int G;
-};
-static inline TokenQ8 token_q8(const GemmArgs& a, int t) {
-    const Q8x32Group g = q8x32_group(a.act, a.act_stride, a.nb, a.group, t / a.group, a.n_tokens);
-    const int slot = t % a.group;
-    return {g.qs + 32 * slot, g.ds + slot, a.group};
+// Token t of the tile's activations.
+static inline Q8x32Token token_q8(const GemmArgs& a, int t) {
+    return q8x32_token(a.act, a.act_stride, a.nb, a.group, t, a.n_tokens);
 }
 
 static inline std::size_t units(int64_t nb) {
@@ -81,7 +74,7 @@ static void pack_group(const GemmArgs& a, int g, uint8_t* dst) {
     auto* tu = reinterpret_cast<TokensUnit*>(dst);
     const int t0 = g * kLanes;
     const int n = a.n_tokens - t0 < kLanes ? a.n_tokens - t0 : kLanes;
-    TokenQ8 tok[kLanes];
+    Q8x32Token tok[kLanes];
     for (int t = 0; t < n; ++t) tok[t] = token_q8(a, t0 + t);
     const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
     const std::size_t nu = units(a.nb);
@@ -237,7 +230,7 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
 
 // 128 · Σ a of each block of token q8 (blocks [0, nb)), into off[b]: what the weights'
 // +128 (which makes them vpdpbusd's unsigned operand) adds to a block's sum.
-static void activation_offsets(const TokenQ8& q8, int64_t nb, int32_t* off) {
+static void activation_offsets(const Q8x32Token& q8, int64_t nb, int32_t* off) {
     const __m256i ones = _mm256_set1_epi8(1);
     for (int64_t b = 0; b < nb; ++b) {
         const __m256i x =
@@ -257,7 +250,7 @@ static void tokens_n(const GemmArgs& a, int t0) {
     int32_t stack[N][kMaxBlocks];
     int32_t* heap = a.nb > kMaxBlocks ? new int32_t[static_cast<std::size_t>(a.nb) * N] : nullptr;
     const int32_t* offs[N];
-    TokenQ8 tok[N];
+    Q8x32Token tok[N];
     for (int t = 0; t < N; ++t) {
         int32_t* o =
             heap ? heap + static_cast<std::size_t>(a.nb) * static_cast<std::size_t>(t) : stack[t];

@@ -54,6 +54,13 @@ struct ActPacker {
     int pack_tokens = 0;  // tokens per group; products with fewer tokens are not packed
 };
 
+// Tokens per prefill tile (TypeKernels::tile_tokens) of the kernels that keep tokens in
+// register lanes and unpack a tile's rows once for all its tokens: the AVX2 K-quant and
+// Q8_0 tiles (8 tokens per register) and the AVX-512 ones (16). Their pass buffers are
+// sized from these.
+inline constexpr int kAvx2TileTokens = 256;
+inline constexpr int kAvx512TileTokens = 512;
+
 struct TypeKernels {
     ActFormat act = ActFormat::Float;
     GemmFn gemm = nullptr;

@@ -41,9 +41,9 @@ namespace {
 
 using quant::TensorType;
 
+constexpr int kRows = 8;  // rows side by side
 // Blocks per chunk: one row's chunk is read, then the next row's; the chunk's integer
 // vectors of the 8 rows wait in a stack buffer (16 KB) for the float steps.
-constexpr int kRows = 8;
 template <int N>
 inline constexpr int kChunk = 32 / N;
 

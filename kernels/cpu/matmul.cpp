@@ -20,11 +20,15 @@ const TypeKernels kAvx2Q4_0{ActFormat::Q8x32, gemm_avx2_q4_0x8, Packing::Q4_0x8}
 const TypeKernels kAvx2Q4_1{ActFormat::Q8x32, gemm_avx2_q4_1};
 const TypeKernels kAvx2Q5_0{ActFormat::Q8x32, gemm_avx2_q5_0};
 const TypeKernels kAvx2Q5_1{ActFormat::Q8x32, gemm_avx2_q5_1};
-const TypeKernels kAvx2Q8_0{ActFormat::Q8x32, gemm_avx2_q8_0, Packing::None, 256, &kAvx2PackQ8_0};
+const TypeKernels kAvx2Q8_0{ActFormat::Q8x32, gemm_avx2_q8_0, Packing::None, kAvx2TileTokens,
+                            &kAvx2PackQ8_0};
 // The K-quant tiles unpack a pass's rows once for all its tokens (see kAvx512Q4_K).
-const TypeKernels kAvx2Q4_K{ActFormat::Q8xK, gemm_avx2_q4_k, Packing::None, 256, &kAvx2PackQ4_K};
-const TypeKernels kAvx2Q5_K{ActFormat::Q8xK, gemm_avx2_q5_k, Packing::None, 256, &kAvx2PackQ5_K};
-const TypeKernels kAvx2Q6_K{ActFormat::Q8xK, gemm_avx2_q6_k, Packing::None, 256, &kAvx2PackQ6_K};
+const TypeKernels kAvx2Q4_K{ActFormat::Q8xK, gemm_avx2_q4_k, Packing::None, kAvx2TileTokens,
+                            &kAvx2PackQ4_K};
+const TypeKernels kAvx2Q5_K{ActFormat::Q8xK, gemm_avx2_q5_k, Packing::None, kAvx2TileTokens,
+                            &kAvx2PackQ5_K};
+const TypeKernels kAvx2Q6_K{ActFormat::Q8xK, gemm_avx2_q6_k, Packing::None, kAvx2TileTokens,
+                            &kAvx2PackQ6_K};
 
 const TypeKernels* gemm_kernels_avx2(TensorType type) {
     switch (type) {
@@ -65,18 +69,18 @@ const TypeKernels kAvx512Q4_0{ActFormat::Q8x32, gemm_avx512_q4_0x8, Packing::Q4_
 const TypeKernels kAvx512Q4_1{ActFormat::Q8x32, gemm_avx512_q4_1};
 const TypeKernels kAvx512Q5_0{ActFormat::Q8x32, gemm_avx512_q5_0};
 const TypeKernels kAvx512Q5_1{ActFormat::Q8x32, gemm_avx512_q5_1};
-const TypeKernels kAvx512Q8_0{ActFormat::Q8x32, gemm_avx512_q8_0, Packing::None, 256,
+const TypeKernels kAvx512Q8_0{ActFormat::Q8x32, gemm_avx512_q8_0, Packing::None, kAvx512TileTokens,
                               &kAvx512PackQ8_0};
 // The K-quant kernels unpack a tile's rows once for all its tokens: with 64-token tiles a
 // 1B-shaped Q6_K prefill spent 16 % of its time unpacking (perf); 256-token tiles
 // prefilled 512 tokens 1-15 % faster (1B-shaped Q6_K and Q4_K_M, alternating runs), and
 // 512-token tiles ran the 1B-shaped 512-token products 2-4 % (Q4_K, Q6_K) and 7 % (Q5_K,
 // whose unpacking costs most) faster again (hearth-kernel-bench, alternating builds).
-const TypeKernels kAvx512Q4_K{ActFormat::Q8xK, gemm_avx512_q4_k, Packing::None, 512,
+const TypeKernels kAvx512Q4_K{ActFormat::Q8xK, gemm_avx512_q4_k, Packing::None, kAvx512TileTokens,
                               &kAvx512PackQ4_K};
-const TypeKernels kAvx512Q5_K{ActFormat::Q8xK, gemm_avx512_q5_k, Packing::None, 512,
+const TypeKernels kAvx512Q5_K{ActFormat::Q8xK, gemm_avx512_q5_k, Packing::None, kAvx512TileTokens,
                               &kAvx512PackQ5_K};
-const TypeKernels kAvx512Q6_K{ActFormat::Q8xK, gemm_avx512_q6_k, Packing::None, 512,
+const TypeKernels kAvx512Q6_K{ActFormat::Q8xK, gemm_avx512_q6_k, Packing::None, kAvx512TileTokens,
                               &kAvx512PackQ6_K};
 
 const TypeKernels* gemm_kernels_avx512(TensorType type) {

@@ -26,9 +26,16 @@ static inline int32_t round_up8(int32_t n) {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-// Query vectors per tile: enough to amortise loading each K/V row (about 24), split as
-// query positions × the heads of one KV group.
-constexpr int kTileVectors = 24;
+// Query vectors per tile (query positions × the heads of one KV group). A tile converts
+// its K and V rows from fp16 once for all its queries, so more vectors amortise that
+// better: on the default model's shape a 512-token prefill's attention took 1.92 ms per
+// layer with 24, 1.69 with 48 and 1.55 with 96 (hearth-kernel-bench --attention, AVX-512).
+// Fewer are taken when the batch would otherwise not keep the pool busy, and when a
+// tile's scores (vectors × context floats, kept between the passes) would pass
+// kTileScoreBytes.
+constexpr int kMaxTileVectors = 96;
+constexpr int kMinTileVectors = 24;
+constexpr std::size_t kTileScoreBytes = std::size_t{2} << 20;
 // Decode splits a context into ranges of at least this many positions.
 constexpr int32_t kMinSplit = 256;
 
@@ -154,6 +161,19 @@ void reduce_lanes(const float* lanes, int n_lanes, int D, float* out) {
     }
 }
 
+// The kernels of a SIMD level; the AVX ones need head_dim % 8 == 0.
+static const AttnFns& attn_fns_for(SimdLevel level, int D) {
+    if (D % 8 != 0) return attn_fns_scalar();
+#ifdef HEARTH_HAVE_AVX512_KERNELS
+    if (level == SimdLevel::Avx512) return attn_fns_avx512();
+#endif
+#ifdef HEARTH_HAVE_AVX2_KERNELS
+    if (uses_avx2(level)) return attn_fns_avx2();
+#endif
+    (void)level;
+    return attn_fns_scalar();
+}
+
 struct Attention::ThreadScratch {
     AlignedBuffer floats;  // s, qh and lanes of the tile being run
     std::vector<const float*> q;
@@ -169,23 +189,29 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
     const int n_kv = cache.n_kv_heads;
     if (batch.n_seqs <= 0 || D <= 0 || n_kv <= 0) return;
     const int group = n_heads / n_kv;
-    const int tq = std::max(1, kTileVectors / group);  // query positions per tile
+    int32_t max_ctx = 0;
+    for (int32_t s = 0; s < batch.n_seqs; ++s) max_ctx = std::max(max_ctx, batch.kv_len[s]);
+    const auto tiles_of = [&](int tq) {
+        int64_t n = 0;
+        for (int32_t s = 0; s < batch.n_seqs; ++s)
+            n += int64_t{n_kv} * ((batch.q_len[s] + tq - 1) / tq);
+        return n;
+    };
+    const int64_t target = 4 * int64_t{pool.size()};
+    const auto score_room = static_cast<int>(std::min<std::size_t>(
+        kMaxTileVectors,
+        kTileScoreBytes / (sizeof(float) * static_cast<std::size_t>(round_up8(max_ctx) + 8))));
+    int tq = std::max(1, std::max(score_room, kMinTileVectors) / group);  // positions per tile
+    while (tq > 1 && (tq + 1) / 2 * group >= kMinTileVectors && tiles_of(tq) < target)
+        tq = (tq + 1) / 2;
     const int m_max = tq * group;
-#ifdef HEARTH_HAVE_AVX2_KERNELS
-    const AttnFns& f = uses_avx2(level) && D % 8 == 0 ? attn_fns_avx2() : attn_fns_scalar();
-#else
-    (void)level;
-    const AttnFns& f = attn_fns_scalar();
-#endif
+    const AttnFns& f = attn_fns_for(level, D);
 
     // Tiles. The last query blocks of a sequence see the most context, so they go first:
     // the dynamic task order then finishes with the small ones. A split tile keeps its
     // scores / probabilities (slot_s floats from s_at) and lanes in shared memory between
     // the passes; an unsplit one runs start to end in its thread's scratch.
-    int64_t base = 0;
-    for (int32_t s = 0; s < batch.n_seqs; ++s)
-        base += int64_t{n_kv} * ((batch.q_len[s] + tq - 1) / tq);
-    const int64_t target = 4 * int64_t{pool.size()};
+    const int64_t base = tiles_of(tq);
     const auto max_splits = static_cast<int32_t>(base >= target ? 1 : (target + base - 1) / base);
     items_.clear();
     merges_.clear();

@@ -63,8 +63,9 @@ struct AttnTile {
     // (c0 + j) % n_lanes of dimension d.
     float* lanes = nullptr;
 };
-// visible(m) = clamp(qpos[m] + 1 − c0, 0, c1 − c0). (Each file has its own static
-// helpers for it: no inline code is shared with the AVX2 file, see avx2_util.h.)
+// visible(m) = clamp(qpos[m] + 1 − c0, 0, c1 − c0). (attention.cpp has its own static
+// helper for it, the SIMD files theirs in attention_simd.h: no inline code is shared
+// between files built with different instruction sets, see avx2_util.h.)
 
 struct AttnFns {
     // The scores of the tile (see above); returns nothing, writes t.s.
@@ -81,7 +82,8 @@ struct AttnFns {
 };
 
 const AttnFns& attn_fns_scalar();
-const AttnFns& attn_fns_avx2();  // needs D % 8 == 0
+const AttnFns& attn_fns_avx2();    // needs D % 8 == 0
+const AttnFns& attn_fns_avx512();  // needs D % 8 == 0 and AVX-512 F/VL
 
 // The sum of lanes l[8] / l[32] (stride apart) in the orders of the comment above:
 // hsum8, and ggml_vec_dot_f16's reduction. (Defined in attention.cpp, not inline: the

@@ -1,7 +1,7 @@
 // Paged attention and the KV append of the CPU backend, over random non-contiguous block
 // tables (shuffled block ids), block sizes 1, 3, 7, 16, 32, batches mixing prefill with a
 // cached prefix (q_len > 1, prefix ending mid-block), fresh prompts and decode steps
-// (q_len = 1, alone and in a batch), GQA ratios 1 and 3, both SIMD levels and 1, 2, 3
+// (q_len = 1, alone and in a batch), GQA ratios 1 and 3, every SIMD level and 1, 2, 3
 // threads. Seeds are fixed and printed.
 //
 // The backend reproduces llama.cpp's default attention (kernels/cpu/attention_fns.h): Q
@@ -117,6 +117,7 @@ class TestCpuAttention : public QObject {
         return *b;
     }
     std::vector<SimdLevel> levels() const {
+        if (cpu::cpu_has_avx512()) return {SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512};
         if (cpu::cpu_has_avx2()) return {SimdLevel::Scalar, SimdLevel::Avx2};
         return {SimdLevel::Scalar};
     }

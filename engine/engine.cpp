@@ -154,12 +154,14 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
         if (!blocks) return make_error(impl->device.description + ": " + blocks.message());
         cuda_blocks = *blocks;
     }
+    impl->file->prefetch();
     auto model = LlamaModel::load(*impl->file, *impl->backend);
     if (!model) return make_error(config.model_path + ": " + model.message());
     impl->model = std::move(model).value();
     // The shared cache serves KV computed in other steps (decode or prefill chunks): it
     // must equal what recomputing it would give (docs/architecture.md, batch invariance).
     impl->model->set_batch_invariant(config.batch_invariant);
+    impl->model->reserve_activations(std::max(config.scheduler.max_batch_tokens, 1));
     auto tokenizer = Tokenizer::from_gguf(*impl->file);
     if (!tokenizer) return make_error(config.model_path + ": " + tokenizer.message());
     impl->tokenizer = std::move(tokenizer).value();

@@ -127,8 +127,10 @@ class Backend {
     // --- memory ---------------------------------------------------------------
     virtual std::unique_ptr<Buffer> alloc(std::size_t bytes) = 0;
     // Working memory every step rewrites whole (a model's activations): like alloc, but a
-    // backend may place it for a cheap first touch (the CPU backend asks Linux for
-    // transparent huge pages). Not for memory used a piece at a time, such as the KV cache.
+    // backend may place it for a cheap first touch and touch it now, so that the step that
+    // first uses it does not pay for that (the CPU backend asks Linux for transparent huge
+    // pages and faults every page in). Not for memory used a piece at a time, such as the
+    // KV cache.
     virtual std::unique_ptr<Buffer> alloc_scratch(std::size_t bytes) { return alloc(bytes); }
     virtual void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) = 0;
     virtual void download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) = 0;

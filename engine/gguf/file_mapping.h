@@ -19,6 +19,10 @@ class FileMapping {
     FileMapping& operator=(const FileMapping&) = delete;
 
     std::span<const std::byte> bytes() const { return {data_, size_}; }
+    // Reads the whole file in and fills the mapping's page table now (Linux:
+    // MADV_POPULATE_READ, or read-ahead advice on older kernels; elsewhere nothing), for a
+    // caller about to use every byte: loading a model's weights.
+    void prefetch() const;
 
   private:
     FileMapping() = default;

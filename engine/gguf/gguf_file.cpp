@@ -290,6 +290,10 @@ Result<void> GgufParser::run() {
 
 GgufFile::~GgufFile() = default;
 
+void GgufFile::prefetch() const {
+    if (mapping_) mapping_->prefetch();
+}
+
 Result<std::unique_ptr<GgufFile>> GgufFile::parse_view(std::span<const std::byte> bytes) {
     std::unique_ptr<GgufFile> file(new GgufFile);
     file->bytes_ = bytes;

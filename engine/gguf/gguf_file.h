@@ -161,6 +161,9 @@ class GgufFile {
     std::optional<ArrayView> get_array(std::string_view key) const;
 
     const std::vector<TensorInfo>& tensors() const { return tensors_; }
+    // Reads the mapped file in now (FileMapping::prefetch), before its weights are used.
+    // Opening a file does not: listing models reads only their headers.
+    void prefetch() const;
     const TensorInfo* find_tensor(std::string_view name) const;
 
     // A stable fingerprint of the model: SHA-256 over the header, metadata and tensor

@@ -72,6 +72,11 @@ class LlamaModel {
     // Reuses out's vectors, so that a step allocates nothing once shapes have been seen.
     Result<void> forward(std::span<const SequenceStep> seqs, KvStorage& kv, StepLogits& out);
 
+    // Allocates the activations of a step of up to n_tokens tokens now (the engine's
+    // largest step, at model load), so that the first prompt does not allocate them or
+    // take their first-touch page faults. Steps still grow them when they need more.
+    void reserve_activations(int32_t n_tokens) { ensure_scratch(n_tokens, 1, 0); }
+
     // Device bytes of the scratch a step of n_tokens tokens and n_logits logit rows needs
     // (activations, logits, index arrays, top-k results with kMaxTopK candidates and as
     // many picks per row): what ensure_scratch allocates for it.

@@ -16,7 +16,8 @@ namespace hearth {
 struct LlamaModel::Layer {
     std::unique_ptr<kernels::Buffer> attn_norm, ffn_norm;  // [n_embd] f32
     std::unique_ptr<kernels::Weight> wq, wk, wv, wo, gate, up, down;
-    std::unique_ptr<kernels::Buffer> bq, bk, bv;  // qwen2 biases, else null
+    std::unique_ptr<kernels::Buffer> bq, bk, bv;      // qwen2 biases, else null
+    std::unique_ptr<kernels::Buffer> q_norm, k_norm;  // qwen3 per-head norms [head_dim], else null
 };
 
 namespace {
@@ -152,6 +153,10 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load_weights(const gguf::GgufFil
             HEARTH_TRY(L.bq, vector(backend, file, p + "attn_q.bias", Q));
             HEARTH_TRY(L.bk, vector(backend, file, p + "attn_k.bias", KV));
             HEARTH_TRY(L.bv, vector(backend, file, p + "attn_v.bias", KV));
+        }
+        if (c.qk_norm) {
+            HEARTH_TRY(L.q_norm, vector(backend, file, p + "attn_q_norm.weight", D));
+            HEARTH_TRY(L.k_norm, vector(backend, file, p + "attn_k_norm.weight", D));
         }
     }
 #undef HEARTH_TRY
@@ -326,6 +331,10 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
         b.matmul(*ly.wq, h, T, q, ly.bq ? ly.bq->as<float>() : nullptr);
         b.matmul(*ly.wk, h, T, k, ly.bk ? ly.bk->as<float>() : nullptr);
         b.matmul(*ly.wv, h, T, v, ly.bv ? ly.bv->as<float>() : nullptr);
+        if (ly.q_norm) {  // qwen3: each head's vector, before RoPE
+            b.rms_norm(q, ly.q_norm->as<float>(), T * H, D, c.rms_eps, q);
+            b.rms_norm(k, ly.k_norm->as<float>(), T * HKV, D, c.rms_eps, k);
+        }
         b.rope(q, dev + at[1], T, H, D, rope_);
         b.rope(k, dev + at[1], T, HKV, D, rope_);
         b.kv_append(cache, k, v, dev + at[2], T);

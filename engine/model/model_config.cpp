@@ -5,15 +5,17 @@
 namespace hearth {
 namespace {
 
-// Architectures Hearth runs, with their RoPE variant.
+// Architectures Hearth runs, with what sets them apart from llama.
 struct ArchInfo {
     std::string_view name;
     RopeStyle rope;
     bool qkv_bias;
+    bool qk_norm;
 };
 constexpr ArchInfo kArchitectures[] = {
-    {"llama", RopeStyle::Normal, false},
-    {"qwen2", RopeStyle::Neox, true},
+    {"llama", RopeStyle::Normal, false, false},
+    {"qwen2", RopeStyle::Neox, true, false},
+    {"qwen3", RopeStyle::Neox, false, true},
 };
 
 }  // namespace
@@ -28,9 +30,10 @@ Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
         if (a.name == c.architecture) info = &a;
     if (!info)
         return make_error("unsupported architecture \"" + c.architecture +
-                          "\" (Hearth runs llama and qwen2 models)");
+                          "\" (Hearth runs llama, qwen2 and qwen3 models)");
     c.rope_style = info->rope;
     c.has_qkv_bias = info->qkv_bias;
+    c.qk_norm = info->qk_norm;
     if (auto n = file.get_string("general.name")) c.name = std::string(*n);
 
     const std::string p = c.architecture + ".";
@@ -59,6 +62,11 @@ Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
         if (auto r = required("attention.key_length", c.head_dim); !r) return r.error();
     if (c.head_dim % 2 != 0)
         return make_error("head dimension " + std::to_string(c.head_dim) + " is odd");
+    if (auto v = file.get_u64(p + "attention.value_length");
+        v && static_cast<int64_t>(*v) != c.head_dim)
+        return make_error(p + "attention.value_length " + std::to_string(*v) +
+                          " differs from the key length " + std::to_string(c.head_dim) +
+                          " (not supported)");
     c.n_rot = c.head_dim;
     if (file.find(p + "rope.dimension_count"))
         if (auto r = required("rope.dimension_count", c.n_rot); !r) return r.error();

@@ -15,7 +15,7 @@ namespace hearth {
 enum class RopeStyle { Normal, Neox };
 
 struct ModelConfig {
-    std::string architecture;  // "llama", "qwen2"
+    std::string architecture;  // "llama", "qwen2", "qwen3"
     std::string name;          // general.name, may be empty
     int64_t context_length = 0;
     int64_t n_embd = 0;
@@ -34,6 +34,7 @@ struct ModelConfig {
     RopeStyle rope_style = RopeStyle::Normal;
     bool tied_embeddings = false;  // no output.weight: logits use token_embd
     bool has_qkv_bias = false;     // qwen2
+    bool qk_norm = false;          // qwen3: each head's query and key RMS-normalised
 
     // Reads and checks the configuration; errors name the missing or bad key.
     static Result<ModelConfig> from_gguf(const gguf::GgufFile& file);

@@ -183,7 +183,7 @@ int32_t synthetic_vocab_size() {
 }
 
 Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s) {
-    if (s.n_head % s.n_head_kv != 0 || s.n_embd % s.n_head != 0)
+    if (s.n_head % s.n_head_kv != 0 || (s.head_dim == 0 && s.n_embd % s.n_head != 0))
         return make_error("inconsistent head counts");
     Vocab vocab = make_vocab();
     for (auto i = static_cast<int32_t>(vocab.tokens.size()); i < s.padded_vocab; ++i) {
@@ -191,8 +191,8 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
         vocab.types.push_back(5);  // unused
     }
     const auto n_vocab = static_cast<int64_t>(vocab.tokens.size());
-    const int64_t E = s.n_embd, D = s.n_embd / s.n_head, Q = s.n_head * D, KV = s.n_head_kv * D,
-                  F = s.n_ff;
+    const int64_t E = s.n_embd, D = s.head_dim > 0 ? s.head_dim : s.n_embd / s.n_head,
+                  Q = s.n_head * D, KV = s.n_head_kv * D, F = s.n_ff;
     const std::string a = s.architecture;
 
     gguf::GgufWriter w;
@@ -204,6 +204,10 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
     w.add_u32(a + ".feed_forward_length", static_cast<uint32_t>(F));
     w.add_u32(a + ".attention.head_count", static_cast<uint32_t>(s.n_head));
     w.add_u32(a + ".attention.head_count_kv", static_cast<uint32_t>(s.n_head_kv));
+    if (s.head_dim > 0) {
+        w.add_u32(a + ".attention.key_length", static_cast<uint32_t>(D));
+        w.add_u32(a + ".attention.value_length", static_cast<uint32_t>(D));
+    }
     w.add_f32(a + ".attention.layer_norm_rms_epsilon", 1e-5f);
     w.add_f32(a + ".rope.freq_base", s.rope_freq_base);
     w.add_u32(a + ".vocab_size", static_cast<uint32_t>(n_vocab));
@@ -267,6 +271,10 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
                 add_matrix(w, p + "attn_k.bias", TensorType::F32, KV, 1, rng.normal(KV, 0.1f)));
             HEARTH_CHECK(
                 add_matrix(w, p + "attn_v.bias", TensorType::F32, KV, 1, rng.normal(KV, 0.1f)));
+        }
+        if (a == "qwen3") {
+            HEARTH_CHECK(norm(p + "attn_q_norm.weight", D));
+            HEARTH_CHECK(norm(p + "attn_k_norm.weight", D));
         }
     }
 #undef HEARTH_CHECK

@@ -1,5 +1,5 @@
-// Random-weight GGUF models for fast tests without the real model: llama or
-// qwen2 architecture, any supported weight type, a byte-level BPE vocabulary with ChatML
+// Random-weight GGUF models for fast tests without the real model: llama, qwen2 or
+// qwen3 architecture, any supported weight type, a byte-level BPE vocabulary with ChatML
 // control tokens and a few merges, and a ChatML template. Deterministic for a seed.
 #pragma once
 
@@ -13,11 +13,13 @@
 namespace hearth {
 
 struct SyntheticModelSpec {
-    std::string architecture = "llama";  // or "qwen2" (q/k/v biases, neox RoPE)
+    std::string architecture = "llama";  // "qwen2" (q/k/v biases, neox RoPE), "qwen3"
+                                         // (per-head q/k norms, neox RoPE)
     int32_t n_embd = 64;
     int32_t n_layer = 2;
     int32_t n_head = 4;
     int32_t n_head_kv = 2;
+    int32_t head_dim = 0;  // 0: n_embd / n_head; else written as attention.key_length
     int32_t n_ff = 96;
     int32_t context_length = 1024;
     float rope_freq_base = 10000.0f;

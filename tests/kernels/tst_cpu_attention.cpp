@@ -212,6 +212,8 @@ class TestCpuAttention : public QObject {
                     << bs << gqa << 64;
         QTest::newRow("head_dim 128") << 16 << 3 << 128;
         QTest::newRow("head_dim 80") << 7 << 3 << 80;
+        QTest::newRow("head_dim 32") << 16 << 2 << 32;
+        QTest::newRow("head_dim 16") << 16 << 2 << 16;
         QTest::newRow("head_dim 20 (scalar kernel)") << 3 << 1 << 20;
     }
 

@@ -117,6 +117,10 @@ struct AttentionBatch {
     // KV of the layers above) is the same whether it was computed in a prefill chunk or
     // in a decode step: with prefix caching, cached and recomputed KV then agree exactly.
     bool batch_invariant = false;
+    // > 0: sliding-window attention (Gemma's local layers): the query at position p sees
+    // only positions p - window + 1 .. p, as llama.cpp's mask (it masks p0 when
+    // p - p0 >= window). 0: every position up to its own.
+    int32_t window = 0;
 };
 
 class Backend {
@@ -165,8 +169,17 @@ class Backend {
     // out = silu(gate) · up, elementwise.              [n]; out may be gate
     virtual void swiglu(const float* gate, const float* up, int64_t n, float* out) = 0;
 
+    // out = gelu(gate) · up, elementwise, GELU in its tanh form (Gemma's GeGLU), as
+    // ggml's CPU path computes it: gelu of gate rounded to fp16, the result rounded to
+    // fp16 (its lookup table); 0 for gate ≤ −10, gate itself for gate ≥ 10.
+    //                                                              [n]; out may be gate
+    virtual void geglu(const float* gate, const float* up, int64_t n, float* out) = 0;
+
     // x += y, elementwise.                                         [n]
     virtual void add(float* x, const float* y, int64_t n) = 0;
+
+    // x *= s, elementwise (one float product each, as ggml_scale). [n]
+    virtual void scale(float* x, int64_t n, float s) = 0;
 
     // Rows of out selected for logits: out[i, :] = x[rows[i], :].   x [*, n], out [count, n]
     virtual void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,

@@ -189,6 +189,7 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
     const int n_kv = cache.n_kv_heads;
     if (batch.n_seqs <= 0 || D <= 0 || n_kv <= 0) return;
     const int group = n_heads / n_kv;
+    const int32_t window = batch.window;
     int32_t max_ctx = 0;
     for (int32_t s = 0; s < batch.n_seqs; ++s) max_ctx = std::max(max_ctx, batch.kv_len[s]);
     const auto tiles_of = [&](int tq) {
@@ -224,17 +225,23 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
         for (int32_t i0 = (ql - 1) / tq * tq; i0 >= 0; i0 -= tq) {
             const int32_t nq = std::min(tq, ql - i0);
             const int32_t ctx = first_pos + i0 + nq;  // last query's position + 1
-            const int32_t splits = std::clamp((ctx + kMinSplit - 1) / kMinSplit, 1, max_splits);
+            // A sliding window: the range starts where the tile's first query's window
+            // does (rounded down to a split boundary); what lies before is masked for every
+            // query of the tile, and skipping it changes no sum (its probabilities are 0).
+            const int32_t start =
+                window > 0 ? std::max(0, first_pos + i0 - window + 1) / kAttnChunk * kAttnChunk : 0;
+            const int32_t span = ctx - start;
+            const int32_t splits = std::clamp((span + kMinSplit - 1) / kMinSplit, 1, max_splits);
             const int32_t chunk =
-                ((ctx + splits - 1) / splits + kAttnChunk - 1) / kAttnChunk * kAttnChunk;
+                ((span + splits - 1) / splits + kAttnChunk - 1) / kAttnChunk * kAttnChunk;
             for (int32_t g = 0; g < n_kv; ++g) {
-                if (splits == 1 || chunk >= ctx) {
-                    items_.push_back({s, g, i0, nq, 0, ctx, -1, 0});
-                    max_unsplit_ctx = std::max(max_unsplit_ctx, ctx);
+                if (splits == 1 || chunk >= span) {
+                    items_.push_back({s, g, i0, nq, start, ctx, -1, 0});
+                    max_unsplit_ctx = std::max(max_unsplit_ctx, span);
                     continue;
                 }
                 merges_.push_back({static_cast<int32_t>(items_.size()), 0});
-                for (int32_t c0 = 0; c0 < ctx; c0 += chunk) {
+                for (int32_t c0 = start; c0 < ctx; c0 += chunk) {
                     const int32_t c1 = std::min(ctx, c0 + chunk);
                     items_.push_back({s, g, i0, nq, c0, c1, slots++, shared_s});
                     shared_s += static_cast<std::size_t>(nq * group) * round_up8(c1 - c0);
@@ -328,11 +335,23 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
         return std::clamp(qpos + 1 - it.c0, 0, it.c1 - it.c0);
     };
 
+    // A sliding window's mask: −inf for the positions of the tile's range that lie before
+    // query i's window, as llama.cpp's mask makes them (the softmax then gives them 0).
+    const auto mask_window = [&](const AttnTile& t) {
+        if (window <= 0) return;
+        for (int i = 0; i < t.M; ++i) {
+            const int32_t masked = std::min(t.qpos[i] - window + 1 - t.c0, visible(t, i));
+            float* s = t.s + static_cast<std::size_t>(i) * t.s_stride;
+            for (int32_t j = 0; j < masked; ++j) s[j] = kNegInf;
+        }
+    };
+
     // (1) Unsplit tiles from start to end; the scores and maxima of split ones.
     pool.run(static_cast<int64_t>(items_.size()), [&](int64_t idx, int thread) {
         const Item& it = items_[static_cast<std::size_t>(idx)];
         const AttnTile t = make_tile(it, *thread_scratch_[static_cast<std::size_t>(thread)]);
         f.scores(t);
+        mask_window(t);
         if (it.partial >= 0) {
             float* mx = shared + static_cast<std::size_t>(it.partial) * slot_floats;
             for (int i = 0; i < t.M; ++i) {

@@ -180,6 +180,14 @@ void CpuBackend::swiglu(const float* gate, const float* up, int64_t n, float* ou
     cpu::swiglu(impl_->pool, impl_->fns, gate, up, n, out);
 }
 
+void CpuBackend::geglu(const float* gate, const float* up, int64_t n, float* out) {
+    cpu::geglu(impl_->pool, gate, up, n, out);
+}
+
+void CpuBackend::scale(float* x, int64_t n, float s) {
+    cpu::scale(impl_->pool, x, n, s);
+}
+
 void CpuBackend::add(float* x, const float* y, int64_t n) {
     cpu::add(impl_->pool, impl_->fns, x, y, n);
 }

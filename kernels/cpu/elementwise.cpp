@@ -153,6 +153,41 @@ void add(ThreadPool& pool, const ElementwiseFns& f, float* x, const float* y, in
     split(pool, n, 1, [&](int64_t i0, int64_t i1) { f.add(x + i0, y + i0, i1 - i0); });
 }
 
+void scale(ThreadPool& pool, float* x, int64_t n, float s) {
+    split(pool, n, 1, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) x[i] *= s;
+    });
+}
+
+// ggml's GELU table: for every fp16 value h, fp16(gelu(h)) with gelu in float,
+// 0.5·x·(1 + tanhf(√(2/π)·x·(1 + 0.044715·x²))), kept as floats.
+static const float* gelu_table() {
+    static const std::vector<float> table = [] {
+        std::vector<float> t(1 << 16);
+        for (uint32_t i = 0; i < (1u << 16); ++i) {
+            const float x = quant::fp16_to_f32(static_cast<uint16_t>(i));
+            const float g = 0.5f * x *
+                            (1.0f + std::tanh(0.79788456080286535587989211986876f * x *
+                                              (1.0f + 0.044715f * x * x)));
+            t[i] = quant::fp16_to_f32(quant::f32_to_fp16(g));
+        }
+        return t;
+    }();
+    return table.data();
+}
+
+void geglu(ThreadPool& pool, const float* gate, const float* up, int64_t n, float* out) {
+    const float* table = gelu_table();
+    split(pool, n, 1, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+            const float g = gate[i];
+            out[i] = g <= -10.0f  ? 0.0f
+                     : g >= 10.0f ? g * up[i]
+                                  : table[quant::f32_to_fp16(g)] * up[i];
+        }
+    });
+}
+
 void embed(ThreadPool& pool, const WeightView& table, const int32_t* ids, int32_t n, float* out) {
     const int64_t cols = table.cols;
     split(pool, n, cols, [&](int64_t t0, int64_t t1) {

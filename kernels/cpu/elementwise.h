@@ -38,6 +38,9 @@ void rms_norm(ThreadPool& pool, const ElementwiseFns& f, const float* x, const f
 void swiglu(ThreadPool& pool, const ElementwiseFns& f, const float* gate, const float* up,
             int64_t n, float* out);
 void add(ThreadPool& pool, const ElementwiseFns& f, float* x, const float* y, int64_t n);
+void scale(ThreadPool& pool, float* x, int64_t n, float s);
+// Backend::geglu: ggml's table of fp16 GELU values (built once), as its CPU path reads it.
+void geglu(ThreadPool& pool, const float* gate, const float* up, int64_t n, float* out);
 
 // out[t, :] = dequantised row ids[t] of the table (zeros for an id outside it).
 void embed(ThreadPool& pool, const WeightView& table, const int32_t* ids, int32_t n, float* out);

@@ -246,6 +246,10 @@ void CudaBackend::kv_append(const PagedKvLayer& cache, const float* k, const flo
 
 void CudaBackend::attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
                             int32_t n_heads, float scale, float* out) {
+    if (batch.window > 0)
+        throw BackendError(
+            "cuda: sliding-window attention (Gemma's local layers) is not implemented on the "
+            "CUDA backend yet; run this model on the CPU (device cpu)");
     const std::size_t need = gpu::attention_workspace_bytes(batch, n_heads, cache.head_dim);
     gpu::DeviceBuffer<float>& ws = impl_->attention_workspace;
     if (ws.bytes() < need) {
@@ -268,6 +272,14 @@ void CudaBackend::swiglu(const float* gate, const float* up, int64_t n, float* o
 
 void CudaBackend::add(float* x, const float* y, int64_t n) {
     check(gpu::add_cuda(x, y, n, impl_->s()), "add");
+}
+
+void CudaBackend::geglu(const float* gate, const float* up, int64_t n, float* out) {
+    check(gpu::geglu_cuda(gate, up, n, out, impl_->s()), "geglu");
+}
+
+void CudaBackend::scale(float* x, int64_t n, float s) {
+    check(gpu::scale_cuda(x, n, s, impl_->s()), "scale");
 }
 
 void CudaBackend::gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,

@@ -1,5 +1,7 @@
 // The element-wise CUDA kernels (see elementwise.h). Everything up to the __global__
 // functions is __host__ __device__, so that the *_on_host twins run the same code.
+#include <cuda_fp16.h>
+
 #include <cmath>
 #include <cstdint>
 
@@ -27,6 +29,26 @@ __host__ __device__ __forceinline__ float rms_scale(float sum, int32_t n, float 
 
 __host__ __device__ __forceinline__ float silu_mul(float g, float u) {
     return g / (1.0f + expf(-g)) * u;
+}
+
+__host__ __device__ __forceinline__ float round_fp16(float x) {
+#if defined(__CUDA_ARCH__)
+    return __half2float(__float2half_rn(x));
+#else
+    return quant::fp16_to_f32(quant::f32_to_fp16(x));
+#endif
+}
+
+// ggml's CPU GeGLU without its table: gelu of g rounded to fp16, the result rounded to
+// fp16 (the device's tanhf may differ from the host's in the last bit before rounding).
+__host__ __device__ __forceinline__ float gelu_mul(float g, float u) {
+    if (g <= -10.0f) return 0.0f;
+    if (g >= 10.0f) return g * u;
+    const float x = round_fp16(g);
+    const float y =
+        0.5f * x *
+        (1.0f + tanhf(0.79788456080286535587989211986876f * x * (1.0f + 0.044715f * x * x)));
+    return round_fp16(y) * u;
 }
 
 // The tree a warp's shuffle-down reduction computes: lane 0 ends with it.
@@ -62,6 +84,18 @@ __global__ void swiglu_kernel(const float* gate, const float* up, int64_t n, flo
     for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
          i += int64_t{gridDim.x} * blockDim.x)
         out[i] = silu_mul(gate[i], up[i]);
+}
+
+__global__ void geglu_kernel(const float* gate, const float* up, int64_t n, float* out) {
+    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+         i += int64_t{gridDim.x} * blockDim.x)
+        out[i] = gelu_mul(gate[i], up[i]);
+}
+
+__global__ void scale_kernel(float* x, int64_t n, float s) {
+    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+         i += int64_t{gridDim.x} * blockDim.x)
+        x[i] *= s;
 }
 
 __global__ void add_kernel(float* x, const float* y, int64_t n) {
@@ -170,6 +204,35 @@ cudaError_t swiglu_cuda(const float* gate, const float* up, int64_t n, float* ou
 bool swiglu_on_host(const float* gate, const float* up, int64_t n, float* out) {
     if (n < 0 || (n > 0 && (!gate || !up || !out))) return false;
     for (int64_t i = 0; i < n; ++i) out[i] = silu_mul(gate[i], up[i]);
+    return true;
+}
+
+cudaError_t geglu_cuda(const float* gate, const float* up, int64_t n, float* out,
+                       cudaStream_t stream) {
+    if (n < 0) return cudaErrorInvalidValue;
+    if (n == 0) return cudaSuccess;
+    if (!gate || !up || !out) return cudaErrorInvalidValue;
+    geglu_kernel<<<grid_for(n), kThreads, 0, stream>>>(gate, up, n, out);
+    return cudaGetLastError();
+}
+
+bool geglu_on_host(const float* gate, const float* up, int64_t n, float* out) {
+    if (n < 0 || (n > 0 && (!gate || !up || !out))) return false;
+    for (int64_t i = 0; i < n; ++i) out[i] = gelu_mul(gate[i], up[i]);
+    return true;
+}
+
+cudaError_t scale_cuda(float* x, int64_t n, float s, cudaStream_t stream) {
+    if (n < 0) return cudaErrorInvalidValue;
+    if (n == 0) return cudaSuccess;
+    if (!x) return cudaErrorInvalidValue;
+    scale_kernel<<<grid_for(n), kThreads, 0, stream>>>(x, n, s);
+    return cudaGetLastError();
+}
+
+bool scale_on_host(float* x, int64_t n, float s) {
+    if (n < 0 || (n > 0 && !x)) return false;
+    for (int64_t i = 0; i < n; ++i) x[i] *= s;
     return true;
 }
 

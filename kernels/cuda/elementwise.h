@@ -31,6 +31,13 @@ bool swiglu_on_host(const float* gate, const float* up, int64_t n, float* out);
 cudaError_t add_cuda(float* x, const float* y, int64_t n, cudaStream_t stream);
 bool add_on_host(float* x, const float* y, int64_t n);
 
+// out = gelu(gate) · up, Backend::geglu (computed, not from a table); x *= s.
+cudaError_t geglu_cuda(const float* gate, const float* up, int64_t n, float* out,
+                       cudaStream_t stream);
+bool geglu_on_host(const float* gate, const float* up, int64_t n, float* out);
+cudaError_t scale_cuda(float* x, int64_t n, float s, cudaStream_t stream);
+bool scale_on_host(float* x, int64_t n, float s);
+
 // out[i, :] = x[rows[i], :].
 cudaError_t gather_rows_cuda(const float* x, const int32_t* rows, int32_t count, int32_t n,
                              float* out, cudaStream_t stream);

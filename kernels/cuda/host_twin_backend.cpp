@@ -80,6 +80,12 @@ class TwinBackend final : public Backend {
     void add(float* x, const float* y, int64_t n) override {
         check(gpu::add_on_host(x, y, n), "add");
     }
+    void geglu(const float* g, const float* u, int64_t n, float* out) override {
+        check(gpu::geglu_on_host(g, u, n, out), "geglu");
+    }
+    void scale(float* x, int64_t n, float s) override {
+        check(gpu::scale_on_host(x, n, s), "scale");
+    }
     void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
                      float* out) override {
         check(gpu::gather_rows_on_host(x, rows, count, n, out), "gather_rows");

@@ -57,6 +57,10 @@ class ReferenceBackend final : public Backend {
         reference::swiglu(g, u, n, out);
     }
     void add(float* x, const float* y, int64_t n) override { reference::add(x, y, n); }
+    void geglu(const float* g, const float* u, int64_t n, float* out) override {
+        reference::geglu(g, u, n, out);
+    }
+    void scale(float* x, int64_t n, float s) override { reference::scale(x, n, s); }
     void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
                      float* out) override {
         reference::gather_rows(x, rows, count, n, out);

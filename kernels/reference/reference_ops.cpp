@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numbers>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -189,9 +190,11 @@ void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& 
                         p % cache.block_size;
                     return base + (slot * cache.n_kv_heads + g) * D;
                 };
+                // A sliding window: positions before lo are masked (probability 0).
+                const int32_t lo = batch.window > 0 ? std::max(0, pos - batch.window + 1) : 0;
                 scores.assign(static_cast<std::size_t>(pos + 1), 0.0);
                 double mx = -HUGE_VAL;
-                for (int32_t p = 0; p <= pos; ++p) {
+                for (int32_t p = lo; p <= pos; ++p) {
                     const uint16_t* kv = kv_at(cache.k, p);
                     double d = 0.0;
                     for (int32_t e = 0; e < D; ++e)
@@ -200,12 +203,13 @@ void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& 
                     mx = std::max(mx, d * scale);
                 }
                 double sum = 0.0;
-                for (double& sc : scores) {
+                for (int32_t p = lo; p <= pos; ++p) {
+                    double& sc = scores[static_cast<std::size_t>(p)];
                     sc = std::exp(sc - mx);
                     sum += sc;
                 }
                 std::fill(acc.begin(), acc.end(), 0.0);
-                for (int32_t p = 0; p <= pos; ++p) {
+                for (int32_t p = lo; p <= pos; ++p) {
                     const uint16_t* vv = kv_at(cache.v, p);
                     for (int32_t e = 0; e < D; ++e)
                         acc[static_cast<std::size_t>(e)] +=
@@ -217,6 +221,20 @@ void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& 
             }
         }
     }
+}
+
+void geglu(const float* gate, const float* up, int64_t n, float* out) {
+    for (int64_t i = 0; i < n; ++i) {
+        const double x = gate[i];
+        const double g =
+            0.5 * x *
+            (1.0 + std::tanh(std::sqrt(2.0 / std::numbers::pi) * x * (1.0 + 0.044715 * x * x)));
+        out[i] = static_cast<float>(g * up[i]);
+    }
+}
+
+void scale(float* x, int64_t n, float s) {
+    for (int64_t i = 0; i < n; ++i) x[i] *= s;
 }
 
 void swiglu(const float* gate, const float* up, int64_t n, float* out) {

@@ -57,6 +57,9 @@ void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& 
                int32_t n_heads, float scale, float* out);
 
 void swiglu(const float* gate, const float* up, int64_t n, float* out);
+// gelu(gate) · up with the tanh GELU in double (no fp16 table).
+void geglu(const float* gate, const float* up, int64_t n, float* out);
+void scale(float* x, int64_t n, float s);
 
 void add(float* x, const float* y, int64_t n);
 

@@ -175,7 +175,14 @@ class TestCpuAttention : public QObject {
                     const float* q = c.q.data() + (static_cast<std::size_t>(tok) * n_heads + h) * D;
                     std::vector<double> sc(static_cast<std::size_t>(pos + 1));
                     double mx = -1e300;
+                    // A sliding window masks the positions before lo (probability 0).
+                    const int32_t lo =
+                        c.batch.window > 0 ? std::max(0, pos - c.batch.window + 1) : 0;
                     for (int32_t p = 0; p <= pos; ++p) {
+                        if (p < lo) {
+                            sc[static_cast<std::size_t>(p)] = -HUGE_VAL;
+                            continue;
+                        }
                         const uint16_t* k = row(c.k, s, p, h / group);
                         double dot = 0.0;
                         for (int32_t d = 0; d < D; ++d)
@@ -238,6 +245,47 @@ class TestCpuAttention : public QObject {
         const std::vector<SeqSpec> prefill = {{0, 150}, {300, 70}};
         Case p(rng, block_size, n_kv, head_dim, n_heads, prefill, 1.0f);
         check(p, n_heads, 1.0f / std::sqrt(static_cast<float>(head_dim)), "long prefill");
+    }
+
+    // Sliding-window attention (Gemma's local layers): against both references, every
+    // SIMD level and thread count the same bits, in batches mixing prefill over a cached
+    // prefix, fresh prompts and long decode steps (which split the context); and a window
+    // that covers the whole context gives the bits of no window.
+    void attention_window_data() {
+        QTest::addColumn<int>("block_size");
+        QTest::addColumn<int>("gqa");
+        QTest::addColumn<int>("window");
+        for (int window : {1, 5, 37, 300})
+            for (auto [bs, gqa] : {std::pair{1, 1}, std::pair{7, 3}, std::pair{16, 4}})
+                QTest::newRow(
+                    qPrintable(QString("window %1 bs %2 gqa %3").arg(window).arg(bs).arg(gqa)))
+                    << bs << gqa << window;
+    }
+    void attention_window() {
+        QFETCH(int, block_size);
+        QFETCH(int, gqa);
+        QFETCH(int, window);
+        std::mt19937 rng(kSeed + static_cast<uint32_t>(window * 100 + block_size * 10 + gqa));
+        const int32_t n_kv = 2, n_heads = n_kv * gqa, D = 64;
+        const float scale = 0.125f;
+        const std::vector<SeqSpec> mixed = {{0, 50}, {37, 1},  {100, 13},
+                                            {5, 1},  {700, 1}, {61, 40}};
+        Case c(rng, block_size, n_kv, D, n_heads, mixed, 1.0f);
+        c.batch.window = window;
+        check(c, n_heads, scale, QString("window %1").arg(window));
+        const std::vector<SeqSpec> decode = {{1500, 1}};
+        Case d(rng, block_size, n_kv, D, n_heads, decode, 1.0f);
+        d.batch.window = window;
+        check(d, n_heads, scale, QString("window %1, long decode").arg(window));
+
+        // A window past the longest context: the bits of no window.
+        Case w(rng, block_size, n_kv, D, n_heads, mixed, 1.0f);
+        std::vector<float> none(w.q.size()), wide(w.q.size());
+        CpuBackend& b = backend(2, levels().back());
+        b.attention(w.q.data(), w.cache, w.batch, n_heads, scale, none.data());
+        w.batch.window = 800;
+        b.attention(w.q.data(), w.cache, w.batch, n_heads, scale, wide.data());
+        QVERIFY(std::memcmp(none.data(), wide.data(), none.size() * sizeof(float)) == 0);
     }
 
     // Scores of several hundred: a softmax without max subtraction overflows float.

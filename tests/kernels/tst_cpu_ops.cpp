@@ -481,6 +481,59 @@ class TestCpuOps : public QObject {
         }
     }
 
+    // GeGLU as ggml's CPU path: gelu(fp16(g)) rounded to fp16 (its table), times up; 0 at
+    // g ≤ −10, g · up at g ≥ 10. Against the double reference without the table: rounding
+    // the result to fp16 costs 2^-11 relative, rounding g costs |g| · 2^-11 · gelu' ≤ 1.13
+    // (5.6e-4 · |g|) absolute, and fp16's spacing near 0 (2^-24) 3e-8. Scale: one product
+    // per element.
+    void geglu_scale() {
+        std::mt19937 rng(kSeed + 301);
+        for (int64_t n : {int64_t{1}, int64_t{13}, int64_t{100003}}) {
+            std::vector<float> g = random_floats(rng, static_cast<std::size_t>(n), -12.0f, 12.0f);
+            if (n > 4) {
+                g[0] = -10.0f;
+                g[1] = 10.0f;
+                g[2] = 0.0f;
+                g[3] = 1e-30f;
+            }
+            const std::vector<float> u =
+                random_floats(rng, static_cast<std::size_t>(n), -2.0f, 2.0f);
+            std::vector<float> want(g.size());
+            ref::geglu(g.data(), u.data(), n, want.data());
+            for (SimdLevel level : levels()) {
+                for (int threads : {1, 3}) {
+                    CpuBackend& b = backend(threads, level);
+                    std::vector<float> out(g.size());
+                    b.geglu(g.data(), u.data(), n, out.data());
+                    for (std::size_t i = 0; i < out.size(); ++i) {
+                        const float exact = g[i] <= -10.0f  ? 0.0f
+                                            : g[i] >= 10.0f ? g[i] * u[i]
+                                                            : std::nanf("");
+                        HEARTH_CHECK(std::isnan(exact) ? std::fabs(out[i] - want[i]) <=
+                                                             2e-3 * std::fabs(want[i]) +
+                                                                 (5.6e-4 * std::fabs(g[i]) + 3e-8) *
+                                                                     std::fabs(u[i])
+                                                       : out[i] == exact,
+                                     (QString("n %1 i %2: gelu(%3)·%4 = %5 vs %6")
+                                          .arg(n)
+                                          .arg(i)
+                                          .arg(g[i])
+                                          .arg(u[i])
+                                          .arg(out[i])
+                                          .arg(want[i])));
+                    }
+                    std::vector<float> inplace = g;
+                    b.geglu(inplace.data(), u.data(), n, inplace.data());
+                    QVERIFY(inplace == out);
+                    std::vector<float> x = g, scaled = g;
+                    b.scale(x.data(), n, 0.37f);
+                    ref::scale(scaled.data(), n, 0.37f);
+                    QVERIFY(x == scaled);
+                }
+            }
+        }
+    }
+
     void swiglu_add_gather() {
         std::mt19937 rng(kSeed + 300);
         for (int64_t n : {int64_t{1}, int64_t{13}, int64_t{1536}, int64_t{100003}}) {

@@ -64,6 +64,16 @@ class TstCudaElementwise : public QObject {
         QVERIFY(g::swiglu_on_host(gate.data(), up.data(), 1000, got.data()));
         for (size_t i = 0; i < got.size(); ++i)
             QVERIFY(std::fabs(got[i] - want[i]) <= 1e-5f * (1.0f + std::fabs(want[i])));
+        // GeGLU computed (the device has no table) equals the CPU backend's table bit for
+        // bit on the host; scale is one product.
+        std::vector<float> gel(1000), cpu_gel(1000);
+        QVERIFY(g::geglu_on_host(gate.data(), up.data(), 1000, gel.data()));
+        hearth::kernels::CpuBackend(1).geglu(gate.data(), up.data(), 1000, cpu_gel.data());
+        QVERIFY(std::memcmp(gel.data(), cpu_gel.data(), gel.size() * 4) == 0);
+        std::vector<float> scaled = gate, want_scaled = gate;
+        ref::scale(want_scaled.data(), 1000, -1.5f);
+        QVERIFY(g::scale_on_host(scaled.data(), 1000, -1.5f));
+        QVERIFY(scaled == want_scaled);
         std::vector<float> sum = gate, want_sum = gate;
         ref::add(want_sum.data(), up.data(), 1000);
         QVERIFY(g::add_on_host(sum.data(), up.data(), 1000));

@@ -17,7 +17,8 @@ struct LlamaModel::Layer {
     std::unique_ptr<kernels::Buffer> attn_norm, ffn_norm;  // [n_embd] f32
     std::unique_ptr<kernels::Weight> wq, wk, wv, wo, gate, up, down;
     std::unique_ptr<kernels::Buffer> bq, bk, bv;      // qwen2 biases, else null
-    std::unique_ptr<kernels::Buffer> q_norm, k_norm;  // qwen3 per-head norms [head_dim], else null
+    std::unique_ptr<kernels::Buffer> q_norm, k_norm;  // qwen3/gemma3 per-head norms [head_dim]
+    std::unique_ptr<kernels::Buffer> attn_post_norm, ffn_post_norm;  // gemma3 [n_embd]
 };
 
 namespace {
@@ -158,6 +159,11 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load_weights(const gguf::GgufFil
             HEARTH_TRY(L.q_norm, vector(backend, file, p + "attn_q_norm.weight", D));
             HEARTH_TRY(L.k_norm, vector(backend, file, p + "attn_k_norm.weight", D));
         }
+        if (c.post_norms) {
+            HEARTH_TRY(L.attn_post_norm,
+                       vector(backend, file, p + "post_attention_norm.weight", E));
+            HEARTH_TRY(L.ffn_post_norm, vector(backend, file, p + "post_ffw_norm.weight", E));
+        }
     }
 #undef HEARTH_TRY
 
@@ -168,6 +174,9 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load_weights(const gguf::GgufFil
                               ? 1.0f / c.rope_scaling_factor
                               : 1.0f;
     m->rope_.freq_factors = m->rope_freqs_ ? m->rope_freqs_->as<float>() : nullptr;
+    m->rope_swa_ = m->rope_;  // llama.cpp: the local base, no scaling
+    m->rope_swa_.freq_base = c.rope_freq_base_swa;
+    m->rope_swa_.freq_scale = 1.0f;
     log::get("model")->info("loaded {} ({} layers, {} embd, {} heads / {} kv) on {}",
                             c.architecture, c.n_layer, c.n_embd, c.n_head, c.n_head_kv,
                             backend.name());
@@ -321,12 +330,17 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
     float* attn = attn_->as<float>();
     float* gate = gate_->as<float>();
     float* up = up_->as<float>();
-    const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+    // Gemma scales the queries itself and leaves the scores unscaled.
+    const float scale = c.query_scale > 0.0f ? 1.0f : 1.0f / std::sqrt(static_cast<float>(D));
 
     b.embed(*token_embd_, dev + at[0], T, x);
+    if (c.embedding_scale) b.scale(x, int64_t{T} * E, std::sqrt(static_cast<float>(E)));
     for (int32_t l = 0; l < static_cast<int32_t>(layers_.size()); ++l) {
         const Layer& ly = layers_[static_cast<size_t>(l)];
         const kernels::PagedKvLayer cache = kv.layer(l);
+        const bool swa = c.is_swa(l);
+        const kernels::RopeParams& rope = swa ? rope_swa_ : rope_;
+        batch.window = swa ? static_cast<int32_t>(c.sliding_window) : 0;
         b.rms_norm(x, ly.attn_norm->as<float>(), T, E, c.rms_eps, h);
         b.matmul(*ly.wq, h, T, q, ly.bq ? ly.bq->as<float>() : nullptr);
         b.matmul(*ly.wk, h, T, k, ly.bk ? ly.bk->as<float>() : nullptr);
@@ -335,17 +349,23 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
             b.rms_norm(q, ly.q_norm->as<float>(), T * H, D, c.rms_eps, q);
             b.rms_norm(k, ly.k_norm->as<float>(), T * HKV, D, c.rms_eps, k);
         }
-        b.rope(q, dev + at[1], T, H, D, rope_);
-        b.rope(k, dev + at[1], T, HKV, D, rope_);
+        b.rope(q, dev + at[1], T, H, D, rope);
+        b.rope(k, dev + at[1], T, HKV, D, rope);
+        if (c.query_scale > 0.0f) b.scale(q, int64_t{T} * H * D, c.query_scale);
         b.kv_append(cache, k, v, dev + at[2], T);
         b.attention(q, cache, batch, H, scale, attn);
         b.matmul(*ly.wo, attn, T, h);
+        if (ly.attn_post_norm) b.rms_norm(h, ly.attn_post_norm->as<float>(), T, E, c.rms_eps, h);
         b.add(x, h, int64_t{T} * E);
         b.rms_norm(x, ly.ffn_norm->as<float>(), T, E, c.rms_eps, h);
         b.matmul(*ly.gate, h, T, gate);
         b.matmul(*ly.up, h, T, up);
-        b.swiglu(gate, up, int64_t{T} * F, gate);
+        if (c.ffn == FfnActivation::GeGlu)
+            b.geglu(gate, up, int64_t{T} * F, gate);
+        else
+            b.swiglu(gate, up, int64_t{T} * F, gate);
         b.matmul(*ly.down, gate, T, h);
+        if (ly.ffn_post_norm) b.rms_norm(h, ly.ffn_post_norm->as<float>(), T, E, c.rms_eps, h);
         b.add(x, h, int64_t{T} * E);
     }
     if (L == 0) {

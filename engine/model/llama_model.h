@@ -101,6 +101,7 @@ class LlamaModel {
     std::unique_ptr<kernels::Buffer> rope_freqs_;  // null unless the file has rope_freqs
     std::vector<Layer> layers_;
     kernels::RopeParams rope_;
+    kernels::RopeParams rope_swa_;  // sliding-window layers' (Gemma 3)
     bool batch_invariant_ = false;
 
     // Scratch activations, grown on demand.

@@ -1,5 +1,7 @@
 #include "model/model_config.h"
 
+#include <cmath>
+
 #include "gguf/gguf_file.h"
 
 namespace hearth {
@@ -11,12 +13,59 @@ struct ArchInfo {
     RopeStyle rope;
     bool qkv_bias;
     bool qk_norm;
+    bool gemma;  // embedding scale, post-norms, GeGLU, query scale, sliding windows
 };
 constexpr ArchInfo kArchitectures[] = {
-    {"llama", RopeStyle::Normal, false, false},
-    {"qwen2", RopeStyle::Neox, true, false},
-    {"qwen3", RopeStyle::Neox, false, true},
+    {"llama", RopeStyle::Normal, false, false, false},
+    {"qwen2", RopeStyle::Neox, true, false, false},
+    {"qwen3", RopeStyle::Neox, false, true, false},
+    {"gemma3", RopeStyle::Neox, false, true, true},
 };
+
+// Gemma 3's keys, as llama.cpp reads them: the sliding window and which layers have it
+// (an array of bools, or a period n whose every n-th layer is global; default 6), the
+// local layers' RoPE base (default 10000), and the query scale (1/√head_dim; for the
+// 62-layer 27B model 1/√(n_embd / n_head), as llama.cpp decides by the layer count).
+Result<void> read_gemma(const gguf::GgufFile& file, const std::string& p, ModelConfig& c) {
+    c.embedding_scale = true;
+    c.post_norms = true;
+    c.ffn = FfnActivation::GeGlu;
+    c.query_scale =
+        1.0f / std::sqrt(static_cast<float>(c.n_layer == 62 ? c.n_embd / c.n_head : c.head_dim));
+    if (auto v = file.get_f32(p + "final_logit_softcapping"); v && *v != 0.0f)
+        return make_error(p + "final_logit_softcapping is not supported yet");
+    const auto window = file.get_u64(p + "attention.sliding_window");
+    if (!window || *window == 0) return {};
+    if (*window > (1ull << 31))
+        return make_error(p + "attention.sliding_window has an invalid value");
+    c.sliding_window = static_cast<int64_t>(*window);
+    c.swa_layers.assign(static_cast<std::size_t>(c.n_layer), false);
+    const std::string key = p + "attention.sliding_window_pattern";
+    if (auto a = file.get_array(key)) {
+        if (a->size() != static_cast<uint64_t>(c.n_layer))
+            return make_error(key + " has " + std::to_string(a->size()) + " entries for " +
+                              std::to_string(c.n_layer) + " layers");
+        for (uint64_t l = 0; l < a->size(); ++l) {
+            const auto b = a->at(l).as_bool();
+            if (!b) return make_error(key + " is not an array of bools");
+            c.swa_layers[static_cast<std::size_t>(l)] = *b;
+        }
+    } else {
+        uint64_t period = 6;
+        if (file.find(key)) {
+            const auto v = file.get_u64(key);
+            if (!v || *v > (1ull << 31)) return make_error(key + " is not a valid period");
+            period = *v;
+        }
+        for (int64_t l = 0; l < c.n_layer; ++l)
+            c.swa_layers[static_cast<std::size_t>(l)] =
+                period == 0 || static_cast<uint64_t>(l) % period < period - 1;
+    }
+    if (auto v = file.get_f32(p + "rope.freq_base_swa")) c.rope_freq_base_swa = *v;
+    if (!(c.rope_freq_base_swa > 0.0f))
+        return make_error(p + "rope.freq_base_swa must be positive");
+    return {};
+}
 
 }  // namespace
 
@@ -30,7 +79,7 @@ Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
         if (a.name == c.architecture) info = &a;
     if (!info)
         return make_error("unsupported architecture \"" + c.architecture +
-                          "\" (Hearth runs llama, qwen2 and qwen3 models)");
+                          "\" (Hearth runs llama, qwen2, qwen3 and gemma3 models)");
     c.rope_style = info->rope;
     c.has_qkv_bias = info->qkv_bias;
     c.qk_norm = info->qk_norm;
@@ -93,6 +142,9 @@ Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
         return make_error(p + "vocab_size " + std::to_string(*v) +
                           " disagrees with token_embd.weight " + embd->shape_string());
     c.tied_embeddings = file.find_tensor("output.weight") == nullptr;
+    if (info->gemma) {
+        if (auto r = read_gemma(file, p, c); !r) return r.error();
+    }
     return c;
 }
 

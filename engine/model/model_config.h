@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 
@@ -13,9 +14,10 @@ class GgufFile;
 namespace hearth {
 
 enum class RopeStyle { Normal, Neox };
+enum class FfnActivation { SwiGlu, GeGlu };  // silu(gate) · up, or gelu(gate) · up (Gemma)
 
 struct ModelConfig {
-    std::string architecture;  // "llama", "qwen2", "qwen3"
+    std::string architecture;  // "llama", "qwen2", "qwen3", "gemma3"
     std::string name;          // general.name, may be empty
     int64_t context_length = 0;
     int64_t n_embd = 0;
@@ -34,7 +36,24 @@ struct ModelConfig {
     RopeStyle rope_style = RopeStyle::Normal;
     bool tied_embeddings = false;  // no output.weight: logits use token_embd
     bool has_qkv_bias = false;     // qwen2
-    bool qk_norm = false;          // qwen3: each head's query and key RMS-normalised
+    bool qk_norm = false;          // qwen3, gemma3: each head's query and key RMS-normalised
+    // Gemma 3: the embeddings times √n_embd, RMSNorms of the attention and FFN outputs
+    // before their residual adds, GeGLU, and the queries scaled before attention (whose
+    // scores are then not scaled again); 0 keeps 1/√head_dim in the attention.
+    bool embedding_scale = false;
+    bool post_norms = false;
+    FfnActivation ffn = FfnActivation::SwiGlu;
+    float query_scale = 0.0f;
+    // Sliding-window layers (swa_layers[l]) see only the last sliding_window positions and
+    // rotate with their own RoPE base (no scaling); the others with rope_freq_base and the
+    // file's RoPE scaling. Empty: no sliding windows.
+    int64_t sliding_window = 0;
+    std::vector<bool> swa_layers;
+    float rope_freq_base_swa = 10000.0f;
+    bool is_swa(int64_t layer) const {
+        return layer >= 0 && layer < static_cast<int64_t>(swa_layers.size()) &&
+               swa_layers[static_cast<std::size_t>(layer)];
+    }
 
     // Reads and checks the configuration; errors name the missing or bad key.
     static Result<ModelConfig> from_gguf(const gguf::GgufFile& file);

@@ -209,6 +209,11 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
         w.add_u32(a + ".attention.value_length", static_cast<uint32_t>(D));
     }
     w.add_f32(a + ".attention.layer_norm_rms_epsilon", 1e-5f);
+    if (a == "gemma3" && s.sliding_window > 0) {
+        w.add_u32(a + ".attention.sliding_window", static_cast<uint32_t>(s.sliding_window));
+        w.add_u32(a + ".attention.sliding_window_pattern", static_cast<uint32_t>(s.swa_period));
+        w.add_f32(a + ".rope.freq_base_swa", s.rope_freq_base_swa);
+    }
     w.add_f32(a + ".rope.freq_base", s.rope_freq_base);
     w.add_u32(a + ".vocab_size", static_cast<uint32_t>(n_vocab));
     w.add_string("tokenizer.ggml.model", "gpt2");
@@ -272,9 +277,13 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
             HEARTH_CHECK(
                 add_matrix(w, p + "attn_v.bias", TensorType::F32, KV, 1, rng.normal(KV, 0.1f)));
         }
-        if (a == "qwen3") {
+        if (a == "qwen3" || a == "gemma3") {
             HEARTH_CHECK(norm(p + "attn_q_norm.weight", D));
             HEARTH_CHECK(norm(p + "attn_k_norm.weight", D));
+        }
+        if (a == "gemma3") {
+            HEARTH_CHECK(norm(p + "post_attention_norm.weight", E));
+            HEARTH_CHECK(norm(p + "post_ffw_norm.weight", E));
         }
     }
 #undef HEARTH_CHECK

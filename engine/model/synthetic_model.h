@@ -14,12 +14,18 @@ namespace hearth {
 
 struct SyntheticModelSpec {
     std::string architecture = "llama";  // "qwen2" (q/k/v biases, neox RoPE), "qwen3"
-                                         // (per-head q/k norms, neox RoPE)
+                                         // (per-head q/k norms, neox RoPE), "gemma3"
+                                         // (and post-norms, sliding windows)
     int32_t n_embd = 64;
     int32_t n_layer = 2;
     int32_t n_head = 4;
     int32_t n_head_kv = 2;
     int32_t head_dim = 0;  // 0: n_embd / n_head; else written as attention.key_length
+    // gemma3: the window and the period of its global layers (every swa_period-th layer;
+    // written as attention.sliding_window_pattern), the local layers' RoPE base.
+    int32_t sliding_window = 0;
+    int32_t swa_period = 6;
+    float rope_freq_base_swa = 10000.0f;
     int32_t n_ff = 96;
     int32_t context_length = 1024;
     float rope_freq_base = 10000.0f;

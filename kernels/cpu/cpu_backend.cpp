@@ -78,7 +78,10 @@ struct CpuBackend::Impl {
     const cpu::ElementwiseFns& fns;
     cpu::ThreadPool pool;
     cpu::AlignedBuffer act_scratch;  // quantised activations of the current matmul
-    cpu::RopeTable rope_table;
+    // Two tables: models whose sliding-window layers rotate with another base (Gemma 3)
+    // alternate between two parameter sets within a step.
+    cpu::RopeTable rope_tables[2];
+    int rope_last = 0;
     cpu::Attention attention;
 };
 
@@ -163,7 +166,14 @@ void CpuBackend::matmul(const Weight& w, const float* x, int32_t n_tokens, float
 
 void CpuBackend::rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
                       int32_t head_dim, const RopeParams& params) {
-    cpu::rope(impl_->pool, impl_->rope_table, x, positions, n_tokens, n_heads, head_dim, params);
+    Impl& im = *impl_;
+    if (!im.rope_tables[im.rope_last].built_for(params) &&
+        im.rope_tables[1 - im.rope_last].built_for(params))
+        im.rope_last = 1 - im.rope_last;
+    else if (!im.rope_tables[im.rope_last].built_for(params))
+        im.rope_last = 1 - im.rope_last;  // replace the one used less recently
+    cpu::rope(im.pool, im.rope_tables[im.rope_last], x, positions, n_tokens, n_heads, head_dim,
+              params);
 }
 
 void CpuBackend::kv_append(const PagedKvLayer& cache, const float* k, const float* v,

@@ -21,6 +21,11 @@ class RopeTable {
   public:
     // Table for these positions and parameters: [n_tokens][n_rot/2] pairs (cos, sin).
     const float* get(const int32_t* positions, int32_t n_tokens, const RopeParams& p);
+    // Whether the table was last built for these parameters (any positions).
+    bool built_for(const RopeParams& p) const {
+        return valid_ && params_.n_rot == p.n_rot && params_.freq_base == p.freq_base &&
+               params_.freq_scale == p.freq_scale;
+    }
 
   private:
     std::vector<int32_t> positions_;

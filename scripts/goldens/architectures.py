@@ -40,6 +40,11 @@ SPECS = [
      "n_head_kv": 2, "head_dim": 0, "n_ff": 96, "type": "Q4_1", "embedding_type": "Q4_1", "untied": True},
     {"name": "qwen3", "arch": "qwen3", "seed": 13, "n_embd": 64, "n_layer": 2, "n_head": 4,
      "n_head_kv": 2, "head_dim": 32, "n_ff": 96, "type": "Q4_1", "embedding_type": "Q4_1", "untied": True},
+    # Gemma 3: sliding windows of 8 positions on layers 0 and 2 (every 2nd layer global),
+    # their RoPE base 10000 and the global layers' 1e6, one KV head for four query heads.
+    {"name": "gemma3", "arch": "gemma3", "seed": 14, "n_embd": 64, "n_layer": 3, "n_head": 4,
+     "n_head_kv": 1, "head_dim": 32, "n_ff": 96, "type": "Q4_1", "embedding_type": "Q4_1", "untied": True,
+     "sliding_window": 8, "swa_period": 2, "rope_freq_base": 1000000.0, "rope_freq_base_swa": 10000.0},
 ]
 PROMPTS = 10
 N_PREDICT = 32
@@ -53,6 +58,9 @@ def write_model(tool, spec, path):
     cmd += ["--type", spec["type"], "--embedding-type", spec["embedding_type"]]
     if spec["untied"]:
         cmd.append("--untied")
+    for key in ("sliding_window", "swa_period", "rope_freq_base", "rope_freq_base_swa"):
+        if key in spec:
+            cmd += ["--" + key.replace("_", "-"), str(spec[key])]
     subprocess.run(cmd, check=True)
 
 

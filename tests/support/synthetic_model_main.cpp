@@ -4,7 +4,8 @@
 //
 //   hearth-synthetic-model --arch qwen3 --seed 13 --out m.gguf [--n-embd 64] [--n-layer 2]
 //       [--n-head 4] [--n-head-kv 2] [--head-dim 0] [--n-ff 96] [--type Q8_0]
-//       [--embedding-type Q8_0] [--untied]
+//       [--embedding-type Q8_0] [--untied] [--sliding-window N --swa-period N]
+//       [--rope-freq-base F] [--rope-freq-base-swa F]
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -28,7 +29,8 @@ int usage(const char* argv0) {
     std::fprintf(stderr,
                  "usage: %s --arch A --seed N --out FILE [--n-embd N] [--n-layer N] [--n-head N] "
                  "[--n-head-kv N] [--head-dim N] [--n-ff N] [--type T] [--embedding-type T] "
-                 "[--untied]\n",
+                 "[--untied] [--sliding-window N] [--swa-period N] [--rope-freq-base F] "
+                 "[--rope-freq-base-swa F]\n",
                  argv0);
     return 2;
 }
@@ -65,6 +67,14 @@ int main(int argc, char** argv) {
             s.head_dim = num();
         } else if (a == "--n-ff") {
             s.n_ff = num();
+        } else if (a == "--sliding-window") {
+            s.sliding_window = num();
+        } else if (a == "--swa-period") {
+            s.swa_period = num();
+        } else if (a == "--rope-freq-base") {
+            s.rope_freq_base = std::strtof(v.c_str(), nullptr);
+        } else if (a == "--rope-freq-base-swa") {
+            s.rope_freq_base_swa = std::strtof(v.c_str(), nullptr);
         } else if (a == "--type" || a == "--embedding-type") {
             hearth::quant::TensorType t{};
             if (!parse_type(v, t)) {

@@ -80,6 +80,12 @@ SyntheticModelSpec spec_of(const QJsonObject& j) {
     s.weight_type = type(j["type"].toString());
     s.embedding_type = type(j["embedding_type"].toString());
     s.tied_embeddings = !j["untied"].toBool();
+    if (j.contains("sliding_window")) s.sliding_window = j["sliding_window"].toInt();
+    if (j.contains("swa_period")) s.swa_period = j["swa_period"].toInt();
+    if (j.contains("rope_freq_base"))
+        s.rope_freq_base = static_cast<float>(j["rope_freq_base"].toDouble());
+    if (j.contains("rope_freq_base_swa"))
+        s.rope_freq_base_swa = static_cast<float>(j["rope_freq_base_swa"].toDouble());
     return s;
 }
 

@@ -121,6 +121,10 @@ struct AttentionBatch {
     // only positions p - window + 1 .. p, as llama.cpp's mask (it masks p0 when
     // p - p0 >= window). 0: every position up to its own.
     int32_t window = 0;
+    // > 0: soft-capped scores (Gemma 2): each score s (after the call's scale, which such
+    // models pass as 1, scaling Q instead) → tanh(s · (1/softcap)) · softcap before the
+    // softmax, in llama.cpp's float steps. 0: none.
+    float softcap = 0.0f;
 };
 
 class Backend {
@@ -180,6 +184,10 @@ class Backend {
 
     // x *= s, elementwise (one float product each, as ggml_scale). [n]
     virtual void scale(float* x, int64_t n, float s) = 0;
+
+    // x = tanh(x · (1/cap)) · cap, elementwise (Gemma 2's logit soft-cap, llama.cpp's
+    // float steps: a product, tanhf, a product).                   [n]
+    virtual void softcap(float* x, int64_t n, float cap) = 0;
 
     // Rows of out selected for logits: out[i, :] = x[rows[i], :].   x [*, n], out [count, n]
     virtual void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,

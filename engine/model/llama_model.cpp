@@ -174,9 +174,9 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load_weights(const gguf::GgufFil
                               ? 1.0f / c.rope_scaling_factor
                               : 1.0f;
     m->rope_.freq_factors = m->rope_freqs_ ? m->rope_freqs_->as<float>() : nullptr;
-    m->rope_swa_ = m->rope_;  // llama.cpp: the local base, no scaling
+    m->rope_swa_ = m->rope_;  // llama.cpp: the local base, scaled only for Gemma 2
     m->rope_swa_.freq_base = c.rope_freq_base_swa;
-    m->rope_swa_.freq_scale = 1.0f;
+    if (!c.rope_scaling_swa) m->rope_swa_.freq_scale = 1.0f;
     log::get("model")->info("loaded {} ({} layers, {} embd, {} heads / {} kv) on {}",
                             c.architecture, c.n_layer, c.n_embd, c.n_head, c.n_head_kv,
                             backend.name());
@@ -317,6 +317,7 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
     batch.max_q_len = max_q;
     batch.max_kv_len = max_kv;
     batch.batch_invariant = batch_invariant_;
+    batch.softcap = config_.attn_softcap;
 
     const ModelConfig& c = config_;
     const auto E = static_cast<int32_t>(c.n_embd), H = static_cast<int32_t>(c.n_head),
@@ -377,6 +378,8 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
     b.gather_rows(x, dev + at[7], L, E, sel);
     b.rms_norm(sel, output_norm_->as<float>(), L, E, c.rms_eps, sel);
     b.matmul(output_ ? *output_ : *token_embd_, sel, L, logits_->as<float>());
+    if (c.final_softcap > 0.0f)
+        b.softcap(logits_->as<float>(), int64_t{L} * c.n_vocab, c.final_softcap);
     read_logits(L, dev + at[8], static_cast<int32_t>(picks.size()), out);
     return {};
 }

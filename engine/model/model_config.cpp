@@ -19,22 +19,37 @@ constexpr ArchInfo kArchitectures[] = {
     {"llama", RopeStyle::Normal, false, false, false},
     {"qwen2", RopeStyle::Neox, true, false, false},
     {"qwen3", RopeStyle::Neox, false, true, false},
+    {"gemma2", RopeStyle::Neox, false, false, true},
     {"gemma3", RopeStyle::Neox, false, true, true},
 };
 
-// Gemma 3's keys, as llama.cpp reads them: the sliding window and which layers have it
-// (an array of bools, or a period n whose every n-th layer is global; default 6), the
-// local layers' RoPE base (default 10000), and the query scale (1/√head_dim; for the
-// 62-layer 27B model 1/√(n_embd / n_head), as llama.cpp decides by the layer count).
+// Gemma 2's and 3's keys, with llama.cpp's defaults: the sliding window (Gemma 2: 4096;
+// Gemma 3: none without the key) and which layers have it (an array of bools, or a period
+// n whose every n-th layer is global; Gemma 2: 2, Gemma 3: 6), the local layers' RoPE
+// base (Gemma 2: the global one, scaled alike; Gemma 3: 10000, unscaled), the soft-caps
+// (Gemma 2: 50 for attention scores, 30 for logits; Gemma 3: logits only, none by
+// default), and the query scale (1/√head_dim; for the 27B models, which llama.cpp tells
+// by their layer count, 1/√(n_embd / n_head)).
 Result<void> read_gemma(const gguf::GgufFile& file, const std::string& p, ModelConfig& c) {
+    const bool two = c.architecture == "gemma2";
     c.embedding_scale = true;
     c.post_norms = true;
     c.ffn = FfnActivation::GeGlu;
-    c.query_scale =
-        1.0f / std::sqrt(static_cast<float>(c.n_layer == 62 ? c.n_embd / c.n_head : c.head_dim));
-    if (auto v = file.get_f32(p + "final_logit_softcapping"); v && *v != 0.0f)
-        return make_error(p + "final_logit_softcapping is not supported yet");
-    const auto window = file.get_u64(p + "attention.sliding_window");
+    const bool is_27b = c.n_layer == (two ? 46 : 62);
+    c.query_scale = 1.0f / std::sqrt(static_cast<float>(is_27b ? c.n_embd / c.n_head : c.head_dim));
+    c.attn_softcap = two ? 50.0f : 0.0f;
+    c.final_softcap = two ? 30.0f : 0.0f;
+    if (two) {
+        if (auto v = file.get_f32(p + "attn_logit_softcapping")) c.attn_softcap = *v;
+        c.tied_embeddings = true;  // llama.cpp reads the output from token_embd
+        c.rope_freq_base_swa = c.rope_freq_base;
+        c.rope_scaling_swa = true;
+    }
+    if (auto v = file.get_f32(p + "final_logit_softcapping")) c.final_softcap = *v;
+    if (!(c.attn_softcap >= 0.0f) || !(c.final_softcap >= 0.0f))
+        return make_error(p + "soft-capping values must not be negative");
+    auto window = file.get_u64(p + "attention.sliding_window");
+    if (!window && two) window = 4096;
     if (!window || *window == 0) return {};
     if (*window > (1ull << 31))
         return make_error(p + "attention.sliding_window has an invalid value");
@@ -51,7 +66,7 @@ Result<void> read_gemma(const gguf::GgufFile& file, const std::string& p, ModelC
             c.swa_layers[static_cast<std::size_t>(l)] = *b;
         }
     } else {
-        uint64_t period = 6;
+        uint64_t period = two ? 2 : 6;
         if (file.find(key)) {
             const auto v = file.get_u64(key);
             if (!v || *v > (1ull << 31)) return make_error(key + " is not a valid period");
@@ -79,7 +94,7 @@ Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
         if (a.name == c.architecture) info = &a;
     if (!info)
         return make_error("unsupported architecture \"" + c.architecture +
-                          "\" (Hearth runs llama, qwen2, qwen3 and gemma3 models)");
+                          "\" (Hearth runs llama, qwen2, qwen3, gemma2 and gemma3 models)");
     c.rope_style = info->rope;
     c.has_qkv_bias = info->qkv_bias;
     c.qk_norm = info->qk_norm;

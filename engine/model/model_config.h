@@ -17,7 +17,7 @@ enum class RopeStyle { Normal, Neox };
 enum class FfnActivation { SwiGlu, GeGlu };  // silu(gate) · up, or gelu(gate) · up (Gemma)
 
 struct ModelConfig {
-    std::string architecture;  // "llama", "qwen2", "qwen3", "gemma3"
+    std::string architecture;  // "llama", "qwen2", "qwen3", "gemma2", "gemma3"
     std::string name;          // general.name, may be empty
     int64_t context_length = 0;
     int64_t n_embd = 0;
@@ -37,9 +37,9 @@ struct ModelConfig {
     bool tied_embeddings = false;  // no output.weight: logits use token_embd
     bool has_qkv_bias = false;     // qwen2
     bool qk_norm = false;          // qwen3, gemma3: each head's query and key RMS-normalised
-    // Gemma 3: the embeddings times √n_embd, RMSNorms of the attention and FFN outputs
-    // before their residual adds, GeGLU, and the queries scaled before attention (whose
-    // scores are then not scaled again); 0 keeps 1/√head_dim in the attention.
+    // Gemma 2 and 3: the embeddings times √n_embd, RMSNorms of the attention and FFN
+    // outputs before their residual adds, GeGLU, and the queries scaled before attention
+    // (whose scores are then not scaled again); 0 keeps 1/√head_dim in the attention.
     bool embedding_scale = false;
     bool post_norms = false;
     FfnActivation ffn = FfnActivation::SwiGlu;
@@ -50,6 +50,11 @@ struct ModelConfig {
     int64_t sliding_window = 0;
     std::vector<bool> swa_layers;
     float rope_freq_base_swa = 10000.0f;
+    bool rope_scaling_swa = false;  // the local layers scale RoPE as the global ones (Gemma 2)
+    // Gemma 2: attention scores → cap · tanh(score / cap) before the softmax, and the
+    // logits likewise; 0: none.
+    float attn_softcap = 0.0f;
+    float final_softcap = 0.0f;
     bool is_swa(int64_t layer) const {
         return layer >= 0 && layer < static_cast<int64_t>(swa_layers.size()) &&
                swa_layers[static_cast<std::size_t>(layer)];

@@ -209,7 +209,9 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
         w.add_u32(a + ".attention.value_length", static_cast<uint32_t>(D));
     }
     w.add_f32(a + ".attention.layer_norm_rms_epsilon", 1e-5f);
-    if (a == "gemma3" && s.sliding_window > 0) {
+    if (s.attn_softcap > 0.0f) w.add_f32(a + ".attn_logit_softcapping", s.attn_softcap);
+    if (s.final_softcap > 0.0f) w.add_f32(a + ".final_logit_softcapping", s.final_softcap);
+    if ((a == "gemma2" || a == "gemma3") && s.sliding_window > 0) {
         w.add_u32(a + ".attention.sliding_window", static_cast<uint32_t>(s.sliding_window));
         w.add_u32(a + ".attention.sliding_window_pattern", static_cast<uint32_t>(s.swa_period));
         w.add_f32(a + ".rope.freq_base_swa", s.rope_freq_base_swa);
@@ -248,11 +250,11 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
 #define HEARTH_CHECK(expr) \
     if (auto r = (expr); !r) return r.error()
     if (s.fast_random_blocks) {
-        HEARTH_CHECK(
-            add_random_blocks(w, "token_embd.weight", s.embedding_type, E, n_vocab, 1.0f, s.seed));
+        HEARTH_CHECK(add_random_blocks(w, "token_embd.weight", s.embedding_type, E, n_vocab,
+                                       s.embedding_std, s.seed));
     } else {
         HEARTH_CHECK(add_matrix(w, "token_embd.weight", s.embedding_type, E, n_vocab,
-                                rng.normal(E * n_vocab, 1.0f)));
+                                rng.normal(E * n_vocab, s.embedding_std)));
     }
     HEARTH_CHECK(norm("output_norm.weight", E));
     if (!s.tied_embeddings) {
@@ -281,7 +283,7 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
             HEARTH_CHECK(norm(p + "attn_q_norm.weight", D));
             HEARTH_CHECK(norm(p + "attn_k_norm.weight", D));
         }
-        if (a == "gemma3") {
+        if (a == "gemma2" || a == "gemma3") {
             HEARTH_CHECK(norm(p + "post_attention_norm.weight", E));
             HEARTH_CHECK(norm(p + "post_ffw_norm.weight", E));
         }

@@ -26,11 +26,18 @@ struct SyntheticModelSpec {
     int32_t sliding_window = 0;
     int32_t swa_period = 6;
     float rope_freq_base_swa = 10000.0f;
+    // gemma2: soft-caps of the attention scores and the logits (0: keys not written).
+    float attn_softcap = 0.0f;
+    float final_softcap = 0.0f;
     int32_t n_ff = 96;
     int32_t context_length = 1024;
     float rope_freq_base = 10000.0f;
     quant::TensorType weight_type = quant::TensorType::F32;  // the projection matrices
     quant::TensorType embedding_type = quant::TensorType::F32;
+    // The embeddings' standard deviation. Gemma multiplies them by √n_embd: 1/√n_embd keeps
+    // its residual stream from being the input token alone (which makes a tied model
+    // repeat it).
+    float embedding_std = 1.0f;
     bool tied_embeddings = true;
     uint32_t seed = 1;
     // Benchmark models (shapes of 1B-8B models, made in seconds): weights are random

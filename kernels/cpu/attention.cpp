@@ -335,9 +335,18 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
         return std::clamp(qpos + 1 - it.c0, 0, it.c1 - it.c0);
     };
 
-    // A sliding window's mask: −inf for the positions of the tile's range that lie before
-    // query i's window, as llama.cpp's mask makes them (the softmax then gives them 0).
-    const auto mask_window = [&](const AttnTile& t) {
+    // Soft-capped scores (before the mask, as llama.cpp), then a sliding window's mask:
+    // −inf for the positions of the tile's range that lie before query i's window, as
+    // llama.cpp's mask makes them (the softmax then gives them 0).
+    const float cap = batch.softcap, inv_cap = cap > 0.0f ? 1.0f / cap : 0.0f;
+    const auto cap_and_mask = [&](const AttnTile& t) {
+        if (cap > 0.0f) {
+            for (int i = 0; i < t.M; ++i) {
+                float* s = t.s + static_cast<std::size_t>(i) * t.s_stride;
+                for (int32_t j = 0, v = visible(t, i); j < v; ++j)
+                    s[j] = std::tanh(s[j] * inv_cap) * cap;
+            }
+        }
         if (window <= 0) return;
         for (int i = 0; i < t.M; ++i) {
             const int32_t masked = std::min(t.qpos[i] - window + 1 - t.c0, visible(t, i));
@@ -351,7 +360,7 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
         const Item& it = items_[static_cast<std::size_t>(idx)];
         const AttnTile t = make_tile(it, *thread_scratch_[static_cast<std::size_t>(thread)]);
         f.scores(t);
-        mask_window(t);
+        cap_and_mask(t);
         if (it.partial >= 0) {
             float* mx = shared + static_cast<std::size_t>(it.partial) * slot_floats;
             for (int i = 0; i < t.M; ++i) {

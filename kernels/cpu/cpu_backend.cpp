@@ -198,6 +198,10 @@ void CpuBackend::scale(float* x, int64_t n, float s) {
     cpu::scale(impl_->pool, x, n, s);
 }
 
+void CpuBackend::softcap(float* x, int64_t n, float cap) {
+    cpu::softcap(impl_->pool, x, n, cap);
+}
+
 void CpuBackend::add(float* x, const float* y, int64_t n) {
     cpu::add(impl_->pool, impl_->fns, x, y, n);
 }

@@ -54,6 +54,7 @@ class CpuBackend final : public Backend {
     void swiglu(const float* gate, const float* up, int64_t n, float* out) override;
     void geglu(const float* gate, const float* up, int64_t n, float* out) override;
     void scale(float* x, int64_t n, float s) override;
+    void softcap(float* x, int64_t n, float cap) override;
     void add(float* x, const float* y, int64_t n) override;
     void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
                      float* out) override;

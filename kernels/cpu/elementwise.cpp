@@ -159,6 +159,13 @@ void scale(ThreadPool& pool, float* x, int64_t n, float s) {
     });
 }
 
+void softcap(ThreadPool& pool, float* x, int64_t n, float cap) {
+    const float inv = 1.0f / cap;
+    split(pool, n, 1, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) x[i] = std::tanh(x[i] * inv) * cap;
+    });
+}
+
 // ggml's GELU table: for every fp16 value h, fp16(gelu(h)) with gelu in float,
 // 0.5·x·(1 + tanhf(√(2/π)·x·(1 + 0.044715·x²))), kept as floats.
 static const float* gelu_table() {

@@ -44,6 +44,7 @@ void swiglu(ThreadPool& pool, const ElementwiseFns& f, const float* gate, const 
             int64_t n, float* out);
 void add(ThreadPool& pool, const ElementwiseFns& f, float* x, const float* y, int64_t n);
 void scale(ThreadPool& pool, float* x, int64_t n, float s);
+void softcap(ThreadPool& pool, float* x, int64_t n, float cap);
 // Backend::geglu: ggml's table of fp16 GELU values (built once), as its CPU path reads it.
 void geglu(ThreadPool& pool, const float* gate, const float* up, int64_t n, float* out);
 

@@ -256,7 +256,8 @@ bool prepare(const float* q, const kernels::PagedKvLayer& cache,
              const kernels::AttentionBatch& batch, int32_t n_heads, float scale, float* out,
              float* workspace, std::size_t workspace_bytes, AttentionShape shape,
              AttentionPlan* plan, Params* p) {
-    if (batch.window > 0) return false;  // sliding windows: not implemented on CUDA yet
+    // Sliding windows and soft-capped scores: not implemented on CUDA yet.
+    if (batch.window > 0 || batch.softcap > 0.0f) return false;
     if (!plan_attention(batch, n_heads, cache.n_kv_heads, cache.head_dim, shape, plan))
         return false;
     if (plan->split_rows + plan->whole_rows == 0) return true;

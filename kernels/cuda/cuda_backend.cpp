@@ -246,9 +246,9 @@ void CudaBackend::kv_append(const PagedKvLayer& cache, const float* k, const flo
 
 void CudaBackend::attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
                             int32_t n_heads, float scale, float* out) {
-    if (batch.window > 0)
+    if (batch.window > 0 || batch.softcap > 0.0f)
         throw BackendError(
-            "cuda: sliding-window attention (Gemma's local layers) is not implemented on the "
+            "cuda: sliding-window and soft-capped attention (Gemma) are not implemented on the "
             "CUDA backend yet; run this model on the CPU (device cpu)");
     const std::size_t need = gpu::attention_workspace_bytes(batch, n_heads, cache.head_dim);
     gpu::DeviceBuffer<float>& ws = impl_->attention_workspace;
@@ -280,6 +280,10 @@ void CudaBackend::geglu(const float* gate, const float* up, int64_t n, float* ou
 
 void CudaBackend::scale(float* x, int64_t n, float s) {
     check(gpu::scale_cuda(x, n, s, impl_->s()), "scale");
+}
+
+void CudaBackend::softcap(float* x, int64_t n, float cap) {
+    check(gpu::softcap_cuda(x, n, cap, impl_->s()), "softcap");
 }
 
 void CudaBackend::gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,

@@ -57,6 +57,7 @@ class CudaBackend final : public Backend {
     void add(float* x, const float* y, int64_t n) override;
     void geglu(const float* gate, const float* up, int64_t n, float* out) override;
     void scale(float* x, int64_t n, float s) override;
+    void softcap(float* x, int64_t n, float cap) override;
     void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
                      float* out) override;
     void top_k(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids, float* values,

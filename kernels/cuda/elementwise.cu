@@ -98,6 +98,12 @@ __global__ void scale_kernel(float* x, int64_t n, float s) {
         x[i] *= s;
 }
 
+__global__ void softcap_kernel(float* x, int64_t n, float inv, float cap) {
+    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+         i += int64_t{gridDim.x} * blockDim.x)
+        x[i] = tanhf(x[i] * inv) * cap;
+}
+
 __global__ void add_kernel(float* x, const float* y, int64_t n) {
     for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
          i += int64_t{gridDim.x} * blockDim.x)
@@ -233,6 +239,21 @@ cudaError_t scale_cuda(float* x, int64_t n, float s, cudaStream_t stream) {
 bool scale_on_host(float* x, int64_t n, float s) {
     if (n < 0 || (n > 0 && !x)) return false;
     for (int64_t i = 0; i < n; ++i) x[i] *= s;
+    return true;
+}
+
+cudaError_t softcap_cuda(float* x, int64_t n, float cap, cudaStream_t stream) {
+    if (n < 0 || !(cap > 0.0f)) return cudaErrorInvalidValue;
+    if (n == 0) return cudaSuccess;
+    if (!x) return cudaErrorInvalidValue;
+    softcap_kernel<<<grid_for(n), kThreads, 0, stream>>>(x, n, 1.0f / cap, cap);
+    return cudaGetLastError();
+}
+
+bool softcap_on_host(float* x, int64_t n, float cap) {
+    if (n < 0 || !(cap > 0.0f) || (n > 0 && !x)) return false;
+    const float inv = 1.0f / cap;
+    for (int64_t i = 0; i < n; ++i) x[i] = tanhf(x[i] * inv) * cap;
     return true;
 }
 

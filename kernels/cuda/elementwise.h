@@ -37,6 +37,9 @@ cudaError_t geglu_cuda(const float* gate, const float* up, int64_t n, float* out
 bool geglu_on_host(const float* gate, const float* up, int64_t n, float* out);
 cudaError_t scale_cuda(float* x, int64_t n, float s, cudaStream_t stream);
 bool scale_on_host(float* x, int64_t n, float s);
+// x = tanh(x · (1/cap)) · cap (Backend::softcap); cap > 0.
+cudaError_t softcap_cuda(float* x, int64_t n, float cap, cudaStream_t stream);
+bool softcap_on_host(float* x, int64_t n, float cap);
 
 // out[i, :] = x[rows[i], :].
 cudaError_t gather_rows_cuda(const float* x, const int32_t* rows, int32_t count, int32_t n,

@@ -86,6 +86,9 @@ class TwinBackend final : public Backend {
     void scale(float* x, int64_t n, float s) override {
         check(gpu::scale_on_host(x, n, s), "scale");
     }
+    void softcap(float* x, int64_t n, float cap) override {
+        check(gpu::softcap_on_host(x, n, cap), "softcap");
+    }
     void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
                      float* out) override {
         check(gpu::gather_rows_on_host(x, rows, count, n, out), "gather_rows");

@@ -61,6 +61,7 @@ class ReferenceBackend final : public Backend {
         reference::geglu(g, u, n, out);
     }
     void scale(float* x, int64_t n, float s) override { reference::scale(x, n, s); }
+    void softcap(float* x, int64_t n, float cap) override { reference::softcap(x, n, cap); }
     void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
                      float* out) override {
         reference::gather_rows(x, rows, count, n, out);

@@ -199,8 +199,10 @@ void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& 
                     double d = 0.0;
                     for (int32_t e = 0; e < D; ++e)
                         d += static_cast<double>(qv[e]) * quant::fp16_to_f32(kv[e]);
-                    scores[static_cast<std::size_t>(p)] = d * scale;
-                    mx = std::max(mx, d * scale);
+                    double sc = d * scale;
+                    if (batch.softcap > 0.0f) sc = std::tanh(sc / batch.softcap) * batch.softcap;
+                    scores[static_cast<std::size_t>(p)] = sc;
+                    mx = std::max(mx, sc);
                 }
                 double sum = 0.0;
                 for (int32_t p = lo; p <= pos; ++p) {
@@ -235,6 +237,11 @@ void geglu(const float* gate, const float* up, int64_t n, float* out) {
 
 void scale(float* x, int64_t n, float s) {
     for (int64_t i = 0; i < n; ++i) x[i] *= s;
+}
+
+void softcap(float* x, int64_t n, float cap) {
+    for (int64_t i = 0; i < n; ++i)
+        x[i] = static_cast<float>(std::tanh(static_cast<double>(x[i]) / cap) * cap);
 }
 
 void swiglu(const float* gate, const float* up, int64_t n, float* out) {

@@ -60,6 +60,7 @@ void swiglu(const float* gate, const float* up, int64_t n, float* out);
 // gelu(gate) · up with the tanh GELU in double (no fp16 table).
 void geglu(const float* gate, const float* up, int64_t n, float* out);
 void scale(float* x, int64_t n, float s);
+void softcap(float* x, int64_t n, float cap);  // tanh(x / cap) · cap in double
 
 void add(float* x, const float* y, int64_t n);
 

@@ -44,7 +44,15 @@ SPECS = [
     # their RoPE base 10000 and the global layers' 1e6, one KV head for four query heads.
     {"name": "gemma3", "arch": "gemma3", "seed": 14, "n_embd": 64, "n_layer": 3, "n_head": 4,
      "n_head_kv": 1, "head_dim": 32, "n_ff": 96, "type": "Q4_1", "embedding_type": "Q4_1", "untied": True,
-     "sliding_window": 8, "swa_period": 2, "rope_freq_base": 1000000.0, "rope_freq_base_swa": 10000.0},
+     "sliding_window": 8, "swa_period": 2, "rope_freq_base": 1000000.0, "rope_freq_base_swa": 10000.0,
+     "embedding_std": 0.125},
+    # Gemma 2: soft-capped attention scores (cap 1, about these models' scores) and logits
+    # (cap 4, about their size), sliding windows of 8 on layers 0 and 2; its output is
+    # token_embd. (Gemma's embeddings, small: see SyntheticModelSpec::embedding_std.)
+    {"name": "gemma2", "arch": "gemma2", "seed": 15, "n_embd": 64, "n_layer": 3, "n_head": 4,
+     "n_head_kv": 2, "head_dim": 32, "n_ff": 96, "type": "Q4_1", "embedding_type": "Q4_1", "untied": False,
+     "sliding_window": 8, "swa_period": 2, "attn_softcap": 1.0, "final_softcap": 4.0,
+     "embedding_std": 0.125},
 ]
 PROMPTS = 10
 N_PREDICT = 32
@@ -58,7 +66,8 @@ def write_model(tool, spec, path):
     cmd += ["--type", spec["type"], "--embedding-type", spec["embedding_type"]]
     if spec["untied"]:
         cmd.append("--untied")
-    for key in ("sliding_window", "swa_period", "rope_freq_base", "rope_freq_base_swa"):
+    for key in ("sliding_window", "swa_period", "rope_freq_base", "rope_freq_base_swa",
+                "attn_softcap", "final_softcap", "embedding_std"):
         if key in spec:
             cmd += ["--" + key.replace("_", "-"), str(spec[key])]
     subprocess.run(cmd, check=True)

@@ -188,7 +188,10 @@ class TestCpuAttention : public QObject {
                         for (int32_t d = 0; d < D; ++d)
                             dot += static_cast<double>(fp16_to_f32(f32_to_fp16(q[d]))) *
                                    fp16_to_f32(k[d]);
-                        sc[static_cast<std::size_t>(p)] = dot * scale;
+                        double score = dot * scale;
+                        if (c.batch.softcap > 0.0f)
+                            score = std::tanh(score / c.batch.softcap) * c.batch.softcap;
+                        sc[static_cast<std::size_t>(p)] = score;
                         mx = std::max(mx, sc[static_cast<std::size_t>(p)]);
                     }
                     double sum = 0.0;
@@ -277,6 +280,13 @@ class TestCpuAttention : public QObject {
         Case d(rng, block_size, n_kv, D, n_heads, decode, 1.0f);
         d.batch.window = window;
         check(d, n_heads, scale, QString("window %1, long decode").arg(window));
+
+        // Soft-capped scores (Gemma 2), large scores so that the cap bends them, with the
+        // window.
+        Case sc(rng, block_size, n_kv, D, n_heads, mixed, 8.0f);
+        sc.batch.window = window;
+        sc.batch.softcap = 2.0f;
+        check(sc, n_heads, 1.0f, QString("window %1, soft-cap 2").arg(window), true);
 
         // A window past the longest context: the bits of no window.
         Case w(rng, block_size, n_kv, D, n_heads, mixed, 1.0f);

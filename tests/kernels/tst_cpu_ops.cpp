@@ -529,6 +529,17 @@ class TestCpuOps : public QObject {
                     b.scale(x.data(), n, 0.37f);
                     ref::scale(scaled.data(), n, 0.37f);
                     QVERIFY(x == scaled);
+                    // Soft-cap: tanh(x / cap) · cap, tanhf within a few ulps of double.
+                    std::vector<float> capped = g, want_capped = g;
+                    b.softcap(capped.data(), n, 3.0f);
+                    ref::softcap(want_capped.data(), n, 3.0f);
+                    for (std::size_t i = 0; i < capped.size(); ++i)
+                        HEARTH_CHECK(std::fabs(capped[i] - want_capped[i]) <=
+                                         1e-6 * std::fabs(want_capped[i]) + 1e-30,
+                                     (QString("soft-cap of %1: %2 vs %3")
+                                          .arg(g[i])
+                                          .arg(capped[i])
+                                          .arg(want_capped[i])));
                 }
             }
         }

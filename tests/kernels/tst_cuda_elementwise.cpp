@@ -74,6 +74,11 @@ class TstCudaElementwise : public QObject {
         ref::scale(want_scaled.data(), 1000, -1.5f);
         QVERIFY(g::scale_on_host(scaled.data(), 1000, -1.5f));
         QVERIFY(scaled == want_scaled);
+        std::vector<float> capped = gate, cpu_capped = gate;
+        QVERIFY(g::softcap_on_host(capped.data(), 1000, 5.0f));
+        hearth::kernels::CpuBackend(1).softcap(cpu_capped.data(), 1000, 5.0f);
+        QVERIFY(capped == cpu_capped);
+        QVERIFY(!g::softcap_on_host(capped.data(), 1000, 0.0f));
         std::vector<float> sum = gate, want_sum = gate;
         ref::add(want_sum.data(), up.data(), 1000);
         QVERIFY(g::add_on_host(sum.data(), up.data(), 1000));

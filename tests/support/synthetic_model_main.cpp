@@ -5,7 +5,8 @@
 //   hearth-synthetic-model --arch qwen3 --seed 13 --out m.gguf [--n-embd 64] [--n-layer 2]
 //       [--n-head 4] [--n-head-kv 2] [--head-dim 0] [--n-ff 96] [--type Q8_0]
 //       [--embedding-type Q8_0] [--untied] [--sliding-window N --swa-period N]
-//       [--rope-freq-base F] [--rope-freq-base-swa F]
+//       [--rope-freq-base F] [--rope-freq-base-swa F] [--attn-softcap F] [--final-softcap F]
+//       [--embedding-std F]
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -30,7 +31,8 @@ int usage(const char* argv0) {
                  "usage: %s --arch A --seed N --out FILE [--n-embd N] [--n-layer N] [--n-head N] "
                  "[--n-head-kv N] [--head-dim N] [--n-ff N] [--type T] [--embedding-type T] "
                  "[--untied] [--sliding-window N] [--swa-period N] [--rope-freq-base F] "
-                 "[--rope-freq-base-swa F]\n",
+                 "[--rope-freq-base-swa F] [--attn-softcap F] [--final-softcap F] "
+                 "[--embedding-std F]\n",
                  argv0);
     return 2;
 }
@@ -75,6 +77,12 @@ int main(int argc, char** argv) {
             s.rope_freq_base = std::strtof(v.c_str(), nullptr);
         } else if (a == "--rope-freq-base-swa") {
             s.rope_freq_base_swa = std::strtof(v.c_str(), nullptr);
+        } else if (a == "--embedding-std") {
+            s.embedding_std = std::strtof(v.c_str(), nullptr);
+        } else if (a == "--attn-softcap") {
+            s.attn_softcap = std::strtof(v.c_str(), nullptr);
+        } else if (a == "--final-softcap") {
+            s.final_softcap = std::strtof(v.c_str(), nullptr);
         } else if (a == "--type" || a == "--embedding-type") {
             hearth::quant::TensorType t{};
             if (!parse_type(v, t)) {

@@ -86,6 +86,12 @@ SyntheticModelSpec spec_of(const QJsonObject& j) {
         s.rope_freq_base = static_cast<float>(j["rope_freq_base"].toDouble());
     if (j.contains("rope_freq_base_swa"))
         s.rope_freq_base_swa = static_cast<float>(j["rope_freq_base_swa"].toDouble());
+    if (j.contains("embedding_std"))
+        s.embedding_std = static_cast<float>(j["embedding_std"].toDouble());
+    if (j.contains("attn_softcap"))
+        s.attn_softcap = static_cast<float>(j["attn_softcap"].toDouble());
+    if (j.contains("final_softcap"))
+        s.final_softcap = static_cast<float>(j["final_softcap"].toDouble());
     return s;
 }
 

@@ -10,6 +10,7 @@
 #include "gguf/gguf_file.h"
 #include "kv/kv_storage.h"
 #include "quant/dequant.h"
+#include "quant/quantize.h"
 
 namespace hearth {
 
@@ -48,6 +49,19 @@ Result<std::unique_ptr<kernels::Weight>> weight(kernels::Backend& b, const gguf:
     auto t = tensor(f, name, {cols, rows});
     if (!t) return t.error();
     kernels::WeightSource src{name, (*t)->type, rows, cols, (*t)->data};
+    return b.load_weight(src);
+}
+
+// Rows [row0, row0 + n) of a fused matrix (Phi-3's attn_qkv and gate-up ffn_up), as a
+// weight of its own: the rows' bytes are contiguous, and each output is the same dot
+// product as in the fused product.
+Result<std::unique_ptr<kernels::Weight>> weight_rows(kernels::Backend& b, const gguf::TensorInfo& t,
+                                                     const std::string& name, int64_t cols,
+                                                     int64_t row0, int64_t n) {
+    const int64_t row_bytes = quant::quantized_size(t.type, cols);
+    if (row_bytes <= 0) return make_error("tensor " + name + " has a type Hearth cannot read");
+    kernels::WeightSource src{name + " rows " + std::to_string(row0) + "+" + std::to_string(n),
+                              t.type, n, cols, t.data + row0 * row_bytes};
     return b.load_weight(src);
 }
 
@@ -143,12 +157,28 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load_weights(const gguf::GgufFil
         const std::string p = "blk." + std::to_string(l) + ".";
         HEARTH_TRY(L.attn_norm, vector(backend, file, p + "attn_norm.weight", E));
         HEARTH_TRY(L.ffn_norm, vector(backend, file, p + "ffn_norm.weight", E));
-        HEARTH_TRY(L.wq, weight(backend, file, p + "attn_q.weight", E, Q));
-        HEARTH_TRY(L.wk, weight(backend, file, p + "attn_k.weight", E, KV));
-        HEARTH_TRY(L.wv, weight(backend, file, p + "attn_v.weight", E, KV));
+        if (file.find_tensor(p + "attn_qkv.weight")) {  // Phi-3: Q, K and V fused
+            auto qkv = tensor(file, p + "attn_qkv.weight", {E, Q + 2 * KV});
+            if (!qkv) return qkv.error();
+            HEARTH_TRY(L.wq, weight_rows(backend, **qkv, p + "attn_qkv.weight", E, 0, Q));
+            HEARTH_TRY(L.wk, weight_rows(backend, **qkv, p + "attn_qkv.weight", E, Q, KV));
+            HEARTH_TRY(L.wv, weight_rows(backend, **qkv, p + "attn_qkv.weight", E, Q + KV, KV));
+        } else {
+            HEARTH_TRY(L.wq, weight(backend, file, p + "attn_q.weight", E, Q));
+            HEARTH_TRY(L.wk, weight(backend, file, p + "attn_k.weight", E, KV));
+            HEARTH_TRY(L.wv, weight(backend, file, p + "attn_v.weight", E, KV));
+        }
         HEARTH_TRY(L.wo, weight(backend, file, p + "attn_output.weight", Q, E));
-        HEARTH_TRY(L.gate, weight(backend, file, p + "ffn_gate.weight", E, F));
-        HEARTH_TRY(L.up, weight(backend, file, p + "ffn_up.weight", E, F));
+        if (!file.find_tensor(p + "ffn_gate.weight") && c.architecture == "phi3") {
+            // Phi-3: gate and up fused in ffn_up, the gate's rows first (ggml_swiglu).
+            auto up = tensor(file, p + "ffn_up.weight", {E, 2 * F});
+            if (!up) return up.error();
+            HEARTH_TRY(L.gate, weight_rows(backend, **up, p + "ffn_up.weight", E, 0, F));
+            HEARTH_TRY(L.up, weight_rows(backend, **up, p + "ffn_up.weight", E, F, F));
+        } else {
+            HEARTH_TRY(L.gate, weight(backend, file, p + "ffn_gate.weight", E, F));
+            HEARTH_TRY(L.up, weight(backend, file, p + "ffn_up.weight", E, F));
+        }
         HEARTH_TRY(L.down, weight(backend, file, p + "ffn_down.weight", F, E));
         if (c.has_qkv_bias) {
             HEARTH_TRY(L.bq, vector(backend, file, p + "attn_q.bias", Q));

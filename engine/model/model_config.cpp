@@ -19,6 +19,7 @@ constexpr ArchInfo kArchitectures[] = {
     {"llama", RopeStyle::Normal, false, false, false},
     {"qwen2", RopeStyle::Neox, true, false, false},
     {"qwen3", RopeStyle::Neox, false, true, false},
+    {"phi3", RopeStyle::Neox, false, false, false},
     {"gemma2", RopeStyle::Neox, false, false, true},
     {"gemma3", RopeStyle::Neox, false, true, true},
 };
@@ -94,7 +95,7 @@ Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
         if (a.name == c.architecture) info = &a;
     if (!info)
         return make_error("unsupported architecture \"" + c.architecture +
-                          "\" (Hearth runs llama, qwen2, qwen3, gemma2 and gemma3 models)");
+                          "\" (Hearth runs llama, qwen2, qwen3, phi3, gemma2 and gemma3 models)");
     c.rope_style = info->rope;
     c.has_qkv_bias = info->qkv_bias;
     c.qk_norm = info->qk_norm;
@@ -159,6 +160,17 @@ Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
     c.tied_embeddings = file.find_tensor("output.weight") == nullptr;
     if (info->gemma) {
         if (auto r = read_gemma(file, p, c); !r) return r.error();
+    }
+    if (c.architecture == "phi3") {
+        // Q scaled by 1/√head_dim before attention, as llama.cpp's phi3 graph. Its sliding
+        // window key is ignored, as llama.cpp ignores it. LongRoPE (the 128k models' long
+        // and short factors with their attention factor) is not implemented.
+        c.query_scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+        if (file.find_tensor("rope_factors_long.weight") ||
+            file.find_tensor("rope_factors_short.weight"))
+            return make_error(
+                "phi3 with LongRoPE factors (the 128k-context models) is not "
+                "supported yet");
     }
     return c;
 }

@@ -17,7 +17,7 @@ enum class RopeStyle { Normal, Neox };
 enum class FfnActivation { SwiGlu, GeGlu };  // silu(gate) · up, or gelu(gate) · up (Gemma)
 
 struct ModelConfig {
-    std::string architecture;  // "llama", "qwen2", "qwen3", "gemma2", "gemma3"
+    std::string architecture;  // "llama", "qwen2", "qwen3", "phi3", "gemma2", "gemma3"
     std::string name;          // general.name, may be empty
     int64_t context_length = 0;
     int64_t n_embd = 0;
@@ -38,8 +38,9 @@ struct ModelConfig {
     bool has_qkv_bias = false;     // qwen2
     bool qk_norm = false;          // qwen3, gemma3: each head's query and key RMS-normalised
     // Gemma 2 and 3: the embeddings times √n_embd, RMSNorms of the attention and FFN
-    // outputs before their residual adds, GeGLU, and the queries scaled before attention
-    // (whose scores are then not scaled again); 0 keeps 1/√head_dim in the attention.
+    // outputs before their residual adds, GeGLU, and (Gemma, Phi-3) the queries scaled
+    // before attention (whose scores are then not scaled again); 0 keeps 1/√head_dim in
+    // the attention.
     bool embedding_scale = false;
     bool post_norms = false;
     FfnActivation ffn = FfnActivation::SwiGlu;

@@ -197,7 +197,10 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
 
     gguf::GgufWriter w;
     w.add_string("general.architecture", a);
-    w.add_string("general.name", "Hearth synthetic " + a);
+    // Not the architecture's name: llama.cpp gives vocabularies of models named "phi3"
+    // Phi-3's special tokens, which this one does not have.
+    w.add_string("general.name",
+                 a == "phi3" ? "Hearth synthetic (fused layout)" : "Hearth synthetic " + a);
     w.add_u32(a + ".context_length", static_cast<uint32_t>(s.context_length));
     w.add_u32(a + ".embedding_length", static_cast<uint32_t>(E));
     w.add_u32(a + ".block_count", static_cast<uint32_t>(s.n_layer));
@@ -264,12 +267,20 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
         const std::string p = "blk." + std::to_string(l) + ".";
         HEARTH_CHECK(norm(p + "attn_norm.weight", E));
         HEARTH_CHECK(norm(p + "ffn_norm.weight", E));
-        HEARTH_CHECK(matrix(p + "attn_q.weight", s.weight_type, E, Q));
-        HEARTH_CHECK(matrix(p + "attn_k.weight", s.weight_type, E, KV));
-        HEARTH_CHECK(matrix(p + "attn_v.weight", s.weight_type, E, KV));
+        if (a == "phi3") {  // fused Q, K, V rows, and gate then up rows
+            HEARTH_CHECK(matrix(p + "attn_qkv.weight", s.weight_type, E, Q + 2 * KV));
+        } else {
+            HEARTH_CHECK(matrix(p + "attn_q.weight", s.weight_type, E, Q));
+            HEARTH_CHECK(matrix(p + "attn_k.weight", s.weight_type, E, KV));
+            HEARTH_CHECK(matrix(p + "attn_v.weight", s.weight_type, E, KV));
+        }
         HEARTH_CHECK(matrix(p + "attn_output.weight", s.weight_type, Q, E));
-        HEARTH_CHECK(matrix(p + "ffn_gate.weight", s.weight_type, E, F));
-        HEARTH_CHECK(matrix(p + "ffn_up.weight", s.weight_type, E, F));
+        if (a == "phi3") {
+            HEARTH_CHECK(matrix(p + "ffn_up.weight", s.weight_type, E, 2 * F));
+        } else {
+            HEARTH_CHECK(matrix(p + "ffn_gate.weight", s.weight_type, E, F));
+            HEARTH_CHECK(matrix(p + "ffn_up.weight", s.weight_type, E, F));
+        }
         HEARTH_CHECK(matrix(p + "ffn_down.weight", s.weight_type, F, E));
         if (a == "qwen2") {
             HEARTH_CHECK(

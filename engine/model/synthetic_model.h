@@ -15,7 +15,8 @@ namespace hearth {
 struct SyntheticModelSpec {
     std::string architecture = "llama";  // "qwen2" (q/k/v biases, neox RoPE), "qwen3"
                                          // (per-head q/k norms, neox RoPE), "gemma3"
-                                         // (and post-norms, sliding windows)
+                                         // (and post-norms, sliding windows), "gemma2"
+                                         // (soft-caps), "phi3" (fused QKV and gate-up)
     int32_t n_embd = 64;
     int32_t n_layer = 2;
     int32_t n_head = 4;

@@ -46,6 +46,9 @@ SPECS = [
      "n_head_kv": 1, "head_dim": 32, "n_ff": 96, "type": "Q4_1", "embedding_type": "Q4_1", "untied": True,
      "sliding_window": 8, "swa_period": 2, "rope_freq_base": 1000000.0, "rope_freq_base_swa": 10000.0,
      "embedding_std": 0.125},
+    # Phi-3: Q, K and V fused in attn_qkv, gate and up in ffn_up.
+    {"name": "phi3", "arch": "phi3", "seed": 16, "n_embd": 64, "n_layer": 2, "n_head": 4,
+     "n_head_kv": 2, "head_dim": 0, "n_ff": 96, "type": "Q4_1", "embedding_type": "Q4_1", "untied": True},
     # Gemma 2: soft-capped attention scores (cap 1, about these models' scores) and logits
     # (cap 4, about their size), sliding windows of 8 on layers 0 and 2; its output is
     # token_embd. (Gemma's embeddings, small: see SyntheticModelSpec::embedding_std.)

@@ -25,6 +25,8 @@ import tempfile
 import numpy as np
 from llama_cpp import Llama
 
+from inference import greedy_with_gaps  # scripts/goldens/inference.py
+
 # name -> the tool's flags. Q4_1 weights (the default model's type): the CPU backend sums
 # their products in llama.cpp's AVX2 order at every SIMD level, so the hidden states are
 # llama.cpp's bits and what the goldens check is the architecture. (Q8_0's SIMD order is
@@ -88,19 +90,7 @@ def record(path, seed, threads):
         llm.reset()
         llm.eval(ids)
         last = np.array(llm.scores[len(ids) - 1], dtype=np.float32)
-        greedy = []
-        for tok in llm.generate(ids, temp=0.0, top_k=1, top_p=1.0, min_p=0.0,
-                                repeat_penalty=1.0, reset=True):
-            greedy.append(int(tok))
-            if len(greedy) == N_PREDICT:
-                break
-        llm.reset()
-        llm.eval(ids + greedy)
-        gaps = []
-        for j in range(N_PREDICT):
-            row = np.array(llm.scores[len(ids) - 1 + j], dtype=np.float32)
-            top2 = np.partition(row, -2)[-2:]
-            gaps.append(float(abs(top2[1] - top2[0])))
+        greedy, gaps = greedy_with_gaps(llm, ids, N_PREDICT)
         prompts.append({"ids": ids, "logits": [float(x) for x in last], "greedy": greedy,
                         "top2_gap": gaps})
     return n_vocab, prompts

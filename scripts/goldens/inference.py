@@ -48,6 +48,25 @@ RAW = [
 N_PREDICT = 64
 
 
+def greedy_with_gaps(llm, ids, n):
+    """llama.cpp's n greedy tokens after ids (not stopping at end-of-turn tokens), and the
+    gap between its two best logits at every generated step, from one batched pass."""
+    generated = []
+    for tok in llm.generate(ids, temp=0.0, top_k=1, top_p=1.0, min_p=0.0, repeat_penalty=1.0,
+                            reset=True):
+        generated.append(int(tok))
+        if len(generated) == n:
+            break
+    llm.reset()
+    llm.eval(ids + generated)
+    gaps = []
+    for i in range(n):
+        row = np.array(llm.scores[len(ids) - 1 + i], dtype=np.float32)
+        top2 = np.partition(row, -2)[-2:]
+        gaps.append(float(abs(top2[1] - top2[0])))
+    return generated, gaps
+
+
 def chatml(user, system):
     text = ""
     if system:
@@ -80,21 +99,8 @@ def main():
         last = np.array(llm.scores[len(ids) - 1], dtype=np.float32)
         logits_out += last.astype("<f2").tobytes()
 
-        # Greedy continuation, not stopping at end-of-turn tokens: the test compares all 64.
-        generated = []
-        for tok in llm.generate(ids, temp=0.0, top_k=1, top_p=1.0, min_p=0.0, repeat_penalty=1.0,
-                                reset=True):
-            generated.append(int(tok))
-            if len(generated) == N_PREDICT:
-                break
-        # Gap between the two best logits at every generated step, from one batched pass.
-        llm.reset()
-        llm.eval(ids + generated)
-        gaps = []
-        for i in range(N_PREDICT):
-            row = np.array(llm.scores[len(ids) - 1 + i], dtype=np.float32)
-            top2 = np.partition(row, -2)[-2:]
-            gaps.append(float(abs(top2[1] - top2[0])))
+        # The test compares all 64 greedy tokens.
+        generated, gaps = greedy_with_gaps(llm, ids, N_PREDICT)
         records.append({"kind": p["kind"], "text": p["text"], "prompt_ids": [int(t) for t in ids],
                         "greedy": generated, "top2_gap": gaps})
 

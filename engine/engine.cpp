@@ -167,10 +167,6 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
     impl->tokenizer = std::move(tokenizer).value();
 
     const ModelConfig& mc = impl->model->config();
-    if (impl->device.kind == DeviceKind::Cuda && (!mc.swa_layers.empty() || mc.attn_softcap > 0))
-        return make_error(config.model_path + ": " + mc.architecture +
-                          "'s sliding-window or soft-capped attention is not implemented on the "
-                          "CUDA backend yet; choose the CPU (device cpu)");
     if (config.block_size < 1 || config.block_size > 1024)
         return make_error("the KV block size must be between 1 and 1024 tokens");
     const KvShape shape{static_cast<int32_t>(mc.n_layer), static_cast<int32_t>(mc.n_head_kv),

@@ -96,8 +96,12 @@ __global__ void __launch_bounds__(kThreads) attention_items_kernel(Params p) {
                 const LaneK k = lane_k(s.kv + jj * W, lane, W);
                 for (int32_t v = 0; v < nv; ++v) {
                     if (j0 + jj >= s.n_vis[v]) continue;
+                    if (j0 + jj < s.lo_vis[v]) {  // before the window: masked
+                        if (lane == 0) s.p[v * kChunk + j0 + jj] = -INFINITY;
+                        continue;
+                    }
                     const float dot = warp_tree_sum(lane_dot(s.q + v * D, k, lane, W));
-                    if (lane == 0) s.p[v * kChunk + j0 + jj] = mul_rn(dot, p.scale);
+                    if (lane == 0) s.p[v * kChunk + j0 + jj] = score_of(p, dot);
                 }
             }
             __syncthreads();
@@ -107,7 +111,8 @@ __global__ void __launch_bounds__(kThreads) attention_items_kernel(Params p) {
             if (n == 0) continue;
             float* sc = s.p + v * kChunk;
             const float m = __shfl_sync(kFullMask, warp_tree_max(lane_max(sc, n, lane)), 0);
-            const float l = warp_tree_sum(lane_exp_sum(sc, n, lane, m));
+            const float l = warp_tree_sum(m == -INFINITY ? lane_zero(sc, n, lane)
+                                                         : lane_exp_sum(sc, n, lane, m));
             if (lane == 0) finish_stats(s, v, m, l, it.split);
         }
         zero_acc(a);
@@ -206,10 +211,14 @@ void run_item_on_host(const Params& p, const Item& it, TileSmem& s, std::vector<
             for (int32_t jj = 0; jj < n; ++jj) {
                 for (int32_t v = 0; v < nv; ++v) {
                     if (j0 + jj >= s.n_vis[v]) continue;
+                    if (j0 + jj < s.lo_vis[v]) {
+                        s.p[v * kChunk + j0 + jj] = -INFINITY;
+                        continue;
+                    }
                     for (int lane = 0; lane < 32; ++lane)
                         lanes[lane] =
                             lane_dot(s.q + v * D, lane_k(s.kv + jj * W, lane, W), lane, W);
-                    s.p[v * kChunk + j0 + jj] = mul_rn(tree_on_host(lanes, add_rn), p.scale);
+                    s.p[v * kChunk + j0 + jj] = score_of(p, tree_on_host(lanes, add_rn));
                 }
             }
         }
@@ -219,7 +228,9 @@ void run_item_on_host(const Params& p, const Item& it, TileSmem& s, std::vector<
             float* sc = s.p + v * kChunk;
             for (int lane = 0; lane < 32; ++lane) lanes[lane] = lane_max(sc, n, lane);
             const float m = tree_on_host(lanes, [](float x, float y) { return fmaxf(x, y); });
-            for (int lane = 0; lane < 32; ++lane) lanes[lane] = lane_exp_sum(sc, n, lane, m);
+            for (int lane = 0; lane < 32; ++lane)
+                lanes[lane] =
+                    m == -INFINITY ? lane_zero(sc, n, lane) : lane_exp_sum(sc, n, lane, m);
             finish_stats(s, v, m, tree_on_host(lanes, add_rn), it.split);
         }
         for (auto& a : th) zero_acc(a);
@@ -256,8 +267,7 @@ bool prepare(const float* q, const kernels::PagedKvLayer& cache,
              const kernels::AttentionBatch& batch, int32_t n_heads, float scale, float* out,
              float* workspace, std::size_t workspace_bytes, AttentionShape shape,
              AttentionPlan* plan, Params* p) {
-    // Sliding windows and soft-capped scores: not implemented on CUDA yet.
-    if (batch.window > 0 || batch.softcap > 0.0f) return false;
+    if (batch.window < 0 || !(batch.softcap >= 0.0f)) return false;
     if (!plan_attention(batch, n_heads, cache.n_kv_heads, cache.head_dim, shape, plan))
         return false;
     if (plan->split_rows + plan->whole_rows == 0) return true;
@@ -285,6 +295,9 @@ bool prepare(const float* q, const kernels::PagedKvLayer& cache,
     p->n_seqs = batch.n_seqs;
     p->block_size = cache.block_size;
     p->scale = scale;
+    p->window = batch.window;
+    p->softcap = batch.softcap;
+    p->inv_softcap = batch.softcap > 0.0f ? 1.0f / batch.softcap : 0.0f;
     p->geo = plan->geometry;
     return true;
 }

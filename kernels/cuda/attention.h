@@ -11,7 +11,10 @@
 // dimension pairs, then a fixed shuffle tree) times scale; m and l by lanes striding over
 // the positions, then the same tree; acc over positions in increasing order, one thread
 // per output element. The output is fold(partial_0, partial_1, ...) in chunk order with
-// one fold (m' = max, both sides rescaled by exp(m − m')), then acc / l. Multiplications
+// one fold (m' = max, both sides rescaled by exp(m − m')), then acc / l. A sliding window
+// (AttentionBatch::window) masks the positions before it (−inf scores; a chunk it misses
+// entirely folds as nothing) and whole items start at the first row's window; soft-capped
+// scores (AttentionBatch::softcap) are cap · tanh(s / cap) after the scale. Multiplications
 // and additions are explicitly unfused (__fmul_rn, __fadd_rn) so that the compiler cannot
 // contract them differently in different places.
 //

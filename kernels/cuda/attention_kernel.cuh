@@ -71,6 +71,9 @@ __host__ __device__ __forceinline__ float div_rn(float a, float b) {
     return a / b;
 #endif
 }
+__host__ __device__ __forceinline__ int32_t imax(int32_t a, int32_t b) {
+    return a > b ? a : b;
+}
 __host__ __device__ __forceinline__ int32_t imin(int32_t a, int32_t b) {
     return a < b ? a : b;
 }
@@ -117,8 +120,16 @@ struct Params {
     int32_t n_seqs;
     int32_t block_size;
     float scale;
+    int32_t window;              // AttentionBatch::window (0: none)
+    float softcap, inv_softcap;  // AttentionBatch::softcap and 1 / it (0: none)
     Geometry geo;
 };
+
+// A score from its dot product: times the scale, then soft-capped (as the CPU backend).
+__host__ __device__ __forceinline__ float score_of(const Params& p, float dot) {
+    const float s = mul_rn(dot, p.scale);
+    return p.softcap > 0.0f ? mul_rn(tanhf(mul_rn(s, p.inv_softcap)), p.softcap) : s;
+}
 
 // One work item: query heads [h0, h0 + n_h) (all of KV head kv_head, or a slice of them)
 // of rows [row0, row0 + n_rows) of a sequence, over chunks [chunk_first, chunk_last].
@@ -168,7 +179,9 @@ __host__ __device__ inline Item decode_item(const Params& p, int32_t seq, int64_
         const int32_t tile = tiles - 1 - static_cast<int32_t>(local % tiles);
         it.row0 = tile * g.rows_per_tile;
         it.n_rows = imin(g.rows_per_tile, q_len - it.row0);
-        it.chunk_first = 0;
+        // A sliding window: the chunks before the first row's window are masked for every
+        // row, and folding them would change nothing (fold_scalars): skipped.
+        it.chunk_first = p.window > 0 ? imax(0, it.first_pos + it.row0 - p.window + 1) / kChunk : 0;
         it.chunk_last = (it.first_pos + it.row0 + it.n_rows - 1) / kChunk;
         it.partial = -1;
     }
@@ -190,6 +203,7 @@ struct TileSmem {
     uint32_t kv[kKvTileWords];   // [position][head_dim / 2]: a K or V sub-tile, fp16 pairs
     int32_t slot[kChunk];        // cache row of each chunk position
     int32_t n_vis[kMaxVecs];     // positions of the chunk each vector sees
+    int32_t lo_vis[kMaxVecs];    // of those, the first in its sliding window (0: all)
     float m_run[kMaxVecs], l_run[kMaxVecs];  // whole items: the fold so far
     float fa[kMaxVecs], fb[kMaxVecs];        // whole items: this chunk's fold factors
     float mc[kMaxVecs], lc[kMaxVecs];        // split items: this chunk's m and l
@@ -220,6 +234,9 @@ struct Fold {
     float m, l, a, b;
 };
 __host__ __device__ __forceinline__ Fold fold_scalars(float m, float l, float m_c, float l_c) {
+    // A chunk with no position in its window (m_c = −inf) changes nothing; computing it
+    // would give exp(−inf − (−inf)) when the running state is still empty.
+    if (m_c == -INFINITY) return {m, l, 1.0f, 0.0f};
     const float mx = fmaxf(m, m_c);
     const float a = expf(sub_rn(m, mx)), b = expf(sub_rn(m_c, mx));
     return {mx, add_rn(mul_rn(l, a), mul_rn(l_c, b)), a, b};
@@ -262,8 +279,11 @@ __host__ __device__ inline void load_q(TileSmem& s, const Params& p, const Item&
 __host__ __device__ inline void chunk_setup(TileSmem& s, const Params& p, const Item& it, int32_t c,
                                             int32_t extent, int t) {
     const int32_t c0 = c * kChunk, bs = p.block_size;
-    if (t < it.n_rows * it.n_h)
-        s.n_vis[t] = iclamp(it.first_pos + it.row0 + t / it.n_h + 1 - c0, 0, kChunk);
+    if (t < it.n_rows * it.n_h) {
+        const int32_t pos = it.first_pos + it.row0 + t / it.n_h;
+        s.n_vis[t] = iclamp(pos + 1 - c0, 0, kChunk);
+        s.lo_vis[t] = p.window > 0 ? iclamp(pos - p.window + 1 - c0, 0, s.n_vis[t]) : 0;
+    }
     for (int32_t j = t; j < extent; j += kThreads) {
         const int32_t pos = c0 + j;
         s.slot[j] = it.table[pos / bs] * bs + pos % bs;
@@ -315,6 +335,11 @@ __host__ __device__ __forceinline__ float lane_max(const float* sc, int32_t n, i
     float m = -INFINITY;
     for (int32_t j = lane; j < n; j += 32) m = fmaxf(m, sc[j]);
     return m;
+}
+// A vector whose window misses the whole chunk (m = −inf): probabilities 0, sum 0.
+__host__ __device__ __forceinline__ float lane_zero(float* sc, int32_t n, int lane) {
+    for (int32_t j = lane; j < n; j += 32) sc[j] = 0.0f;
+    return 0.0f;
 }
 __host__ __device__ __forceinline__ float lane_exp_sum(float* sc, int32_t n, int lane, float m) {
     float l = 0.0f;

@@ -246,10 +246,6 @@ void CudaBackend::kv_append(const PagedKvLayer& cache, const float* k, const flo
 
 void CudaBackend::attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
                             int32_t n_heads, float scale, float* out) {
-    if (batch.window > 0 || batch.softcap > 0.0f)
-        throw BackendError(
-            "cuda: sliding-window and soft-capped attention (Gemma) are not implemented on the "
-            "CUDA backend yet; run this model on the CPU (device cpu)");
     const std::size_t need = gpu::attention_workspace_bytes(batch, n_heads, cache.head_dim);
     gpu::DeviceBuffer<float>& ws = impl_->attention_workspace;
     if (ws.bytes() < need) {

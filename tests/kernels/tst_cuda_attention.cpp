@@ -76,6 +76,8 @@ struct Step {
     std::vector<int32_t> q_start, q_len, kv_len, bt_start;
     std::vector<float> q;
     int32_t rows = 0;
+    int32_t window = 0;  // AttentionBatch::window, softcap
+    float softcap = 0.0f;
 
     Step(const Cache& c, std::vector<Part> ps) : parts(std::move(ps)) {
         for (const Part& p : parts) {
@@ -108,6 +110,8 @@ struct Step {
         b.host_q_len = q_len.data();
         b.host_kv_len = kv_len.data();
         b.batch_invariant = true;
+        b.window = window;
+        b.softcap = softcap;
         return b;
     }
 };
@@ -234,10 +238,36 @@ class TstCudaAttention : public QObject {
         const Many many(rng);
         Cache c(rng, 5, 2, 4, 64, many.lengths, 2.0f);
         check_reference(c, Step(c, many.parts), "150 sequences");
+
+        // Sliding windows (shorter than a chunk, across chunk edges, longer than any
+        // context) and soft-capped scores (Gemma), alone and together.
+        Cache g(rng, 7, 2, 8, 64, kMixedLengths, 4.0f);
+        for (auto [window, cap] :
+             {std::pair{1, 0.0f}, std::pair{5, 0.0f}, std::pair{300, 0.0f}, std::pair{1000, 0.0f},
+              std::pair{0, 2.0f}, std::pair{37, 3.0f}}) {
+            Step st(g, mixed_parts());
+            st.window = window;
+            st.softcap = cap;
+            check_reference(g, st, QString("window %1, soft-cap %2").arg(window).arg(cap));
+        }
     }
 
     void hostIsBatchInvariant() {
         std::mt19937 rng(7002);
+        {
+            // With a sliding window the shapes still agree bit for bit: whole items skip the
+            // chunks before the window, split rows fold them as nothing.
+            Cache c(rng, 7, 2, 8, 64, kMixedLengths, 2.0f);
+            Step win(c, mixed_parts());
+            win.window = 100;
+            win.softcap = 3.0f;
+            const Rows all = by_position(c, win, run_host(c, win, AttentionShape::Planned));
+            QString why;
+            for (AttentionShape shape : {AttentionShape::AllSplit, AttentionShape::AllWhole})
+                QVERIFY2(
+                    same_rows(all, by_position(c, win, run_host(c, win, shape)), &why),
+                    qPrintable(QString("window, shape %1: ").arg(static_cast<int>(shape)) + why));
+        }
         for (int32_t D : {128, 64}) {
             Cache c(rng, 7, 2, 8, D, kMixedLengths, 2.0f);
             const Step mixed(c, mixed_parts());

@@ -293,6 +293,32 @@ class TstCudaModel : public QObject {
         }
     }
 
+    // The Gemma models' ops through the twins: embedding scale, q/k norms, query scale,
+    // sliding windows (shorter than the test's prompts), soft-capped scores and logits,
+    // GeGLU, post-norms; and Phi-3's fused matrices.
+    void hostTwinsRunTheOtherArchitectures() {
+        auto twins = kernels::make_cuda_host_twin_backend();
+        for (const char* arch : {"gemma3", "gemma2", "phi3"}) {
+            SyntheticModelSpec s = shape(128, 3, 4, 2, 256, quant::TensorType::Q8_0, 12);
+            s.architecture = arch;
+            s.head_dim = 64;
+            s.sliding_window = std::string(arch) == "phi3" ? 0 : 9;
+            s.swa_period = 2;
+            s.embedding_std = 0.1f;
+            if (std::string(arch) == "gemma2") {
+                s.attn_softcap = 2.0f;
+                s.final_softcap = 5.0f;
+            }
+            auto reference = kernels::make_reference_backend();
+            const QString failure =
+                compare_backends(*synthetic(s), QString("twins %1").arg(arch), *reference, *twins,
+                                 kSyntheticTolerance, 40, 6);
+            QVERIFY2(failure.isEmpty(), qPrintable(failure));
+            const QString variance = check_invariance(*synthetic(s), *twins, 300);
+            QVERIFY2(variance.isEmpty(), qPrintable(QString(arch) + ": " + variance));
+        }
+    }
+
     void hostTwinsAreBatchInvariant() {
         auto twins = kernels::make_cuda_host_twin_backend();
         const QString failure =

@@ -207,6 +207,31 @@ QString check_invariance(const gguf::GgufFile& file, kernels::Backend& backend, 
     return {};
 }
 
+// Synthetic Gemma 3, Gemma 2 and Phi-3 models (windows of 9 positions on every other
+// layer, soft-caps, fused matrices) against the reference backend, and batch invariant: a
+// description of the first failure, or empty.
+QString check_other_architectures(kernels::Backend& backend) {
+    for (const char* arch : {"gemma3", "gemma2", "phi3"}) {
+        SyntheticModelSpec s = shape(128, 3, 4, 2, 256, quant::TensorType::Q8_0, 12);
+        s.architecture = arch;
+        s.head_dim = 64;
+        s.sliding_window = std::string(arch) == "phi3" ? 0 : 9;
+        s.swa_period = 2;
+        s.embedding_std = 0.1f;
+        if (std::string(arch) == "gemma2") {
+            s.attn_softcap = 2.0f;
+            s.final_softcap = 5.0f;
+        }
+        auto reference = kernels::make_reference_backend();
+        QString failure =
+            compare_backends(*synthetic(s), backend.name().c_str() + QString(" ") + arch,
+                             *reference, backend, kSyntheticTolerance, 40, 6);
+        if (failure.isEmpty()) failure = check_invariance(*synthetic(s), backend, 300);
+        if (!failure.isEmpty()) return QString(arch) + ": " + failure;
+    }
+    return {};
+}
+
 // Small enough for the host twins.
 SyntheticModelSpec small_shape(quant::TensorType type) {
     return shape(256, 2, 8, 2, 512, type, 13);
@@ -275,6 +300,15 @@ class TstCudaModel : public QObject {
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 
+    // The same on the device (Gemma 3, Gemma 2, Phi-3 against the reference backend, and
+    // batch invariant).
+    void otherArchitecturesOnTheGpu() {
+        HEARTH_REQUIRE_CUDA_DEVICE();
+        auto backend = cuda_backend();
+        const QString failure = check_other_architectures(*backend);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    }
+
     // --- the kernels' host twins (everywhere) --------------------------------------------
 
     // The CUDA backend's kernels, run by their host twins, through whole small models in
@@ -298,25 +332,8 @@ class TstCudaModel : public QObject {
     // GeGLU, post-norms; and Phi-3's fused matrices.
     void hostTwinsRunTheOtherArchitectures() {
         auto twins = kernels::make_cuda_host_twin_backend();
-        for (const char* arch : {"gemma3", "gemma2", "phi3"}) {
-            SyntheticModelSpec s = shape(128, 3, 4, 2, 256, quant::TensorType::Q8_0, 12);
-            s.architecture = arch;
-            s.head_dim = 64;
-            s.sliding_window = std::string(arch) == "phi3" ? 0 : 9;
-            s.swa_period = 2;
-            s.embedding_std = 0.1f;
-            if (std::string(arch) == "gemma2") {
-                s.attn_softcap = 2.0f;
-                s.final_softcap = 5.0f;
-            }
-            auto reference = kernels::make_reference_backend();
-            const QString failure =
-                compare_backends(*synthetic(s), QString("twins %1").arg(arch), *reference, *twins,
-                                 kSyntheticTolerance, 40, 6);
-            QVERIFY2(failure.isEmpty(), qPrintable(failure));
-            const QString variance = check_invariance(*synthetic(s), *twins, 300);
-            QVERIFY2(variance.isEmpty(), qPrintable(QString(arch) + ": " + variance));
-        }
+        const QString failure = check_other_architectures(*twins);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 
     void hostTwinsAreBatchInvariant() {

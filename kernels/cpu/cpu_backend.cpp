@@ -191,7 +191,7 @@ void CpuBackend::swiglu(const float* gate, const float* up, int64_t n, float* ou
 }
 
 void CpuBackend::geglu(const float* gate, const float* up, int64_t n, float* out) {
-    cpu::geglu(impl_->pool, gate, up, n, out);
+    cpu::geglu(impl_->pool, impl_->fns, gate, up, n, out);
 }
 
 void CpuBackend::scale(float* x, int64_t n, float s) {

@@ -51,7 +51,15 @@ void to_fp16_scalar(const float* x, int64_t n, uint16_t* out) {
     for (int64_t i = 0; i < n; ++i) out[i] = quant::f32_to_fp16(x[i]);
 }
 
-const ElementwiseFns kScalar{rms_norm_scalar, swiglu_scalar, add_scalar, to_fp16_scalar};
+void geglu_scalar(const float* table, const float* gate, const float* up, int64_t n, float* out) {
+    for (int64_t i = 0; i < n; ++i) {
+        const float g = gate[i];
+        out[i] = g <= -10.0f ? 0.0f : g >= 10.0f ? g * up[i] : table[quant::f32_to_fp16(g)] * up[i];
+    }
+}
+
+const ElementwiseFns kScalar{rms_norm_scalar, swiglu_scalar, add_scalar, to_fp16_scalar,
+                             geglu_scalar};
 
 // Runs fn(begin, end) over [0, n) in chunks (of whole `unit`s) on the pool when n is large.
 template <typename F>
@@ -183,16 +191,11 @@ static const float* gelu_table() {
     return table.data();
 }
 
-void geglu(ThreadPool& pool, const float* gate, const float* up, int64_t n, float* out) {
+void geglu(ThreadPool& pool, const ElementwiseFns& f, const float* gate, const float* up, int64_t n,
+           float* out) {
     const float* table = gelu_table();
-    split(pool, n, 1, [&](int64_t i0, int64_t i1) {
-        for (int64_t i = i0; i < i1; ++i) {
-            const float g = gate[i];
-            out[i] = g <= -10.0f  ? 0.0f
-                     : g >= 10.0f ? g * up[i]
-                                  : table[quant::f32_to_fp16(g)] * up[i];
-        }
-    });
+    split(pool, n, 1,
+          [&](int64_t i0, int64_t i1) { f.geglu(table, gate + i0, up + i0, i1 - i0, out + i0); });
 }
 
 void embed(ThreadPool& pool, const WeightView& table, const int32_t* ids, int32_t n, float* out) {

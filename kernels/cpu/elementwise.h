@@ -46,7 +46,8 @@ void add(ThreadPool& pool, const ElementwiseFns& f, float* x, const float* y, in
 void scale(ThreadPool& pool, float* x, int64_t n, float s);
 void softcap(ThreadPool& pool, float* x, int64_t n, float cap);
 // Backend::geglu: ggml's table of fp16 GELU values (built once), as its CPU path reads it.
-void geglu(ThreadPool& pool, const float* gate, const float* up, int64_t n, float* out);
+void geglu(ThreadPool& pool, const ElementwiseFns& f, const float* gate, const float* up, int64_t n,
+           float* out);
 
 // out[t, :] = dequantised row ids[t] of the table (zeros for an id outside it).
 void embed(ThreadPool& pool, const WeightView& table, const int32_t* ids, int32_t n, float* out);

@@ -76,7 +76,36 @@ void to_fp16_avx2(const float* x, int64_t n, uint16_t* out) {
             _mm_cvtps_ph(_mm_set_ss(x[i]), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), 0));
 }
 
-const ElementwiseFns kAvx2{rms_norm_avx2, swiglu_avx2, add_avx2, to_fp16_avx2};
+// The scalar kernel's steps eight at a time: gate rounded to fp16 (F16C, round to nearest
+// even as quant::f32_to_fp16), the table gathered at its bits, times up; 0 at gate ≤ −10,
+// gate · up at gate ≥ 10. The same bits.
+static inline __m256 gelu_mul(const float* table, __m256 g, __m256 u) {
+    const __m256i h =
+        _mm256_cvtepu16_epi32(_mm256_cvtps_ph(g, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    __m256 y = _mm256_mul_ps(_mm256_i32gather_ps(table, h, 4), u);
+    y = _mm256_blendv_ps(y, _mm256_mul_ps(g, u),
+                         _mm256_cmp_ps(g, _mm256_set1_ps(10.0f), _CMP_GE_OQ));
+    return _mm256_blendv_ps(y, _mm256_setzero_ps(),
+                            _mm256_cmp_ps(g, _mm256_set1_ps(-10.0f), _CMP_LE_OQ));
+}
+
+void geglu_avx2(const float* table, const float* gate, const float* up, int64_t n, float* out) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(out + i,
+                         gelu_mul(table, _mm256_loadu_ps(gate + i), _mm256_loadu_ps(up + i)));
+    if (i < n) {
+        alignas(32) float g[8] = {}, u[8] = {}, o[8];
+        for (int64_t j = i; j < n; ++j) {
+            g[j - i] = gate[j];
+            u[j - i] = up[j];
+        }
+        _mm256_store_ps(o, gelu_mul(table, _mm256_load_ps(g), _mm256_load_ps(u)));
+        for (int64_t j = i; j < n; ++j) out[j] = o[j - i];
+    }
+}
+
+const ElementwiseFns kAvx2{rms_norm_avx2, swiglu_avx2, add_avx2, to_fp16_avx2, geglu_avx2};
 
 }  // namespace
 

@@ -18,6 +18,9 @@ struct ElementwiseFns {
     void (*add)(float* x, const float* y, int64_t n);  // x[i] += y[i]
     // fp16 bit patterns, round to nearest even (as quant::f32_to_fp16).
     void (*to_fp16)(const float* x, int64_t n, uint16_t* out);
+    // Backend::geglu with table[h] = fp16-rounded gelu of the fp16 value h (elementwise.cpp
+    // builds it). In place (out = gate or up) ok.
+    void (*geglu)(const float* table, const float* gate, const float* up, int64_t n, float* out);
 };
 
 const ElementwiseFns& elementwise_fns(SimdLevel level);

@@ -29,6 +29,7 @@
 #include <random>
 
 #include "cpu/cpu_backend.h"
+#include "cpu_backends.h"
 #include "reference/reference_ops.h"
 #include "tst_cpu_helpers.h"
 
@@ -109,18 +110,10 @@ struct Case {
 class TestCpuAttention : public QObject {
     Q_OBJECT
 
-    std::map<std::pair<int, SimdLevel>, std::unique_ptr<CpuBackend>> backends_;
+    CpuBackends backends_;
 
-    CpuBackend& backend(int threads, SimdLevel level) {
-        auto& b = backends_[{threads, level}];
-        if (!b) b = std::make_unique<CpuBackend>(threads, level);
-        return *b;
-    }
-    std::vector<SimdLevel> levels() const {
-        if (cpu::cpu_has_avx512()) return {SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512};
-        if (cpu::cpu_has_avx2()) return {SimdLevel::Scalar, SimdLevel::Avx2};
-        return {SimdLevel::Scalar};
-    }
+    CpuBackend& backend(int threads, SimdLevel level) { return backends_.get(threads, level); }
+    static std::vector<SimdLevel> levels() { return CpuBackends::levels(); }
 
     void check(Case& c, int32_t n_heads, float scale, const QString& what, bool large = false) {
         const std::size_t n = c.q.size();

@@ -32,6 +32,12 @@ std::optional<TypeTraits> traits(uint32_t type_id) {
     return std::nullopt;
 }
 
+std::optional<TensorType> type_from_name(std::string_view name) {
+    for (uint32_t id = 0; id <= static_cast<uint32_t>(TensorType::BF16); ++id)
+        if (auto t = traits(id); t && t->name == name) return static_cast<TensorType>(id);
+    return std::nullopt;
+}
+
 std::string_view type_name(uint32_t type_id) {
     if (auto t = traits(type_id)) return t->name;
     // ggml ids Hearth does not read, named so errors can say what the file holds.

@@ -39,6 +39,8 @@ inline std::optional<TypeTraits> traits(TensorType type) {
 // Name of any ggml type id, also the ones Hearth does not support ("Q2_K", "IQ4_NL"), or
 // "type N" for an unknown id. For error messages.
 std::string_view type_name(uint32_t type_id);
+// The type Hearth supports with this name ("Q4_K"), or nullopt.
+std::optional<TensorType> type_from_name(std::string_view name);
 
 inline constexpr int64_t kQK = 32;    // elements per block of the 32-element formats
 inline constexpr int64_t kQKK = 256;  // elements per super-block of the K-quants

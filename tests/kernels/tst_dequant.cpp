@@ -106,6 +106,18 @@ class TstDequant : public QObject {
         }
     }
 
+    // Names and types both ways: every supported type by its name; ggml types Hearth does
+    // not read, and unknown names, are no type.
+    void typesByName() {
+        for (TensorType type : t::all_types()) {
+            const auto back = q::type_from_name(q::traits(type)->name);
+            QVERIFY(back && *back == type);
+        }
+        QVERIFY(!q::type_from_name("Q2_K"));
+        QVERIFY(!q::type_from_name("q4_k"));
+        QVERIFY(!q::type_from_name(""));
+    }
+
     void matchesReference_data() {
         QTest::addColumn<uint32_t>("type_id");
         for (TensorType type : t::all_types()) {

@@ -16,16 +16,6 @@
 
 namespace {
 
-bool parse_type(const std::string& name, hearth::quant::TensorType& out) {
-    for (uint32_t id = 0; id < 64; ++id) {
-        if (hearth::quant::traits(id) && hearth::quant::type_name(id) == name) {
-            out = static_cast<hearth::quant::TensorType>(id);
-            return true;
-        }
-    }
-    return false;
-}
-
 int usage(const char* argv0) {
     std::fprintf(stderr,
                  "usage: %s --arch A --seed N --out FILE [--n-embd N] [--n-layer N] [--n-head N] "
@@ -84,12 +74,12 @@ int main(int argc, char** argv) {
         } else if (a == "--final-softcap") {
             s.final_softcap = std::strtof(v.c_str(), nullptr);
         } else if (a == "--type" || a == "--embedding-type") {
-            hearth::quant::TensorType t{};
-            if (!parse_type(v, t)) {
+            const auto t = hearth::quant::type_from_name(v);
+            if (!t) {
                 std::fprintf(stderr, "unknown weight type %s\n", v.c_str());
                 return 2;
             }
-            (a == "--type" ? s.weight_type : s.embedding_type) = t;
+            (a == "--type" ? s.weight_type : s.embedding_type) = *t;
         } else {
             return usage(argv[0]);
         }

@@ -72,10 +72,9 @@ SyntheticModelSpec spec_of(const QJsonObject& j) {
     s.head_dim = j["head_dim"].toInt();
     s.n_ff = j["n_ff"].toInt();
     const auto type = [](const QString& name) {
-        for (uint32_t id = 0; id < 64; ++id)
-            if (quant::traits(id) && QString::fromLatin1(quant::type_name(id)) == name)
-                return static_cast<quant::TensorType>(id);
-        qFatal("unknown type %s", qPrintable(name));
+        const auto t = quant::type_from_name(name.toStdString());
+        if (!t) qFatal("unknown type %s", qPrintable(name));
+        return *t;
     };
     s.weight_type = type(j["type"].toString());
     s.embedding_type = type(j["embedding_type"].toString());

@@ -167,11 +167,9 @@ void CpuBackend::matmul(const Weight& w, const float* x, int32_t n_tokens, float
 void CpuBackend::rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
                       int32_t head_dim, const RopeParams& params) {
     Impl& im = *impl_;
-    if (!im.rope_tables[im.rope_last].built_for(params) &&
-        im.rope_tables[1 - im.rope_last].built_for(params))
-        im.rope_last = 1 - im.rope_last;
-    else if (!im.rope_tables[im.rope_last].built_for(params))
-        im.rope_last = 1 - im.rope_last;  // replace the one used less recently
+    // Not the last table's parameters: the other table's (then it is a hit, else the
+    // other, less recently used, is rebuilt).
+    if (!im.rope_tables[im.rope_last].built_for(params)) im.rope_last = 1 - im.rope_last;
     cpu::rope(im.pool, im.rope_tables[im.rope_last], x, positions, n_tokens, n_heads, head_dim,
               params);
 }

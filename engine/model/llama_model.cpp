@@ -19,7 +19,7 @@ struct LlamaModel::Layer {
     std::unique_ptr<kernels::Weight> wq, wk, wv, wo, gate, up, down;
     std::unique_ptr<kernels::Buffer> bq, bk, bv;      // qwen2 biases, else null
     std::unique_ptr<kernels::Buffer> q_norm, k_norm;  // qwen3/gemma3 per-head norms [head_dim]
-    std::unique_ptr<kernels::Buffer> attn_post_norm, ffn_post_norm;  // gemma3 [n_embd]
+    std::unique_ptr<kernels::Buffer> attn_post_norm, ffn_post_norm;  // gemma2/3 [n_embd]
 };
 
 namespace {
@@ -169,8 +169,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load_weights(const gguf::GgufFil
             HEARTH_TRY(L.wv, weight(backend, file, p + "attn_v.weight", E, KV));
         }
         HEARTH_TRY(L.wo, weight(backend, file, p + "attn_output.weight", Q, E));
-        if (!file.find_tensor(p + "ffn_gate.weight") && c.architecture == "phi3") {
-            // Phi-3: gate and up fused in ffn_up, the gate's rows first (ggml_swiglu).
+        if (c.fused_gate_up) {  // the gate's rows first (ggml_swiglu)
             auto up = tensor(file, p + "ffn_up.weight", {E, 2 * F});
             if (!up) return up.error();
             HEARTH_TRY(L.gate, weight_rows(backend, **up, p + "ffn_up.weight", E, 0, F));
@@ -361,7 +360,7 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
     float* attn = attn_->as<float>();
     float* gate = gate_->as<float>();
     float* up = up_->as<float>();
-    // Gemma scales the queries itself and leaves the scores unscaled.
+    // Gemma and Phi-3 scale the queries themselves and leave the scores unscaled.
     const float scale = c.query_scale > 0.0f ? 1.0f : 1.0f / std::sqrt(static_cast<float>(D));
 
     b.embed(*token_embd_, dev + at[0], T, x);
@@ -376,7 +375,7 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
         b.matmul(*ly.wq, h, T, q, ly.bq ? ly.bq->as<float>() : nullptr);
         b.matmul(*ly.wk, h, T, k, ly.bk ? ly.bk->as<float>() : nullptr);
         b.matmul(*ly.wv, h, T, v, ly.bv ? ly.bv->as<float>() : nullptr);
-        if (ly.q_norm) {  // qwen3: each head's vector, before RoPE
+        if (ly.q_norm) {  // qwen3, gemma3: each head's vector, before RoPE
             b.rms_norm(q, ly.q_norm->as<float>(), T * H, D, c.rms_eps, q);
             b.rms_norm(k, ly.k_norm->as<float>(), T * HKV, D, c.rms_eps, k);
         }

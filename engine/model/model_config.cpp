@@ -162,6 +162,7 @@ Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
         if (auto r = read_gemma(file, p, c); !r) return r.error();
     }
     if (c.architecture == "phi3") {
+        c.fused_gate_up = true;
         // Q scaled by 1/√head_dim before attention, as llama.cpp's phi3 graph. Its sliding
         // window key is ignored, as llama.cpp ignores it. LongRoPE (the 128k models' long
         // and short factors with their attention factor) is not implemented.

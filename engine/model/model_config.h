@@ -37,6 +37,7 @@ struct ModelConfig {
     bool tied_embeddings = false;  // no output.weight: logits use token_embd
     bool has_qkv_bias = false;     // qwen2
     bool qk_norm = false;          // qwen3, gemma3: each head's query and key RMS-normalised
+    bool fused_gate_up = false;    // phi3: gate rows then up rows in one ffn_up matrix
     // Gemma 2 and 3: the embeddings times √n_embd, RMSNorms of the attention and FFN
     // outputs before their residual adds, GeGLU, and (Gemma, Phi-3) the queries scaled
     // before attention (whose scores are then not scaled again); 0 keeps 1/√head_dim in

@@ -190,8 +190,15 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
     if (batch.n_seqs <= 0 || D <= 0 || n_kv <= 0) return;
     const int group = n_heads / n_kv;
     const int32_t window = batch.window;
-    int32_t max_ctx = 0;
-    for (int32_t s = 0; s < batch.n_seqs; ++s) max_ctx = std::max(max_ctx, batch.kv_len[s]);
+    int32_t max_range = 0;
+    int32_t max_q = 0;
+    for (int32_t s = 0; s < batch.n_seqs; ++s) {
+        max_range = std::max(max_range, batch.kv_len[s]);
+        max_q = std::max(max_q, batch.q_len[s]);
+    }
+    // The longest context range a tile can have (it sizes the tiles' scores); a sliding
+    // window bounds it (below): its queries, the window and the rounding of its start.
+    if (window > 0) max_range = std::min(max_range, max_q + window + kAttnChunk);
     const auto tiles_of = [&](int tq) {
         int64_t n = 0;
         for (int32_t s = 0; s < batch.n_seqs; ++s)
@@ -201,7 +208,7 @@ void Attention::run(ThreadPool& pool, SimdLevel level, const float* q, const Pag
     const int64_t target = 4 * int64_t{pool.size()};
     const auto score_room = static_cast<int>(std::min<std::size_t>(
         kMaxTileVectors,
-        kTileScoreBytes / (sizeof(float) * static_cast<std::size_t>(round_up8(max_ctx) + 8))));
+        kTileScoreBytes / (sizeof(float) * static_cast<std::size_t>(round_up8(max_range) + 8))));
     int tq = std::max(1, std::max(score_room, kMinTileVectors) / group);  // positions per tile
     while (tq > 1 && (tq + 1) / 2 * group >= kMinTileVectors && tiles_of(tq) < target)
         tq = (tq + 1) / 2;

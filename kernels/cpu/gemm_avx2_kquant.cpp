@@ -1,6 +1,6 @@
-// AVX2 kernels for the K-quants (Q4_K, Q5_K, Q6_K) against Q8xK activations, in the
-// K-quant order (kquant_few.h), the same bits as the AVX-512 level. Tiles of 8 tokens or
-// more run here; fewer tokens (decode, a tile's last few) run the few-token kernel of
+// AVX2 kernels for the K-quants (Q4_K, Q5_K, Q6_K, Q2_K, Q3_K, IQ4_XS) against Q8xK
+// activations, in the K-quant order (kquant_few.h), the same bits as the AVX-512 level. Tiles of 8
+// tokens or more run here; fewer tokens (decode, a tile's last few) run the few-token kernel of
 // kquant_few.h.
 //
 // Tokens lie in the lanes of a register: 8 tokens × 4 activation bytes per 256-bit
@@ -11,13 +11,14 @@
 // pair sums per token; those add up in int16 for as many groups as cannot overflow
 // (Q4_K: a whole 32-element sub-block, Q5_K: half, Q6_K: 8 elements), and one madd with
 // the sub-block's scale widens them into S1. The float steps then run for 8 tokens at
-// once. Against the earlier row-major kernel (a token's 32 bytes per register, a madd
-// with the scales after every maddubs and a float epilogue per token and super-block)
-// that is half the multiplies for Q4_K and a vector float epilogue.
+// once. IQ4_XS's signed grid values multiply as |w| · (a with w's sign), one maddubs at a
+// time (a pair sum reaches 32258). Against the earlier row-major kernel (a token's 32 bytes per
+// register, a madd with the scales after every maddubs and a float epilogue per token and
+// super-block) that is half the multiplies for Q4_K and a vector float epilogue.
 //
 // maddubs saturates int16 pair sums: with activations in [−127, 127] (act_quant.h) a pair
-// is at most 2 · 63 · 127 = 16002 (Q6_K), 7874 (Q5_K), 3810 (Q4_K); kFlush below keeps
-// every int16 partial within 32767.
+// is at most 2 · 63 · 127 = 16002 (Q6_K), 7874 (Q5_K), 3810 (Q4_K); KTraits::flush
+// (kquant_avx2.h) keeps every int16 partial within 32767.
 //
 // Built with -mavx2 -mfma -mf16c; internal linkage only (see avx2_util.h).
 #include <type_traits>
@@ -41,10 +42,10 @@ constexpr int kBand = 2;    // rows per micro-kernel
 constexpr int kGroups = 2;  // token groups per micro-kernel
 
 // The pass's rows, one super-block unpacked: quant bytes in element order; per sub-block
-// the scale as an int16 pair (sc, sc) (Q4_K/Q5_K: 8, unsigned; Q6_K: 16, signed); the
-// weights of the activation sums' term as int16 pairs (Q4_K/Q5_K: the mins m_2p, m_2p+1,
-// p < 4; Q6_K: the scales sc_2p, sc_2p+1, p < 8), d and dmin. Rows past the last real one
-// of a band are zero.
+// the scale as an int16 pair (sc, sc) (Q4_K/Q5_K: 8, unsigned; the 16-element ones: 16);
+// the weights of the activation sums' term as int16 pairs (Q4_K/Q5_K: the mins m_2p,
+// m_2p+1, p < 4; Q2_K its mins, Q6_K/Q3_K the scales, p < 8), d and dmin. Rows past the
+// last real one of a band are zero.
 struct alignas(32) RowsBlock {
     uint8_t q[kPassRows][256];
     int32_t scale[kPassRows][16];
@@ -82,7 +83,19 @@ static void unpack_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t b
         const uint8_t* p = w + static_cast<std::size_t>(i) * w_stride +
                            static_cast<std::size_t>(b) * kKBlockBytes<T>;
         unpack_quant_bytes<T>(p, rb.q[i]);
-        if constexpr (T == TensorType::Q6_K) {
+        if constexpr (kLowK<T>) {
+            __m256i sc16, aux16;
+            lowk_scales<T>(p, sc16, aux16);
+            const __m128i s_lo = _mm256_castsi256_si128(sc16);       // sc0..7
+            const __m128i s_hi = _mm256_extracti128_si256(sc16, 1);  // sc8..15
+            store128(rb.scale[i], _mm_unpacklo_epi16(s_lo, s_lo));
+            store128(rb.scale[i] + 4, _mm_unpackhi_epi16(s_lo, s_lo));
+            store128(rb.scale[i] + 8, _mm_unpacklo_epi16(s_hi, s_hi));
+            store128(rb.scale[i] + 12, _mm_unpackhi_epi16(s_hi, s_hi));
+            store(rb.pairs[i], aux16);
+            rb.d[i] = avx2::fp16(avx2::load_u16(p + kK<T>.d));
+            rb.dmin[i] = kK<T>.mins ? avx2::fp16(avx2::load_u16(p + kK<T>.dmin)) : 0.0f;
+        } else if constexpr (T == TensorType::Q6_K) {
             const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 192));
             const __m128i s_lo = _mm_cvtepi8_epi16(sc8);                     // sc0..7
             const __m128i s_hi = _mm_cvtepi8_epi16(_mm_srli_si128(sc8, 8));  // sc8..15
@@ -139,7 +152,7 @@ static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock
         }
         const __m256i bs =
             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(act[t].bsums + 16 * b));
-        if constexpr (T == TensorType::Q6_K) {  // 16-element sub-blocks: the bsums as they are
+        if constexpr (kK<T>.sub16) {  // 16-element sub-blocks: the bsums as they are
             r[t] = bs;
         } else {  // 32-element sub-blocks: pairs of the 16-element sums, packed to int16
             const __m256i s32 = _mm256_madd_epi16(bs, _mm256_set1_epi16(1));
@@ -159,11 +172,10 @@ static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock
 template <TensorType T, int R, int G>
 static inline void micro(const RowsBlock& rb, int r0, const TokensBlock* const* xs,
                          float (*const* accs)[kLanes]) {
-    constexpr bool kSix = T == TensorType::Q6_K;
-    constexpr int kSubs = kSix ? 16 : 8;
+    constexpr int kSubs = kK<T>.sub16 ? 16 : 8;
     constexpr int kGroupsPerSub = 64 / kSubs;  // 4-byte groups per sub-block
     // 4-byte groups whose maddubs pair sums add up in int16 without overflow (see top).
-    constexpr int kFlush = T == TensorType::Q4_K ? 8 : T == TensorType::Q5_K ? 4 : 2;
+    constexpr int kFlush = kK<T>.flush;
     __m256i s1[R][G];
     HEARTH_UNROLL
     for (int i = 0; i < R; ++i) {
@@ -185,9 +197,11 @@ static inline void micro(const RowsBlock& rb, int r0, const TokensBlock* const* 
                 for (int i = 0; i < R; ++i) {
                     const __m256i wq =
                         _mm256_set1_epi32(static_cast<int>(avx2::load_u32(rb.q[r0 + i] + 4 * k)));
+                    const __m256i w_abs = kK<T>.sign ? _mm256_abs_epi8(wq) : wq;
                     HEARTH_UNROLL
                     for (int q = 0; q < G; ++q) {
-                        const __m256i p = _mm256_maddubs_epi16(wq, xq[q]);
+                        const __m256i x = kK<T>.sign ? _mm256_sign_epi8(xq[q], wq) : xq[q];
+                        const __m256i p = _mm256_maddubs_epi16(w_abs, x);
                         d16[i][q] = g == 0 ? p : _mm256_add_epi16(d16[i][q], p);
                         avx2::pin(d16[i][q]);  // the chain as written, not a tree (see pin)
                     }
@@ -210,19 +224,23 @@ static inline void micro(const RowsBlock& rb, int r0, const TokensBlock* const* 
         const __m256 da = _mm256_load_ps(xs[q]->da);
         HEARTH_UNROLL
         for (int i = 0; i < R; ++i) {
-            // Q4_K/Q5_K: S2 = Σ_j m_j·Σa; Q6_K: Σ_j sc_j·Σa, 32 times which comes off S1.
+            // Q4_K/Q5_K/Q2_K: S2 = Σ_j m_j·Σa; Q6_K/Q3_K: Σ_j sc_j·Σa, 2^shift times which
+            // comes off S1; IQ4_XS: none.
             __m256i s2 = _mm256_setzero_si256();
-            HEARTH_UNROLL
-            for (int p = 0; p < kPairs; ++p)
-                s2 = _mm256_add_epi32(
-                    s2, _mm256_madd_epi16(
+            if constexpr (kK<T>.mins || kK<T>.shift > 0) {
+                HEARTH_UNROLL
+                for (int p = 0; p < kPairs; ++p)
+                    s2 = _mm256_add_epi32(
+                        s2,
+                        _mm256_madd_epi16(
                             _mm256_load_si256(reinterpret_cast<const __m256i*>(xs[q]->pairs[p])),
                             _mm256_set1_epi32(rb.pairs[r0 + i][p])));
+            }
             __m256 f;
-            if constexpr (kSix) {
-                f = _mm256_mul_ps(
-                    _mm256_cvtepi32_ps(_mm256_sub_epi32(s1[i][q], _mm256_slli_epi32(s2, 5))),
-                    _mm256_set1_ps(rb.d[r0 + i]));
+            if constexpr (!kK<T>.mins) {
+                f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(
+                                      s1[i][q], _mm256_slli_epi32(s2, kK<T>.shift))),
+                                  _mm256_set1_ps(rb.d[r0 + i]));
             } else {
                 f = _mm256_mul_ps(_mm256_cvtepi32_ps(s1[i][q]), _mm256_set1_ps(rb.d[r0 + i]));
                 f = _mm256_fnmadd_ps(_mm256_set1_ps(rb.dmin[r0 + i]), _mm256_cvtepi32_ps(s2), f);
@@ -316,6 +334,9 @@ static void gemm_k(const GemmArgs& a) {
 const ActPacker kAvx2PackQ4_K{packed_bytes, pack_group<TensorType::Q4_K>, kLanes};
 const ActPacker kAvx2PackQ5_K{packed_bytes, pack_group<TensorType::Q5_K>, kLanes};
 const ActPacker kAvx2PackQ6_K{packed_bytes, pack_group<TensorType::Q6_K>, kLanes};
+const ActPacker kAvx2PackQ2_K{packed_bytes, pack_group<TensorType::Q2_K>, kLanes};
+const ActPacker kAvx2PackQ3_K{packed_bytes, pack_group<TensorType::Q3_K>, kLanes};
+const ActPacker kAvx2PackIQ4_XS{packed_bytes, pack_group<TensorType::IQ4_XS>, kLanes};
 
 void gemm_avx2_q4_k(const GemmArgs& a) {
     gemm_k<TensorType::Q4_K>(a);
@@ -325,6 +346,16 @@ void gemm_avx2_q5_k(const GemmArgs& a) {
 }
 void gemm_avx2_q6_k(const GemmArgs& a) {
     gemm_k<TensorType::Q6_K>(a);
+}
+
+void gemm_avx2_q2_k(const GemmArgs& a) {
+    gemm_k<TensorType::Q2_K>(a);
+}
+void gemm_avx2_q3_k(const GemmArgs& a) {
+    gemm_k<TensorType::Q3_K>(a);
+}
+void gemm_avx2_iq4_xs(const GemmArgs& a) {
+    gemm_k<TensorType::IQ4_XS>(a);
 }
 
 }  // namespace hearth::kernels::cpu

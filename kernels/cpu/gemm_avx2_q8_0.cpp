@@ -1,13 +1,15 @@
-// AVX2 kernels for Q8_0 weights against Q8x32 activations (Q8_0 sums), in the Q8_0 order
-// of the AVX-512 level (gemm_avx512_q8_0.cpp), so both levels give the same bits:
+// AVX2 kernels for Q8_0 and IQ4_NL weights against Q8x32 activations (Q8_0 sums), in the
+// Q8_0 order of the AVX-512 level (gemm_avx512_q8_0.cpp), so both levels give the same
+// bits for Q8_0 (IQ4_NL has no AVX-512 kernel of its own):
 //
 //   for row r and token t, block by block (b = 0, 1, ..):
-//     S = Σ_{i<32} w_i·a_i   (int32, exact)
+//     S = Σ_{i<32} w_i·a_i   (int32, exact; IQ4_NL: w_i = kIq4nlValues[index_i])
 //     f = fl(S) · dw_b;   acc = fma(f, da_b, acc)     (acc starts at 0; the result is acc)
 //
 // Both byte operands are signed; maddubs wants one unsigned, so each product is taken as
 // |w| · (a with w's sign), a pair sum of at most 2 · 128 · 127 = 32512 (no saturation),
-// widened to int32 by madd.
+// widened to int32 by madd. An IQ4_NL block is looked up into the 32 signed bytes of a
+// Q8_0 block (pshufb on its nibbles) and runs the same code.
 //
 //   - tiles of 8 tokens or more: tokens in the lanes of a register, as the K-quant tiles
 //     (gemm_avx2_kquant.cpp): the product's activations transposed once (ActPacker; 8
@@ -27,9 +29,14 @@ namespace hearth::kernels::cpu {
 
 namespace {
 
+using quant::TensorType;
 constexpr std::size_t kBlockBytes = sizeof(quant::BlockQ8_0);  // 34
-constexpr int kLanes = 8;                                      // tokens per register
-constexpr int kUnit = 8;                                       // blocks per unit (256 elements)
+// Bytes of one block of the weight type in the file.
+template <TensorType T>
+inline constexpr std::size_t kFileBlockBytes = T == TensorType::IQ4_NL ? sizeof(quant::BlockIQ4_NL)
+                                                                       : kBlockBytes;
+constexpr int kLanes = 8;  // tokens per register
+constexpr int kUnit = 8;   // blocks per unit (256 elements)
 constexpr int kPassRows = avx2::kTileRows;
 constexpr int kPassGroups = avx2::kTileTokens / kLanes;
 constexpr int kBand = 2;    // rows per micro-kernel
@@ -44,9 +51,10 @@ struct alignas(32) TokensUnit {
 };
 
 struct alignas(32) Scratch {
-    float d[kPassRows][kUnit];                  // the pass's rows' block scales, one unit
-    float acc[kPassGroups][kPassRows][kLanes];  // acc[g][r][t]: row r, token 8g + t
-};                                              // ~66 KB, one per thread
+    float d[kPassRows][kUnit];                     // the pass's rows' block scales, one unit
+    uint8_t conv[kPassRows][kUnit * kBlockBytes];  // IQ4_NL: the unit as Q8_0 blocks
+    float acc[kPassGroups][kPassRows][kLanes];     // acc[g][r][t]: row r, token 8g + t
+};                                                 // ~66 KB, one per thread
 
 // Token t of the tile's activations.
 static inline Q8x32Token token_q8(const GemmArgs& a, int t) {
@@ -55,6 +63,21 @@ static inline Q8x32Token token_q8(const GemmArgs& a, int t) {
 
 static inline std::size_t units(int64_t nb) {
     return static_cast<std::size_t>((nb + kUnit - 1) / kUnit);
+}
+
+// The 32 weights of the block at p (its quants: p + 2) as signed bytes.
+template <TensorType T>
+static inline __m256i block_weights(const uint8_t* p) {
+    if constexpr (T == TensorType::IQ4_NL) {
+        const __m128i grid = _mm_loadu_si128(reinterpret_cast<const __m128i*>(quant::kIq4nlValues));
+        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2));
+        const __m128i m4 = _mm_set1_epi8(0x0f);
+        const __m128i lo = _mm_shuffle_epi8(grid, _mm_and_si128(q, m4));
+        const __m128i hi = _mm_shuffle_epi8(grid, _mm_and_si128(_mm_srli_epi16(q, 4), m4));
+        return _mm256_set_m128i(hi, lo);
+    } else {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
+    }
 }
 
 // |w| · (a with w's sign) over byte pairs, widened to int32 (see top).
@@ -96,13 +119,14 @@ static void pack_group(const GemmArgs& a, int g, uint8_t* dst) {
     }
 }
 
-// Rows [r0, r0 + kBand) (row i at rows[r0 + i]) against G ≤ 2 groups of 8 tokens (xs[q],
-// accumulators accs[q]): the nj blocks of unit u; d: the rows' block scales.
+// Rows [r0, r0 + kBand) (row i's Q8_0 blocks of the unit at urows[r0 + i]) against G ≤ 2
+// groups of 8 tokens (xs[q], accumulators accs[q]): the unit's nj blocks; d: the rows'
+// block scales.
 template <int G>
-static inline void micro(const uint8_t* const* rows, const float (*d)[kUnit], int r0, int64_t u,
-                         int nj, const TokensUnit* const* xs, float (*const* accs)[kLanes]) {
+static inline void micro(const uint8_t* const* urows, const float (*d)[kUnit], int r0, int nj,
+                         const TokensUnit* const* xs, float (*const* accs)[kLanes]) {
     for (int j = 0; j < nj; ++j) {
-        const std::size_t blk = static_cast<std::size_t>(u * kUnit + j) * kBlockBytes + 2;
+        const std::size_t blk = static_cast<std::size_t>(j) * kBlockBytes + 2;
         __m256i dot[kBand][G];
         HEARTH_UNROLL
         for (int g = 0; g < 8; ++g) {
@@ -112,8 +136,8 @@ static inline void micro(const uint8_t* const* rows, const float (*d)[kUnit], in
                 x[q] = _mm256_load_si256(reinterpret_cast<const __m256i*>(xs[q]->q[8 * j + g]));
             HEARTH_UNROLL
             for (int i = 0; i < kBand; ++i) {
-                const __m256i w =
-                    _mm256_set1_epi32(static_cast<int>(avx2::load_u32(rows[r0 + i] + blk + 4 * g)));
+                const __m256i w = _mm256_set1_epi32(
+                    static_cast<int>(avx2::load_u32(urows[r0 + i] + blk + 4 * g)));
                 const __m256i w_abs = _mm256_abs_epi8(w);
                 HEARTH_UNROLL
                 for (int q = 0; q < G; ++q) {
@@ -139,7 +163,9 @@ static inline void micro(const uint8_t* const* rows, const float (*d)[kUnit], in
 
 // Rows [r0, r0 + nr) against whole groups of tokens [t0, t0 + nt) (t0 a multiple of 8),
 // nr ≤ 64, nt ≤ 256.
+template <TensorType T>
 static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) {
+    constexpr std::size_t kFileBytes = kFileBlockBytes<T>;
     const int groups = nt / kLanes;
     const int bands = (nr + kBand - 1) / kBand;
     const uint8_t* rows[kPassRows];
@@ -152,10 +178,23 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
     for (std::size_t u = 0; u < nu; ++u) {
         const auto ui = static_cast<int64_t>(u);
         const int nj = a.nb - ui * kUnit < kUnit ? static_cast<int>(a.nb - ui * kUnit) : kUnit;
-        for (int i = 0; i < bands * kBand; ++i)
+        const uint8_t* urows[kPassRows];
+        for (int i = 0; i < bands * kBand; ++i) {
+            const uint8_t* unit = rows[i] + static_cast<std::size_t>(ui * kUnit) * kFileBytes;
             for (int j = 0; j < nj; ++j)
-                s.d[i][j] = avx2::fp16(avx2::load_u16(
-                    rows[i] + static_cast<std::size_t>(ui * kUnit + j) * kBlockBytes));
+                s.d[i][j] =
+                    avx2::fp16(avx2::load_u16(unit + static_cast<std::size_t>(j) * kFileBytes));
+            if constexpr (T == TensorType::IQ4_NL) {  // looked up once for every token group
+                for (int j = 0; j < nj; ++j)
+                    _mm256_storeu_si256(
+                        reinterpret_cast<__m256i*>(s.conv[i] +
+                                                   static_cast<std::size_t>(j) * kBlockBytes + 2),
+                        block_weights<T>(unit + static_cast<std::size_t>(j) * kFileBytes));
+                urows[i] = s.conv[i];
+            } else {
+                urows[i] = unit;
+            }
+        }
         for (int g0 = 0; g0 < groups; g0 += kGroups) {
             const TokensUnit* xs[kGroups];
             float(*accs[kGroups])[kLanes];
@@ -166,9 +205,9 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
             }
             for (int band = 0; band < bands; ++band) {
                 if (ng == kGroups) {
-                    micro<kGroups>(rows, s.d, band * kBand, ui, nj, xs, accs);
+                    micro<kGroups>(urows, s.d, band * kBand, nj, xs, accs);
                 } else {
-                    micro<1>(rows, s.d, band * kBand, ui, nj, xs, accs);
+                    micro<1>(urows, s.d, band * kBand, nj, xs, accs);
                 }
             }
         }
@@ -194,8 +233,9 @@ static inline __m128i pair_sums(__m256i v0, __m256i v1) {
 // side by side with their sums transposed for vector float steps, as the K-quants do,
 // left memory idle during the float steps: 1B-shaped decode products at ~45 % of this
 // kernel's bandwidth.)
-template <int N>
+template <TensorType T, int N>
 static void tokens_n(const GemmArgs& a, int t0) {
+    constexpr std::size_t kFileBytes = kFileBlockBytes<T>;
     Q8x32Token tok[N];
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) tok[t] = token_q8(a, t0 + t);
@@ -210,15 +250,14 @@ static void tokens_n(const GemmArgs& a, int t0) {
         for (int t = 0; t < N; ++t) acc[t] = _mm_setzero_ps();
         int64_t b = 0;
         for (; b + 2 <= a.nb; b += 2) {
-            const uint8_t* p = row + static_cast<std::size_t>(b) * kBlockBytes;
+            const uint8_t* p = row + static_cast<std::size_t>(b) * kFileBytes;
             avx2::prefetch_ahead(p);
-            const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
-            const __m256i w1 =
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kBlockBytes + 2));
+            const __m256i w0 = block_weights<T>(p);
+            const __m256i w1 = block_weights<T>(p + kFileBytes);
             const __m256i a0 = _mm256_abs_epi8(w0), a1 = _mm256_abs_epi8(w1);
             // [dw0, dw1] as floats.
             const __m128 dw = _mm_cvtph_ps(_mm_insert_epi16(_mm_cvtsi32_si128(avx2::load_u16(p)),
-                                                            avx2::load_u16(p + kBlockBytes), 1));
+                                                            avx2::load_u16(p + kFileBytes), 1));
             HEARTH_UNROLL
             for (int t = 0; t < N; ++t) {
                 const __m128 f =
@@ -230,8 +269,8 @@ static void tokens_n(const GemmArgs& a, int t0) {
             }
         }
         if (b < a.nb) {  // an odd last block
-            const uint8_t* p = row + static_cast<std::size_t>(b) * kBlockBytes;
-            const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
+            const uint8_t* p = row + static_cast<std::size_t>(b) * kFileBytes;
+            const __m256i w0 = block_weights<T>(p);
             const __m256i a0 = _mm256_abs_epi8(w0);
             const __m128 dw = _mm_set_ss(avx2::fp16(avx2::load_u16(p)));
             HEARTH_UNROLL
@@ -248,23 +287,31 @@ static void tokens_n(const GemmArgs& a, int t0) {
     }
 }
 
-}  // namespace
-
-const ActPacker kAvx2PackQ8_0{packed_bytes, pack_group, kLanes};
-
 // Whole groups of 8 tokens with the activations packed by matmul (TypeKernels::pack_act);
 // the rest (fewer than 8), or a caller that did not pack: the few-token kernel, same bits.
-void gemm_avx2_q8_0(const GemmArgs& a) {
+template <TensorType T>
+static void gemm_q8(const GemmArgs& a) {
     int done = 0;
     if (a.act_packed) {
         Scratch& s = avx2::thread_scratch<Scratch>();
         done = avx2::run_tile_passes(a.n_rows, a.n_tokens, [&](int r0, int nr, int t0, int nt) {
-            pass(a, s, r0, nr, t0, nt);
+            pass<T>(a, s, r0, nr, t0, nt);
         });
     }
     // Up to 4 tokens per pass over the weights.
     avx2::token_runs<4>(done, a.n_tokens,
-                        [&](auto n, int t0) { tokens_n<decltype(n)::value>(a, t0); });
+                        [&](auto n, int t0) { tokens_n<T, decltype(n)::value>(a, t0); });
+}
+
+}  // namespace
+
+const ActPacker kAvx2PackQ8_0{packed_bytes, pack_group, kLanes};
+
+void gemm_avx2_q8_0(const GemmArgs& a) {
+    gemm_q8<TensorType::Q8_0>(a);
+}
+void gemm_avx2_iq4_nl(const GemmArgs& a) {
+    gemm_q8<TensorType::IQ4_NL>(a);
 }
 
 }  // namespace hearth::kernels::cpu

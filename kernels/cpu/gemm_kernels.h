@@ -92,10 +92,16 @@ void gemm_avx2_q8_0(const GemmArgs& a);
 void gemm_avx2_q4_k(const GemmArgs& a);
 void gemm_avx2_q5_k(const GemmArgs& a);
 void gemm_avx2_q6_k(const GemmArgs& a);
+void gemm_avx2_q2_k(const GemmArgs& a);
+void gemm_avx2_q3_k(const GemmArgs& a);
+void gemm_avx2_iq4_xs(const GemmArgs& a);
+void gemm_avx2_iq4_nl(const GemmArgs& a);  // the Q8_0 kernels on looked-up blocks
 extern const ActPacker kAvx2PackQ4_K, kAvx2PackQ5_K, kAvx2PackQ6_K, kAvx2PackQ8_0;
+extern const ActPacker kAvx2PackQ2_K, kAvx2PackQ3_K, kAvx2PackIQ4_XS;
 
 // The AVX-512 kernels (gemm_avx512_*.cpp; call only when cpu_has_avx512()). Same layouts,
-// activations and bits as the AVX2 ones.
+// activations and bits as the AVX2 ones. (Q2_K, Q3_K, IQ4_NL and IQ4_XS run the AVX2
+// kernels at that level.)
 void gemm_avx512_q4_0x8(const GemmArgs& a);  // Packing::Q4_0x8
 void gemm_avx512_q4_1(const GemmArgs& a);
 void gemm_avx512_q5_0(const GemmArgs& a);

@@ -11,6 +11,7 @@
 #include "cpu/act_quant.h"
 #include "cpu/gemm_kernels.h"
 #include "cpu/scalar_math.h"
+#include "quant/dequant_rows.h"
 #include "quant/fp16.h"
 
 namespace hearth::kernels::cpu {
@@ -33,6 +34,16 @@ void decode32(const uint8_t* p, Block32& o) {
         std::memcpy(&b, p, sizeof b);
         std::memcpy(o.q, b.qs, 32);
         o.d = quant::fp16_to_f32(b.d);
+        o.m = 0.0f;
+    } else if constexpr (T == TensorType::IQ4_NL) {
+        const uint8_t* qs = p + 2;
+        for (int j = 0; j < 16; ++j) {
+            o.q[j] = quant::kIq4nlValues[qs[j] & 0x0f];
+            o.q[j + 16] = quant::kIq4nlValues[qs[j] >> 4];
+        }
+        uint16_t d;
+        std::memcpy(&d, p, 2);
+        o.d = quant::fp16_to_f32(d);
         o.m = 0.0f;
     } else if constexpr (T == TensorType::Q4_0 || T == TensorType::Q4_1) {
         const uint8_t* qs = p + (T == TensorType::Q4_0 ? 2 : 4);
@@ -74,6 +85,8 @@ constexpr std::size_t block_bytes() {
             return sizeof(quant::BlockQ5_0);
         case TensorType::Q5_1:
             return sizeof(quant::BlockQ5_1);
+        case TensorType::IQ4_NL:
+            return sizeof(quant::BlockIQ4_NL);
         default:
             return sizeof(quant::BlockQ8_0);
     }
@@ -104,7 +117,9 @@ inline void fma8(float sc, const int32_t isum[8], float acc[8]) {
 // factor kM = -16 is applied at the end), then hsum8(acc) + kM · acc_m. (Q4_0: below.)
 template <TensorType T>
 void gemm_q32(const GemmArgs& a) {
-    constexpr float kM = T == TensorType::Q5_0 ? -16.0f : T == TensorType::Q8_0 ? 0.0f : 1.0f;
+    constexpr float kM = T == TensorType::Q5_0                              ? -16.0f
+                         : T == TensorType::Q8_0 || T == TensorType::IQ4_NL ? 0.0f
+                                                                            : 1.0f;
     const int G = a.group;
     const int n_groups = (a.n_tokens + G - 1) / G;
     Block32 blk;
@@ -271,6 +286,92 @@ void gemm_q6k(const GemmArgs& a) {
     }
 }
 
+// A Q2_K, Q3_K or IQ4_XS super-block as integers: value[i] = d·sc[i / 16]·q[i] −
+// dmin·m[i / 16] (m and dmin: Q2_K only; IQ4_XS repeats each 32-element scale).
+struct KBlock16 {
+    int8_t q[256];
+    int16_t sc[16];
+    int16_t m[16];
+    float d, dmin;
+};
+
+template <TensorType T>
+void decode_k16(const uint8_t* p, KBlock16& o) {
+    if constexpr (T == TensorType::IQ4_XS) {
+        quant::BlockIQ4_XS b;
+        std::memcpy(&b, p, sizeof b);
+        for (int j = 0; j < 8; ++j) {
+            o.sc[2 * j] = o.sc[2 * j + 1] = static_cast<int16_t>(quant::iq4_xs_scale(j, b) - 32);
+            o.m[2 * j] = o.m[2 * j + 1] = 0;
+            for (int l = 0; l < 16; ++l) {
+                o.q[32 * j + l] = quant::kIq4nlValues[b.qs[16 * j + l] & 15];
+                o.q[32 * j + 16 + l] = quant::kIq4nlValues[b.qs[16 * j + l] >> 4];
+            }
+        }
+        o.d = quant::fp16_to_f32(b.d);
+        o.dmin = 0.0f;
+    } else {
+        constexpr bool two = T == TensorType::Q2_K;
+        static_assert(two || T == TensorType::Q3_K);
+        const uint8_t* qs = two ? p + 16 : p + 32;
+        for (int e = 0; e < 256; ++e) {
+            const int half = e / 128, j = (e % 128) / 32;
+            int q = (qs[32 * half + e % 32] >> (2 * j)) & 3;
+            if constexpr (!two) q -= (p[e % 32] >> (4 * half + j)) & 1 ? 0 : 4;  // hmask
+            o.q[e] = static_cast<int8_t>(q);
+        }
+        uint16_t d, dmin = 0;
+        if constexpr (two) {
+            for (int j = 0; j < 16; ++j) {
+                o.sc[j] = static_cast<int16_t>(p[j] & 15);
+                o.m[j] = static_cast<int16_t>(p[j] >> 4);
+            }
+            std::memcpy(&d, p + 80, 2);
+            std::memcpy(&dmin, p + 82, 2);
+        } else {
+            for (int j = 0; j < 16; ++j) {
+                o.sc[j] = static_cast<int16_t>(quant::q3_k_scale(j, p + 96) - 32);
+                o.m[j] = 0;
+            }
+            std::memcpy(&d, p + 108, 2);
+        }
+        o.d = quant::fp16_to_f32(d);
+        o.dmin = quant::fp16_to_f32(dmin);
+    }
+}
+
+// Q2_K / Q3_K / IQ4_XS against Q8xK: per super-block d·da·Σ_j sc_j·Σ q·qa −
+// dmin·da·Σ_j m_j·Σ qa over 16 sub-blocks of 16, as gemm_q45k.
+template <TensorType T>
+void gemm_k16(const GemmArgs& a) {
+    const std::size_t bb = static_cast<std::size_t>(quant::traits(T)->block_bytes);
+    KBlock16 blk;
+    for (int t = 0; t < a.n_tokens; ++t) {
+        const uint8_t* row = a.act + static_cast<std::size_t>(t) * a.act_stride;
+        const auto* qa_all = reinterpret_cast<const int8_t*>(row);
+        const auto* bsums = reinterpret_cast<const int16_t*>(row + q8k_bsums_offset(a.nb));
+        const auto* da = reinterpret_cast<const float*>(row + q8k_d_offset(a.nb));
+        for (int r = 0; r < a.n_rows; ++r) {
+            const uint8_t* wr = a.w + static_cast<std::size_t>(r) * a.w_stride;
+            float acc = 0.0f;
+            for (int64_t b = 0; b < a.nb; ++b) {
+                decode_k16<T>(wr + static_cast<std::size_t>(b) * bb, blk);
+                const int8_t* qa = qa_all + b * 256;
+                int32_t sumi = 0, summ = 0;
+                for (int j = 0; j < 16; ++j) {
+                    int32_t dot = 0;
+                    for (int i = 16 * j; i < 16 * j + 16; ++i) dot += blk.q[i] * qa[i];
+                    sumi += blk.sc[j] * dot;
+                    summ += blk.m[j] * bsums[b * 16 + j];
+                }
+                acc += blk.d * da[b] * static_cast<float>(sumi) -
+                       blk.dmin * da[b] * static_cast<float>(summ);
+            }
+            a.out[static_cast<std::size_t>(t) * a.out_stride + r] = acc;
+        }
+    }
+}
+
 // Float weights against float activations. Rows are converted to float in chunks once
 // and reused for every token.
 template <TensorType T>
@@ -316,6 +417,10 @@ const TypeKernels kQ4_1{ActFormat::Q8x32, gemm_q32<TensorType::Q4_1>};
 const TypeKernels kQ5_0{ActFormat::Q8x32, gemm_q32<TensorType::Q5_0>};
 const TypeKernels kQ5_1{ActFormat::Q8x32, gemm_q32<TensorType::Q5_1>};
 const TypeKernels kQ8_0{ActFormat::Q8x32, gemm_q32<TensorType::Q8_0>};
+const TypeKernels kIQ4_NL{ActFormat::Q8x32, gemm_q32<TensorType::IQ4_NL>};
+const TypeKernels kQ2_K{ActFormat::Q8xK, gemm_k16<TensorType::Q2_K>};
+const TypeKernels kQ3_K{ActFormat::Q8xK, gemm_k16<TensorType::Q3_K>};
+const TypeKernels kIQ4_XS{ActFormat::Q8xK, gemm_k16<TensorType::IQ4_XS>};
 const TypeKernels kQ4_K{ActFormat::Q8xK, gemm_q45k<TensorType::Q4_K>};
 const TypeKernels kQ5_K{ActFormat::Q8xK, gemm_q45k<TensorType::Q5_K>};
 const TypeKernels kQ6_K{ActFormat::Q8xK, gemm_q6k};
@@ -340,6 +445,14 @@ const TypeKernels* gemm_kernels_scalar(quant::TensorType type) {
             return &kQ5_1;
         case TensorType::Q8_0:
             return &kQ8_0;
+        case TensorType::IQ4_NL:
+            return &kIQ4_NL;
+        case TensorType::Q2_K:
+            return &kQ2_K;
+        case TensorType::Q3_K:
+            return &kQ3_K;
+        case TensorType::IQ4_XS:
+            return &kIQ4_XS;
         case TensorType::Q4_K:
             return &kQ4_K;
         case TensorType::Q5_K:

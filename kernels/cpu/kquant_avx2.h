@@ -1,6 +1,7 @@
 // K-quant helpers shared by the AVX2 (gemm_avx2_kquant.cpp) and AVX-512
-// (gemm_avx512_kquant.cpp) kernels: scale unpacking, the 5th bit of Q5_K, one token's
-// Q8xK activations.
+// (gemm_avx512_kquant.cpp) kernels: what the kernels need to know of each type (KTraits),
+// scale unpacking, the 5th bit of Q5_K, the quants of the low-bit types (Q2_K, Q3_K,
+// IQ4_XS, AVX2 only), one token's Q8xK activations.
 //
 // Include only from files compiled with AVX2 (or more) enabled. Everything here is in an
 // unnamed namespace: each kernel file gets its own copy, compiled for its own instruction
@@ -21,6 +22,54 @@
 namespace hearth::kernels::cpu {
 
 namespace {
+
+// What the kernels need to know of a K-quant type, in terms of the order of kquant_few.h:
+//   sub16  scales per 16 elements (Q6_K, Q2_K, Q3_K; IQ4_XS gives each 32-element
+//          scale twice), else per 32 (Q4_K, Q5_K)
+//   mins   S2 = Σ_j m_j·Σa and f = fl(S1)·d − dmin·fl(S2) (Q4_K, Q5_K, Q2_K)
+//   shift  quants stored with an offset of 2^shift (Q6_K: 32, Q3_K: 4) that comes off S1
+//          as (Σ_j sc_j·Σa) << shift; 0: none
+//   sign   signed quants (IQ4_XS's grid values): each product taken as |w|·(a with w's sign)
+//   flush  4-byte groups whose maddubs pair sums add up in int16 without overflow (at most
+//          2·max|q|·127 each: Q4_K 3810, Q5_K 7874, Q6_K 16002, Q2_K 762, Q3_K 1778,
+//          IQ4_XS 32258)
+//   d, dmin  byte offsets of the fp16 super-block scales
+struct KTraits {
+    std::size_t bytes;
+    bool sub16, mins;
+    int shift;
+    bool sign;
+    int flush;
+    std::size_t d, dmin;
+};
+
+template <quant::TensorType T>
+inline constexpr KTraits kK = [] {
+    using quant::TensorType;
+    if constexpr (T == TensorType::Q4_K) {
+        return KTraits{sizeof(quant::BlockQ4_K), false, true, 0, false, 8, 0, 2};
+    } else if constexpr (T == TensorType::Q5_K) {
+        return KTraits{sizeof(quant::BlockQ5_K), false, true, 0, false, 4, 0, 2};
+    } else if constexpr (T == TensorType::Q6_K) {
+        return KTraits{sizeof(quant::BlockQ6_K), true, false, 5, false, 2, 208, 0};
+    } else if constexpr (T == TensorType::Q2_K) {
+        return KTraits{sizeof(quant::BlockQ2_K), true, true, 0, false, 4, 80, 82};
+    } else if constexpr (T == TensorType::Q3_K) {
+        return KTraits{sizeof(quant::BlockQ3_K), true, false, 2, false, 4, 108, 0};
+    } else {
+        static_assert(T == TensorType::IQ4_XS);
+        return KTraits{sizeof(quant::BlockIQ4_XS), true, false, 0, true, 1, 0, 0};
+    }
+}();
+
+// Bytes of one super-block of T.
+template <quant::TensorType T>
+inline constexpr std::size_t kKBlockBytes = kK<T>.bytes;
+
+// Q2_K, Q3_K and IQ4_XS: their quants are made by lowk_quants.
+template <quant::TensorType T>
+inline constexpr bool kLowK =
+    T == quant::TensorType::Q2_K || T == quant::TensorType::Q3_K || T == quant::TensorType::IQ4_XS;
 
 // Unpacks the 12 scale bytes of a Q4_K/Q5_K super-block into sc[0..7] and m[0..7]
 // (6 bits each), returned as bytes [sc0..sc7, m0..m7].
@@ -91,6 +140,67 @@ static inline __m256i q6k_quants(__m256i l0, __m256i l1, __m256i h, int i) {
                 _mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                 _mm256_srli_epi16(_mm256_and_si256(h, _mm256_set1_epi8(static_cast<char>(0xc0))),
                                   2));
+    }
+}
+
+// The quants of 32-element group k (elements 32k..32k+31) of a Q2_K, Q3_K or IQ4_XS
+// super-block p, as bytes in element order: Q2_K 0..3; Q3_K the quant + 4 (0..7); IQ4_XS
+// the signed grid values. (16-bit shifts: the masks drop the bits that cross bytes.)
+template <quant::TensorType T, int k>
+static inline __m256i lowk_quants(const uint8_t* p) {
+    if constexpr (T == quant::TensorType::IQ4_XS) {
+        const __m128i grid = _mm_loadu_si128(reinterpret_cast<const __m128i*>(quant::kIq4nlValues));
+        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8 + 16 * k));
+        const __m128i m4 = _mm_set1_epi8(0x0f);
+        return _mm256_set_m128i(_mm_shuffle_epi8(grid, _mm_and_si128(_mm_srli_epi16(q, 4), m4)),
+                                _mm_shuffle_epi8(grid, _mm_and_si128(q, m4)));
+    } else {
+        constexpr int n = k / 4, j = k % 4;  // bits 2j.. of qs[32n + l]
+        constexpr bool two = T == quant::TensorType::Q2_K;
+        const uint8_t* qs = p + (two ? 16 : 32);
+        const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * n));
+        const __m256i lo = _mm256_and_si256(_mm256_srli_epi16(bits, 2 * j), _mm256_set1_epi8(3));
+        if constexpr (two) return lo;
+        // Q3_K: + 4 where the third bit (bit 4n + j of hmask[l]) is set.
+        const __m256i hm = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(hm, 4 * n + j), _mm256_set1_epi8(1));
+        return _mm256_or_si256(lo, _mm256_slli_epi16(hi, 2));
+    }
+}
+
+// The scales of a Q2_K, Q3_K or IQ4_XS super-block p as int16, one per 16 elements (sc16:
+// Q2_K 0..15, Q3_K and IQ4_XS −32..31, IQ4_XS's each twice), and the weights of its
+// activation-sum term (aux16: Q2_K's mins, Q3_K's scales again; IQ4_XS: zero).
+template <quant::TensorType T>
+static inline void lowk_scales(const uint8_t* p, __m256i& sc16, __m256i& aux16) {
+    if constexpr (T == quant::TensorType::Q2_K) {
+        const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i m4 = _mm_set1_epi8(0x0f);
+        sc16 = _mm256_cvtepu8_epi16(_mm_and_si128(s, m4));
+        aux16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(s, 4), m4));
+    } else if constexpr (T == quant::TensorType::Q3_K) {
+        // quant::q3_k_scale for all 16 at once (ggml's aux dance).
+        const uint32_t a0 = avx2::load_u32(p + 96), a1 = avx2::load_u32(p + 100),
+                       t = avx2::load_u32(p + 104);
+        const uint32_t s0 = (a0 & 0x0f0f0f0fu) | (((t >> 0) & 0x03030303u) << 4);
+        const uint32_t s1 = (a1 & 0x0f0f0f0fu) | (((t >> 2) & 0x03030303u) << 4);
+        const uint32_t s2 = ((a0 >> 4) & 0x0f0f0f0fu) | (((t >> 4) & 0x03030303u) << 4);
+        const uint32_t s3 = ((a1 >> 4) & 0x0f0f0f0fu) | (((t >> 6) & 0x03030303u) << 4);
+        const __m128i s = _mm_sub_epi8(_mm_set_epi32(static_cast<int>(s3), static_cast<int>(s2),
+                                                     static_cast<int>(s1), static_cast<int>(s0)),
+                                       _mm_set1_epi8(32));
+        sc16 = _mm256_cvtepi8_epi16(s);
+        aux16 = sc16;
+    } else {
+        static_assert(T == quant::TensorType::IQ4_XS);
+        const uint32_t h = avx2::load_u16(p + 2);
+        const uint32_t l = avx2::load_u32(p + 4);
+        alignas(16) int16_t ls[16];
+        for (int j = 0; j < 8; ++j)
+            ls[2 * j] = ls[2 * j + 1] =
+                static_cast<int16_t>((((l >> (4 * j)) & 15) | (((h >> (2 * j)) & 3) << 4)) - 32);
+        sc16 = _mm256_load_si256(reinterpret_cast<const __m256i*>(ls));
+        aux16 = _mm256_setzero_si256();
     }
 }
 
@@ -184,12 +294,44 @@ static inline void q6k_block_sums(const uint8_t* p, const TokenAct* act, int64_t
     }
 }
 
-// Bytes of one super-block of T.
-template <quant::TensorType T>
-inline constexpr std::size_t kKBlockBytes = T == quant::TensorType::Q6_K ? sizeof(quant::BlockQ6_K)
-                                            : T == quant::TensorType::Q5_K
-                                                ? sizeof(quant::BlockQ5_K)
-                                                : sizeof(quant::BlockQ4_K);
+// Q2_K / Q3_K / IQ4_XS super-block p against N tokens' activations of block b: per token,
+// 8 int32 lanes whose sum is Σ_j sc_j · Σ_{i∈j} q_i·a_i over the 16-element sub-blocks,
+// with q as lowk_quants gives it (Q3_K's + 4 offset left to the caller: 4 · Σ_j sc_j ·
+// bsums_j); sc16 and aux16 as lowk_scales gives them.
+template <quant::TensorType T, int N>
+static inline void lowk_block_sums(const uint8_t* p, const TokenAct* act, int64_t b, __m256i* sumi,
+                                   __m256i& sc16, __m256i& aux16) {
+    // Per 32-element group k the scales of sub-blocks 2k (low 128 bits) and 2k+1 (high).
+    const __m256i pick = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2,
+                                          3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
+    lowk_scales<T>(p, sc16, aux16);
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
+    const auto step = [&](auto k_const) {
+        constexpr int k = decltype(k_const)::value;
+        const __m256i q = lowk_quants<T, k>(p);
+        const __m256i scv =
+            _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(k)), pick);
+        const __m256i q_abs = kK<T>.sign ? _mm256_abs_epi8(q) : q;
+        HEARTH_UNROLL
+        for (int t = 0; t < N; ++t) {
+            __m256i a =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(act[t].qa + 256 * b + 32 * k));
+            if constexpr (kK<T>.sign) a = _mm256_sign_epi8(a, q);
+            sumi[t] =
+                _mm256_add_epi32(sumi[t], _mm256_madd_epi16(_mm256_maddubs_epi16(q_abs, a), scv));
+            avx2::pin(sumi[t]);
+        }
+    };
+    step(std::integral_constant<int, 0>{});
+    step(std::integral_constant<int, 1>{});
+    step(std::integral_constant<int, 2>{});
+    step(std::integral_constant<int, 3>{});
+    step(std::integral_constant<int, 4>{});
+    step(std::integral_constant<int, 5>{});
+    step(std::integral_constant<int, 6>{});
+    step(std::integral_constant<int, 7>{});
+}
 
 // Prefetches super-block b of rows [i0, i0 + n) (row i at w + i·w_stride) for the tiles:
 // rows lie w_stride apart, a stride the hardware prefetcher does not follow. The tiles ask
@@ -209,13 +351,27 @@ static inline void prefetch_block(const uint8_t* w, std::size_t w_stride, int i0
 }
 
 // The 256 quants of super-block p as bytes in element order (Q4_K 0..15, Q5_K 0..31, Q6_K
-// 0..63) into dst (32-byte aligned): the tiles' rows, unpacked once per pass.
+// 0..63, the others as lowk_quants) into dst (32-byte aligned): the tiles' rows, unpacked
+// once per pass.
 template <quant::TensorType T>
 static inline void unpack_quant_bytes(const uint8_t* p, uint8_t* dst) {
     const auto store = [](uint8_t* at, __m256i v) {
         _mm256_store_si256(reinterpret_cast<__m256i*>(at), v);
     };
-    if constexpr (T == quant::TensorType::Q6_K) {
+    if constexpr (kLowK<T>) {
+        const auto group = [&](auto k_const) {
+            constexpr int k = decltype(k_const)::value;
+            store(dst + 32 * k, lowk_quants<T, k>(p));
+        };
+        group(std::integral_constant<int, 0>{});
+        group(std::integral_constant<int, 1>{});
+        group(std::integral_constant<int, 2>{});
+        group(std::integral_constant<int, 3>{});
+        group(std::integral_constant<int, 4>{});
+        group(std::integral_constant<int, 5>{});
+        group(std::integral_constant<int, 6>{});
+        group(std::integral_constant<int, 7>{});
+    } else if constexpr (T == quant::TensorType::Q6_K) {
         const uint8_t* ql = p;
         const uint8_t* qh = p + 128;
         HEARTH_UNROLL

@@ -1,14 +1,17 @@
-// The K-quant order (Q4_K, Q5_K, Q6_K against Q8xK activations), one float order for
-// every token count and for both SIMD levels, and the few-token kernel that follows it.
+// The K-quant order (Q4_K, Q5_K, Q6_K, Q2_K, Q3_K, IQ4_XS against Q8xK activations), one
+// float order for every token count and for both SIMD levels, and the few-token kernel
+// that follows it.
 //
 // The order. For weight row r and token t, super-block by super-block (b = 0, 1, ..):
-//   Q4_K / Q5_K:  S1 = Σ_j sc_j · Σ_{i∈j} q_i·a_i     S2 = Σ_j m_j · Σ_{i∈j} a_i   (int32, exact)
+//   Q4_K / Q5_K / Q2_K:
+//                 S1 = Σ_j sc_j · Σ_{i∈j} q_i·a_i     S2 = Σ_j m_j · Σ_{i∈j} a_i   (int32, exact)
 //                 f  = fl(S1) · d_b;   f = f − dmin_b · fl(S2)   (one rounding: fnmadd)
-//   Q6_K:         S1 = Σ_j sc_j · (Σ_{i∈j} q_i·a_i − 32 · Σ_{i∈j} a_i)              (int32, exact)
-//                 f  = fl(S1) · d_b
+//   Q6_K / Q3_K:  S1 = Σ_j sc_j · (Σ_{i∈j} q_i·a_i − o · Σ_{i∈j} a_i)               (int32, exact)
+//                 f  = fl(S1) · d_b      (o = 32 / 4: the quants' offset)
+//   IQ4_XS:       S1 = Σ_j sc_j · Σ_{i∈j} w_i·a_i  (w the signed grid values);   f = fl(S1) · d_b
 //   then          acc = fma(f, da_b, acc)    (acc starts at 0; the result is acc)
-// with j the sub-blocks (32 elements for Q4_K/Q5_K, 16 for Q6_K), q the unsigned quants,
-// a the token's int8 activations and da_b their scale. Every step is a single IEEE
+// with j the sub-blocks (32 elements for Q4_K/Q5_K/IQ4_XS, 16 for the others), q the
+// unsigned quants, a the token's int8 activations and da_b their scale. Every step is a single IEEE
 // operation on values that do not depend on the token's company, so a row's result is
 // the same bits whichever kernel computes it, whatever the batch and whether the AVX2 or
 // the AVX-512 level runs: the kernels differ only in how they lay the work out.
@@ -18,7 +21,8 @@
 //   - few tokens (here): decode and the last tokens of a tile.
 //   - tiles, tokens side by side in the lanes of a register: 8 per register at the AVX2
 //     level (gemm_avx2_kquant.cpp, maddubs), 16 at the AVX-512 level
-//     (gemm_avx512_kquant.cpp, vpdpbusd).
+//     (gemm_avx512_kquant.cpp, vpdpbusd; Q4_K, Q5_K and Q6_K: the AVX-512 level runs the
+//     others' AVX2 kernels).
 //
 // The few-token kernel: each weight row is read as the earlier AVX2 kernel read it (a
 // super-block unpacked once for up to 8 tokens, maddubs + madd with the sub-block
@@ -70,7 +74,24 @@ static inline void block_sums(const uint8_t* p, const TokenAct* act, int64_t b, 
     for (std::size_t line = 0; line < kKBlockBytes<T>; line += 64)
         avx2::prefetch_ahead<kKQuantPrefetchBytes>(p + line);
     __m256i sumi[N];
-    if constexpr (T == TensorType::Q6_K) {
+    if constexpr (kLowK<T>) {
+        __m256i sc16, aux16;
+        lowk_block_sums<T, N>(p, act, b, sumi, sc16, aux16);
+        HEARTH_UNROLL
+        for (int t = 0; t < N; ++t) {
+            const __m256i bs =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(act[t].bsums + 16 * b));
+            if constexpr (kK<T>.mins) {  // Q2_K
+                s1[t * kRows] = sumi[t];
+                s2[t * kRows] = _mm256_madd_epi16(aux16, bs);
+            } else if constexpr (kK<T>.shift > 0) {  // Q3_K
+                s1[t * kRows] = _mm256_sub_epi32(
+                    sumi[t], _mm256_slli_epi32(_mm256_madd_epi16(aux16, bs), kK<T>.shift));
+            } else {  // IQ4_XS
+                s1[t * kRows] = sumi[t];
+            }
+        }
+    } else if constexpr (T == TensorType::Q6_K) {
         __m256i sc16;
         q6k_block_sums<N>(p, act, b, sumi, sc16);
         HEARTH_UNROLL
@@ -117,13 +138,13 @@ static void rows8_x_tokens(const GemmArgs& a, int r0, int t0) {
                                  &cs.s1[b - b0][0][i], &cs.s2[b - b0][0][i]);
         for (int64_t b = b0; b < b1; ++b) {
             const std::size_t blk = static_cast<std::size_t>(b) * kBytes;
-            const __m256 d = avx2::row_halves(rows, blk + (T == TensorType::Q6_K ? 208 : 0));
+            const __m256 d = avx2::row_halves(rows, blk + kK<T>.d);
             __m256 dmin = _mm256_setzero_ps();
-            if constexpr (T != TensorType::Q6_K) dmin = avx2::row_halves(rows, blk + 2);
+            if constexpr (kK<T>.mins) dmin = avx2::row_halves(rows, blk + kK<T>.dmin);
             HEARTH_UNROLL
             for (int t = 0; t < N; ++t) {
                 __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(avx2::lane_sums(cs.s1[b - b0][t])), d);
-                if constexpr (T != TensorType::Q6_K)
+                if constexpr (kK<T>.mins)
                     f = _mm256_fnmadd_ps(dmin,
                                          _mm256_cvtepi32_ps(avx2::lane_sums(cs.s2[b - b0][t])), f);
                 acc[t] = _mm256_fmadd_ps(f, _mm256_broadcast_ss(act[t].da + b), acc[t]);
@@ -139,7 +160,7 @@ static void rows8_x_tokens(const GemmArgs& a, int r0, int t0) {
     }
 }
 
-// Any number of tokens (meant for fewer than a tile's group), type Q4_K, Q5_K or Q6_K:
+// Any number of tokens (meant for fewer than a tile's group), any K-quant type:
 // up to 8 per pass over the weights.
 template <TensorType T>
 static void kquant_few(const GemmArgs& a) {

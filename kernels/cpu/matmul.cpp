@@ -29,6 +29,14 @@ const TypeKernels kAvx2Q5_K{ActFormat::Q8xK, gemm_avx2_q5_k, Packing::None, kAvx
                             &kAvx2PackQ5_K};
 const TypeKernels kAvx2Q6_K{ActFormat::Q8xK, gemm_avx2_q6_k, Packing::None, kAvx2TileTokens,
                             &kAvx2PackQ6_K};
+const TypeKernels kAvx2Q2_K{ActFormat::Q8xK, gemm_avx2_q2_k, Packing::None, kAvx2TileTokens,
+                            &kAvx2PackQ2_K};
+const TypeKernels kAvx2Q3_K{ActFormat::Q8xK, gemm_avx2_q3_k, Packing::None, kAvx2TileTokens,
+                            &kAvx2PackQ3_K};
+const TypeKernels kAvx2IQ4_XS{ActFormat::Q8xK, gemm_avx2_iq4_xs, Packing::None, kAvx2TileTokens,
+                              &kAvx2PackIQ4_XS};
+const TypeKernels kAvx2IQ4_NL{ActFormat::Q8x32, gemm_avx2_iq4_nl, Packing::None, kAvx2TileTokens,
+                              &kAvx2PackQ8_0};
 
 const TypeKernels* gemm_kernels_avx2(TensorType type) {
     switch (type) {
@@ -54,6 +62,14 @@ const TypeKernels* gemm_kernels_avx2(TensorType type) {
             return &kAvx2Q5_K;
         case TensorType::Q6_K:
             return &kAvx2Q6_K;
+        case TensorType::Q2_K:
+            return &kAvx2Q2_K;
+        case TensorType::Q3_K:
+            return &kAvx2Q3_K;
+        case TensorType::IQ4_NL:
+            return &kAvx2IQ4_NL;
+        case TensorType::IQ4_XS:
+            return &kAvx2IQ4_XS;
     }
     return nullptr;
 }
@@ -112,18 +128,7 @@ const TypeKernels* gemm_kernels_avx512(TensorType type) {
 #endif
 
 int64_t block_elems(TensorType type) {
-    switch (type) {
-        case TensorType::F32:
-        case TensorType::F16:
-        case TensorType::BF16:
-            return 1;
-        case TensorType::Q4_K:
-        case TensorType::Q5_K:
-        case TensorType::Q6_K:
-            return quant::kQKK;
-        default:
-            return quant::kQK;
-    }
+    return quant::traits(type)->block_elems;
 }
 
 // Tile sizes. Decode (a few tokens): rows only, about 8 chunks per thread so a thread

@@ -24,7 +24,8 @@ using namespace hearth::quant;
 // checks the source pointer against that.
 static_assert(alignof(BlockQ4_0) == 2 && alignof(BlockQ4_1) == 2 && alignof(BlockQ5_0) == 2 &&
               alignof(BlockQ5_1) == 2 && alignof(BlockQ8_0) == 2 && alignof(BlockQ4_K) == 2 &&
-              alignof(BlockQ5_K) == 2 && alignof(BlockQ6_K) == 2);
+              alignof(BlockQ5_K) == 2 && alignof(BlockQ6_K) == 2 && alignof(BlockQ2_K) == 2 &&
+              alignof(BlockQ3_K) == 2 && alignof(BlockIQ4_NL) == 2 && alignof(BlockIQ4_XS) == 2);
 
 constexpr int kThreads = 256;          // threads per CUDA block
 constexpr int64_t kMaxGrid = 1 << 16;  // CUDA blocks; larger tensors loop (grid stride)
@@ -170,6 +171,18 @@ struct OpQ6_K {
     }
 };
 
+// Q2_K, Q3_K, IQ4_NL, IQ4_XS: item j decodes the block's 16-element group j with the
+// matrix products' decoder (quant_decode.cuh, the same formulas as quant/dequant.cpp).
+template <TensorType T, typename B>
+struct OpGroups16 {
+    using Block = B;
+    static constexpr int kElems = static_cast<int>(T == TensorType::IQ4_NL ? kQK : kQKK);
+    static constexpr int kItems = kElems / 16;
+    __host__ __device__ static void apply(const Block& b, int j, float* y) {
+        decode::decode16<T>(&b, j, kElems, y + 16 * j);
+    }
+};
+
 struct OpF16 {
     using Block = uint16_t;
     static constexpr int kElems = 1, kItems = 1;
@@ -294,6 +307,18 @@ bool with_op(TensorType type, F&& f) {
             return true;
         case TensorType::Q6_K:
             f(OpQ6_K{});
+            return true;
+        case TensorType::Q2_K:
+            f(OpGroups16<TensorType::Q2_K, BlockQ2_K>{});
+            return true;
+        case TensorType::Q3_K:
+            f(OpGroups16<TensorType::Q3_K, BlockQ3_K>{});
+            return true;
+        case TensorType::IQ4_NL:
+            f(OpGroups16<TensorType::IQ4_NL, BlockIQ4_NL>{});
+            return true;
+        case TensorType::IQ4_XS:
+            f(OpGroups16<TensorType::IQ4_XS, BlockIQ4_XS>{});
             return true;
         case TensorType::F32:
             return false;

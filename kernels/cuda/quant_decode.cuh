@@ -51,6 +51,14 @@ __host__ __device__ __forceinline__ void k_scale_min(int j, const uint8_t* q, in
     }
 }
 
+// kIq4nlValues[i] (i < 16) from two 64-bit constants: a host array is not visible in
+// device code, and a local copy would be rebuilt in every call.
+__host__ __device__ __forceinline__ int iq4nl_value(int i) {
+    constexpr uint64_t kLo = 0xf6eaddcfbfad9881ull;  // -127 -104 -83 -65 -49 -35 -22 -10
+    constexpr uint64_t kHi = 0x7159453526190d01ull;  //    1   13  25  38  53  69  89 113
+    return static_cast<int8_t>(((i < 8 ? kLo : kHi) >> (8 * (i & 7))) & 0xffu);
+}
+
 // Q5_0/Q5_1's qh[4] as a little-endian u32 (not 4-aligned in the block).
 __host__ __device__ __forceinline__ uint32_t load_qh(const uint8_t* qh) {
     return qh[0] | (qh[1] << 8) | (qh[2] << 16) | (static_cast<uint32_t>(qh[3]) << 24);
@@ -123,6 +131,52 @@ __host__ __device__ __forceinline__ void decode16(const void* row, int64_t g, in
             if constexpr (T == TensorType::Q5_K) q |= ((b.qh[l0 + i] >> sub) & 1) << 4;
             y[i] = dl * static_cast<float>(q) - ml;
         }
+    } else if constexpr (T == TensorType::Q2_K || T == TensorType::Q3_K) {
+        // Group j of the super-block is sub-block j: half j / 8, bit pair (j % 8) / 2 of
+        // qs[32·half + 16·(j % 2) + i]; Q3_K's third bit is bit 4·half + pair of
+        // hmask[16·(j % 2) + i] (see quant/quant_types.h).
+        using Block = std::conditional_t<T == TensorType::Q2_K, BlockQ2_K, BlockQ3_K>;
+        const Block& b = static_cast<const Block*>(row)[g / 16];
+        const int j = static_cast<int>(g % 16), half = j / 8, pair = (j % 8) / 2;
+        const int l0 = 16 * (j % 2);
+        const uint8_t* qs = b.qs + 32 * half + l0;
+        if constexpr (T == TensorType::Q2_K) {
+            const float dl = fp16(b.d) * static_cast<float>(b.scales[j] & 15);
+            const float ml = fp16(b.dmin) * static_cast<float>(b.scales[j] >> 4);
+            for (int i = 0; i < 16; ++i)
+                y[i] = dl * static_cast<float>((qs[i] >> (2 * pair)) & 3) - ml;
+        } else {
+            const int lo = j < 8 ? b.scales[j] & 15 : b.scales[j - 8] >> 4;
+            const int sc = lo | (((b.scales[8 + j % 4] >> (2 * (j / 4))) & 3) << 4);
+            const float dl = fp16(b.d) * static_cast<float>(sc - 32);
+            for (int i = 0; i < 16; ++i) {
+                const int q = ((qs[i] >> (2 * pair)) & 3) -
+                              (((b.hmask[l0 + i] >> (4 * half + pair)) & 1) ? 0 : 4);
+                y[i] = dl * static_cast<float>(q);
+            }
+        }
+    } else if constexpr (T == TensorType::IQ4_NL || T == TensorType::IQ4_XS) {
+        // 32-element runs of nibbles: the low nibbles of 16 bytes, then their high ones;
+        // IQ4_XS: eight runs per super-block, each with its 6-bit scale.
+        const uint8_t* qs;
+        float dl;
+        int h;
+        if constexpr (T == TensorType::IQ4_NL) {
+            const BlockIQ4_NL& b = static_cast<const BlockIQ4_NL*>(row)[g / 2];
+            qs = b.qs;
+            dl = fp16(b.d);
+            h = static_cast<int>(g % 2);
+        } else {
+            const BlockIQ4_XS& b = static_cast<const BlockIQ4_XS*>(row)[g / 16];
+            const int j = static_cast<int>(g % 16), sub = j / 2;
+            const int ls = ((b.scales_l[sub / 2] >> (4 * (sub % 2))) & 15) |
+                           (((b.scales_h >> (2 * sub)) & 3) << 4);
+            qs = b.qs + 16 * sub;
+            dl = fp16(b.d) * static_cast<float>(ls - 32);
+            h = j % 2;
+        }
+        for (int i = 0; i < 16; ++i)
+            y[i] = dl * static_cast<float>(iq4nl_value(h ? qs[i] >> 4 : qs[i] & 15));
     } else if constexpr (T == TensorType::Q6_K) {
         // Super-block halves of 128; in a half, element 32·quarter + l (l < 32) comes from
         // ql[l] / ql[l + 32] (low nibble: quarters 0, 1; high: 2, 3) and qh[l] bits
@@ -161,6 +215,10 @@ bool with_type(TensorType type, F&& f) {
         HEARTH_DECODE_CASE(Q4_K)
         HEARTH_DECODE_CASE(Q5_K)
         HEARTH_DECODE_CASE(Q6_K)
+        HEARTH_DECODE_CASE(Q2_K)
+        HEARTH_DECODE_CASE(Q3_K)
+        HEARTH_DECODE_CASE(IQ4_NL)
+        HEARTH_DECODE_CASE(IQ4_XS)
 #undef HEARTH_DECODE_CASE
     }
     return false;

@@ -110,6 +110,68 @@ void dequantize_row_q8_0(const BlockQ8_0* x, float* y, int64_t n) {
     }
 }
 
+// Q2_K, 84 bytes: scales[16] (sub-block j: scale in the low nibble, min in the high),
+// qs[64], fp16 d, fp16 dmin (layout in quant_types.h). y = d·sc · q − dmin·m.
+void dequantize_row_q2_k(const BlockQ2_K* x, float* y, int64_t n) {
+    assert(n % kQKK == 0);
+    for (int64_t i = 0; i < n / kQKK; ++i, y += kQKK) {
+        const float d = fp16_to_f32(x[i].d);
+        const float dmin = fp16_to_f32(x[i].dmin);
+        for (int e = 0; e < kQKK; ++e) {
+            const int sub = e / 16, half = e / 128, j = (e % 128) / 32;
+            const int q = (x[i].qs[32 * half + e % 32] >> (2 * j)) & 3;
+            const uint8_t sc = x[i].scales[sub];
+            y[e] = d * to_float(sc & 15) * to_float(q) - dmin * to_float(sc >> 4);
+        }
+    }
+}
+
+// Q3_K, 110 bytes: hmask[32], qs[64], scales[12], fp16 d (layout in quant_types.h).
+// y = d·(sc − 32) · (q − 4·(1 − third bit)).
+void dequantize_row_q3_k(const BlockQ3_K* x, float* y, int64_t n) {
+    assert(n % kQKK == 0);
+    for (int64_t i = 0; i < n / kQKK; ++i, y += kQKK) {
+        const float d = fp16_to_f32(x[i].d);
+        float dl[16];
+        for (int j = 0; j < 16; ++j) dl[j] = d * to_float(q3_k_scale(j, x[i].scales) - 32);
+        for (int e = 0; e < kQKK; ++e) {
+            const int half = e / 128, j = (e % 128) / 32;
+            const int lo = (x[i].qs[32 * half + e % 32] >> (2 * j)) & 3;
+            const int hi = (x[i].hmask[e % 32] >> (4 * half + j)) & 1;
+            y[e] = dl[e / 16] * to_float(lo - (hi ? 0 : 4));
+        }
+    }
+}
+
+// IQ4_NL, 18 bytes: fp16 d, qs[16] (4-bit indices as Q4_0's nibbles); y = d·kIq4nlValues[q].
+void dequantize_row_iq4_nl(const BlockIQ4_NL* x, float* y, int64_t n) {
+    assert(n % kQK == 0);
+    for (int64_t i = 0; i < n / kQK; ++i, y += kQK) {
+        const float d = fp16_to_f32(x[i].d);
+        for (int j = 0; j < kQK / 2; ++j) {
+            y[j] = d * to_float(kIq4nlValues[x[i].qs[j] & 15]);
+            y[j + kQK / 2] = d * to_float(kIq4nlValues[x[i].qs[j] >> 4]);
+        }
+    }
+}
+
+// IQ4_XS, 136 bytes: fp16 d, scales_h, scales_l[4], qs[128]: 8 IQ4_NL-shaped sub-blocks
+// of 32 with 6-bit scales (iq4_xs_scale). y = d·(ls − 32) · kIq4nlValues[q].
+void dequantize_row_iq4_xs(const BlockIQ4_XS* x, float* y, int64_t n) {
+    assert(n % kQKK == 0);
+    for (int64_t i = 0; i < n / kQKK; ++i) {
+        const float d = fp16_to_f32(x[i].d);
+        for (int j = 0; j < 8; ++j, y += 32) {
+            const float dl = d * to_float(iq4_xs_scale(j, x[i]) - 32);
+            const uint8_t* qs = x[i].qs + 16 * j;
+            for (int l = 0; l < 16; ++l) {
+                y[l] = dl * to_float(kIq4nlValues[qs[l] & 15]);
+                y[l + 16] = dl * to_float(kIq4nlValues[qs[l] >> 4]);
+            }
+        }
+    }
+}
+
 // Q4_K, 144 bytes: fp16 d, fp16 dmin, scales[12] (8 × 6-bit scale and min, see
 // k_scale_min), qs[128]. Four chunks of 64 outputs; chunk c uses qs[32c .. 32c+31]:
 // low nibbles give outputs 64c + l (sub-block 2c), high nibbles 64c + 32 + l (2c + 1).
@@ -228,6 +290,14 @@ DequantizeRowFn dequantize_row_fn(TensorType type) {
             return erased<BlockQ5_1, dequantize_row_q5_1>;
         case TensorType::Q8_0:
             return erased<BlockQ8_0, dequantize_row_q8_0>;
+        case TensorType::Q2_K:
+            return erased<BlockQ2_K, dequantize_row_q2_k>;
+        case TensorType::Q3_K:
+            return erased<BlockQ3_K, dequantize_row_q3_k>;
+        case TensorType::IQ4_NL:
+            return erased<BlockIQ4_NL, dequantize_row_iq4_nl>;
+        case TensorType::IQ4_XS:
+            return erased<BlockIQ4_XS, dequantize_row_iq4_xs>;
         case TensorType::Q4_K:
             return erased<BlockQ4_K, dequantize_row_q4_k>;
         case TensorType::Q5_K:

@@ -10,7 +10,8 @@
 // Exactness: each output is the correctly rounded float of its exact value. The block
 // scales are fp16 (11 significant bits) and the quants are small integers, so every
 // product below fits a float's 24-bit significand and only a final "+ m" / "- dmin*m"
-// rounds. Results are therefore independent of evaluation order and FMA contraction,
+// rounds (IQ4_XS: d·(ls − 32) is exact and its product with an 8-bit grid value rounds
+// once). Results are therefore independent of evaluation order and FMA contraction,
 // which is what lets the CUDA kernels and the test reference match them bit for bit.
 #pragma once
 
@@ -25,6 +26,10 @@ void dequantize_row_q4_1(const BlockQ4_1* x, float* y, int64_t n);
 void dequantize_row_q5_0(const BlockQ5_0* x, float* y, int64_t n);
 void dequantize_row_q5_1(const BlockQ5_1* x, float* y, int64_t n);
 void dequantize_row_q8_0(const BlockQ8_0* x, float* y, int64_t n);
+void dequantize_row_q2_k(const BlockQ2_K* x, float* y, int64_t n);
+void dequantize_row_q3_k(const BlockQ3_K* x, float* y, int64_t n);
+void dequantize_row_iq4_nl(const BlockIQ4_NL* x, float* y, int64_t n);
+void dequantize_row_iq4_xs(const BlockIQ4_XS* x, float* y, int64_t n);
 void dequantize_row_q4_k(const BlockQ4_K* x, float* y, int64_t n);
 void dequantize_row_q5_k(const BlockQ5_K* x, float* y, int64_t n);
 void dequantize_row_q6_k(const BlockQ6_K* x, float* y, int64_t n);
@@ -50,6 +55,21 @@ inline void k_scale_min(int j, const uint8_t* q, uint8_t* sc, uint8_t* m) {
         *sc = static_cast<uint8_t>((q[j + 4] & 15) | ((q[j - 4] >> 6) << 4));
         *m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
     }
+}
+
+// The 6-bit scale (0..63, before the −32 offset) of sub-block j (0..15) of a Q3_K
+// super-block, packed in scales[12] as: the low 4 bits of scale j in the low nibble of
+// byte j (j < 8) or the high nibble of byte j − 8; the high 2 bits in bits 2·(j / 4) and
+// up of byte 8 + j % 4.
+inline int q3_k_scale(int j, const uint8_t* s) {
+    const int lo = j < 8 ? s[j] & 15 : s[j - 8] >> 4;
+    return lo | (((s[8 + j % 4] >> (2 * (j / 4))) & 3) << 4);
+}
+
+// The 6-bit scale (0..63, before the −32 offset) of sub-block j (0..7) of an IQ4_XS
+// super-block.
+inline int iq4_xs_scale(int j, const BlockIQ4_XS& b) {
+    return ((b.scales_l[j / 2] >> (4 * (j % 2))) & 15) | (((b.scales_h >> (2 * j)) & 3) << 4);
 }
 
 }  // namespace hearth::quant

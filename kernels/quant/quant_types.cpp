@@ -22,6 +22,14 @@ std::optional<TypeTraits> traits(uint32_t type_id) {
             return TypeTraits{"Q5_1", kQK, sizeof(BlockQ5_1)};
         case TensorType::Q8_0:
             return TypeTraits{"Q8_0", kQK, sizeof(BlockQ8_0)};
+        case TensorType::Q2_K:
+            return TypeTraits{"Q2_K", kQKK, sizeof(BlockQ2_K)};
+        case TensorType::Q3_K:
+            return TypeTraits{"Q3_K", kQKK, sizeof(BlockQ3_K)};
+        case TensorType::IQ4_NL:
+            return TypeTraits{"IQ4_NL", kQK, sizeof(BlockIQ4_NL)};
+        case TensorType::IQ4_XS:
+            return TypeTraits{"IQ4_XS", kQKK, sizeof(BlockIQ4_XS)};
         case TensorType::Q4_K:
             return TypeTraits{"Q4_K", kQKK, sizeof(BlockQ4_K)};
         case TensorType::Q5_K:

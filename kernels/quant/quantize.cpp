@@ -328,6 +328,13 @@ bool quantize(TensorType type, const float* src, void* dst, int64_t n) {
         case TensorType::Q6_K:
             quantize_row_q6_k(src, static_cast<BlockQ6_K*>(dst), n);
             return true;
+        case TensorType::Q2_K:
+        case TensorType::Q3_K:
+        case TensorType::IQ4_NL:
+        case TensorType::IQ4_XS:
+            // Read, never written by Hearth: files of these types come from llama.cpp's
+            // quantize tool (its searches for the scales are not worth a copy here).
+            return false;
     }
     return false;
 }

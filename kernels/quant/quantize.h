@@ -50,7 +50,8 @@ void quantize_row_bf16(const float* x, uint16_t* y, int64_t n);
 int64_t quantized_size(TensorType type, int64_t n);
 
 // Encodes n floats as `type` into dst (quantized_size(type, n) bytes). F32 is a copy.
-// Returns false (writing nothing) when quantized_size would be -1.
+// Returns false (writing nothing) when quantized_size would be -1, and for the types Hearth
+// reads but does not write (Q2_K, Q3_K, IQ4_NL, IQ4_XS).
 bool quantize(TensorType type, const float* src, void* dst, int64_t n);
 
 }  // namespace hearth::quant

@@ -5,7 +5,8 @@
 // fp16 values carry 11 significant bits, and every product in these formats is an fp16
 // times small integers (≤ 7 bits for Q8_0/Q6_K scales, ≤ 6 for K-quant scales, ≤ 5 for
 // quants), so all products are exact in float and in double. At most one addition
-// follows ("+ m", "- dmin·m"); rounding it to double and then to float equals rounding it
+// follows ("+ m", "- dmin·m"), or (IQ4_XS) one rounding of a product exact in double
+// (d·scale·grid value: 11 + 6 + 8 bits); rounding it to double and then to float equals rounding it
 // to float directly because 53 ≥ 2·24 + 2 (double rounding is innocuous). The association
 // (d·sc)·q follows ggml only because it decides the sign of a zero result.
 #include "quant_reference.h"
@@ -84,11 +85,28 @@ RefLayout ref_layout(TensorType type) {
             return {256, 4 + 12 + 32 + 128, {0, 2}};  // .., qh[32], qs
         case TensorType::Q6_K:
             return {256, 128 + 64 + 16 + 2, {208}};  // ql, qh, sc, d
+        case TensorType::Q2_K:
+            return {256, 16 + 64 + 2 + 2, {80, 82}};  // scales, qs, d, dmin
+        case TensorType::Q3_K:
+            return {256, 32 + 64 + 12 + 2, {108}};  // hmask, qs, scales, d
+        case TensorType::IQ4_NL:
+            return {32, 2 + 16, {0}};  // d, qs[16]
+        case TensorType::IQ4_XS:
+            return {256, 2 + 2 + 4 + 128, {0}};  // d, scales_h, scales_l[4], qs[128]
     }
     return {0, 0, {}};
 }
 
 const std::vector<TensorType>& all_types() {
+    static const std::vector<TensorType> kTypes = {
+        TensorType::F32,  TensorType::F16,    TensorType::BF16,  TensorType::Q4_0,
+        TensorType::Q4_1, TensorType::Q5_0,   TensorType::Q5_1,  TensorType::Q8_0,
+        TensorType::Q2_K, TensorType::Q3_K,   TensorType::Q4_K,  TensorType::Q5_K,
+        TensorType::Q6_K, TensorType::IQ4_NL, TensorType::IQ4_XS};
+    return kTypes;
+}
+
+const std::vector<TensorType>& writable_types() {
     static const std::vector<TensorType> kTypes = {
         TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q4_0,
         TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
@@ -210,6 +228,44 @@ float ref_element(TensorType type, const uint8_t* data, int64_t i) {
             const int sc_bits = static_cast<int>(field(blk, 8 * (192 + e / 16), 8));
             const int sc = sc_bits >= 128 ? sc_bits - 256 : sc_bits;
             return static_cast<float>(fp16_at(blk, 208) * sc * ((lo | (hi << 4)) - 32));
+        }
+        case TensorType::Q2_K:
+        case TensorType::Q3_K: {
+            // Element e = 128h + 32j + l: its 2 low bits are bits 2j, 2j+1 of quant byte
+            // 32h + l (qs at byte 16 for Q2_K, 32 for Q3_K). Q2_K: scale byte e / 16 holds
+            // the scale (low nibble) and min (high nibble); d at 80, dmin at 82. Q3_K: the
+            // third bit is bit 4h + j of hmask byte l (hmask at byte 0):
+            // clear means −4; the 6-bit scale s = e / 16 has its low 4 bits in nibble s / 8 of
+            // byte 96 + s % 8 and its high 2 bits at bit 2·(s / 4) of byte 104 + s % 4, and
+            // counts from −32; d at 108.
+            const int64_t h = e / 128, j = (e % 128) / 32, l = e % 32, s = e / 16;
+            if (type == TensorType::Q2_K) {
+                const int q = static_cast<int>(field(blk, 8 * (16 + 32 * h + l) + 2 * j, 2));
+                const int sc = static_cast<int>(field(blk, 8 * s, 4));
+                const int m = static_cast<int>(field(blk, 8 * s + 4, 4));
+                return static_cast<float>(fp16_at(blk, 80) * sc * q - fp16_at(blk, 82) * m);
+            }
+            const int lo = static_cast<int>(field(blk, 8 * (32 + 32 * h + l) + 2 * j, 2));
+            const int third = static_cast<int>(field(blk, 8 * l + 4 * h + j, 1));
+            const int sc = static_cast<int>(field(blk, 8 * (96 + s % 8) + 4 * (s / 8), 4) |
+                                            (field(blk, 8 * (104 + s % 4) + 2 * (s / 4), 2) << 4));
+            return static_cast<float>(fp16_at(blk, 108) * (sc - 32) * (lo - (third ? 0 : 4)));
+        }
+        case TensorType::IQ4_NL:
+        case TensorType::IQ4_XS: {
+            // 4-bit indices into the non-linear grid below (ggml's kvalues_iq4nl). IQ4_NL:
+            // nibbles as Q4_0's from byte 2. IQ4_XS: sub-block s = e / 32 has its indices in
+            // bytes 8 + 16s.. (as an IQ4_NL block's) and a 6-bit scale from −32: low 4 bits
+            // in nibble s of the bit stream at byte 4, high 2 bits at bit 2s of byte 2.
+            static constexpr int kGrid[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                              1,    13,   25,  38,  53,  69,  89,  113};
+            if (type == TensorType::IQ4_NL)
+                return static_cast<float>(fp16_at(blk, 0) * kGrid[field(blk, nibble_bit(2, e), 4)]);
+            const int64_t s = e / 32;
+            const int idx = static_cast<int>(field(blk, nibble_bit(8 + 16 * s, e % 32), 4));
+            const int ls =
+                static_cast<int>(field(blk, 32 + 4 * s, 4) | (field(blk, 16 + 2 * s, 2) << 4));
+            return static_cast<float>(fp16_at(blk, 0) * (ls - 32) * kGrid[idx]);
         }
     }
     return std::numeric_limits<float>::quiet_NaN();

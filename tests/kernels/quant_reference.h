@@ -22,8 +22,10 @@ struct RefLayout {
 };
 RefLayout ref_layout(quant::TensorType type);
 
-// The 11 supported types.
+// The 15 supported types.
 const std::vector<quant::TensorType>& all_types();
+// The 11 of them that Hearth also writes (quant/quantize.h).
+const std::vector<quant::TensorType>& writable_types();
 
 // n_blocks random blocks: random bytes, with every fp16 scale field replaced by a random
 // *finite* fp16 (all exponents, subnormals and zeros included; no inf/NaN, so a block

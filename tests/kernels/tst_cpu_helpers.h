@@ -27,14 +27,17 @@ using quant::TensorType;
 
 inline const std::vector<TensorType>& all_weight_types() {
     static const std::vector<TensorType> types = {
-        TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q4_0,
-        TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
-        TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
+        TensorType::F32,  TensorType::F16,    TensorType::BF16,  TensorType::Q4_0,
+        TensorType::Q4_1, TensorType::Q5_0,   TensorType::Q5_1,  TensorType::Q8_0,
+        TensorType::Q2_K, TensorType::Q3_K,   TensorType::Q4_K,  TensorType::Q5_K,
+        TensorType::Q6_K, TensorType::IQ4_NL, TensorType::IQ4_XS};
     return types;
 }
 
+// The 256-element super-block types (Q8xK activations, the K-quant order).
 inline bool is_k_quant(TensorType t) {
-    return t == TensorType::Q4_K || t == TensorType::Q5_K || t == TensorType::Q6_K;
+    return t == TensorType::Q2_K || t == TensorType::Q3_K || t == TensorType::Q4_K ||
+           t == TensorType::Q5_K || t == TensorType::Q6_K || t == TensorType::IQ4_XS;
 }
 inline bool is_float_type(TensorType t) {
     return t == TensorType::F32 || t == TensorType::F16 || t == TensorType::BF16;
@@ -103,6 +106,19 @@ inline std::vector<uint8_t> random_weights(std::mt19937& rng, TensorType type, i
                 break;
             case TensorType::Q6_K:
                 put16(off + 208, s * scale(rng) * 0.05f);
+                break;
+            case TensorType::Q2_K:  // × 4-bit scales and mins
+                put16(off + 80, scale(rng) * 0.2f);
+                put16(off + 82, scale(rng) * 0.2f);
+                break;
+            case TensorType::Q3_K:  // × 6-bit signed scales (−32..31)
+                put16(off + 108, s * scale(rng) * 0.05f);
+                break;
+            case TensorType::IQ4_NL:  // × grid values up to 127
+                put16(off, s * scale(rng) * 0.05f);
+                break;
+            case TensorType::IQ4_XS:  // × scales (−32..31) × grid values
+                put16(off, s * scale(rng) * 0.002f);
                 break;
             default:
                 break;

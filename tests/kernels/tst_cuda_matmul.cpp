@@ -19,6 +19,7 @@
 #include "quant/dequant.h"
 #include "quant/fp16.h"
 #include "quant/quantize.h"
+#include "quant_reference.h"
 #include "reference/reference_ops.h"
 
 using hearth::quant::TensorType;
@@ -28,9 +29,10 @@ namespace ref = hearth::kernels::reference;
 
 namespace {
 
-const TensorType kTypes[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q4_0,
-                             TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
-                             TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
+const TensorType kTypes[] = {
+    TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q4_0,   TensorType::Q4_1,
+    TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0, TensorType::Q2_K,   TensorType::Q3_K,
+    TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_NL, TensorType::IQ4_XS};
 
 int64_t block_of(TensorType t) {
     return q::traits(t)->block_elems;
@@ -51,9 +53,20 @@ Matrix random_matrix(std::mt19937& rng, TensorType type, int64_t rows, int64_t c
     const int64_t rb = q::quantized_size(type, cols);
     m.bytes.resize(static_cast<size_t>(rb * rows) + 8);
     m.dequant.resize(src.size());
+    const hearth::test::RefLayout lay = hearth::test::ref_layout(type);
+    std::uniform_int_distribution<int> byte(0, 255);
+    std::uniform_real_distribution<float> scale(0.001f, 0.02f);
     for (int64_t r = 0; r < rows; ++r) {
-        if (!q::quantize(type, src.data() + r * cols, m.bytes.data() + r * rb, cols))
-            qFatal("quantize failed");
+        uint8_t* row = m.bytes.data() + r * rb;
+        if (!q::quantize(type, src.data() + r * cols, row, cols)) {
+            // A type Hearth reads but does not write: random quants, moderate scales.
+            for (int64_t i = 0; i < rb; ++i) row[i] = static_cast<uint8_t>(byte(rng));
+            for (int64_t b = 0; b < rb / lay.bytes; ++b)
+                for (int off : lay.fp16_offsets) {
+                    const uint16_t h = q::f32_to_fp16(scale(rng));
+                    std::memcpy(row + b * lay.bytes + off, &h, 2);
+                }
+        }
         if (!q::dequantize(type, m.bytes.data() + r * rb, m.dequant.data() + r * cols, cols))
             qFatal("dequantize failed");
     }
@@ -246,7 +259,7 @@ class TstCudaMatmul : public QObject {
         QCOMPARE(run(TensorType::Q4_0, 1, 32, -1, w), cudaErrorInvalidValue);  // negative
         QCOMPARE(run(TensorType::Q4_0, 1, 32, 1, nullptr), cudaErrorInvalidValue);
         QCOMPARE(run(TensorType::F32, 1, 8, 1, w + 2), cudaErrorInvalidValue);  // misaligned
-        QCOMPARE(run(static_cast<TensorType>(10), 1, 256, 1, w), cudaErrorInvalidValue);  // Q2_K
+        QCOMPARE(run(static_cast<TensorType>(16), 1, 256, 1, w), cudaErrorInvalidValue);  // IQ2_XXS
         QCOMPARE(run(TensorType::Q4_0, 1, 32, 0, nullptr), cudaSuccess);  // nothing to do
         QVERIFY(!g::matmul_on_host(TensorType::Q4_0, w, 1, 48, x, 1, out, nullptr,
                                    g::MatmulKernel::MatVec));

@@ -113,7 +113,8 @@ class TstDequant : public QObject {
             const auto back = q::type_from_name(q::traits(type)->name);
             QVERIFY(back && *back == type);
         }
-        QVERIFY(!q::type_from_name("Q2_K"));
+        QVERIFY(!q::type_from_name("IQ2_XS"));
+        QVERIFY(!q::type_from_name("Q8_K"));
         QVERIFY(!q::type_from_name("q4_k"));
         QVERIFY(!q::type_from_name(""));
     }
@@ -271,8 +272,8 @@ class TstDequant : public QObject {
             QVERIFY2(untouched(out, 0), q::traits(type)->name.data());
         }
         // Valid ggml types Hearth does not read, removed ids, and ids past the table.
-        for (uint32_t id : {4u, 5u, 9u, 10u, 11u, 15u, 16u, 20u, 23u, 24u, 26u, 28u, 29u, 31u, 39u,
-                            1000u, 0xffffffffu}) {
+        for (uint32_t id : {4u, 5u, 9u, 15u, 16u, 17u, 18u, 19u, 21u, 22u, 24u, 26u, 28u, 29u, 31u,
+                            34u, 39u, 1000u, 0xffffffffu}) {
             std::vector<float> out = sentinel_floats(512);
             QVERIFY2(!q::dequantize(static_cast<TensorType>(id), src.data(), out.data(), 256),
                      qPrintable(QString::number(id)));

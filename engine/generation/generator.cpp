@@ -85,6 +85,30 @@ Result<std::vector<float>> Generator::last_logits(const std::vector<int32_t>& to
     return logits;
 }
 
+Result<void> Generator::forced_logits(
+    const std::vector<int32_t>& prompt, const std::vector<int32_t>& continuation,
+    const std::function<void(size_t, const std::vector<float>&)>& on_logits) {
+    if (prompt.empty()) return make_error("the prompt is empty");
+    const size_t total = prompt.size() + continuation.size();
+    if (static_cast<int64_t>(total) > model_.config().context_length)
+        return make_error("the prompt and continuation have " + std::to_string(total) +
+                          " tokens; the model's context holds " +
+                          std::to_string(model_.config().context_length));
+    if (auto r = prepare_cache(static_cast<int32_t>(total)); !r) return r.error();
+    std::vector<float> logits;
+    if (auto r = prefill(prompt, 512, logits, nullptr); !r) return r.error();
+    for (size_t i = 0; i < continuation.size(); ++i) {
+        on_logits(i, logits);
+        if (i + 1 == continuation.size()) break;
+        SequenceStep step;
+        step.tokens = std::span(&continuation[i], 1);
+        step.start_pos = static_cast<int32_t>(prompt.size() + i);
+        step.block_table = block_table_;
+        if (auto r = model_.forward(std::span(&step, 1), *kv_, logits); !r) return r.error();
+    }
+    return {};
+}
+
 Result<GenerationResult> Generator::generate(const GenerationRequest& req,
                                              const TokenCallback& on_token,
                                              const std::atomic<bool>* cancel) {

@@ -68,6 +68,14 @@ class Generator {
     // Logits (n_vocab floats) at the last position of `tokens`, from an empty cache.
     Result<std::vector<float>> last_logits(const std::vector<int32_t>& tokens);
 
+    // Teacher forcing: the prompt in one prefill, then `continuation` one token per step
+    // as generate() would have sampled it; on_logits(i, logits) receives the logits that
+    // predict continuation[i] (i = 0: the prompt's last position). For comparisons with a
+    // reference's own continuation that one early difference cannot derail.
+    Result<void> forced_logits(
+        const std::vector<int32_t>& prompt, const std::vector<int32_t>& continuation,
+        const std::function<void(size_t, const std::vector<float>&)>& on_logits);
+
   private:
     Result<void> prepare_cache(int32_t tokens_needed);
     Result<void> prefill(const std::vector<int32_t>& tokens, int32_t chunk,

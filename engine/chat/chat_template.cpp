@@ -180,7 +180,9 @@ ChatTemplate::ChatTemplate(TemplateFamily family, std::string default_system_pro
 
 ChatTemplate ChatTemplate::from_template_text(std::optional<std::string_view> text) {
     const TemplateFamily family = choose_family(text);
-    return ChatTemplate(family, text ? literal_default_system_prompt(family, *text) : "");
+    ChatTemplate t(family, text ? literal_default_system_prompt(family, *text) : "");
+    if (text) t.set_reasoning(detect_reasoning(*text));
+    return t;
 }
 
 ChatTemplate ChatTemplate::from_gguf(const gguf::GgufFile& file) {
@@ -242,9 +244,32 @@ Result<Plan> ChatTemplate::plan(std::span<const Message> messages, size_t drop) 
     } else if (!default_system_.empty()) {
         add(-1, Role::System);
     }
-    for (size_t i = first_turn + drop; i < messages.size(); ++i)
+    // Qwen3 keeps the reasoning of the replies after the last user message (a reply being
+    // continued); the R1 distills' templates drop it from every reply.
+    size_t last_user = messages.size();
+    for (size_t i = messages.size(); i-- > 0;)
+        if (messages[i].role == Role::User) {
+            last_user = i;
+            break;
+        }
+    const bool keeps_last = reasoning_.switchable;
+    for (size_t i = first_turn + drop; i < messages.size(); ++i) {
         add(static_cast<int64_t>(i), messages[i].role);
+        if (reasoning_.dropped_from_history && messages[i].role == Role::Assistant &&
+            !(keeps_last && last_user != messages.size() && i > last_user) &&
+            split_reasoning(messages[i].text).has_reasoning)
+            plan.messages.back().answer_only = true;
+    }
     plan.reply = layout(Role::Assistant, state);
+    if (reasoning_.switchable && !thinking_) {
+        plan.reply.open += kThinkingOffPrefix;
+        // A last reply after the last user message (one to continue) was opened so too.
+        PlannedMessage* last = plan.messages.empty() ? nullptr : &plan.messages.back();
+        if (last && last->role == Role::Assistant && last_user != messages.size() &&
+            static_cast<size_t>(last->index) > last_user &&
+            !split_reasoning(messages.back().text).has_reasoning)
+            last->layout.open += kThinkingOffPrefix;
+    }
     return plan;
 }
 
@@ -258,9 +283,10 @@ Result<std::string> ChatTemplate::render_text(std::span<const Message> messages,
         const std::string_view text =
             m.index < 0 ? std::string_view(default_system_)
                         : std::string_view(messages[static_cast<size_t>(m.index)].text);
+        const std::string_view content = m.answer_only ? split_reasoning(text).answer : text;
         out += m.layout.open;
         out += m.layout.lead;
-        out += m.layout.trim ? trim_text(text) : text;
+        out += m.layout.trim ? trim_text(content) : content;
         out += m.layout.end_of_turn;
         out += m.layout.close;
     }

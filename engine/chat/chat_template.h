@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "chat/reasoning.h"
 #include "chat/template_family.h"
 #include "common/result.h"
 #include "tokenizer/tokenizer.h"
@@ -77,13 +78,17 @@ struct PlannedMessage {
     int64_t index = -1;
     Role role = Role::User;
     MessageLayout layout;
+    // A reply the template writes without its reasoning (ReasoningFormat::
+    // dropped_from_history): only the answer of its text (split_reasoning), not its ids.
+    bool answer_only = false;
 };
 
 struct Plan {
     std::vector<PlannedMessage> messages;
     // Layout of the reply to generate next: its `open` is the generation prompt, and a
     // stored reply is written with this same layout, so prompt + sampled ids is a prefix
-    // of the next turn's prompt.
+    // of the next turn's prompt. (Not where the template drops earlier replies'
+    // reasoning: PlannedMessage::answer_only.)
     MessageLayout reply;
 };
 
@@ -99,6 +104,15 @@ class ChatTemplate {
     TemplateFamily family() const { return family_; }
     // Written as the system message of conversations that have none; empty: no default.
     const std::string& default_system_prompt() const { return default_system_; }
+
+    // What the template does with reasoning blocks (reasoning.h); none by default.
+    const ReasoningFormat& reasoning() const { return reasoning_; }
+    void set_reasoning(ReasoningFormat format) { reasoning_ = format; }
+    // Thinking on (the default) or off. Off, where the template can switch it
+    // (ReasoningFormat::switchable), the reply opens with an empty reasoning block
+    // (kThinkingOffPrefix), as the template writes it for enable_thinking = false.
+    bool thinking() const { return thinking_; }
+    void set_thinking(bool on) { thinking_ = on; }
 
     MessageLayout layout(Role role, LayoutState state) const;
     // The marker the format ends an assistant turn with ("<|im_end|>", "</s>", ...).
@@ -119,6 +133,8 @@ class ChatTemplate {
   private:
     TemplateFamily family_;
     std::string default_system_;
+    ReasoningFormat reasoning_;
+    bool thinking_ = true;
 };
 
 // Trims ASCII whitespace at both ends, as llama.cpp's templates do.

@@ -139,7 +139,12 @@ Result<Prompt> PromptBuilder::build_plan(std::span<const Message> messages, cons
             msg ? std::string_view(msg->text) : std::string_view(template_.default_system_prompt());
         const bool leave_open = end == PromptEnd::ContinueReply && i + 1 == plan.messages.size();
         const size_t begin = ids.size();
-        append_message(msg, text, m.layout, leave_open, ids);
+        if (m.answer_only) {
+            // Written as the template writes an earlier reply: its answer, from the text.
+            append_message(nullptr, split_reasoning(text).answer, m.layout, leave_open, ids);
+        } else {
+            append_message(msg, text, m.layout, leave_open, ids);
+        }
         p.segments.push_back({SegmentKind::Message, m.role, m.index, begin, ids.size() - begin});
         if (m.role == Role::System) p.persona_prefix = ids.size();
     }

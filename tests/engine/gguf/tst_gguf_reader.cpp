@@ -186,7 +186,7 @@ class TestGgufReader : public QObject {
         QTest::newRow("bad value type") << 7 << "value type 13 is not a GGUF value type";
         QTest::newRow("bad alignment") << 8 << "general.alignment 48 is not a power of two";
         QTest::newRow("unsupported tensor type")
-            << 9 << "type Q2_K (id 10), which Hearth does not support";
+            << 9 << "type IQ2_XXS (id 16), which Hearth does not support";
         QTest::newRow("five dimensions") << 10 << "has 5 dimensions";
         QTest::newRow("huge tensor count") << 11 << "tensors, more than the file can hold";
         QTest::newRow("huge array") << 12 << "test.ints: array of";
@@ -232,7 +232,7 @@ class TestGgufReader : public QObject {
                 break;
             }
             case 9:
-                patch_u32(b, find(b, "blk.3.Q4_0.weight") + 17 + 4 + 16, 10);
+                patch_u32(b, find(b, "blk.3.Q4_0.weight") + 17 + 4 + 16, 16);
                 break;
             case 10:
                 patch_u32(b, find(b, "blk.0.F32.weight") + 16, 5);

@@ -13,6 +13,7 @@ std::vector<Fragment> split_special_tokens(const Vocab& vocab, std::string_view 
         const TokenAttr attr = vocab.attrs[id];
         if (!parse_special && (attr == TokenAttr::Control || attr == TokenAttr::Unknown)) continue;
         const std::string_view special = vocab.texts[id];
+        const bool strip = vocab.strips_right(id);
         // Cheap pre-check: most tokens occur nowhere, so avoid rebuilding the list.
         bool found = false;
         for (const Fragment& f : fragments) {
@@ -34,6 +35,11 @@ std::vector<Fragment> split_special_tokens(const Vocab& vocab, std::string_view 
                 if (at > 0) next.push_back({-1, rest.substr(0, at)});
                 next.push_back({id, {}});
                 rest.remove_prefix(at + special.size());
+                if (strip) {
+                    // llama.cpp's isspace() in the C locale.
+                    const size_t kept = rest.find_first_not_of(" \t\n\v\f\r");
+                    rest.remove_prefix(kept == std::string_view::npos ? rest.size() : kept);
+                }
             }
             if (!rest.empty()) next.push_back({-1, rest});
         }

@@ -18,7 +18,8 @@ struct Fragment {
 // first, and each splits every remaining plain-text run at all its (non-overlapping,
 // leftmost-first) occurrences. So a longer token wins over a shorter one even when the
 // shorter one occurs earlier and overlaps it. Control and unknown tokens take part only
-// when parse_special; user-defined ones always do.
+// when parse_special; user-defined ones always do. A token that strips right
+// (Vocab::rstrip) also takes the whitespace after it.
 std::vector<Fragment> split_special_tokens(const Vocab& vocab, std::string_view text,
                                            bool parse_special);
 

@@ -54,7 +54,10 @@ class Tokenizer {
 
     // Encodes text. Special tokens (control and user-defined) are split out first,
     // longest first; control tokens are recognised only when parse_special is true
-    // (user-defined ones always, as llama.cpp does). No BOS is added here.
+    // (user-defined ones always, as llama.cpp does). In vocabularies llama.cpp treats as
+    // Phi-3's (general.name contains "phi3" or "phi-3") a special token other than <unk>,
+    // <s> and <|endoftext|> also takes the whitespace after it: "<|user|>\nHi" encodes as
+    // <|user|> ▁Hi. No BOS is added here.
     // Invalid UTF-8 never crashes: as in llama.cpp, each bad byte becomes U+FFFD for
     // BPE vocabularies and byte-fallback tokens for SentencePiece ones.
     std::vector<TokenId> encode(std::string_view text, bool parse_special) const;

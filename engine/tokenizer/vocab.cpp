@@ -291,6 +291,27 @@ Result<void> read_tokens(const gguf::GgufFile& file, Vocab& v) {
     return {};
 }
 
+// llama.cpp's rule by model name (llama_vocab::impl::load): when general.name contains
+// "phi-3" or "phi3" (case-insensitive), every special token except <unk>, <s> and
+// <|endoftext|> swallows the whitespace that follows it in the text, </s> too. So
+// "<|user|>\nHi" is <|user|> ▁Hi there. Only the name decides: files named otherwise
+// ("Phi 3 Mini 4k Instruct") keep the whitespace, in llama.cpp and here.
+void apply_phi3_rstrip(const gguf::GgufFile& file, Vocab& v) {
+    const std::optional<std::string_view> name = file.get_string("general.name");
+    if (!name) return;
+    std::string lower(*name);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; });
+    if (lower.find("phi-3") == std::string::npos && lower.find("phi3") == std::string::npos) return;
+    v.rstrip.assign(v.texts.size(), false);
+    for (const TokenId id : v.specials) v.rstrip[static_cast<size_t>(id)] = true;
+    const auto set = [&](std::string_view text, bool value) {
+        if (const TokenId id = v.find(text); id >= 0) v.rstrip[static_cast<size_t>(id)] = value;
+    };
+    set("</s>", true);
+    for (const std::string_view text : {"<unk>", "<s>", "<|endoftext|>"}) set(text, false);
+}
+
 }  // namespace
 
 Result<void> load_vocab(const gguf::GgufFile& file, Vocab& v) {
@@ -341,6 +362,8 @@ Result<void> load_vocab(const gguf::GgufFile& file, Vocab& v) {
     // Longest first; ids break ties so the order is the same on every platform.
     std::stable_sort(v.specials.begin(), v.specials.end(),
                      [&](TokenId a, TokenId b) { return v.texts[a].size() > v.texts[b].size(); });
+
+    apply_phi3_rstrip(file, v);
 
     v.pieces.reserve(v.texts.size());
     for (TokenId id = 0; id < static_cast<TokenId>(v.texts.size()); ++id)

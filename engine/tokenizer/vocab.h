@@ -44,11 +44,17 @@ struct Vocab {
     bool clean_spaces = false;
     bool ignore_merges = false;
 
-    std::vector<TokenId> eog;         // sorted
-    std::vector<TokenId> specials;    // control/user-defined/unknown, longest text first
+    std::vector<TokenId> eog;       // sorted
+    std::vector<TokenId> specials;  // control/user-defined/unknown, longest text first
+    // Specials that swallow the whitespace after them when split out of a text (llama.cpp's
+    // LLAMA_TOKEN_ATTR_RSTRIP); empty when none does.
+    std::vector<bool> rstrip;
     std::vector<std::string> pieces;  // token_to_piece(id, render_special = true)
 
     bool valid(TokenId id) const { return id >= 0 && static_cast<size_t>(id) < texts.size(); }
+    bool strips_right(TokenId id) const {
+        return !rstrip.empty() && rstrip[static_cast<size_t>(id)];
+    }
     TokenId find(std::string_view text) const {
         const auto it = ids.find(text);
         return it == ids.end() ? -1 : it->second;

@@ -11,6 +11,11 @@
       --variants-out also runs llama.cpp on vocabulary-only GGUF files derived from the
       model: the same vocabulary under the other BPE pre-tokenizers, and a SentencePiece
       vocabulary made from it (see spm_vocabulary; the C++ test derives the same files).
+  tokenizer.py --model build/vocab-files/ggml-vocab-phi-3.gguf --extra phi3 \
+               --corpus tests/data/tokenizer/corpus.json --out tests/data/tokenizer/phi3-goldens.json
+      the same goldens for another vocabulary (here llama.cpp's own vocabulary-only files,
+      scripts/vocab-files); --extra appends that vocabulary's strings (EXTRA_STRINGS: its
+      control, user-defined and unknown-type tokens) to the corpus.
 
 Run it with the reference venv that scripts/goldens/setup-reference builds.
 """
@@ -264,6 +269,31 @@ def corpus():
     return out
 
 
+# Strings for one vocabulary's own special tokens (the corpus uses SmolLM2's), appended to
+# the corpus with --extra. Phi-3: <s> and the chat markers are control tokens, </s> is
+# user-defined (split out even with special tokens off), [PAD32011]... have type unknown
+# (split out only with them on). Qwen2 (the Qwen2/Qwen1.5 vocabulary llama.cpp ships):
+# three control tokens, [PAD151646]... user-defined; <think> and <tool_call> are text.
+EXTRA_STRINGS = {
+    "phi3": [
+        "<|user|>\nHello<|end|>\n<|assistant|>\n",
+        "<|system|>\nYou are helpful.<|end|>\n<|user|>\nHi<|end|>\n<|assistant|>\nHello!<|end|>\n<|endoftext|>",
+        "<s><|user|>\nhi<|end|>\n<|assistant|>", " <|user|> spaced <|end|> ", "<|user|><|end|><|end|>",
+        "</s>", "text</s>more</s>", "a </s> b", "<unk>", "x<unk>y", "<|placeholder1|><|placeholder6|> z",
+        "[PAD32011]", "a[PAD32063]b [PAD32040] c", "<|user|", "|end|>", "<|assistant|>\n\n\nHi",
+        "<|end|>\n<|user|>\nWhat is 2+2?<|end|>\n<|assistant|>\n4<|end|>",
+        "\n<|user|>", "  <|end|>", "<|end|>  ", "\u2581<|end|>\u2581\u2581x",
+    ],
+    "qwen2": [
+        "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n"
+        "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n",
+        "<|im_start|>assistant\n<think>\n\n</think>\n\nHello<|im_end|>\n",
+        "<think>\nreasoning\n</think>\n\nanswer", "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>",
+        "[PAD151646]", "a[PAD151702]b [PAD151650] c", "[PAD151646][PAD151647]", "<|endoftext|><|im_end|>",
+        " <|im_start|> <|im_end|> ", "<|im_start|>user\n\n\n<|im_end|>", "\n\n<|im_start|>", "<|im_end|>\n\n\n",
+    ],
+}
+
 # Malformed UTF-8 (hex), which a JSON string cannot hold: stray continuation bytes,
 # truncated sequences, overlong forms, surrogates, bytes that start nothing.
 INVALID_UTF8 = [
@@ -327,11 +357,14 @@ def run_llama(path, strings, with_detok):
     return llm, vocab, out
 
 
-def goldens(model_path, corpus_path, out_path):
+def goldens(model_path, corpus_path, out_path, extra=None):
     import llama_cpp
 
     with open(corpus_path, encoding="utf-8") as f:
         strings = json.load(f)["strings"]
+    n_corpus = len(strings)
+    if extra:
+        strings = strings + EXTRA_STRINGS[extra]
     invalid_raw = [bytes.fromhex(h) for h in INVALID_UTF8]
     _, vocab, got = run_llama(model_path, [s.encode("utf-8") for s in strings] + invalid_raw, True)
 
@@ -364,6 +397,7 @@ def goldens(model_path, corpus_path, out_path):
         "llama_cpp_python": llama_cpp.__version__,
         "model": os.path.basename(model_path),
         "model_sha256": sha,
+        **({"extra": extra, "corpus_strings": n_corpus} if extra else {}),
         "vocab": {
             "n_tokens": n,
             "bos": llama_cpp.llama_vocab_bos(vocab),
@@ -376,7 +410,7 @@ def goldens(model_path, corpus_path, out_path):
         "invalid_utf8": invalid,
     }
     write_lines(out_path, head, "cases", cases)
-    print(f"{out_path}: {len(cases)} strings, {len(invalid)} malformed inputs")
+    print(f"{out_path}: {len(cases)} strings ({len(cases) - n_corpus} extra), {len(invalid)} malformed inputs")
     return cases
 
 
@@ -523,6 +557,8 @@ def main():
     ap.add_argument("--corpus", help="corpus JSON (from --write-corpus)")
     ap.add_argument("--out", help="goldens JSON to write")
     ap.add_argument("--variants-out", help="also write the pre-tokenizer and SentencePiece variants")
+    ap.add_argument("--extra", choices=sorted(EXTRA_STRINGS),
+                    help="append this vocabulary's special-token strings to the corpus")
     args = ap.parse_args()
     if args.write_corpus:
         strings = corpus()
@@ -532,8 +568,10 @@ def main():
         return 0
     if not (args.model and args.corpus and args.out):
         ap.error("--model, --corpus and --out are required (or --write-corpus)")
-    cases = goldens(args.model, args.corpus, args.out)
+    cases = goldens(args.model, args.corpus, args.out, args.extra)
     if args.variants_out:
+        if args.extra:
+            ap.error("--variants-out compares against the corpus alone: leave out --extra")
         with open(args.corpus, encoding="utf-8") as f:
             strings = json.load(f)["strings"]
         variants(args.model, strings, cases, args.variants_out)

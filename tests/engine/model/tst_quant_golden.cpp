@@ -102,8 +102,7 @@ class TestQuantGolden : public QObject {
         logits_prompts_ = root_["logits_prompts"].toInt();
         QVERIFY(prompts_.size() >= 10);
         QCOMPARE(root_["types"].toArray().size(), 15);
-        QFile bin(test::source_dir() + "/tests/data/inference/" +
-                  root_["logits_file"].toString());
+        QFile bin(test::source_dir() + "/tests/data/inference/" + root_["logits_file"].toString());
         QVERIFY(bin.open(QIODevice::ReadOnly));
         const QByteArray raw = bin.readAll();
         QCOMPARE(raw.size(), qsizetype{15} * logits_prompts_ * n_vocab_ * 2);
@@ -152,9 +151,9 @@ class TestQuantGolden : public QObject {
             if (p < logits_prompts_) {
                 auto logits = gen.last_logits(ids);
                 QVERIFY2(logits, logits ? "" : logits.message().c_str());
-                const uint16_t* g = golden_logits_.data() +
-                                    (static_cast<size_t>(index) * logits_prompts_ + p) *
-                                        static_cast<size_t>(n_vocab_);
+                const uint16_t* g =
+                    golden_logits_.data() + (static_cast<size_t>(index) * logits_prompts_ + p) *
+                                                static_cast<size_t>(n_vocab_);
                 double diff = 0, ref = 0;
                 for (int i = 0; i < n_vocab_; ++i) {
                     const double r = quant::fp16_to_f32(g[i]);
@@ -187,8 +186,9 @@ class TestQuantGolden : public QObject {
                 ++forced_checked;
                 if (best == expected[i]) return;
                 forced_ok = false;
-                qWarning("prompt %d step %zu: Hearth's best %d, llama.cpp's %d, which leads by %.3f",
-                         p, i, best, expected[i], gap);
+                qWarning(
+                    "prompt %d step %zu: Hearth's best %d, llama.cpp's %d, which leads by %.3f", p,
+                    i, best, expected[i], gap);
             });
             QVERIFY2(fr, fr ? "" : fr.message().c_str());
             QVERIFY2(forced_ok, qPrintable(QString("prompt %1: teacher-forced best tokens differ "
@@ -225,12 +225,13 @@ class TestQuantGolden : public QObject {
                 break;
             }
         }
-        qInfo("%s (%s): worst last-logits relative L2 %.2e (bound %.0e); teacher-forced best "
-              "token = llama.cpp's at %d/%d steps where it leads by >= %.1f (of %d); free-running "
-              "greedy: %d/%d tokens before the first difference",
-              qPrintable(name), same_arithmetic ? "llama.cpp's arithmetic" : "own summation order",
-              worst, l2_bound, forced_checked, forced_checked, kMargin, forced_steps, free_matched,
-              free_total);
+        qInfo(
+            "%s (%s): worst last-logits relative L2 %.2e (bound %.0e); teacher-forced best "
+            "token = llama.cpp's at %d/%d steps where it leads by >= %.1f (of %d); free-running "
+            "greedy: %d/%d tokens before the first difference",
+            qPrintable(name), same_arithmetic ? "llama.cpp's arithmetic" : "own summation order",
+            worst, l2_bound, forced_checked, forced_checked, kMargin, forced_steps, free_matched,
+            free_total);
     }
 };
 

@@ -108,6 +108,59 @@ class TestTokenizerSpm : public QObject {
         QVERIFY2(got == want, qPrintable(show(got) + " != " + show(want)));
     }
 
+    // llama.cpp's Phi-3 rule: in a vocabulary whose general.name contains "phi3" or
+    // "phi-3", the special tokens other than <unk>, <s> and <|endoftext|> swallow the
+    // whitespace after them (</s> too). Expectations: llama.cpp on this vocabulary.
+    void phi3StripsAfterSpecials_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<bool>("parse_special");
+        QTest::addColumn<QStringList>("expected");
+        const QString sp = QString::fromStdString(kSp);
+        const QByteArray chat = "<|user|>\n  hello<|end|>\t\r\n\x0b\x0c world";
+        QTest::newRow("chat markers")
+            << "Phi3" << chat << true
+            << QStringList{"<|user|>", sp + "hello", "<|end|>", sp + "world"};
+        QTest::newRow("other name")
+            << "Phi 3 Mini" << chat << true
+            << QStringList{"<|user|>", sp,       "<0x0A>", sp,       sp + "hello", "<|end|>",   sp,
+                           "<0x09>",   "<0x0D>", "<0x0A>", "<0x0B>", "<0x0C>",     sp + "world"};
+        QTest::newRow("dashed name") << "phi-3-mini" << QByteArray("hello <|end|>  ") << true
+                                     << QStringList{sp + "hello", sp, "<|end|>"};
+        QTest::newRow("special off")
+            << "phi-3-mini" << QByteArray("hello <|end|>  ") << false
+            << QStringList{sp + "hello", sp,       "<0x3C>", "<0x7C>", "e", "<0x6E>",
+                           "d",          "<0x7C>", "<0x3E>", sp,       sp};
+        QTest::newRow("exceptions")
+            << "Phi3" << QByteArray("<s> hello</s> world<|endoftext|> hello") << true
+            << QStringList{"<s>",           sp, sp + "hello", "</s>", sp + "world",
+                           "<|endoftext|>", sp, sp + "hello"};
+        QTest::newRow("user-defined") << "Phi3" << QByteArray("<|x|> hello<|x|>") << false
+                                      << QStringList{"<|x|>", sp + "hello", "<|x|>"};
+        QTest::newRow("only whitespace after")
+            << "Phi3" << QByteArray("<|end|>   ") << true << QStringList{"<|end|>"};
+        QTest::newRow("space before")
+            << "Phi3" << QByteArray("hello <|end|> <|end|>\nhello") << true
+            << QStringList{sp + "hello", sp, "<|end|>", "<|end|>", sp + "hello"};
+    }
+    void phi3StripsAfterSpecials() {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, text);
+        QFETCH(bool, parse_special);
+        QFETCH(QStringList, expected);
+        SyntheticVocab v = spm_vocab();
+        v.add("<|user|>", 3);
+        v.add("<|end|>", 3);
+        v.add("<|endoftext|>", 3);
+        v.add("<|x|>", 4);
+        v.strings.push_back({"general.name", name.toStdString()});
+        auto t = load(v);
+        Texts want;
+        for (const QString& e : expected) want.push_back(e.toStdString());
+        const Texts got = texts_of(*t, t->encode(text.toStdString(), parse_special));
+        QVERIFY2(got == want, qPrintable(show(got) + " != " + show(want)));
+    }
+
     void noSpacePrefix() {
         SyntheticVocab v = spm_vocab();
         v.flags.push_back({"tokenizer.ggml.add_space_prefix", false});

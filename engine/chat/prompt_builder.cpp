@@ -42,6 +42,40 @@ PromptBuilder::PromptBuilder(const Tokenizer& tokenizer, ChatTemplate chat_templ
     }
     std::sort(stop_tokens_.begin(), stop_tokens_.end());
     stop_tokens_.erase(std::unique(stop_tokens_.begin(), stop_tokens_.end()), stop_tokens_.end());
+
+    // Which of the format's glue tokens take the whitespace after them: "<tok> x" encodes
+    // as <tok> x without the space's token.
+    std::vector<TokenId> glue_tokens;
+    for (Role role : {Role::System, Role::User, Role::Assistant})
+        for (bool first : {true, false}) {
+            const MessageLayout l = template_.layout(role, LayoutState{first, false});
+            for (std::string_view g : {std::string_view(l.open), std::string_view(l.end_of_turn),
+                                       std::string_view(l.close)})
+                for (TokenId id : encode_glue(g))
+                    if (tokenizer_.token_attr(id) == TokenAttr::Control ||
+                        tokenizer_.token_attr(id) == TokenAttr::UserDefined)
+                        glue_tokens.push_back(id);
+        }
+    std::sort(glue_tokens.begin(), glue_tokens.end());
+    glue_tokens.erase(std::unique(glue_tokens.begin(), glue_tokens.end()), glue_tokens.end());
+    for (TokenId id : glue_tokens) {
+        const std::string text = tokenizer_.token_to_piece(id, true);
+        if (tokenizer_.encode(text + "\n", true) == tokenizer_.encode(text, true))
+            swallowing_.push_back(id);
+    }
+}
+
+bool PromptBuilder::swallows_after(const std::vector<TokenId>& out) const {
+    return !out.empty() && std::binary_search(swallowing_.begin(), swallowing_.end(), out.back());
+}
+
+std::string_view PromptBuilder::after(const std::vector<TokenId>& out,
+                                      std::string_view piece) const {
+    if (!swallows_after(out)) return piece;
+    while (!piece.empty() && (piece.front() == ' ' || piece.front() == '\n' ||
+                              piece.front() == '\t' || piece.front() == '\r'))
+        piece.remove_prefix(1);
+    return piece;
 }
 
 std::vector<TokenId> PromptBuilder::encode_piece(std::string_view text, bool parse_special) const {
@@ -87,13 +121,13 @@ std::vector<TokenId> PromptBuilder::encode_content(Role role, std::string_view t
     const MessageLayout l = template_.layout(role, LayoutState{});
     std::string t = l.lead;
     t += l.trim ? trim_text(text) : text;
-    return encode_piece(t, false);
+    return encode_piece(after(encode_glue(l.open), t), false);
 }
 
 void PromptBuilder::append_message(const Message* message, std::string_view text,
                                    const MessageLayout& layout, bool leave_open,
                                    std::vector<TokenId>& out) const {
-    append(out, encode_glue(layout.open));
+    append(out, encode_glue(after(out, layout.open)));
     bool closed = false;
     if (message && message->ids) {
         append(out, *message->ids);
@@ -104,11 +138,11 @@ void PromptBuilder::append_message(const Message* message, std::string_view text
     } else {
         std::string t = layout.lead;
         t += layout.trim ? trim_text(text) : text;
-        append(out, encode_piece(t, false));
+        append(out, encode_piece(after(out, t), false));
     }
     if (leave_open) return;
-    if (!closed) append(out, encode_glue(layout.end_of_turn));
-    append(out, encode_glue(layout.close));
+    if (!closed) append(out, encode_glue(after(out, layout.end_of_turn)));
+    append(out, encode_glue(after(out, layout.close)));
 }
 
 Result<Prompt> PromptBuilder::build_plan(std::span<const Message> messages, const Plan& plan,
@@ -150,7 +184,7 @@ Result<Prompt> PromptBuilder::build_plan(std::span<const Message> messages, cons
     }
     if (end == PromptEnd::GenerationPrompt) {
         const size_t begin = ids.size();
-        append(ids, encode_glue(plan.reply.open));
+        append(ids, encode_glue(after(ids, plan.reply.open)));
         add_span(SegmentKind::GenerationPrompt, Role::Assistant, -1, begin);
     }
 

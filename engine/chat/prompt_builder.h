@@ -80,6 +80,12 @@ class PromptBuilder {
     PromptBuilder(const Tokenizer& tokenizer, ChatTemplate chat_template);
 
     const ChatTemplate& chat_template() const { return template_; }
+    // This builder with thinking on or off (ChatTemplate::set_thinking), for one request.
+    PromptBuilder with_thinking(bool on) const {
+        PromptBuilder b = *this;
+        b.template_.set_thinking(on);
+        return b;
+    }
     bool adds_bos() const { return add_bos_; }
     // Whether the tokenizer puts a space before every text it tokenizes.
     bool tokenizer_prefixes_space() const { return prefixes_space_; }
@@ -119,6 +125,11 @@ class PromptBuilder {
   private:
     std::vector<TokenId> encode_piece(std::string_view text, bool parse_special) const;
     std::vector<TokenId> encode_glue(std::string_view text) const;
+    // The format's glue tokens after which the tokenizer drops whitespace (Phi-3's special
+    // tokens, tokenizer.h): text that a piece of its own starts after one of them loses its
+    // leading whitespace, as it would in the whole prompt's text.
+    bool swallows_after(const std::vector<TokenId>& out) const;
+    std::string_view after(const std::vector<TokenId>& out, std::string_view piece) const;
     void append_message(const Message* message, std::string_view text, const MessageLayout& layout,
                         bool leave_open, std::vector<TokenId>& out) const;
     Result<Prompt> build_plan(std::span<const Message> messages, const Plan& plan,
@@ -131,6 +142,7 @@ class PromptBuilder {
     TokenId space_token_ = -1;  // SentencePiece's "▁", when prefixes_space_
     std::vector<TokenId> end_of_turn_ids_;
     std::vector<TokenId> stop_tokens_;
+    std::vector<TokenId> swallowing_;  // sorted
 };
 
 }  // namespace hearth::chat

@@ -28,8 +28,8 @@ ReasoningFormat detect_reasoning(std::string_view t) {
 ReasoningSplit split_reasoning(std::string_view text) {
     ReasoningSplit s;
     size_t start = 0;
-    while (start < text.size() &&
-           (text[start] == ' ' || text[start] == '\n' || text[start] == '\t' || text[start] == '\r'))
+    while (start < text.size() && (text[start] == ' ' || text[start] == '\n' ||
+                                   text[start] == '\t' || text[start] == '\r'))
         ++start;
     const bool opened = text.substr(start).starts_with(kThinkOpen);
     const size_t body = opened ? start + kThinkOpen.size() : 0;

@@ -50,10 +50,6 @@ const char* const kGemmaSystem =
     "deliberate: Hearth writes Gemma's system text as llama.cpp's built-in format does, "
     "closed with \\n\\n before the user text (engine/chat/README.md); llama.cpp's Jinja path "
     "merges the system message into the next one with a single \\n";
-const char* const kPhi3Close =
-    "PromptBuilder encodes the \\n after <|end|> (glue `close`) on its own, as \\u2581\\n "
-    "(29871 13); in the template's text llama.cpp's Phi-3 rule strips it (the whitespace after "
-    "<|end|>, <|user|>, <|assistant|>, <|system|>), so no token is there";
 const char* const kSegmentWhitespace =
     "deliberate: content is tokenized on its own (engine/chat/README.md, Segments), so a user "
     "text starting with \\n does not merge with the header's \\n into one \\n\\n token";
@@ -66,13 +62,9 @@ const std::map<QString, const char*> kKnown = {
      "deliberate: as llama.cpp's built-in Gemma format, Hearth trims the system and the user "
      "text each and joins them with \\n\\n; the Jinja path joins them with \\n and trims "
      "only the whole"},
-    {"phi3.5/*", kPhi3Close},
-    {"phi3.5/content_whitespace",
-     "as phi3.5/*, and llama.cpp's Phi-3 rule also strips the user text's leading \\n and "
-     "spaces after <|user|>\\n, which Hearth, tokenizing content on its own, keeps"},
     {"phi3.5/multi_turn/no-gen",
-     "as phi3.5/*, and without a generation prompt the template ends with eos_token "
-     "(<|endoftext|>, 32000); PromptEnd::None writes nothing"},
+     "deliberate: without a generation prompt the template ends with eos_token "
+     "(<|endoftext|>, 32000); PromptEnd::None writes nothing after the last message"},
     {"qwen2.5/content_whitespace", kSegmentWhitespace},
     {"qwen3/content_whitespace", kSegmentWhitespace},
     {"qwen3/content_whitespace/thinking-off", kSegmentWhitespace},

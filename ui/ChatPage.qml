@@ -78,6 +78,7 @@ Page {
         objectName: "chatSettingsDialog"
         chat: page.chat
         settings: page.settings
+        thinkingSwitch: page.bridge ? page.bridge.thinkingSwitch : false
     }
 
     ColumnLayout {

@@ -9,6 +9,7 @@ Dialog {
     id: dialog
     required property var chat
     property var settings  // AppSettings
+    property bool thinkingSwitch: false  // the loaded model can turn its reasoning off
 
     function openForChat() {
         form.load(chat.conversationSampling, ReplyDefaults.of(settings, chat.personaSampling))
@@ -39,6 +40,7 @@ Dialog {
             id: form
             objectName: "chatReplySettings"
             Layout.fillWidth: true
+            thinkingSwitch: dialog.thinkingSwitch
         }
     }
 }

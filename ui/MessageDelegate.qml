@@ -32,6 +32,12 @@ Item {
     required property var segments  // [{kind: "text"|"code", text, language, open}]
     required property string finishReason  // "stop", "length", "cancelled", "error" or ""
     required property string seed
+    // A reply's reasoning block (<think>…</think>): its text, "" / "thinking" / "done", and
+    // its time in seconds (-1: not known); `answer` is the reply without it.
+    required property string reasoning
+    required property string reasoningState
+    required property double reasoningSeconds
+    required property string answer
 
     property var chat
     property color subtleText
@@ -42,6 +48,7 @@ Item {
     property bool isLast: false
     property bool revealed: false  // a search hit just opened: marked for a moment
     property bool editing: false
+    property bool reasoningOpen: false  // the reasoning block shown (it starts collapsed)
 
     readonly property bool isUser: role === "user"
     readonly property bool streaming: state === "streaming"
@@ -56,6 +63,8 @@ Item {
     // What the body shows: the segments, or (no text at all) one line saying so.
     readonly property var shownSegments: segments.length > 0 ? segments
         : [{ kind: "text", text: text !== "" || streaming || error !== "" ? "" : qsTr("(empty)"), language: "", open: false }]
+    // Still thinking and no answer yet: the reasoning line alone, no empty text under it.
+    readonly property bool answerPending: reasoningState === "thinking" && segments.length === 0
     // A reply cut at its token limit (it can be continued).
     readonly property bool cutAtLimit: !isUser && !streaming && finishReason === "length"
     readonly property string statsText: {
@@ -137,10 +146,65 @@ Item {
                 Layout.preferredWidth: column.width - (root.isUser ? 0 : 42)
                 spacing: 4
 
+                // The reply's reasoning, collapsed to one line: "Thinking… 4 s" while it
+                // streams, "Thought for 12 s" after; a click shows or hides the text.
+                ColumnLayout {
+                    objectName: "reasoningBlock"
+                    visible: !root.isUser && root.reasoningState !== ""
+                    Layout.fillWidth: true
+                    Layout.maximumWidth: column.width - 42
+                    spacing: 4
+
+                    Label {
+                        id: reasoningHeader
+                        objectName: "reasoningHeader"
+                        readonly property string seconds: root.reasoningSeconds >= 0
+                            ? Format.duration(root.reasoningSeconds * 1000) : ""
+                        text: (root.reasoningOpen ? "▾ " : "▸ ")
+                              + (root.reasoningState === "thinking"
+                                 ? (seconds !== "" ? qsTr("Thinking… %1").arg(seconds) : qsTr("Thinking…"))
+                                 : (seconds !== "" ? qsTr("Thought for %1").arg(seconds) : qsTr("Thoughts")))
+                        color: root.subtleText
+                        font.pixelSize: 12
+                        MouseArea {
+                            anchors.fill: parent
+                            cursorShape: Qt.PointingHandCursor
+                            onClicked: root.reasoningOpen = !root.reasoningOpen
+                        }
+                        Accessible.role: Accessible.Button
+                        Accessible.name: text
+                    }
+                    Rectangle {
+                        visible: root.reasoningOpen
+                        Layout.fillWidth: true
+                        implicitHeight: reasoningText.implicitHeight + 12
+                        color: "transparent"
+                        border.width: 0
+                        Rectangle {
+                            width: 2; height: parent.height
+                            color: Qt.rgba(root.subtleText.r, root.subtleText.g, root.subtleText.b, 0.35)
+                        }
+                        TextEdit {
+                            id: reasoningText
+                            objectName: "reasoningText"
+                            x: 12; y: 6
+                            width: parent.width - 14
+                            readOnly: true
+                            selectByMouse: true
+                            wrapMode: TextEdit.Wrap
+                            textFormat: TextEdit.PlainText
+                            text: root.reasoningOpen ? root.reasoning : ""
+                            color: root.subtleText
+                            font.pixelSize: 13
+                        }
+                    }
+                }
+
                 // The bubble (a user's message) or the plain text (a reply).
                 Rectangle {
                     id: bubble
                     objectName: "messageBubble"
+                    visible: !root.answerPending
                     readonly property color a: root.Material.accent
                     Layout.alignment: root.isUser ? Qt.AlignRight : Qt.AlignLeft
                     Layout.maximumWidth: root.isUser ? column.width * 0.8 : column.width - 42
@@ -352,7 +416,7 @@ Item {
                             onClicked: root.chat.pageVariant(root.messageId, 1)
                         }
                     }
-                    ActionButton { label: qsTr("Copy"); onClicked: root.copyToClipboard(root.text) }
+                    ActionButton { label: qsTr("Copy"); onClicked: root.copyToClipboard(root.isUser ? root.text : root.answer) }
                     ActionButton {
                         visible: root.codeBlocks.length > 0
                         label: root.codeBlocks.length > 1 ? qsTr("Copy code ▾") : qsTr("Copy code")

@@ -10,15 +10,18 @@ ColumnLayout {
     id: form
     spacing: 4
 
-    // name, label, kind ("slider" | "spin" | "seed"), from, to, step, decimals
+    // name, label, kind ("slider" | "spin" | "seed" | "switch"), from, to, step, decimals
     readonly property var rows: [
         {name: "temperature", label: qsTr("Temperature"), kind: "slider", from: 0, to: 2, step: 0.05, decimals: 2},
         {name: "repeatPenalty", label: qsTr("Repeat penalty"), kind: "slider", from: 1, to: 2, step: 0.01, decimals: 2},
         {name: "frequencyPenalty", label: qsTr("Frequency penalty"), kind: "slider", from: 0, to: 2, step: 0.05, decimals: 2},
         {name: "presencePenalty", label: qsTr("Presence penalty"), kind: "slider", from: 0, to: 2, step: 0.05, decimals: 2},
         {name: "maxTokens", label: qsTr("Longest reply (tokens)"), kind: "spin", from: 1, to: 32768, step: 64, decimals: 0},
-        {name: "seed", label: qsTr("Fixed seed"), kind: "seed", from: 0, to: 0, step: 0, decimals: 0}
+        {name: "seed", label: qsTr("Fixed seed"), kind: "seed", from: 0, to: 0, step: 0, decimals: 0},
+        {name: "thinking", label: qsTr("Think before answering"), kind: "switch", from: 0, to: 0, step: 0, decimals: 0}
     ]
+    // The loaded model can turn its reasoning off (Qwen3): the "thinking" row is shown.
+    property bool thinkingSwitch: false
     property var inherited: ({})
     property var own: ({})
 
@@ -45,10 +48,12 @@ ColumnLayout {
             readonly property var spec: modelData
             property bool set: false
             objectName: "replySetting_" + spec.name
+            visible: spec.kind !== "switch" || form.thinkingSwitch
             Layout.fillWidth: true
             spacing: 8
 
             function shown(v) {
+                if (spec.kind === "switch") return v === false ? qsTr("off") : qsTr("on")
                 return v === undefined ? "" : spec.kind === "slider" ? Number(v).toFixed(spec.decimals) : String(v)
             }
             function reset() {
@@ -56,10 +61,12 @@ ColumnLayout {
                 const v = set ? form.own[spec.name] : form.inherited[spec.name]
                 if (spec.kind === "slider") slider.value = v !== undefined ? v : spec.from
                 else if (spec.kind === "spin") spin.value = v !== undefined ? v : 512
+                else if (spec.kind === "switch") toggle.checked = v !== false
                 else seedField.text = set ? String(v) : ""
             }
             function current() {
-                return spec.kind === "slider" ? slider.value : spec.kind === "spin" ? spin.value : seedField.text.trim()
+                return spec.kind === "slider" ? slider.value : spec.kind === "spin" ? spin.value
+                     : spec.kind === "switch" ? toggle.checked : seedField.text.trim()
             }
 
             CheckBox {
@@ -103,7 +110,13 @@ ColumnLayout {
                 validator: RegularExpressionValidator { regularExpression: /[0-9]{0,20}/ }
                 Layout.fillWidth: true
             }
-            Item { visible: row.spec.kind === "spin"; Layout.fillWidth: true }
+            Switch {
+                id: toggle
+                objectName: "toggle_" + row.spec.name
+                visible: row.spec.kind === "switch"
+                enabled: row.set
+            }
+            Item { visible: row.spec.kind === "spin" || row.spec.kind === "switch"; Layout.fillWidth: true }
         }
     }
 }

@@ -9,6 +9,7 @@
 
 #include "chat/prompt_builder.h"
 #include "cli/cancel_signal.h"
+#include "cli/chat_prompt.h"
 #include "cli/commands.h"
 #include "cli/engine_options.h"
 #include "cli/sampling_options.h"
@@ -23,6 +24,7 @@ namespace {
 std::vector<OptionSpec> chat_options() {
     std::vector<OptionSpec> o = {
         {"system", true, "system prompt (persona) for the conversation"},
+        {"no-think", false, kNoThinkHelp},
         {"max-tokens", true, "most tokens per reply (default 512)"},
         {"json", false, "after each reply, print its statistics as one JSON line on stderr"},
         {"help", false, "show this help"},
@@ -50,7 +52,9 @@ int run_chat(const CommandArgs& argv) {
     if (!started) return fail(1, started.message());
     Engine& engine = **started;
 
-    chat::PromptBuilder builder(engine.tokenizer(), chat::ChatTemplate::from_gguf(engine.file()));
+    chat::ChatTemplate chat_template = chat::ChatTemplate::from_gguf(engine.file());
+    chat_template.set_thinking(!args->flag("no-think"));
+    chat::PromptBuilder builder(engine.tokenizer(), std::move(chat_template));
     std::vector<chat::Message> messages;
     const std::string system = args->value("system").value_or("");
     auto reset = [&] {

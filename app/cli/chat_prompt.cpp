@@ -5,8 +5,11 @@
 namespace hearth::cli {
 
 Result<std::vector<int32_t>> chat_prompt(const gguf::GgufFile& file, const Tokenizer& tokenizer,
-                                         const std::string& system, const std::string& user) {
-    chat::PromptBuilder builder(tokenizer, chat::ChatTemplate::from_gguf(file));
+                                         const std::string& system, const std::string& user,
+                                         bool thinking) {
+    chat::ChatTemplate chat_template = chat::ChatTemplate::from_gguf(file);
+    chat_template.set_thinking(thinking);
+    chat::PromptBuilder builder(tokenizer, std::move(chat_template));
     std::vector<chat::Message> messages;
     if (!system.empty()) messages.push_back({chat::Role::System, system, std::nullopt});
     messages.push_back({chat::Role::User, user, std::nullopt});

@@ -12,8 +12,14 @@
 namespace hearth::cli {
 
 // The prompt for one user message (and an optional system prompt), ending with the
-// generation prompt.
+// generation prompt; thinking off writes the template's empty reasoning block there, where
+// it has a switch (Qwen3).
 Result<std::vector<int32_t>> chat_prompt(const gguf::GgufFile& file, const Tokenizer& tokenizer,
-                                         const std::string& system, const std::string& user);
+                                         const std::string& system, const std::string& user,
+                                         bool thinking = true);
+
+// The --no-think option's text, shared by the commands that take it.
+inline constexpr const char* kNoThinkHelp =
+    "turn the model's reasoning off where its template has a switch (Qwen3)";
 
 }  // namespace hearth::cli

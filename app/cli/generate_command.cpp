@@ -22,6 +22,7 @@ std::vector<OptionSpec> generate_options() {
         {"prompt-ids", true, "prompt as a JSON array of token ids"},
         {"chat", false, "format --prompt as a user message with the model's chat template"},
         {"system", true, "system prompt for --chat"},
+        {"no-think", false, kNoThinkHelp},
         {"max-tokens", true, "most tokens to generate (default 256)"},
         {"stop", true, "stop string (the text ends before it)"},
         {"ignore-eos", false, "do not stop at end-of-generation tokens (benchmarks)"},
@@ -61,6 +62,7 @@ int run_generate(const CommandArgs& argv) {
         return args->flag("help") ? 0 : 2;
     }
     if (args->flag("chat") && !has_prompt) return fail(2, "--chat needs --prompt");
+    if (args->flag("no-think") && !args->flag("chat")) return fail(2, "--no-think needs --chat");
     auto sampling = parse_sampling(*args);
     if (!sampling) return fail(2, sampling.message());
     auto max_tokens = args->integer("max-tokens", 256, 1, 1 << 20);
@@ -76,7 +78,7 @@ int run_generate(const CommandArgs& argv) {
         req.prompt = std::move(ids).value();
     } else if (args->flag("chat")) {
         auto ids = chat_prompt((*engine)->file(), tokenizer, args->value("system").value_or(""),
-                               *args->value("prompt"));
+                               *args->value("prompt"), !args->flag("no-think"));
         if (!ids) return fail(1, ids.message());
         req.prompt = std::move(ids).value();
     } else {

@@ -248,6 +248,10 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
         {SegmentsRole, "segments"},
         {FinishReasonRole, "finishReason"},
         {SeedRole, "seed"},
+        {ReasoningRole, "reasoning"},
+        {ReasoningStateRole, "reasoningState"},
+        {ReasoningSecondsRole, "reasoningSeconds"},
+        {AnswerRole, "answer"},
     };
 }
 
@@ -283,7 +287,24 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
         case TextRole:
             return s ? s->text : m.text;
         case SegmentsRole:
-            return segments_.of(m.id, s ? s->text : m.text);
+            if (m.role != st::Role::Assistant) return segments_.of(m.id, m.text);
+            return segments_.of(m.id, reply_parts(s ? s->text : m.text).answer);
+        case AnswerRole:
+            if (m.role != st::Role::Assistant) return m.text;
+            return reply_parts(s ? s->text : m.text).answer;
+        case ReasoningRole:
+            if (m.role != st::Role::Assistant) return QString();
+            return reply_parts(s ? s->text : m.text).reasoning;
+        case ReasoningStateRole: {
+            if (m.role != st::Role::Assistant) return QString();
+            const ReplyParts p = reply_parts(s ? s->text : m.text);
+            if (!p.has_reasoning) return QString();
+            return p.thinking && live ? QStringLiteral("thinking") : QStringLiteral("done");
+        }
+        case ReasoningSecondsRole:
+            if (live && !s->reasoning_closed)
+                return s->clock.isValid() ? static_cast<double>(s->clock.elapsed()) / 1000.0 : 0.0;
+            return stats.reasoning_ms ? *stats.reasoning_ms / 1000.0 : -1.0;
         case StateRole:
             if (live) return QStringLiteral("streaming");
             return message_state_name(s ? s->end_state : m.state);

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
+#include <QElapsedTimer>
 #include <QPointer>
 #include <QTimer>
 
@@ -96,6 +97,13 @@ class MessageListModel : public RowListModel {
         // continued), "cancelled", "error", or "" (not known, or still streaming).
         FinishReasonRole,
         SeedRole,  // the sampling seed of a reply, as a decimal string ("" if unknown)
+        // A reply's reasoning block (<think>…</think>, chat/reasoning.h): its text, ""
+        // (none), "thinking" (still open) or "done", and how long it took (seconds, -1 if
+        // not known; while thinking: so far). The segments and `answer` are the rest.
+        ReasoningRole,
+        ReasoningStateRole,
+        ReasoningSecondsRole,
+        AnswerRole,
     };
     Q_ENUM(Roles)
 
@@ -203,7 +211,9 @@ class MessageListModel : public RowListModel {
         std::int32_t new_tokens = 0;
         std::int32_t prefill_done = 0;  // PrefillProgress: prompt tokens in the cache so far
         std::int32_t prefill_total = 0;
-        bool ended = false;  // Finished or Error arrived
+        bool ended = false;             // Finished or Error arrived
+        QElapsedTimer clock;            // from the first token: the reasoning block's time
+        bool reasoning_closed = false;  // its </think> arrived (or it has none)
         bool begin_failed = false;
         hearth::store::MessageState end_state = hearth::store::MessageState::Complete;
         hearth::store::GenerationStats stats;

@@ -81,6 +81,8 @@ void MessageListModel::start_reply(qint64 conversation, st::Id parent_id,
                     s.base_ids = s.ids = e.message.token_ids;
                     s.base_tokens = e.message.stats.generated_tokens.value_or(
                         static_cast<std::int64_t>(e.message.token_ids.size()));
+                    s.stats.reasoning_ms = e.message.stats.reasoning_ms;
+                    s.reasoning_closed = s.text.contains(QLatin1String("</think>"));
                 }
                 m.reply_begun(request_id, *continue_reply);
                 return;
@@ -127,18 +129,27 @@ void MessageListModel::on_event(const sched::Event& e) {
             if (on_screen) update_row_soon(*s.reply_id, {PrefillProgressRole});
             return;
         case sched::EventKind::Token:
+            if (!s.clock.isValid()) s.clock.start();
             s.text += QString::fromStdString(e.text);
             if (e.token >= 0) s.ids.push_back(e.token);
             ++s.new_tokens;
+            // The reasoning block's time: from the first token to its </think>.
+            if (!s.reasoning_closed && s.text.contains(QLatin1String("</think>"))) {
+                s.reasoning_closed = true;
+                s.stats.reasoning_ms = static_cast<double>(s.clock.elapsed());
+            }
             if (s.reply_id) writer_.update(*s.reply_id, s.text, s.ids);
             if (!on_screen) return;
             // The first token is shown at once (the time to first token is what a user
             // waits for); later ones are folded into the next frame's update.
             if (s.new_tokens == 1)
                 update_row(*s.reply_id,
-                           {TextRole, SegmentsRole, GeneratedTokensRole, PrefillProgressRole});
+                           {TextRole, SegmentsRole, GeneratedTokensRole, PrefillProgressRole,
+                            ReasoningRole, ReasoningStateRole, ReasoningSecondsRole, AnswerRole});
             else
-                update_row_soon(*s.reply_id, {TextRole, SegmentsRole, GeneratedTokensRole});
+                update_row_soon(*s.reply_id,
+                                {TextRole, SegmentsRole, GeneratedTokensRole, ReasoningRole,
+                                 ReasoningStateRole, ReasoningSecondsRole, AnswerRole});
             return;
         case sched::EventKind::Finished:
             s.text = s.base_text + QString::fromStdString(e.text);
@@ -157,6 +168,9 @@ void MessageListModel::on_event(const sched::Event& e) {
             break;
     }
     s.ended = true;
+    // A reply that stopped while still thinking thought until then.
+    if (!s.reasoning_closed && s.clock.isValid() && reply_parts(s.text).thinking)
+        s.stats.reasoning_ms = static_cast<double>(s.clock.elapsed());
     const sched::RequestStats& rs = e.stats;
     if (rs.ttft_ms > 0) s.stats.ttft_ms = rs.ttft_ms;
     if (rs.decode_tokens_per_s() > 0) s.stats.tokens_per_second = rs.decode_tokens_per_s();

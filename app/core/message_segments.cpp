@@ -2,6 +2,8 @@
 
 #include <QVariantMap>
 
+#include "chat/reasoning.h"
+
 namespace {
 
 QVariant to_variant(const MarkdownSegment& seg) {
@@ -15,6 +17,25 @@ QVariant to_variant(const MarkdownSegment& seg) {
 }
 
 }  // namespace
+
+ReplyParts reply_parts(const QString& text) {
+    ReplyParts p;
+    if (!text.contains(QLatin1String("</think>")) && !text.contains(QLatin1String("<think>"))) {
+        p.answer = text;
+        return p;
+    }
+    const QByteArray utf8 = text.toUtf8();
+    const hearth::chat::ReasoningSplit s =
+        hearth::chat::split_reasoning(std::string_view(utf8.constData(), utf8.size()));
+    const auto q = [](std::string_view v) {
+        return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size()));
+    };
+    p.reasoning = q(s.reasoning);
+    p.answer = q(s.answer);
+    p.has_reasoning = s.has_reasoning;
+    p.thinking = s.open;
+    return p;
+}
 
 const QVariantList& SegmentsCache::of(qint64 id, const QString& text) {
     Entry& e = entries_[id];

@@ -12,6 +12,15 @@
 
 #include "core/markdown_segments.h"
 
+// A reply's reasoning block and its answer (chat/reasoning.h), as the view shows them.
+struct ReplyParts {
+    QString reasoning;
+    QString answer;
+    bool has_reasoning = false;
+    bool thinking = false;  // the block is not closed yet
+};
+ReplyParts reply_parts(const QString& text);
+
 class SegmentsCache {
   public:
     // The segments of message `id` whose text is now `text`: a list of

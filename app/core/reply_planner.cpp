@@ -69,7 +69,13 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
         snap.persona ? snap.persona->sampling.max_tokens : std::nullopt;
     const int wanted = conv.max_tokens.value_or(persona_max.value_or(defaults.max_tokens));
     const int reply_room = std::max(1, std::min(wanted, context_length / 2));
-    auto prompt = builder.fit_to_context(
+    // Thinking (models with a switch, Qwen3): the conversation's choice, else the persona's.
+    const std::optional<bool> thinking = conv.thinking  ? conv.thinking
+                                         : snap.persona ? snap.persona->sampling.thinking
+                                                        : std::nullopt;
+    const chat::PromptBuilder switched =
+        builder.with_thinking(thinking.value_or(builder.chat_template().thinking()));
+    auto prompt = switched.fit_to_context(
         messages, static_cast<size_t>(std::max(1, context_length - reply_room)),
         continue_reply ? chat::PromptEnd::ContinueReply : chat::PromptEnd::GenerationPrompt);
     if (!prompt) return prompt.error();

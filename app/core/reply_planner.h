@@ -9,6 +9,9 @@
 // reply open (PromptEnd::ContinueReply): its prompt is the earlier one plus the sampled
 // ids, all in the cache.
 //
+// Thinking, for models whose template can turn it off (Qwen3): the conversation's
+// setting, else the persona's, else on.
+//
 // Sampling: the app's defaults, then the persona's settings, then the conversation's
 // (each set value overrides). The seed is the conversation's or the persona's when one
 // is fixed, else `fresh_seed` (the caller passes a new random number per request), so a

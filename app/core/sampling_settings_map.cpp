@@ -50,6 +50,7 @@ QVariantMap to_variant_map(const st::SamplingSettings& s) {
     put(m, "presencePenalty", s.presence_penalty);
     put(m, "maxTokens", s.max_tokens);
     if (s.seed) m.insert(QStringLiteral("seed"), QString::number(static_cast<quint64>(*s.seed)));
+    put(m, "thinking", s.thinking);
     return m;
 }
 
@@ -70,5 +71,6 @@ st::SamplingSettings sampling_settings_from(const QVariantMap& m) {
         const quint64 seed = m.value(QStringLiteral("seed")).toString().trimmed().toULongLong(&ok);
         if (ok) s.seed = static_cast<std::int64_t>(seed);
     }
+    if (present(m, "thinking")) s.thinking = m.value(QStringLiteral("thinking")).toBool();
     return s;
 }

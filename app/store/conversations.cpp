@@ -41,7 +41,7 @@ Result<void> validate_title(const QString& title) {
 
 namespace {
 
-// Binds title, persona, model and sampling to parameters 1..12 (shared by INSERT and UPDATE).
+// Binds title, persona, model and sampling to parameters 1..13 (shared by INSERT and UPDATE).
 void bind_settings(Statement& stmt, const Conversation& c) {
     stmt.bind(1, c.title).bind(2, c.persona_id).bind(3, c.model_id);
     detail::bind_sampling(stmt, 4, c.sampling);
@@ -59,10 +59,10 @@ Result<Conversation> Store::create_conversation(const Conversation& draft) {
     auto stmt = db_.prepare(
         "INSERT INTO conversations (title, persona_id, model_id, " + detail::sampling_columns() +
         ", pinned, archived, created_at, updated_at) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15)");
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)");
     if (!stmt) return stmt.error();
     bind_settings(*stmt, draft);
-    stmt->bind(13, draft.pinned).bind(14, draft.archived).bind(15, now_ms());
+    stmt->bind(14, draft.pinned).bind(15, draft.archived).bind(16, now_ms());
     if (auto rc = stmt->run(); !rc)
         return context("creating the conversation (does its persona or model still exist?)",
                        rc.error());
@@ -111,10 +111,10 @@ Result<void> Store::update_conversation(const Conversation& c) {
     if (auto rc = validate(c); !rc) return rc;
     auto stmt = db_.prepare(
         "UPDATE conversations SET title = ?1, persona_id = ?2, model_id = ?3, " +
-        detail::sampling_assignments(4) + ", pinned = ?13, archived = ?14 WHERE id = ?15");
+        detail::sampling_assignments(4) + ", pinned = ?14, archived = ?15 WHERE id = ?16");
     if (!stmt) return stmt.error();
     bind_settings(*stmt, c);
-    stmt->bind(13, c.pinned).bind(14, c.archived).bind(15, c.id);
+    stmt->bind(14, c.pinned).bind(15, c.archived).bind(16, c.id);
     if (auto rc = stmt->run(); !rc)
         return context("saving the conversation (does its persona or model still exist?)",
                        rc.error());

@@ -4,7 +4,8 @@
 //     "conversation": { "title", "created_at", "updated_at", "pinned", "archived",
 //                       "sampling": { "temperature", "top_p", "min_p", "top_k",
 //                                     "repeat_penalty", "frequency_penalty",
-//                                     "presence_penalty", "seed", "max_tokens" } },
+//                                     "presence_penalty", "seed", "max_tokens",
+//                                     "thinking": true|false } },
 //     "persona": null | { "name", "system_prompt", "keep_warm", "color", "avatar",
 //                         "sampling": { as the conversation's } },
 //     "model": null | { "fingerprint", "display_name" },
@@ -14,14 +15,16 @@
 //                     "stats": { "ttft_ms", "tokens_per_second", "prompt_tokens_cached",
 //                                "prompt_tokens_computed", "generated_tokens",
 //                                "seed": "decimal string",
-//                                "finish_reason": "stop"|"length"|"cancelled"|"error" } } ],
+//                                "finish_reason": "stop"|"length"|"cancelled"|"error",
+//                                "reasoning_ms" } } ],
 //                                                                               (optional)
 //     "active_leaf": null | index }
 //
 // Times are UTC with milliseconds ("2024-05-01T10:00:00.123Z"). Database ids never appear.
 // Every field inside "sampling" and "stats" is optional, so the penalties, a persona's
-// sampling and a reply's seed and finish reason (added with schema v5) are additions
-// within version 1: older exports import as before, and older Hearths skip them.
+// sampling and a reply's seed and finish reason (added with schema v5), the thinking switch
+// and a reply's reasoning time (v6) are additions within version 1: older exports import
+// as before, and older Hearths skip them.
 #pragma once
 
 namespace hearth::store {

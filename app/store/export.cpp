@@ -37,6 +37,7 @@ QJsonObject sampling_json(const SamplingSettings& s) {
     put(o, "presence_penalty", s.presence_penalty);
     if (s.seed) o.insert(QLatin1String("seed"), QJsonValue(static_cast<qint64>(*s.seed)));
     put(o, "max_tokens", s.max_tokens);
+    put(o, "thinking", s.thinking);
     return o;
 }
 
@@ -54,6 +55,7 @@ QJsonObject stats_json(const GenerationStats& s) {
     if (s.seed) o.insert(QLatin1String("seed"), QString::number(*s.seed));
     if (s.finish_reason)
         o.insert(QLatin1String("finish_reason"), finish_reason_name(*s.finish_reason));
+    put(o, "reasoning_ms", s.reasoning_ms);
     return o;
 }
 

@@ -133,6 +133,11 @@ Result<SamplingSettings> read_sampling(const QJsonObject& o, const std::string& 
     s.top_k = narrow(*top_k);
     s.seed = *seed;
     s.max_tokens = narrow(*max_tokens);
+    const QJsonValue thinking = o.value(QLatin1String("thinking"));
+    if (thinking.isBool())
+        s.thinking = thinking.toBool();
+    else if (!thinking.isUndefined() && !thinking.isNull())
+        return invalid(at(where, "thinking"), "must be true or false");
     if (auto rc = detail::validate_sampling(s); !rc) return invalid(where, rc.message());
     return s;
 }
@@ -170,6 +175,10 @@ Result<GenerationStats> read_stats(const QJsonObject& o, const std::string& wher
         if (!number) return number.error();
         if (*number) s.seed = static_cast<std::uint64_t>(**number);
     }
+    auto reasoning = number_field(o, "reasoning_ms", where);
+    if (!reasoning) return reasoning.error();
+    if (*reasoning && **reasoning < 0) return invalid(where, "has a negative time or speed");
+    s.reasoning_ms = *reasoning;
     auto reason = text_field(o, "finish_reason", where, false, 16);
     if (!reason) return reason.error();
     if (!reason->isEmpty()) {
@@ -398,8 +407,8 @@ Result<Id> Store::import_json(const QByteArray& data) {
     auto stmt = db_.prepare(
         "INSERT INTO messages (conversation_id, parent_id, role, content, token_ids, "
         "token_fingerprint, state, created_at, updated_at, ttft_ms, tokens_per_second, "
-        "prompt_tokens_cached, prompt_tokens_computed, generated_tokens, seed, finish_reason) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "prompt_tokens_cached, prompt_tokens_computed, generated_tokens, seed, finish_reason, "
+        "reasoning_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!stmt) return stmt.error();
     std::vector<Id> ids;
     ids.reserve(messages.size());
@@ -423,6 +432,7 @@ Result<Id> Store::import_json(const QByteArray& data) {
             stmt->bind(16, finish_reason_name(*m.stats.finish_reason));
         else
             stmt->bind_null(16);
+        stmt->bind(17, m.stats.reasoning_ms);
         if (auto rc = stmt->run(); !rc) return context("importing the conversation", rc.error());
         ids.push_back(db_.last_insert_id());
     }

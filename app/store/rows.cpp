@@ -70,8 +70,8 @@ namespace detail {
 namespace {
 
 constexpr const char* kSamplingNames[kSamplingColumnCount] = {
-    "temperature",      "top_p", "min_p",     "top_k", "repeat_penalty", "frequency_penalty",
-    "presence_penalty", "seed",  "max_tokens"};
+    "temperature",      "top_p", "min_p",      "top_k",   "repeat_penalty", "frequency_penalty",
+    "presence_penalty", "seed",  "max_tokens", "thinking"};
 
 std::optional<int> optional_int(const Statement& row, int column) {
     return row.is_null(column) ? std::nullopt : std::optional(row.column_int(column));
@@ -110,6 +110,7 @@ SamplingSettings read_sampling(const Statement& row, int c) {
     s.presence_penalty = row.column_optional_double(c + 6);
     s.seed = row.column_optional_int64(c + 7);
     s.max_tokens = optional_int(row, c + 8);
+    if (!row.is_null(c + 9)) s.thinking = row.column_bool(c + 9);
     return s;
 }
 
@@ -117,6 +118,7 @@ void bind_sampling(Statement& stmt, int i, const SamplingSettings& s) {
     stmt.bind(i + 0, s.temperature).bind(i + 1, s.top_p).bind(i + 2, s.min_p);
     stmt.bind(i + 3, s.top_k).bind(i + 4, s.repeat_penalty).bind(i + 5, s.frequency_penalty);
     stmt.bind(i + 6, s.presence_penalty).bind(i + 7, s.seed).bind(i + 8, s.max_tokens);
+    stmt.bind(i + 9, s.thinking);
 }
 
 Result<Message> read_message(const Statement& row, int c) {
@@ -149,6 +151,7 @@ Result<Message> read_message(const Statement& row, int c) {
         if (!m.stats.finish_reason)
             return make_error("message " + std::to_string(m.id) + " has an unknown finish reason");
     }
+    m.stats.reasoning_ms = row.column_optional_double(c + 17);
     return m;
 }
 

@@ -143,6 +143,14 @@ ALTER TABLE personas ADD COLUMN seed INTEGER;
 ALTER TABLE personas ADD COLUMN max_tokens INTEGER;
 )sql";
 
+// v6: reasoning models (Qwen3): conversations and personas turn thinking on or off (NULL:
+// on), and a reply remembers how long its reasoning took.
+constexpr const char* kV6 = R"sql(
+ALTER TABLE conversations ADD COLUMN thinking INTEGER CHECK (thinking IN (0, 1));
+ALTER TABLE personas ADD COLUMN thinking INTEGER CHECK (thinking IN (0, 1));
+ALTER TABLE messages ADD COLUMN reasoning_ms REAL;
+)sql";
+
 // Runs one step: its SQL and the version bump commit together or not at all.
 Result<void> step(Database& db, int to, int target, const char* sql) {
     if (to > target) return {};
@@ -199,6 +207,9 @@ Result<void> migrate(Database& db, int target) {
             [[fallthrough]];
         case 4:
             if (auto rc = step(db, 5, target, kV5); !rc) return rc;
+            [[fallthrough]];
+        case 5:
+            if (auto rc = step(db, 6, target, kV6); !rc) return rc;
             [[fallthrough]];
         case kSchemaVersion:
             break;

@@ -37,6 +37,8 @@ struct SamplingSettings {
     std::optional<double> presence_penalty;
     std::optional<std::int64_t> seed;
     std::optional<int> max_tokens;
+    // Reasoning on or off, for models whose template has a switch (Qwen3); unset: on.
+    std::optional<bool> thinking;
     bool operator==(const SamplingSettings&) const = default;
 };
 
@@ -56,6 +58,7 @@ struct GenerationStats {
     std::optional<std::int64_t> generated_tokens;
     std::optional<std::uint64_t> seed;  // the sampling seed (all 64 bits are kept)
     std::optional<FinishReason> finish_reason;
+    std::optional<double> reasoning_ms;  // how long the reply's reasoning block took
     bool operator==(const GenerationStats&) const = default;
 };
 

@@ -71,6 +71,7 @@ class TestStoreExchange : public QObject {
         c.sampling.top_k = 50;
         c.sampling.frequency_penalty = 0.5;
         c.sampling.presence_penalty = -0.25;
+        c.sampling.thinking = false;
         auto conv = store_->create_conversation(c);
         if (!conv) return conv.error();
         auto u = store_->append_message(
@@ -95,6 +96,7 @@ class TestStoreExchange : public QObject {
         stats.generated_tokens = 3;
         stats.seed = 0xfffffffffffffff0ULL;  // past int64 and past a double's integers
         stats.finish_reason = FinishReason::Cancelled;
+        stats.reasoning_ms = 1234.5;
         if (auto f = store_->finish_reply(*r, stats, MessageState::Interrupted); !f)
             return f.error();
         return conv->id;
@@ -147,6 +149,7 @@ class TestStoreExchange : public QObject {
         HEARTH_CHECK(copy);
         QCOMPARE(copy->sampling, original->sampling);
         QCOMPARE(copy->sampling.presence_penalty, std::optional(-0.25));
+        QCOMPARE(copy->sampling.thinking, std::optional(false));
         QCOMPARE(copy->persona_id, original->persona_id);  // an identical persona is reused
         QCOMPARE(copy->model_id, original->model_id);      // a known fingerprint is linked
         QCOMPARE(copy->created_at, original->created_at);
@@ -164,6 +167,7 @@ class TestStoreExchange : public QObject {
         }
         QCOMPARE(b->back().message.stats.seed, std::optional(0xfffffffffffffff0ULL));
         QCOMPARE(b->back().message.stats.finish_reason, std::optional(FinishReason::Cancelled));
+        QCOMPARE(b->back().message.stats.reasoning_ms, std::optional(1234.5));
         auto personas = store_->personas();
         HEARTH_CHECK(personas);
         QCOMPARE(personas->size(), std::size_t{1});
@@ -308,6 +312,12 @@ class TestStoreExchange : public QObject {
         QTest::addRow("unknown finish reason")
             << stat("finish_reason", QStringLiteral("bored")) << "messages[2].stats.finish_reason";
         QTest::addRow("negative seed") << stat("seed", QStringLiteral("-1")) << "stats.seed";
+        QTest::addRow("negative reasoning time") << stat("reasoning_ms", -5) << "messages[2].stats";
+        QTest::addRow("thinking not a bool") << Mutation([](QJsonObject& o) {
+            QJsonObject c = o[QStringLiteral("conversation")].toObject();
+            c[QStringLiteral("sampling")] = QJsonObject{{"thinking", "no"}};
+            o[QStringLiteral("conversation")] = c;
+        }) << "sampling.thinking";
         QTest::addRow("seed not digits") << stat("seed", QStringLiteral("0x10")) << "stats.seed";
         QTest::addRow("seed past 64 bits")
             << stat("seed", QStringLiteral("18446744073709551616")) << "stats.seed";

@@ -13,12 +13,13 @@ using namespace hearth::store::test;
 
 namespace {
 
-// Data as Hearth would have written it at `version` (1..4), in that version's columns.
+// Data as Hearth would have written it at `version` (1..5), in that version's columns.
 // Message 2 has two children; the thread on screen ends at the older one (4), so the v4
 // backfill of remembered choices is observable: without it, the newest child (5) wins.
 bool seed(Database& db, int version) {
     const char* common = R"sql(
-        INSERT INTO personas VALUES (1, 'Ada', 'You are Ada.', 1, '#112233', 'A', 1000, 1000);
+        INSERT INTO personas (id, name, system_prompt, keep_warm, color, avatar, created_at, updated_at)
+          VALUES (1, 'Ada', 'You are Ada.', 1, '#112233', 'A', 1000, 1000);
         INSERT INTO models VALUES (1, '/models/x.gguf', 'abcdef01', 'X', 1000, 2000);
         INSERT INTO conversations (id, title, persona_id, model_id, temperature, seed, created_at, updated_at)
           VALUES (1, 'Migrated chat', 1, 1, 0.7, 9007199254740993, 1000, 3000);
@@ -160,6 +161,9 @@ class TestStoreSchema : public QObject {
         QCOMPARE(reply->stats.ttft_ms, std::optional<double>(12.5));
         QVERIFY(!reply->stats.seed);
         QVERIFY(!reply->stats.finish_reason);
+        // v6's too.
+        QVERIFY(!c->sampling.thinking);
+        QVERIFY(!reply->stats.reasoning_ms);
         auto persona = store->persona(1);
         HEARTH_CHECK(persona);
         QCOMPARE(persona->name, QStringLiteral("Ada"));
@@ -176,6 +180,12 @@ class TestStoreSchema : public QObject {
         auto tuned = store->persona(1);
         HEARTH_CHECK(tuned);
         QCOMPARE(tuned->sampling.presence_penalty, std::optional<double>(0.5));
+        c->sampling.thinking = false;
+        HEARTH_CHECK(store->update_conversation(*c));
+        auto switched = store->conversation(1);
+        HEARTH_CHECK(switched);
+        QCOMPARE(switched->sampling.thinking, std::optional<bool>(false));
+        QCOMPARE(switched->sampling.frequency_penalty, std::optional<double>(0.5));
 
         // Messages written before the search index existed are found.
         auto hits = store->search(QStringLiteral("giraffes"));

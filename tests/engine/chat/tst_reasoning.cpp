@@ -67,22 +67,34 @@ class TestReasoning : public QObject {
         QTest::addColumn<QString>("answer");
         QTest::addColumn<bool>("has");
         QTest::addColumn<bool>("open");
-        QTest::newRow("closed") << "<think>\nWeigh it.\n</think>\n\nParis." << "Weigh it."
+        QTest::newRow("closed") << "<think>\nWeigh it.\n</think>\n\nParis."
+                                << "Weigh it."
                                 << "Paris." << true << false;
-        QTest::newRow("still thinking") << "<think>\nHmm, the cap" << "Hmm, the cap" << ""
-                                        << true << true;
-        QTest::newRow("just opened") << "<think>" << "" << "" << true << true;
-        QTest::newRow("none") << "Paris." << "" << "Paris." << false << false;
-        QTest::newRow("leading whitespace") << "\n <think>a</think>b" << "a" << "b" << true
-                                            << false;
-        QTest::newRow("opened by the prompt (R1)") << "a\nb\n</think>\n\nc" << "a\nb" << "c"
-                                                   << true << false;
-        QTest::newRow("empty block (thinking off)") << "<think>\n\n</think>\n\nOK" << "" << "OK"
-                                                    << true << false;
-        QTest::newRow("tag in the answer only") << "Use <think> tags." << ""
+        QTest::newRow("still thinking") << "<think>\nHmm, the cap"
+                                        << "Hmm, the cap"
+                                        << "" << true << true;
+        QTest::newRow("just opened") << "<think>"
+                                     << ""
+                                     << "" << true << true;
+        QTest::newRow("none") << "Paris."
+                              << ""
+                              << "Paris." << false << false;
+        QTest::newRow("leading whitespace") << "\n <think>a</think>b"
+                                            << "a"
+                                            << "b" << true << false;
+        QTest::newRow("opened by the prompt (R1)") << "a\nb\n</think>\n\nc"
+                                                   << "a\nb"
+                                                   << "c" << true << false;
+        QTest::newRow("empty block (thinking off)") << "<think>\n\n</think>\n\nOK"
+                                                    << ""
+                                                    << "OK" << true << false;
+        QTest::newRow("tag in the answer only") << "Use <think> tags."
+                                                << ""
                                                 << "Use <think> tags." << false << false;
-        QTest::newRow("answer keeps inner newlines") << "<think>x</think>\n\nA\n\nB\n" << "x"
-                                                     << "A\n\nB\n" << true << false;
+        QTest::newRow("answer keeps inner newlines") << "<think>x</think>\n\nA\n\nB\n"
+                                                     << "x"
+                                                     << "A\n\nB\n"
+                                                     << true << false;
     }
     void split() {
         QFETCH(QString, text);
@@ -141,9 +153,8 @@ class TestReasoning : public QObject {
         PromptBuilder b(tok, qwen3(true));
         const std::string thought = "<think>\nR1\n</think>\n\nA1";
         const std::vector<hearth::TokenId> stored = tok.encode(thought + "<|im_end|>", true);
-        std::vector<Message> m = {{Role::User, "U1", {}},
-                                  {Role::Assistant, thought, stored},
-                                  {Role::User, "U2", {}}};
+        std::vector<Message> m = {
+            {Role::User, "U1", {}}, {Role::Assistant, thought, stored}, {Role::User, "U2", {}}};
         auto p = b.build(m);
         QVERIFY(p);
         std::vector<Message> plain = m;

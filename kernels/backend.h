@@ -74,6 +74,9 @@ struct RopeParams {
     float freq_base = 10000.0f;
     float freq_scale = 1.0f;              // linear scaling: position · freq_scale
     const float* freq_factors = nullptr;  // [n_rot/2] Llama 3 rope_freqs, or null
+    // cos and sin multiplied by this (ggml's mscale: LongRoPE's attention factor, Phi-3
+    // 128k); 1 leaves them as they are.
+    float attn_factor = 1.0f;
 };
 
 // The paged KV cache of one layer, passed to kernels by value (as FlashInfer's

@@ -150,6 +150,8 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load_weights(const gguf::GgufFil
     HEARTH_TRY(m->output_norm_, vector(backend, file, "output_norm.weight", E));
     if (file.find_tensor("rope_freqs.weight")) {
         HEARTH_TRY(m->rope_freqs_, vector(backend, file, "rope_freqs.weight", c.n_rot / 2));
+    } else if (!c.rope_factors_tensor.empty()) {  // Phi-3 LongRoPE: long or short factors
+        HEARTH_TRY(m->rope_freqs_, vector(backend, file, c.rope_factors_tensor, c.n_rot / 2));
     }
     m->layers_.resize(static_cast<size_t>(c.n_layer));
     for (int64_t l = 0; l < c.n_layer; ++l) {
@@ -203,6 +205,7 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load_weights(const gguf::GgufFil
                               ? 1.0f / c.rope_scaling_factor
                               : 1.0f;
     m->rope_.freq_factors = m->rope_freqs_ ? m->rope_freqs_->as<float>() : nullptr;
+    m->rope_.attn_factor = c.rope_attn_factor;
     m->rope_swa_ = m->rope_;  // llama.cpp: the local base, scaled only for Gemma 2
     m->rope_swa_.freq_base = c.rope_freq_base_swa;
     if (!c.rope_scaling_swa) m->rope_swa_.freq_scale = 1.0f;

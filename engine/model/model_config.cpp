@@ -164,14 +164,25 @@ Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
     if (c.architecture == "phi3") {
         c.fused_gate_up = true;
         // Q scaled by 1/√head_dim before attention, as llama.cpp's phi3 graph. Its sliding
-        // window key is ignored, as llama.cpp ignores it. LongRoPE (the 128k models' long
-        // and short factors with their attention factor) is not implemented.
+        // window key is ignored, as llama.cpp ignores it.
         c.query_scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
-        if (file.find_tensor("rope_factors_long.weight") ||
-            file.find_tensor("rope_factors_short.weight"))
+        // LongRoPE (the 128k models): long and short frequency factors, one set chosen for
+        // the context, and an attention factor on cos and sin.
+        const bool has_long = file.find_tensor("rope_factors_long.weight") != nullptr;
+        const bool has_short = file.find_tensor("rope_factors_short.weight") != nullptr;
+        if (has_long != has_short)
             return make_error(
-                "phi3 with LongRoPE factors (the 128k-context models) is not "
-                "supported yet");
+                "phi3 LongRoPE needs both rope_factors_long.weight and "
+                "rope_factors_short.weight; the file has one of them");
+        if (has_long) {
+            const int64_t original =
+                c.rope_original_context > 0 ? c.rope_original_context : c.context_length;
+            c.rope_factors_tensor = c.context_length > original ? "rope_factors_long.weight"
+                                                                : "rope_factors_short.weight";
+            if (auto v = file.get_f32(p + "rope.scaling.attn_factor")) c.rope_attn_factor = *v;
+            if (!std::isfinite(c.rope_attn_factor) || c.rope_attn_factor <= 0.0f)
+                return make_error(p + "rope.scaling.attn_factor must be a positive number");
+        }
     }
     return c;
 }

@@ -57,6 +57,12 @@ struct ModelConfig {
     // logits likewise; 0: none.
     float attn_softcap = 0.0f;
     float final_softcap = 0.0f;
+    // Phi-3 LongRoPE (the 128k models): the frequency factors to use, "rope_factors_long"
+    // or "rope_factors_short" (empty: none), and the factor cos and sin are scaled by.
+    // As llama.cpp: the long ones when the context (Hearth serves the model's whole
+    // context_length) is longer than rope.scaling.original_context_length.
+    std::string rope_factors_tensor;
+    float rope_attn_factor = 1.0f;
     bool is_swa(int64_t layer) const {
         return layer >= 0 && layer < static_cast<int64_t>(swa_layers.size()) &&
                swa_layers[static_cast<std::size_t>(layer)];

@@ -220,6 +220,11 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
         w.add_f32(a + ".rope.freq_base_swa", s.rope_freq_base_swa);
     }
     w.add_f32(a + ".rope.freq_base", s.rope_freq_base);
+    if (s.longrope_original_context > 0) {
+        w.add_u32(a + ".rope.scaling.original_context_length",
+                  static_cast<uint32_t>(s.longrope_original_context));
+        w.add_f32(a + ".rope.scaling.attn_factor", s.rope_attn_factor);
+    }
     w.add_u32(a + ".vocab_size", static_cast<uint32_t>(n_vocab));
     w.add_string("tokenizer.ggml.model", "gpt2");
     w.add_string("tokenizer.ggml.pre", "smollm");
@@ -262,6 +267,13 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
     HEARTH_CHECK(norm("output_norm.weight", E));
     if (!s.tied_embeddings) {
         HEARTH_CHECK(matrix("output.weight", s.weight_type, E, n_vocab));
+    }
+    if (s.longrope_original_context > 0) {  // long factors 1..8, short ones 1..1.5
+        std::vector<float> lf = rng.normal(D / 2, 1.0f), sf = rng.normal(D / 2, 1.0f);
+        for (float& x : lf) x = 1.0f + 3.5f * (1.0f + std::tanh(x));
+        for (float& x : sf) x = 1.0f + 0.25f * (1.0f + std::tanh(x));
+        HEARTH_CHECK(add_matrix(w, "rope_factors_long.weight", TensorType::F32, D / 2, 1, lf));
+        HEARTH_CHECK(add_matrix(w, "rope_factors_short.weight", TensorType::F32, D / 2, 1, sf));
     }
     for (int l = 0; l < s.n_layer; ++l) {
         const std::string p = "blk." + std::to_string(l) + ".";

@@ -30,6 +30,10 @@ struct SyntheticModelSpec {
     // gemma2: soft-caps of the attention scores and the logits (0: keys not written).
     float attn_softcap = 0.0f;
     float final_softcap = 0.0f;
+    // phi3 LongRoPE (0: none): rope.scaling.original_context_length, with random long and
+    // short frequency factors (rope_factors_long/short) and rope.scaling.attn_factor.
+    int32_t longrope_original_context = 0;
+    float rope_attn_factor = 1.0f;
     int32_t n_ff = 96;
     int32_t context_length = 1024;
     float rope_freq_base = 10000.0f;

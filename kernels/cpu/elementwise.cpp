@@ -90,7 +90,7 @@ const float* RopeTable::get(const int32_t* positions, int32_t n_tokens, const Ro
         valid_ && positions_.size() == static_cast<size_t>(n_tokens) &&
         std::equal(positions_.begin(), positions_.end(), positions) && params_.n_rot == p.n_rot &&
         params_.freq_base == p.freq_base && params_.freq_scale == p.freq_scale &&
-        (p.freq_factors == nullptr) == factors_.empty() &&
+        params_.attn_factor == p.attn_factor && (p.freq_factors == nullptr) == factors_.empty() &&
         (p.freq_factors == nullptr || std::equal(factors_.begin(), factors_.end(), p.freq_factors));
     if (same) return table_.data();
     positions_.assign(positions, positions + n_tokens);
@@ -109,8 +109,9 @@ const float* RopeTable::get(const int32_t* positions, int32_t n_tokens, const Ro
         float* row = table_.data() + static_cast<size_t>(t) * static_cast<size_t>(half) * 2;
         for (int i = 0; i < half; ++i) {
             const float th = p.freq_scale * (p.freq_factors ? theta / p.freq_factors[i] : theta);
-            row[2 * i] = std::cos(th);
-            row[2 * i + 1] = std::sin(th);
+            // ggml's rope_yarn: cosf(θ)·mscale (a product that is exact when it is 1).
+            row[2 * i] = std::cos(th) * p.attn_factor;
+            row[2 * i + 1] = std::sin(th) * p.attn_factor;
             theta *= theta_scale;
         }
     }

@@ -131,13 +131,13 @@ __global__ void kv_append_kernel(uint16_t* kc, uint16_t* vc, const float* k, con
 __host__ __device__ __forceinline__ void rope_item(float* x, const int32_t* positions, int64_t item,
                                                    int32_t half, int32_t n_heads, int32_t head_dim,
                                                    bool neox, float theta_scale, float freq_scale,
-                                                   const float* factors) {
+                                                   const float* factors, float attn_factor) {
     const int64_t t = item / half;
     const int32_t i = static_cast<int32_t>(item % half);
     float theta = static_cast<float>(positions[t]);
     for (int32_t j = 0; j < i; ++j) theta *= theta_scale;
     const float th = freq_scale * (factors ? theta / factors[i] : theta);
-    const float c = cosf(th), sn = sinf(th);
+    const float c = cosf(th) * attn_factor, sn = sinf(th) * attn_factor;
     for (int32_t h = 0; h < n_heads; ++h) {
         float* v = x + (t * n_heads + h) * head_dim;
         float& a = v[neox ? i : 2 * i];
@@ -150,10 +150,11 @@ __host__ __device__ __forceinline__ void rope_item(float* x, const int32_t* posi
 
 __global__ void rope_kernel(float* x, const int32_t* positions, int64_t items, int32_t half,
                             int32_t n_heads, int32_t head_dim, bool neox, float theta_scale,
-                            float freq_scale, const float* factors) {
+                            float freq_scale, const float* factors, float attn_factor) {
     for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < items;
          i += int64_t{gridDim.x} * blockDim.x)
-        rope_item(x, positions, i, half, n_heads, head_dim, neox, theta_scale, freq_scale, factors);
+        rope_item(x, positions, i, half, n_heads, head_dim, neox, theta_scale, freq_scale, factors,
+                  attn_factor);
 }
 
 bool rope_args_ok(const void* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
@@ -295,9 +296,9 @@ cudaError_t rope_cuda(float* x, const int32_t* positions, int32_t n_tokens, int3
     if (n_tokens == 0 || half == 0) return cudaSuccess;
     const float theta_scale = std::pow(p.freq_base, -2.0f / static_cast<float>(p.n_rot));
     const int64_t items = int64_t{n_tokens} * half;
-    rope_kernel<<<grid_for(items), kThreads, 0, stream>>>(x, positions, items, half, n_heads,
-                                                          head_dim, p.neox, theta_scale,
-                                                          p.freq_scale, p.freq_factors);
+    rope_kernel<<<grid_for(items), kThreads, 0, stream>>>(
+        x, positions, items, half, n_heads, head_dim, p.neox, theta_scale, p.freq_scale,
+        p.freq_factors, p.attn_factor);
     return cudaGetLastError();
 }
 
@@ -309,7 +310,7 @@ bool rope_on_host(float* x, const int32_t* positions, int32_t n_tokens, int32_t 
     const float theta_scale = std::pow(p.freq_base, -2.0f / static_cast<float>(p.n_rot));
     for (int64_t i = 0; i < int64_t{n_tokens} * half; ++i)
         rope_item(x, positions, i, half, n_heads, head_dim, p.neox, theta_scale, p.freq_scale,
-                  p.freq_factors);
+                  p.freq_factors, p.attn_factor);
     return true;
 }
 

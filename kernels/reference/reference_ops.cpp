@@ -152,8 +152,10 @@ void rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
                 const int i0 = p.neox ? i : 2 * i;
                 const int i1 = p.neox ? i + half : 2 * i + 1;
                 const double a = v[i0], b = v[i1];
-                v[i0] = static_cast<float>(a * std::cos(theta) - b * std::sin(theta));
-                v[i1] = static_cast<float>(a * std::sin(theta) + b * std::cos(theta));
+                const double c = std::cos(theta) * p.attn_factor;
+                const double s = std::sin(theta) * p.attn_factor;
+                v[i0] = static_cast<float>(a * c - b * s);
+                v[i1] = static_cast<float>(a * s + b * c);
             }
         }
     }

@@ -51,6 +51,16 @@ SPECS = [
     # Phi-3: Q, K and V fused in attn_qkv, gate and up in ffn_up.
     {"name": "phi3", "arch": "phi3", "seed": 16, "n_embd": 64, "n_layer": 2, "n_head": 4,
      "n_head_kv": 2, "head_dim": 0, "n_ff": 96, "type": "Q4_1", "embedding_type": "Q4_1", "untied": True},
+    # Phi-3 128k's LongRoPE: long and short frequency factors, the long ones when the
+    # context (llama.cpp's n_ctx 256 here; Hearth's, the model's 1024) is longer than
+    # the original context (64), the short ones when it is not (1024); cos and sin times
+    # the attention factor (1.19, Phi-3.5's).
+    {"name": "phi3-longrope", "arch": "phi3", "seed": 17, "n_embd": 64, "n_layer": 2, "n_head": 4,
+     "n_head_kv": 2, "head_dim": 0, "n_ff": 96, "type": "Q4_1", "embedding_type": "Q4_1", "untied": True,
+     "longrope_original_context": 64, "rope_attn_factor": 1.19},
+    {"name": "phi3-longrope-short", "arch": "phi3", "seed": 18, "n_embd": 64, "n_layer": 2,
+     "n_head": 4, "n_head_kv": 2, "head_dim": 0, "n_ff": 96, "type": "Q4_1", "embedding_type": "Q4_1",
+     "untied": True, "longrope_original_context": 1024, "rope_attn_factor": 1.19},
     # Gemma 2: soft-capped attention scores (cap 1, about these models' scores) and logits
     # (cap 4, about their size), sliding windows of 8 on layers 0 and 2; its output is
     # token_embd. (Gemma's embeddings, small: see SyntheticModelSpec::embedding_std.)
@@ -72,7 +82,8 @@ def write_model(tool, spec, path):
     if spec["untied"]:
         cmd.append("--untied")
     for key in ("sliding_window", "swa_period", "rope_freq_base", "rope_freq_base_swa",
-                "attn_softcap", "final_softcap", "embedding_std"):
+                "attn_softcap", "final_softcap", "embedding_std", "longrope_original_context",
+                "rope_attn_factor"):
         if key in spec:
             cmd += ["--" + key.replace("_", "-"), str(spec[key])]
     subprocess.run(cmd, check=True)

@@ -84,13 +84,16 @@ class TestCpuElementwise : public QObject {
         QTest::addColumn<int>("n_rot");
         QTest::addColumn<float>("freq_scale");
         QTest::addColumn<bool>("factors");
-        QTest::newRow("normal") << false << 64 << 1.0f << false;
-        QTest::newRow("neox") << true << 64 << 1.0f << false;
-        QTest::newRow("partial rotation") << false << 32 << 1.0f << false;
-        QTest::newRow("neox partial") << true << 16 << 1.0f << false;
-        QTest::newRow("linear scaling") << false << 64 << 0.25f << false;
-        QTest::newRow("llama3 factors") << false << 64 << 1.0f << true;
-        QTest::newRow("neox factors scaled") << true << 64 << 0.5f << true;
+        QTest::addColumn<float>("attn_factor");
+        QTest::newRow("normal") << false << 64 << 1.0f << false << 1.0f;
+        QTest::newRow("neox") << true << 64 << 1.0f << false << 1.0f;
+        QTest::newRow("partial rotation") << false << 32 << 1.0f << false << 1.0f;
+        QTest::newRow("neox partial") << true << 16 << 1.0f << false << 1.0f;
+        QTest::newRow("linear scaling") << false << 64 << 0.25f << false << 1.0f;
+        QTest::newRow("llama3 factors") << false << 64 << 1.0f << true << 1.0f;
+        QTest::newRow("neox factors scaled") << true << 64 << 0.5f << true << 1.0f;
+        QTest::newRow("longrope (neox, factors, attention factor)")
+            << true << 64 << 1.0f << true << 1.19f;
     }
 
     void rope() {
@@ -98,6 +101,7 @@ class TestCpuElementwise : public QObject {
         QFETCH(int, n_rot);
         QFETCH(float, freq_scale);
         QFETCH(bool, factors);
+        QFETCH(float, attn_factor);
         std::mt19937 rng(kSeed + 200);
         const int head_dim = 64, n_heads = 3;
         std::vector<float> ff = random_floats(rng, static_cast<std::size_t>(n_rot / 2), 1.0f, 8.0f);
@@ -107,6 +111,7 @@ class TestCpuElementwise : public QObject {
         p.freq_base = 500000.0f;
         p.freq_scale = freq_scale;
         p.freq_factors = factors ? ff.data() : nullptr;
+        p.attn_factor = attn_factor;
         for (int n_tokens : {1, 7, 130}) {
             std::vector<int32_t> pos(static_cast<std::size_t>(n_tokens));
             std::uniform_int_distribution<int32_t> pd(0, 8191);

@@ -132,6 +132,7 @@ class TstCudaElementwise : public QObject {
                     p.freq_base = 500000.0f;
                     p.freq_scale = with_factors ? 0.25f : 1.0f;
                     p.freq_factors = with_factors ? factors.data() : nullptr;
+                    p.attn_factor = with_factors && neox ? 1.19f : 1.0f;  // LongRoPE
                     const int32_t tokens = 6, heads = 3, dim = 64;
                     const std::vector<int32_t> pos = {0, 1, 17, 4095, 70000, 131071};
                     auto x = random_floats(rng, static_cast<size_t>(tokens) * heads * dim);

@@ -6,7 +6,7 @@
 //       [--n-head 4] [--n-head-kv 2] [--head-dim 0] [--n-ff 96] [--type Q8_0]
 //       [--embedding-type Q8_0] [--untied] [--sliding-window N --swa-period N]
 //       [--rope-freq-base F] [--rope-freq-base-swa F] [--attn-softcap F] [--final-softcap F]
-//       [--embedding-std F]
+//       [--embedding-std F] [--longrope-original-context N --rope-attn-factor F]
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -22,7 +22,7 @@ int usage(const char* argv0) {
                  "[--n-head-kv N] [--head-dim N] [--n-ff N] [--type T] [--embedding-type T] "
                  "[--untied] [--sliding-window N] [--swa-period N] [--rope-freq-base F] "
                  "[--rope-freq-base-swa F] [--attn-softcap F] [--final-softcap F] "
-                 "[--embedding-std F]\n",
+                 "[--embedding-std F] [--longrope-original-context N] [--rope-attn-factor F]\n",
                  argv0);
     return 2;
 }
@@ -73,6 +73,10 @@ int main(int argc, char** argv) {
             s.attn_softcap = std::strtof(v.c_str(), nullptr);
         } else if (a == "--final-softcap") {
             s.final_softcap = std::strtof(v.c_str(), nullptr);
+        } else if (a == "--longrope-original-context") {
+            s.longrope_original_context = std::atoi(v.c_str());
+        } else if (a == "--rope-attn-factor") {
+            s.rope_attn_factor = std::strtof(v.c_str(), nullptr);
         } else if (a == "--type" || a == "--embedding-type") {
             const auto t = hearth::quant::type_from_name(v);
             if (!t) {

@@ -91,6 +91,10 @@ SyntheticModelSpec spec_of(const QJsonObject& j) {
         s.attn_softcap = static_cast<float>(j["attn_softcap"].toDouble());
     if (j.contains("final_softcap"))
         s.final_softcap = static_cast<float>(j["final_softcap"].toDouble());
+    if (j.contains("longrope_original_context"))
+        s.longrope_original_context = j["longrope_original_context"].toInt();
+    if (j.contains("rope_attn_factor"))
+        s.rope_attn_factor = static_cast<float>(j["rope_attn_factor"].toDouble());
     return s;
 }
 

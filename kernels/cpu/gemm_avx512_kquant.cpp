@@ -1,6 +1,7 @@
-// AVX-512 kernels for the K-quants (Q4_K, Q5_K, Q6_K) against Q8xK activations, in the
-// K-quant order (kquant_few.h). Tiles of 16 tokens or more run here; fewer tokens (and
-// a tile's last few) run the few-token kernel of kquant_few.h, which gives the same bits.
+// AVX-512 kernels for the K-quants (Q4_K, Q5_K, Q6_K, Q2_K, Q3_K, IQ4_XS) against Q8xK
+// activations, in the K-quant order (kquant_few.h). Tiles of 16 tokens or more run here; fewer
+// tokens (and a tile's last few) run the few-token kernel of kquant_few.h, which gives the same
+// bits.
 //
 // Tokens lie in the lanes of a register: 16 tokens × 4 activation bytes per 512-bit
 // register, and one vpdpbusd adds a weight row's 4 bytes (broadcast, unsigned quants)
@@ -14,6 +15,10 @@
 // one accumulator per (row, token) in a tile-sized buffer. Compared with the AVX2 layout (a token's
 // 8 lanes per register), the float work per super-block is one register per 16 tokens instead of
 // one per token.
+//
+// vpdpbusd takes unsigned weights and sums in int32 (no int16 saturation), so IQ4_XS's
+// signed grid values are unpacked with 128 added and, as Q6_K's 32 and Q3_K's 4, that
+// offset comes off S1 through the activation sums (kOffsetShift).
 //
 // Built with AVX-512 F/BW/VL/VNNI enabled; called only when cpu_has_avx512(). Internal
 // linkage only, and no std:: templates instantiated (see avx2_util.h).
@@ -30,6 +35,10 @@ using quant::TensorType;
 
 using avx512::kLanes;
 constexpr int kBand = 4;  // rows per micro-kernel
+
+// The weights' offset here, as a power of two: KTraits::shift, and IQ4_XS's +128.
+template <TensorType T>
+inline constexpr int kOffsetShift = T == TensorType::IQ4_XS ? 7 : kK<T>.shift;
 constexpr int kPassRows = avx512::kTileRows;
 
 // The pass's rows, one super-block unpacked: quant bytes in element order, sub-block
@@ -67,7 +76,22 @@ static void unpack_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t b
         const uint8_t* p = w + static_cast<std::size_t>(i) * w_stride +
                            static_cast<std::size_t>(b) * kKBlockBytes<T>;
         unpack_quant_bytes<T>(p, rb.q[i]);
-        if constexpr (T == TensorType::Q6_K) {
+        if constexpr (kLowK<T>) {
+            if constexpr (T == TensorType::IQ4_XS)  // signed grid values + 128: 1..241
+                for (int k = 0; k < 256; k += 64)
+                    _mm512_store_si512(rb.q[i] + k,
+                                       _mm512_xor_si512(_mm512_load_si512(rb.q[i] + k),
+                                                        _mm512_set1_epi8(static_cast<char>(0x80))));
+            __m256i sc16, aux16;
+            lowk_scales<T>(p, sc16, aux16);
+            _mm512_store_si512(rb.scale[i], _mm512_cvtepi16_epi32(sc16));
+            // The activation sums' weights: Q2_K's mins, Q3_K's scales, and IQ4_XS's scales
+            // (its +128 offset).
+            _mm256_store_si256(reinterpret_cast<__m256i*>(rb.pairs[i]),
+                               T == TensorType::IQ4_XS ? sc16 : aux16);
+            rb.d[i] = avx2::fp16(avx2::load_u16(p + kK<T>.d));
+            rb.dmin[i] = kK<T>.mins ? avx2::fp16(avx2::load_u16(p + kK<T>.dmin)) : 0.0f;
+        } else if constexpr (T == TensorType::Q6_K) {
             const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 192));
             _mm512_store_si512(rb.scale[i], _mm512_cvtepi8_epi32(sc8));
             _mm256_store_si256(reinterpret_cast<__m256i*>(rb.pairs[i]), _mm256_cvtepi8_epi16(sc8));
@@ -115,7 +139,7 @@ static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock
         }
         const __m256i bs =
             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(act[t].bsums + 16 * b));
-        if constexpr (T == TensorType::Q6_K) {  // 16-element sub-blocks: the bsums as they are
+        if constexpr (kK<T>.sub16) {  // 16-element sub-blocks: the bsums as they are
             r[t] = _mm512_castsi256_si512(bs);
         } else {  // 32-element sub-blocks: pairs of the 16-element sums, packed to int16
             const __m256i s32 = _mm256_madd_epi16(bs, _mm256_set1_epi16(1));
@@ -123,7 +147,7 @@ static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock
                 _mm_packs_epi32(_mm256_castsi256_si128(s32), _mm256_extracti128_si256(s32, 1));
             r[t] = _mm512_castsi128_si512(s16);
         }
-        r[t] = _mm512_maskz_mov_epi32(T == TensorType::Q6_K ? 0x00ff : 0x000f, r[t]);
+        r[t] = _mm512_maskz_mov_epi32(kK<T>.sub16 ? 0x00ff : 0x000f, r[t]);
     }
     avx512::transpose16(r);
     HEARTH_UNROLL
@@ -145,8 +169,7 @@ static void pack_tokens(const GemmArgs& a, int t0, int n, int64_t b, TokensBlock
 template <TensorType T, int G>
 static inline void micro(const RowsBlock& rb, int r0, const TokensBlock* const* xs,
                          float (*const* accs)[kLanes]) {
-    constexpr bool kSix = T == TensorType::Q6_K;
-    constexpr int kSubs = kSix ? 16 : 8;
+    constexpr int kSubs = kK<T>.sub16 ? 16 : 8;
     constexpr int kGroupsPerSub = 64 / kSubs;  // 4-byte groups per sub-block
     constexpr int R = kBand;
     __m512i s1[R][G];
@@ -190,7 +213,8 @@ static inline void micro(const RowsBlock& rb, int r0, const TokensBlock* const* 
         const __m512 da = _mm512_load_ps(xs[q]->da);
         HEARTH_UNROLL
         for (int i = 0; i < R; ++i) {
-            // Q4_K/Q5_K: S2 = Σ_j m_j·Σa; Q6_K: Σ_j sc_j·Σa, 32 times which comes off S1.
+            // Q4_K/Q5_K/Q2_K: S2 = Σ_j m_j·Σa; the others: Σ_j sc_j·Σa, 2^kOffsetShift
+            // times which comes off S1.
             __m512i s2 = _mm512_setzero_si512();
             HEARTH_UNROLL
             for (int p = 0; p < kPairs; ++p)
@@ -198,10 +222,10 @@ static inline void micro(const RowsBlock& rb, int r0, const TokensBlock* const* 
                                          _mm512_set1_epi32(rb.pairs[r0 + i][p]));
             float* acc = accs[q][r0 + i];
             __m512 f;
-            if constexpr (kSix) {
-                f = _mm512_mul_ps(
-                    _mm512_cvtepi32_ps(_mm512_sub_epi32(s1[i][q], _mm512_slli_epi32(s2, 5))),
-                    _mm512_set1_ps(rb.d[r0 + i]));
+            if constexpr (!kK<T>.mins) {
+                f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(
+                                      s1[i][q], _mm512_slli_epi32(s2, kOffsetShift<T>))),
+                                  _mm512_set1_ps(rb.d[r0 + i]));
             } else {
                 f = _mm512_mul_ps(_mm512_cvtepi32_ps(s1[i][q]), _mm512_set1_ps(rb.d[r0 + i]));
                 f = _mm512_fnmadd_ps(_mm512_set1_ps(rb.dmin[r0 + i]), _mm512_cvtepi32_ps(s2), f);
@@ -296,6 +320,9 @@ static void gemm_k512(const GemmArgs& a) {
 const ActPacker kAvx512PackQ4_K{packed_bytes, pack_group<TensorType::Q4_K>, kLanes};
 const ActPacker kAvx512PackQ5_K{packed_bytes, pack_group<TensorType::Q5_K>, kLanes};
 const ActPacker kAvx512PackQ6_K{packed_bytes, pack_group<TensorType::Q6_K>, kLanes};
+const ActPacker kAvx512PackQ2_K{packed_bytes, pack_group<TensorType::Q2_K>, kLanes};
+const ActPacker kAvx512PackQ3_K{packed_bytes, pack_group<TensorType::Q3_K>, kLanes};
+const ActPacker kAvx512PackIQ4_XS{packed_bytes, pack_group<TensorType::IQ4_XS>, kLanes};
 
 void gemm_avx512_q4_k(const GemmArgs& a) {
     gemm_k512<TensorType::Q4_K>(a);
@@ -305,6 +332,16 @@ void gemm_avx512_q5_k(const GemmArgs& a) {
 }
 void gemm_avx512_q6_k(const GemmArgs& a) {
     gemm_k512<TensorType::Q6_K>(a);
+}
+
+void gemm_avx512_q2_k(const GemmArgs& a) {
+    gemm_k512<TensorType::Q2_K>(a);
+}
+void gemm_avx512_q3_k(const GemmArgs& a) {
+    gemm_k512<TensorType::Q3_K>(a);
+}
+void gemm_avx512_iq4_xs(const GemmArgs& a) {
+    gemm_k512<TensorType::IQ4_XS>(a);
 }
 
 }  // namespace hearth::kernels::cpu

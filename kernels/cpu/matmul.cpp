@@ -98,6 +98,12 @@ const TypeKernels kAvx512Q5_K{ActFormat::Q8xK, gemm_avx512_q5_k, Packing::None, 
                               &kAvx512PackQ5_K};
 const TypeKernels kAvx512Q6_K{ActFormat::Q8xK, gemm_avx512_q6_k, Packing::None, kAvx512TileTokens,
                               &kAvx512PackQ6_K};
+const TypeKernels kAvx512Q2_K{ActFormat::Q8xK, gemm_avx512_q2_k, Packing::None, kAvx512TileTokens,
+                              &kAvx512PackQ2_K};
+const TypeKernels kAvx512Q3_K{ActFormat::Q8xK, gemm_avx512_q3_k, Packing::None, kAvx512TileTokens,
+                              &kAvx512PackQ3_K};
+const TypeKernels kAvx512IQ4_XS{ActFormat::Q8xK, gemm_avx512_iq4_xs, Packing::None,
+                                kAvx512TileTokens, &kAvx512PackIQ4_XS};
 
 const TypeKernels* gemm_kernels_avx512(TensorType type) {
     switch (type) {
@@ -117,6 +123,12 @@ const TypeKernels* gemm_kernels_avx512(TensorType type) {
             return &kAvx512Q5_K;
         case TensorType::Q6_K:
             return &kAvx512Q6_K;
+        case TensorType::Q2_K:
+            return &kAvx512Q2_K;
+        case TensorType::Q3_K:
+            return &kAvx512Q3_K;
+        case TensorType::IQ4_XS:
+            return &kAvx512IQ4_XS;
         default:
             return gemm_kernels_avx2(type);
     }

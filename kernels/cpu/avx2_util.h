@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "quant/quant_types.h"
+
 // Fully unrolls the next loop. The kernels index small register arrays (accumulators
 // per row / token) by loop counters; only a complete unroll lets the compiler keep them
 // in registers instead of on the stack (GCC at -O2 does not unroll such loops itself).
@@ -94,6 +96,14 @@ static inline __m256i nibbles32(const uint8_t* p) {
     const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     const __m256i b = _mm256_insertf128_si256(_mm256_castsi128_si256(t), _mm_srli_epi16(t, 4), 1);
     return _mm256_and_si256(b, _mm256_set1_epi8(0x0f));
+}
+
+// The 32 signed grid values of an IQ4 block's 16 index bytes at qs (low nibbles, then
+// high ones), looked up in quant::kIq4nlValues.
+static inline __m256i iq4_values(const uint8_t* qs) {
+    const __m256i grid = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(quant::kIq4nlValues)));
+    return _mm256_shuffle_epi8(grid, nibbles32(qs));
 }
 
 // 32 bits → 32 bytes, byte i = 0x10 where bit i is set (the 5th bit of Q5_0/Q5_1).

@@ -69,12 +69,7 @@ static inline std::size_t units(int64_t nb) {
 template <TensorType T>
 static inline __m256i block_weights(const uint8_t* p) {
     if constexpr (T == TensorType::IQ4_NL) {
-        const __m128i grid = _mm_loadu_si128(reinterpret_cast<const __m128i*>(quant::kIq4nlValues));
-        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2));
-        const __m128i m4 = _mm_set1_epi8(0x0f);
-        const __m128i lo = _mm_shuffle_epi8(grid, _mm_and_si128(q, m4));
-        const __m128i hi = _mm_shuffle_epi8(grid, _mm_and_si128(_mm_srli_epi16(q, 4), m4));
-        return _mm256_set_m128i(hi, lo);
+        return avx2::iq4_values(p + 2);
     } else {
         return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
     }

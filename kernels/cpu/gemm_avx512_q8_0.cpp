@@ -29,7 +29,12 @@ namespace hearth::kernels::cpu {
 
 namespace {
 
+using quant::TensorType;
 constexpr std::size_t kBlockBytes = sizeof(quant::BlockQ8_0);  // 34
+// Bytes of one block of the weight type in the file (IQ4_NL: looked up into Q8_0 blocks).
+template <TensorType T>
+inline constexpr std::size_t kFileBlockBytes = T == TensorType::IQ4_NL ? sizeof(quant::BlockIQ4_NL)
+                                                                       : kBlockBytes;
 using avx512::kLanes;
 constexpr int kBand = 4;  // rows per micro-kernel
 constexpr int kUnit = 8;  // blocks per unit (256 elements)
@@ -48,6 +53,7 @@ struct alignas(64) TokensUnit {
 struct alignas(64) RowsUnit {
     int32_t neg_offset[kPassRows][kUnit];
     float d[kPassRows][kUnit];
+    uint8_t conv[kPassRows][kUnit * kBlockBytes];  // IQ4_NL: the unit as Q8_0 blocks
 };
 
 struct alignas(64) Scratch {
@@ -105,12 +111,37 @@ static void pack_group(const GemmArgs& a, int g, uint8_t* dst) {
     }
 }
 
-// Unit u of rows [0, n) of the pass (row i at w + i·w_stride): offsets and scales.
-static void prepare_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t nb, int64_t u,
-                         RowsUnit& ru) {
+// The 32 weights of the block at p (its quants: p + 2) as signed bytes.
+template <TensorType T>
+static inline __m256i block_weights(const uint8_t* p) {
+    if constexpr (T == TensorType::IQ4_NL) {
+        return avx2::iq4_values(p + 2);
+    } else {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
+    }
+}
+
+// Unit u of rows [0, n) of the pass (row i at rows[i]): offsets and scales, and urows[i],
+// where row i's Q8_0 blocks of the unit start (IQ4_NL: looked up into ru.conv once for
+// every token group).
+template <TensorType T>
+static void prepare_rows(const uint8_t* const* rows, int n, int64_t nb, int64_t u, RowsUnit& ru,
+                         const uint8_t** urows) {
     const __m256i ones8 = _mm256_set1_epi8(1);
     const __m256i ones16 = _mm256_set1_epi16(1);
     for (int i = 0; i < n; ++i) {
+        const uint8_t* unit = rows[i] + static_cast<std::size_t>(u * kUnit) * kFileBlockBytes<T>;
+        if constexpr (T == TensorType::IQ4_NL) {
+            for (int j = 0; j < kUnit && u * kUnit + j < nb; ++j) {
+                const uint8_t* p = unit + static_cast<std::size_t>(j) * kFileBlockBytes<T>;
+                uint8_t* q = ru.conv[i] + static_cast<std::size_t>(j) * kBlockBytes;
+                q[0] = p[0];
+                q[1] = p[1];
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + 2), block_weights<T>(p));
+            }
+            unit = ru.conv[i];
+        }
+        urows[i] = unit;
         for (int j = 0; j < kUnit; ++j) {
             const int64_t b = u * kUnit + j;
             if (b >= nb) {
@@ -118,8 +149,7 @@ static void prepare_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t 
                 ru.d[i][j] = 0.0f;
                 continue;
             }
-            const uint8_t* p = w + static_cast<std::size_t>(i) * w_stride +
-                               static_cast<std::size_t>(b) * kBlockBytes;
+            const uint8_t* p = unit + static_cast<std::size_t>(j) * kBlockBytes;
             // Σ w over the block: maddubs(1, w) pairs, madd to int32, then the lanes.
             const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
             const __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, q), ones16);
@@ -129,10 +159,10 @@ static void prepare_rows(const uint8_t* w, std::size_t w_stride, int n, int64_t 
     }
 }
 
-// Rows [r0, r0 + 4) (row i at rows[r0 + i]) against G ≤ 3 groups of 16 tokens (xs[q],
-// accumulators accs[q]): the nj blocks of unit u.
+// Rows [r0, r0 + 4) (row i's Q8_0 blocks of the unit at urows[r0 + i]) against G ≤ 3
+// groups of 16 tokens (xs[q], accumulators accs[q]): the unit's nj blocks.
 template <int G>
-static inline void micro(const uint8_t* const* rows, const RowsUnit& ru, int r0, int64_t u, int nj,
+static inline void micro(const uint8_t* const* urows, const RowsUnit& ru, int r0, int nj,
                          const TokensUnit* const* xs, float (*const* accs)[kLanes]) {
     __m512 acc[kBand][G];
     HEARTH_UNROLL
@@ -141,7 +171,7 @@ static inline void micro(const uint8_t* const* rows, const RowsUnit& ru, int r0,
         for (int q = 0; q < G; ++q) acc[i][q] = _mm512_load_ps(accs[q][r0 + i]);
     }
     for (int j = 0; j < nj; ++j) {
-        const std::size_t blk = static_cast<std::size_t>(u * kUnit + j) * kBlockBytes + 2;
+        const std::size_t blk = static_cast<std::size_t>(j) * kBlockBytes + 2;
         __m512i dot[kBand][G];
         HEARTH_UNROLL
         for (int i = 0; i < kBand; ++i) {
@@ -156,8 +186,8 @@ static inline void micro(const uint8_t* const* rows, const RowsUnit& ru, int r0,
             for (int q = 0; q < G; ++q) x[q] = _mm512_load_si512(xs[q]->q[8 * j + g]);
             HEARTH_UNROLL
             for (int i = 0; i < kBand; ++i) {
-                const __m512i wq =
-                    _mm512_set1_epi32(static_cast<int>(avx2::load_u32(rows[r0 + i] + blk + 4 * g)));
+                const __m512i wq = _mm512_set1_epi32(
+                    static_cast<int>(avx2::load_u32(urows[r0 + i] + blk + 4 * g)));
                 HEARTH_UNROLL
                 for (int q = 0; q < G; ++q) dot[i][q] = _mm512_dpbusd_epi32(dot[i][q], x[q], wq);
             }
@@ -182,6 +212,7 @@ static inline void micro(const uint8_t* const* rows, const RowsUnit& ru, int r0,
 
 // Rows [r0, r0 + nr) against tokens [t0, t0 + nt) (a multiple of 16 from the tile's
 // first token), nr ≤ 64, nt ≤ 256.
+template <TensorType T>
 static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) {
     const int groups = (nt + kLanes - 1) / kLanes;
     const int bands = (nr + kBand - 1) / kBand;
@@ -194,12 +225,15 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
     const auto* packed = reinterpret_cast<const TokensUnit*>(a.act_packed);
     for (std::size_t u = 0; u < nu; ++u) {
         const auto ui = static_cast<int64_t>(u);
-        prepare_rows(rows[0], a.w_stride, nr, a.nb, ui, s.w);
-        for (int i = nr; i < bands * kBand; ++i)
+        const uint8_t* urows[kPassRows];
+        prepare_rows<T>(rows, nr, a.nb, ui, s.w, urows);
+        for (int i = nr; i < bands * kBand; ++i) {
+            urows[i] = urows[nr - 1];
             for (int j = 0; j < kUnit; ++j) {
                 s.w.neg_offset[i][j] = s.w.neg_offset[nr - 1][j];
                 s.w.d[i][j] = s.w.d[nr - 1][j];
             }
+        }
         const int nj = a.nb - ui * kUnit < kUnit ? static_cast<int>(a.nb - ui * kUnit) : kUnit;
         for (int g0 = 0; g0 < groups; g0 += 3) {
             const TokensUnit* xs[3];
@@ -211,7 +245,7 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
             }
             avx512::with_groups(ng, [&](auto G) {
                 for (int band = 0; band < bands; ++band)
-                    micro<decltype(G)::value>(rows, s.w, band * kBand, ui, nj, xs, accs);
+                    micro<decltype(G)::value>(urows, s.w, band * kBand, nj, xs, accs);
             });
         }
     }
@@ -244,8 +278,9 @@ static void activation_offsets(const Q8x32Token& q8, int64_t nb, int32_t* off) {
 // rows side by side, their sums transposed for vector float steps, decoded the 1B-shaped
 // Q8_0 file ~30 % slower). The activation offsets live on the stack for up to 32768
 // columns, else on the heap.
-template <int N>
+template <TensorType T, int N>
 static void tokens_n(const GemmArgs& a, int t0) {
+    constexpr std::size_t kFileBytes = kFileBlockBytes<T>;
     constexpr int64_t kMaxBlocks = 1024;
     int32_t stack[N][kMaxBlocks];
     int32_t* heap = a.nb > kMaxBlocks ? new int32_t[static_cast<std::size_t>(a.nb) * N] : nullptr;
@@ -265,10 +300,9 @@ static void tokens_n(const GemmArgs& a, int t0) {
         HEARTH_UNROLL
         for (int t = 0; t < N; ++t) acc[t] = _mm_setzero_ps();
         for (int64_t b = 0; b < a.nb; ++b) {
-            const uint8_t* p = row + static_cast<std::size_t>(b) * kBlockBytes;
+            const uint8_t* p = row + static_cast<std::size_t>(b) * kFileBytes;
             if ((b & 1) == 0) avx2::prefetch_ahead(p);  // a line per two blocks
-            const __m256i u =
-                _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2)), flip);
+            const __m256i u = _mm256_xor_si256(block_weights<T>(p), flip);
             const __m128 dw = _mm_set_ss(avx2::fp16(avx2::load_u16(p)));
             HEARTH_UNROLL
             for (int t = 0; t < N; ++t) {
@@ -288,24 +322,32 @@ static void tokens_n(const GemmArgs& a, int t0) {
     delete[] heap;
 }
 
-}  // namespace
-
-const ActPacker kAvx512PackQ8_0{packed_bytes, pack_group, kLanes};
-
 // Tiles of 16 tokens or more with the activations packed by matmul (TypeKernels::pack_act);
 // fewer tokens, a tile's last few, or a caller that did not pack: the few-token kernel,
 // same bits.
-void gemm_avx512_q8_0(const GemmArgs& a) {
+template <TensorType T>
+static void gemm_q8_512(const GemmArgs& a) {
     int done = 0;
     if (a.act_packed) {
         Scratch& s = avx512::thread_scratch<Scratch>();
         done = avx512::run_tile_passes(a.n_rows, a.n_tokens, [&](int r0, int nr, int t0, int nt) {
-            pass(a, s, r0, nr, t0, nt);
+            pass<T>(a, s, r0, nr, t0, nt);
         });
     }
     // Up to 4 tokens per pass over the weights.
     avx2::token_runs<4>(done, a.n_tokens,
-                        [&](auto n, int t0) { tokens_n<decltype(n)::value>(a, t0); });
+                        [&](auto n, int t0) { tokens_n<T, decltype(n)::value>(a, t0); });
+}
+
+}  // namespace
+
+const ActPacker kAvx512PackQ8_0{packed_bytes, pack_group, kLanes};
+
+void gemm_avx512_q8_0(const GemmArgs& a) {
+    gemm_q8_512<TensorType::Q8_0>(a);
+}
+void gemm_avx512_iq4_nl(const GemmArgs& a) {
+    gemm_q8_512<TensorType::IQ4_NL>(a);
 }
 
 }  // namespace hearth::kernels::cpu

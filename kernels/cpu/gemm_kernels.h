@@ -100,7 +100,7 @@ extern const ActPacker kAvx2PackQ4_K, kAvx2PackQ5_K, kAvx2PackQ6_K, kAvx2PackQ8_
 extern const ActPacker kAvx2PackQ2_K, kAvx2PackQ3_K, kAvx2PackIQ4_XS;
 
 // The AVX-512 kernels (gemm_avx512_*.cpp; call only when cpu_has_avx512()). Same layouts,
-// activations and bits as the AVX2 ones. (IQ4_NL runs the AVX2 kernels at that level.)
+// activations and bits as the AVX2 ones.
 void gemm_avx512_q4_0x8(const GemmArgs& a);  // Packing::Q4_0x8
 void gemm_avx512_q4_1(const GemmArgs& a);
 void gemm_avx512_q5_0(const GemmArgs& a);
@@ -112,6 +112,7 @@ void gemm_avx512_q6_k(const GemmArgs& a);
 void gemm_avx512_q2_k(const GemmArgs& a);
 void gemm_avx512_q3_k(const GemmArgs& a);
 void gemm_avx512_iq4_xs(const GemmArgs& a);
+void gemm_avx512_iq4_nl(const GemmArgs& a);  // the Q8_0 kernels on looked-up blocks
 extern const ActPacker kAvx512PackQ4_K, kAvx512PackQ5_K, kAvx512PackQ6_K, kAvx512PackQ8_0;
 extern const ActPacker kAvx512PackQ2_K, kAvx512PackQ3_K, kAvx512PackIQ4_XS;
 

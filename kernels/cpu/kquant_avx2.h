@@ -149,11 +149,7 @@ static inline __m256i q6k_quants(__m256i l0, __m256i l1, __m256i h, int i) {
 template <quant::TensorType T, int k>
 static inline __m256i lowk_quants(const uint8_t* p) {
     if constexpr (T == quant::TensorType::IQ4_XS) {
-        const __m128i grid = _mm_loadu_si128(reinterpret_cast<const __m128i*>(quant::kIq4nlValues));
-        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8 + 16 * k));
-        const __m128i m4 = _mm_set1_epi8(0x0f);
-        return _mm256_set_m128i(_mm_shuffle_epi8(grid, _mm_and_si128(_mm_srli_epi16(q, 4), m4)),
-                                _mm_shuffle_epi8(grid, _mm_and_si128(q, m4)));
+        return avx2::iq4_values(p + 8 + 16 * k);
     } else {
         constexpr int n = k / 4, j = k % 4;  // bits 2j.. of qs[32n + l]
         constexpr bool two = T == quant::TensorType::Q2_K;

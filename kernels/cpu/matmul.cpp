@@ -102,6 +102,8 @@ const TypeKernels kAvx512Q2_K{ActFormat::Q8xK, gemm_avx512_q2_k, Packing::None, 
                               &kAvx512PackQ2_K};
 const TypeKernels kAvx512Q3_K{ActFormat::Q8xK, gemm_avx512_q3_k, Packing::None, kAvx512TileTokens,
                               &kAvx512PackQ3_K};
+const TypeKernels kAvx512IQ4_NL{ActFormat::Q8x32, gemm_avx512_iq4_nl, Packing::None,
+                                kAvx512TileTokens, &kAvx512PackQ8_0};
 const TypeKernels kAvx512IQ4_XS{ActFormat::Q8xK, gemm_avx512_iq4_xs, Packing::None,
                                 kAvx512TileTokens, &kAvx512PackIQ4_XS};
 
@@ -129,6 +131,8 @@ const TypeKernels* gemm_kernels_avx512(TensorType type) {
             return &kAvx512Q3_K;
         case TensorType::IQ4_XS:
             return &kAvx512IQ4_XS;
+        case TensorType::IQ4_NL:
+            return &kAvx512IQ4_NL;
         default:
             return gemm_kernels_avx2(type);
     }

@@ -197,16 +197,26 @@ void scale_min_k4(int j, const uint8_t* s, int& sc, int& m) {
     }
 }
 
+// Token t's Q8xK activations (act_quant.h): quants, 16-element sums, scales.
+struct Q8KToken {
+    const int8_t* qa;
+    const int16_t* bsums;
+    const float* da;
+};
+Q8KToken q8k_token(const GemmArgs& a, int t) {
+    const uint8_t* row = a.act + static_cast<std::size_t>(t) * a.act_stride;
+    return {reinterpret_cast<const int8_t*>(row),
+            reinterpret_cast<const int16_t*>(row + q8k_bsums_offset(a.nb)),
+            reinterpret_cast<const float*>(row + q8k_d_offset(a.nb))};
+}
+
 // Q4_K / Q5_K against Q8xK: per super-block d·da·Σ_j sc_j·Σ q·qa − dmin·da·Σ_j m_j·Σ qa.
 template <TensorType T>
 void gemm_q45k(const GemmArgs& a) {
     constexpr bool five = T == TensorType::Q5_K;
     constexpr std::size_t bb = five ? sizeof(quant::BlockQ5_K) : sizeof(quant::BlockQ4_K);
     for (int t = 0; t < a.n_tokens; ++t) {
-        const uint8_t* row = a.act + static_cast<std::size_t>(t) * a.act_stride;
-        const auto* qa_all = reinterpret_cast<const int8_t*>(row);
-        const auto* bsums = reinterpret_cast<const int16_t*>(row + q8k_bsums_offset(a.nb));
-        const auto* da = reinterpret_cast<const float*>(row + q8k_d_offset(a.nb));
+        const auto [qa_all, bsums, da] = q8k_token(a, t);
         for (int r = 0; r < a.n_rows; ++r) {
             const uint8_t* wr = a.w + static_cast<std::size_t>(r) * a.w_stride;
             float acc = 0.0f;
@@ -249,10 +259,7 @@ void gemm_q45k(const GemmArgs& a) {
 // Q6_K against Q8xK: d·da·Σ_j sc_j·(Σ q·qa − 32·Σ qa) over the 16 sub-blocks of 16.
 void gemm_q6k(const GemmArgs& a) {
     for (int t = 0; t < a.n_tokens; ++t) {
-        const uint8_t* row = a.act + static_cast<std::size_t>(t) * a.act_stride;
-        const auto* qa_all = reinterpret_cast<const int8_t*>(row);
-        const auto* bsums = reinterpret_cast<const int16_t*>(row + q8k_bsums_offset(a.nb));
-        const auto* da = reinterpret_cast<const float*>(row + q8k_d_offset(a.nb));
+        const auto [qa_all, bsums, da] = q8k_token(a, t);
         for (int r = 0; r < a.n_rows; ++r) {
             const uint8_t* wr = a.w + static_cast<std::size_t>(r) * a.w_stride;
             float acc = 0.0f;
@@ -347,10 +354,7 @@ void gemm_k16(const GemmArgs& a) {
     const std::size_t bb = static_cast<std::size_t>(quant::traits(T)->block_bytes);
     KBlock16 blk;
     for (int t = 0; t < a.n_tokens; ++t) {
-        const uint8_t* row = a.act + static_cast<std::size_t>(t) * a.act_stride;
-        const auto* qa_all = reinterpret_cast<const int8_t*>(row);
-        const auto* bsums = reinterpret_cast<const int16_t*>(row + q8k_bsums_offset(a.nb));
-        const auto* da = reinterpret_cast<const float*>(row + q8k_d_offset(a.nb));
+        const auto [qa_all, bsums, da] = q8k_token(a, t);
         for (int r = 0; r < a.n_rows; ++r) {
             const uint8_t* wr = a.w + static_cast<std::size_t>(r) * a.w_stride;
             float acc = 0.0f;

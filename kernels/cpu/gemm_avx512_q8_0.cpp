@@ -273,6 +273,97 @@ static void activation_offsets(const Q8x32Token& q8, int64_t nb, int32_t* off) {
     }
 }
 
+// The exact sums of four blocks' 8-lane vectors, [S0, S1, S2, S3].
+static inline __m128i sums4(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
+    const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(v0, v1), _mm256_hadd_epi32(v2, v3));
+    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+
+// IQ4_NL, few tokens. Its 18-byte blocks make the products compute- and latency-bound
+// where Q8_0's are memory-bound, so: two rows at a time (two independent chains of float
+// steps per token, where one row's chain alone waited on each fma), and four blocks'
+// sums reduced together, their float products made in one register; the fma chain
+// itself is unchanged, block by block, so the bits are those of the per-block kernel.
+// (A last odd row runs twice, its copy discarded; the blocks past a multiple of 4 one by
+// one.)
+template <int N>
+static void nl_rows(const GemmArgs& a, int t0, const Q8x32Token* tok, const int32_t* const* offs) {
+    constexpr std::size_t kNl = sizeof(quant::BlockIQ4_NL);
+    const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
+    const auto x_at = [&](int t, int64_t b) {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tok[t].qs + b * 32 * tok[t].G));
+    };
+    const auto da_at = [&](int t, int64_t b) { return tok[t].ds[b * 2 * tok[t].G]; };
+    for (int r = 0; r < a.n_rows; r += 2) {
+        const uint8_t* rows[2] = {
+            a.w + static_cast<std::size_t>(r) * a.w_stride,
+            a.w + static_cast<std::size_t>(r + 1 < a.n_rows ? r + 1 : r) * a.w_stride};
+        __m128 acc[2][N];
+        HEARTH_UNROLL
+        for (int k = 0; k < 2; ++k) {
+            HEARTH_UNROLL
+            for (int t = 0; t < N; ++t) acc[k][t] = _mm_setzero_ps();
+        }
+        int64_t b = 0;
+        for (; b + 4 <= a.nb; b += 4) {
+            HEARTH_UNROLL
+            for (int k = 0; k < 2; ++k) {
+                const uint8_t* p = rows[k] + static_cast<std::size_t>(b) * kNl;
+                avx2::prefetch_ahead(p);
+                avx2::prefetch_ahead(p + 64);
+                __m256i u[4];
+                HEARTH_UNROLL
+                for (int j = 0; j < 4; ++j)
+                    u[j] = _mm256_xor_si256(avx2::iq4_values(p + j * kNl + 2), flip);
+                const __m128 dw = _mm_cvtph_ps(
+                    _mm_setr_epi16(static_cast<short>(avx2::load_u16(p)),
+                                   static_cast<short>(avx2::load_u16(p + kNl)),
+                                   static_cast<short>(avx2::load_u16(p + 2 * kNl)),
+                                   static_cast<short>(avx2::load_u16(p + 3 * kNl)), 0, 0, 0, 0));
+                HEARTH_UNROLL
+                for (int t = 0; t < N; ++t) {
+                    const __m256i z = _mm256_setzero_si256();
+                    const __m128i s = _mm_sub_epi32(
+                        sums4(_mm256_dpbusd_epi32(z, u[0], x_at(t, b)),
+                              _mm256_dpbusd_epi32(z, u[1], x_at(t, b + 1)),
+                              _mm256_dpbusd_epi32(z, u[2], x_at(t, b + 2)),
+                              _mm256_dpbusd_epi32(z, u[3], x_at(t, b + 3))),
+                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(offs[t] + b)));
+                    const __m128 f = _mm_mul_ps(_mm_cvtepi32_ps(s), dw);
+                    __m128 c = acc[k][t];
+                    c = _mm_fmadd_ss(f, _mm_set_ss(da_at(t, b)), c);
+                    c = _mm_fmadd_ss(_mm_movehdup_ps(f), _mm_set_ss(da_at(t, b + 1)), c);
+                    c = _mm_fmadd_ss(_mm_movehl_ps(f, f), _mm_set_ss(da_at(t, b + 2)), c);
+                    c = _mm_fmadd_ss(_mm_shuffle_ps(f, f, 3), _mm_set_ss(da_at(t, b + 3)), c);
+                    acc[k][t] = c;
+                }
+            }
+        }
+        for (; b < a.nb; ++b) {
+            HEARTH_UNROLL
+            for (int k = 0; k < 2; ++k) {
+                const uint8_t* p = rows[k] + static_cast<std::size_t>(b) * kNl;
+                const __m256i u = _mm256_xor_si256(avx2::iq4_values(p + 2), flip);
+                const __m128 dw = _mm_set_ss(avx2::fp16(avx2::load_u16(p)));
+                HEARTH_UNROLL
+                for (int t = 0; t < N; ++t) {
+                    const int32_t sum =
+                        avx2::hsum_i32(_mm256_dpbusd_epi32(_mm256_setzero_si256(), u, x_at(t, b))) -
+                        offs[t][b];
+                    const __m128 f = _mm_mul_ss(_mm_cvtsi32_ss(_mm_setzero_ps(), sum), dw);
+                    acc[k][t] = _mm_fmadd_ss(f, _mm_set_ss(da_at(t, b)), acc[k][t]);
+                }
+            }
+        }
+        for (int k = 0; k < 2 && r + k < a.n_rows; ++k) {
+            HEARTH_UNROLL
+            for (int t = 0; t < N; ++t)
+                a.out[static_cast<std::size_t>(t0 + t) * a.out_stride +
+                      static_cast<std::size_t>(r + k)] = _mm_cvtss_f32(acc[k][t]);
+        }
+    }
+}
+
 // Tokens [t0, t0 + N) against every row. Each row's chains run in scalar float steps,
 // the rows one after another: one weight stream, as the AVX2 decode kernel reads them (8
 // rows side by side, their sums transposed for vector float steps, decoded the 1B-shaped
@@ -294,6 +385,11 @@ static void tokens_n(const GemmArgs& a, int t0) {
         offs[t] = o;
     }
     const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
+    if constexpr (T == TensorType::IQ4_NL) {
+        nl_rows<N>(a, t0, tok, offs);
+        delete[] heap;
+        return;
+    }
     for (int r = 0; r < a.n_rows; ++r) {
         const uint8_t* row = a.w + static_cast<std::size_t>(r) * a.w_stride;
         __m128 acc[N];

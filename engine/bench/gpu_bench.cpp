@@ -34,7 +34,8 @@ Result<Shape> shape_named(const std::string& name) {
 
 Result<quant::TensorType> type_named(const std::string& name) {
     using T = quant::TensorType;
-    for (T t : {T::F16, T::Q4_0, T::Q4_1, T::Q5_0, T::Q5_1, T::Q8_0, T::Q4_K, T::Q5_K, T::Q6_K})
+    for (T t : {T::F16, T::Q4_0, T::Q4_1, T::Q5_0, T::Q5_1, T::Q8_0, T::Q2_K, T::Q3_K, T::Q4_K,
+                T::Q5_K, T::Q6_K, T::IQ4_NL, T::IQ4_XS})
         if (quant::traits(t)->name == name) return t;
     return make_error("no random weights of type " + name);
 }

@@ -148,6 +148,19 @@ Result<void> add_random_blocks(gguf::GgufWriter& w, const std::string& name, Ten
             case TensorType::Q6_K:  // d after ql, qh and 16 int8 scales (random: |sc| ~ 64)
                 put16(at + 128 + 64 + 16, step_for(6) / 64.0f);
                 break;
+            case TensorType::Q2_K:  // 4-bit scales and mins (mean ~7.5); q 0..3 around m
+                put16(at + 80, step_for(2) / 7.5f);
+                put16(at + 82, step_for(2) * 1.5f);
+                break;
+            case TensorType::Q3_K:  // d after hmask, qs, scales (6-bit from −32: |sc| ~ 16)
+                put16(at + 32 + 64 + 12, step_for(3) / 16.0f);
+                break;
+            case TensorType::IQ4_NL:  // the grid's values deviate by ~65
+                put16(at, stddev / 65.0f);
+                break;
+            case TensorType::IQ4_XS:  // 6-bit scales from −32 (|ls| ~ 16) × the grid (~65)
+                put16(at, stddev / (16.0f * 65.0f));
+                break;
             default:
                 break;
         }

@@ -143,7 +143,7 @@ class TestTemplateGoldens : public QObject {
     Q_OBJECT
 
     QJsonObject goldens_;
-    std::map<QString, hearth::test::VocabFile> vocabs_;
+    hearth::test::VocabFiles vocabs_;
 
     QJsonObject templ(const QString& name) const {
         return goldens_["templates"].toObject()[name].toObject();
@@ -154,17 +154,7 @@ class TestTemplateGoldens : public QObject {
     }
 
     const Tokenizer* load(const QString& file, const QString& path) {
-        auto it = vocabs_.find(file);
-        if (it == vocabs_.end()) {
-            auto v = hearth::test::load_vocab_file(path);
-            if (!v) {
-                QTest::qFail(qPrintable(path + ": " + QString::fromStdString(v.message())),
-                             __FILE__, __LINE__);
-                return nullptr;
-            }
-            it = vocabs_.emplace(file, std::move(v).value()).first;
-        }
-        return it->second.tokenizer.get();
+        return vocabs_.get(file, path);
     }
 
     // One row per golden case; with_ids: the cases that have llama.cpp's ids.

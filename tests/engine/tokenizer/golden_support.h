@@ -93,4 +93,22 @@ class Mismatches {
     QStringList lines_;
 };
 
+// Every golden case's text encoded with special tokens off and on against llama.cpp's ids
+// ("ids", "ids_special"); fails the calling test on a difference.
+inline void check_encodings(const Tokenizer& tok, const QJsonArray& cases) {
+    Mismatches off, on;
+    for (const QJsonValue& value : cases) {
+        const QJsonObject c = value.toObject();
+        const std::string text = c["text"].toString().toStdString();
+        const std::vector<TokenId> want = ids_of(c["ids"]);
+        const std::vector<TokenId> want_special = ids_of(c["ids_special"]);
+        const std::vector<TokenId> got = tok.encode(text, false);
+        const std::vector<TokenId> got_special = tok.encode(text, true);
+        if (got != want) off.add_ids(text, want, got);
+        if (got_special != want_special) on.add_ids(text, want_special, got_special);
+    }
+    off.check("parse_special=false", cases.size());
+    on.check("parse_special=true", cases.size());
+}
+
 }  // namespace hearth::test

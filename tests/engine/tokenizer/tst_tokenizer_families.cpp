@@ -88,22 +88,12 @@ std::vector<LlamaTest> read_llama_tests(const QString& inp_path, const QString& 
 class TestTokenizerFamilies : public QObject {
     Q_OBJECT
 
-    std::map<QString, hearth::test::VocabFile> vocabs_;
+    hearth::test::VocabFiles vocabs_;
     std::map<QString, QJsonObject> goldens_;
 
     // The family's tokenizer, loaded once; nullptr after a QSKIP/QFAIL in the caller.
     const Tokenizer* load(const QString& name, const QString& path) {
-        auto it = vocabs_.find(name);
-        if (it == vocabs_.end()) {
-            auto v = hearth::test::load_vocab_file(path);
-            if (!v) {
-                QTest::qFail(qPrintable(path + ": " + QString::fromStdString(v.message())),
-                             __FILE__, __LINE__);
-                return nullptr;
-            }
-            it = vocabs_.emplace(name, std::move(v).value()).first;
-        }
-        return it->second.tokenizer.get();
+        return vocabs_.get(name, path);
     }
 
     void add_rows() {
@@ -171,19 +161,7 @@ class TestTokenizerFamilies : public QObject {
         const Tokenizer* tok = load(name, path);
         QVERIFY(tok);
         const QJsonArray cases = goldens_[name]["cases"].toArray();
-        Mismatches off, on;
-        for (const QJsonValue& value : cases) {
-            const QJsonObject c = value.toObject();
-            const std::string text = c["text"].toString().toStdString();
-            const std::vector<TokenId> want = ids_of(c["ids"]);
-            const std::vector<TokenId> want_special = ids_of(c["ids_special"]);
-            const std::vector<TokenId> got = tok->encode(text, false);
-            const std::vector<TokenId> got_special = tok->encode(text, true);
-            if (got != want) off.add_ids(text, want, got);
-            if (got_special != want_special) on.add_ids(text, want_special, got_special);
-        }
-        off.check("parse_special=false", cases.size());
-        on.check("parse_special=true", cases.size());
+        hearth::test::check_encodings(*tok, cases);
     }
 
     void decodeMatchesLlamaCpp_data() { add_rows(); }

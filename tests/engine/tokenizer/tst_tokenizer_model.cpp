@@ -85,19 +85,7 @@ class TestTokenizerModel : public QObject {
         load(model_path);
         QVERIFY(tok_);
         const QJsonArray cases = goldens_["cases"].toArray();
-        Mismatches off, on;
-        for (const QJsonValue& value : cases) {
-            const QJsonObject c = value.toObject();
-            const std::string text = c["text"].toString().toStdString();
-            const std::vector<TokenId> want = ids_of(c["ids"]);
-            const std::vector<TokenId> want_special = ids_of(c["ids_special"]);
-            const std::vector<TokenId> got = tok_->encode(text, false);
-            const std::vector<TokenId> got_special = tok_->encode(text, true);
-            if (got != want) off.add_ids(text, want, got);
-            if (got_special != want_special) on.add_ids(text, want_special, got_special);
-        }
-        off.check("parse_special=false", static_cast<int>(cases.size()));
-        on.check("parse_special=true", static_cast<int>(cases.size()));
+        hearth::test::check_encodings(*tok_, cases);
     }
 
     void decodeMatchesLlamaCpp() {

@@ -9,6 +9,7 @@
 #include <QString>
 #include <QTest>
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -53,6 +54,28 @@ inline Result<VocabFile> load_vocab_file(const QString& path) {
     v.tokenizer = std::move(tok).value();
     return v;
 }
+
+// The files a suite has read, by key: each read once, on first use.
+class VocabFiles {
+  public:
+    // The tokenizer of the file at path, or nullptr after failing the calling test.
+    const Tokenizer* get(const QString& key, const QString& path) {
+        auto it = files_.find(key);
+        if (it == files_.end()) {
+            auto v = load_vocab_file(path);
+            if (!v) {
+                QTest::qFail(qPrintable(path + ": " + QString::fromStdString(v.message())),
+                             __FILE__, __LINE__);
+                return nullptr;
+            }
+            it = files_.emplace(key, std::move(v).value()).first;
+        }
+        return it->second.tokenizer.get();
+    }
+
+  private:
+    std::map<QString, VocabFile> files_;
+};
 
 }  // namespace hearth::test
 

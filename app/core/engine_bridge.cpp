@@ -180,10 +180,6 @@ QString EngineBridge::modelName() const {
 QString EngineBridge::architecture() const {
     return loaded_ ? loaded_->architecture : QString();
 }
-bool EngineBridge::reasons() const {
-    const chat::PromptBuilder* b = promptBuilder();
-    return b && b->chat_template().reasoning().present;
-}
 bool EngineBridge::thinkingSwitch() const {
     const chat::PromptBuilder* b = promptBuilder();
     return b && b->chat_template().reasoning().switchable;

@@ -49,9 +49,8 @@ class EngineBridge : public QObject {
     Q_PROPERTY(QString modelName READ modelName NOTIFY modelChanged)
     Q_PROPERTY(QString architecture READ architecture NOTIFY modelChanged)
     Q_PROPERTY(QString quantisation READ quantisation NOTIFY modelChanged)
-    // The model writes reasoning blocks (<think>…</think>), and its template can turn
-    // them off (Qwen3): a reply setting then offers the switch.
-    Q_PROPERTY(bool reasons READ reasons NOTIFY modelChanged)
+    // The model's template can turn its reasoning blocks (<think>…</think>) off (Qwen3):
+    // a reply setting then offers the switch.
     Q_PROPERTY(bool thinkingSwitch READ thinkingSwitch NOTIFY modelChanged)
     Q_PROPERTY(int contextLength READ contextLength NOTIFY modelChanged)
     Q_PROPERTY(QString backendName READ backendName NOTIFY modelChanged)
@@ -97,7 +96,6 @@ class EngineBridge : public QObject {
     QString requestedPath() const { return loading_path_; }
     QString modelName() const;
     QString architecture() const;
-    bool reasons() const;
     bool thinkingSwitch() const;
     QString quantisation() const;
     int contextLength() const;

@@ -6,6 +6,8 @@
 
 #include <QRandomGenerator>
 
+#include <algorithm>
+
 #include "chat/prompt_builder.h"
 #include "core/error_text.h"
 
@@ -133,8 +135,13 @@ void MessageListModel::on_event(const sched::Event& e) {
             s.text += QString::fromStdString(e.text);
             if (e.token >= 0) s.ids.push_back(e.token);
             ++s.new_tokens;
-            // The reasoning block's time: from the first token to its </think>.
-            if (!s.reasoning_closed && s.text.contains(QLatin1String("</think>"))) {
+            // The reasoning block's time: from the first token to its </think>, looked for
+            // only where this piece could have completed it.
+            if (!s.reasoning_closed &&
+                s.text.indexOf(QLatin1String("</think>"),
+                               std::max<qsizetype>(
+                                   0, s.text.size() - static_cast<qsizetype>(e.text.size()) - 8)) >=
+                    0) {
                 s.reasoning_closed = true;
                 s.stats.reasoning_ms = static_cast<double>(s.clock.elapsed());
             }

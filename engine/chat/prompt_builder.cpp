@@ -121,6 +121,8 @@ std::vector<TokenId> PromptBuilder::encode_content(Role role, std::string_view t
     const MessageLayout l = template_.layout(role, LayoutState{});
     std::string t = l.lead;
     t += l.trim ? trim_text(text) : text;
+    // Only a vocabulary whose glue swallows whitespace (Phi-3) needs the opening's ids.
+    if (swallowing_.empty()) return encode_piece(t, false);
     return encode_piece(after(encode_glue(l.open), t), false);
 }
 

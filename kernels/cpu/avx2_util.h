@@ -9,6 +9,7 @@
 
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -104,6 +105,22 @@ static inline __m256i iq4_values(const uint8_t* qs) {
     const __m256i grid = _mm256_broadcastsi128_si256(
         _mm_loadu_si128(reinterpret_cast<const __m128i*>(quant::kIq4nlValues)));
     return _mm256_shuffle_epi8(grid, nibbles32(qs));
+}
+
+// The Q8_0 kernels' weight blocks: Q8_0's own, or IQ4_NL's looked up into the same 32
+// signed bytes. Bytes of one block in the file, and the block at p (scale at p, quants
+// from p + 2) as signed bytes.
+template <quant::TensorType T>
+inline constexpr std::size_t kQ8FileBlockBytes = T == quant::TensorType::IQ4_NL
+                                                     ? sizeof(quant::BlockIQ4_NL)
+                                                     : sizeof(quant::BlockQ8_0);
+template <quant::TensorType T>
+static inline __m256i q8_block_weights(const uint8_t* p) {
+    if constexpr (T == quant::TensorType::IQ4_NL) {
+        return iq4_values(p + 2);
+    } else {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
+    }
 }
 
 // 32 bits → 32 bytes, byte i = 0x10 where bit i is set (the 5th bit of Q5_0/Q5_1).

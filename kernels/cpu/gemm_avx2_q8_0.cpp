@@ -31,12 +31,8 @@ namespace {
 
 using quant::TensorType;
 constexpr std::size_t kBlockBytes = sizeof(quant::BlockQ8_0);  // 34
-// Bytes of one block of the weight type in the file.
-template <TensorType T>
-inline constexpr std::size_t kFileBlockBytes = T == TensorType::IQ4_NL ? sizeof(quant::BlockIQ4_NL)
-                                                                       : kBlockBytes;
-constexpr int kLanes = 8;  // tokens per register
-constexpr int kUnit = 8;   // blocks per unit (256 elements)
+constexpr int kLanes = 8;                                      // tokens per register
+constexpr int kUnit = 8;                                       // blocks per unit (256 elements)
 constexpr int kPassRows = avx2::kTileRows;
 constexpr int kPassGroups = avx2::kTileTokens / kLanes;
 constexpr int kBand = 2;    // rows per micro-kernel
@@ -63,16 +59,6 @@ static inline Q8x32Token token_q8(const GemmArgs& a, int t) {
 
 static inline std::size_t units(int64_t nb) {
     return static_cast<std::size_t>((nb + kUnit - 1) / kUnit);
-}
-
-// The 32 weights of the block at p (its quants: p + 2) as signed bytes.
-template <TensorType T>
-static inline __m256i block_weights(const uint8_t* p) {
-    if constexpr (T == TensorType::IQ4_NL) {
-        return avx2::iq4_values(p + 2);
-    } else {
-        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
-    }
 }
 
 // |w| · (a with w's sign) over byte pairs, widened to int32 (see top).
@@ -160,7 +146,7 @@ static inline void micro(const uint8_t* const* urows, const float (*d)[kUnit], i
 // nr ≤ 64, nt ≤ 256.
 template <TensorType T>
 static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) {
-    constexpr std::size_t kFileBytes = kFileBlockBytes<T>;
+    constexpr std::size_t kFileBytes = avx2::kQ8FileBlockBytes<T>;
     const int groups = nt / kLanes;
     const int bands = (nr + kBand - 1) / kBand;
     const uint8_t* rows[kPassRows];
@@ -184,7 +170,7 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
                     _mm256_storeu_si256(
                         reinterpret_cast<__m256i*>(s.conv[i] +
                                                    static_cast<std::size_t>(j) * kBlockBytes + 2),
-                        block_weights<T>(unit + static_cast<std::size_t>(j) * kFileBytes));
+                        avx2::q8_block_weights<T>(unit + static_cast<std::size_t>(j) * kFileBytes));
                 urows[i] = s.conv[i];
             } else {
                 urows[i] = unit;
@@ -230,7 +216,7 @@ static inline __m128i pair_sums(__m256i v0, __m256i v1) {
 // kernel's bandwidth.)
 template <TensorType T, int N>
 static void tokens_n(const GemmArgs& a, int t0) {
-    constexpr std::size_t kFileBytes = kFileBlockBytes<T>;
+    constexpr std::size_t kFileBytes = avx2::kQ8FileBlockBytes<T>;
     Q8x32Token tok[N];
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) tok[t] = token_q8(a, t0 + t);
@@ -247,8 +233,8 @@ static void tokens_n(const GemmArgs& a, int t0) {
         for (; b + 2 <= a.nb; b += 2) {
             const uint8_t* p = row + static_cast<std::size_t>(b) * kFileBytes;
             avx2::prefetch_ahead(p);
-            const __m256i w0 = block_weights<T>(p);
-            const __m256i w1 = block_weights<T>(p + kFileBytes);
+            const __m256i w0 = avx2::q8_block_weights<T>(p);
+            const __m256i w1 = avx2::q8_block_weights<T>(p + kFileBytes);
             const __m256i a0 = _mm256_abs_epi8(w0), a1 = _mm256_abs_epi8(w1);
             // [dw0, dw1] as floats.
             const __m128 dw = _mm_cvtph_ps(_mm_insert_epi16(_mm_cvtsi32_si128(avx2::load_u16(p)),
@@ -265,7 +251,7 @@ static void tokens_n(const GemmArgs& a, int t0) {
         }
         if (b < a.nb) {  // an odd last block
             const uint8_t* p = row + static_cast<std::size_t>(b) * kFileBytes;
-            const __m256i w0 = block_weights<T>(p);
+            const __m256i w0 = avx2::q8_block_weights<T>(p);
             const __m256i a0 = _mm256_abs_epi8(w0);
             const __m128 dw = _mm_set_ss(avx2::fp16(avx2::load_u16(p)));
             HEARTH_UNROLL

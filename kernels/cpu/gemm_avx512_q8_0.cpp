@@ -31,10 +31,6 @@ namespace {
 
 using quant::TensorType;
 constexpr std::size_t kBlockBytes = sizeof(quant::BlockQ8_0);  // 34
-// Bytes of one block of the weight type in the file (IQ4_NL: looked up into Q8_0 blocks).
-template <TensorType T>
-inline constexpr std::size_t kFileBlockBytes = T == TensorType::IQ4_NL ? sizeof(quant::BlockIQ4_NL)
-                                                                       : kBlockBytes;
 using avx512::kLanes;
 constexpr int kBand = 4;  // rows per micro-kernel
 constexpr int kUnit = 8;  // blocks per unit (256 elements)
@@ -111,16 +107,6 @@ static void pack_group(const GemmArgs& a, int g, uint8_t* dst) {
     }
 }
 
-// The 32 weights of the block at p (its quants: p + 2) as signed bytes.
-template <TensorType T>
-static inline __m256i block_weights(const uint8_t* p) {
-    if constexpr (T == TensorType::IQ4_NL) {
-        return avx2::iq4_values(p + 2);
-    } else {
-        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
-    }
-}
-
 // Unit u of rows [0, n) of the pass (row i at rows[i]): offsets and scales, and urows[i],
 // where row i's Q8_0 blocks of the unit start (IQ4_NL: looked up into ru.conv once for
 // every token group).
@@ -130,14 +116,16 @@ static void prepare_rows(const uint8_t* const* rows, int n, int64_t nb, int64_t 
     const __m256i ones8 = _mm256_set1_epi8(1);
     const __m256i ones16 = _mm256_set1_epi16(1);
     for (int i = 0; i < n; ++i) {
-        const uint8_t* unit = rows[i] + static_cast<std::size_t>(u * kUnit) * kFileBlockBytes<T>;
+        const uint8_t* unit =
+            rows[i] + static_cast<std::size_t>(u * kUnit) * avx2::kQ8FileBlockBytes<T>;
         if constexpr (T == TensorType::IQ4_NL) {
             for (int j = 0; j < kUnit && u * kUnit + j < nb; ++j) {
-                const uint8_t* p = unit + static_cast<std::size_t>(j) * kFileBlockBytes<T>;
+                const uint8_t* p = unit + static_cast<std::size_t>(j) * avx2::kQ8FileBlockBytes<T>;
                 uint8_t* q = ru.conv[i] + static_cast<std::size_t>(j) * kBlockBytes;
                 q[0] = p[0];
                 q[1] = p[1];
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + 2), block_weights<T>(p));
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + 2),
+                                    avx2::q8_block_weights<T>(p));
             }
             unit = ru.conv[i];
         }
@@ -371,7 +359,7 @@ static void nl_rows(const GemmArgs& a, int t0, const Q8x32Token* tok, const int3
 // columns, else on the heap.
 template <TensorType T, int N>
 static void tokens_n(const GemmArgs& a, int t0) {
-    constexpr std::size_t kFileBytes = kFileBlockBytes<T>;
+    constexpr std::size_t kFileBytes = avx2::kQ8FileBlockBytes<T>;
     constexpr int64_t kMaxBlocks = 1024;
     int32_t stack[N][kMaxBlocks];
     int32_t* heap = a.nb > kMaxBlocks ? new int32_t[static_cast<std::size_t>(a.nb) * N] : nullptr;
@@ -398,7 +386,7 @@ static void tokens_n(const GemmArgs& a, int t0) {
         for (int64_t b = 0; b < a.nb; ++b) {
             const uint8_t* p = row + static_cast<std::size_t>(b) * kFileBytes;
             if ((b & 1) == 0) avx2::prefetch_ahead(p);  // a line per two blocks
-            const __m256i u = _mm256_xor_si256(block_weights<T>(p), flip);
+            const __m256i u = _mm256_xor_si256(avx2::q8_block_weights<T>(p), flip);
             const __m128 dw = _mm_set_ss(avx2::fp16(avx2::load_u16(p)));
             HEARTH_UNROLL
             for (int t = 0; t < N; ++t) {

@@ -30,11 +30,11 @@ from llama_cpp import Llama, __version__ as llama_cpp_version
 from inference import CHAT_USER, RAW, SYSTEM, chatml, greedy_with_gaps
 
 # (kind, index into inference.py's CHAT_USER or RAW); chat prompt i has the system prompt
-# when i is even, as in inference.py. Two chat and two raw prompts first: their logits are
-# recorded.
-PROMPTS = [("chat", 0), ("chat", 1), ("raw", 0), ("raw", 1), ("chat", 2), ("chat", 3),
+# when i is even, as in inference.py. A chat and a raw prompt first: their logits are
+# recorded (two prompts keep the logits file near 3 MB).
+PROMPTS = [("chat", 0), ("raw", 0), ("chat", 1), ("raw", 1), ("chat", 2), ("chat", 3),
            ("chat", 4), ("chat", 5), ("raw", 2), ("raw", 3)]
-LOGITS_PROMPTS = 4
+LOGITS_PROMPTS = 2
 N_PREDICT = 32
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How far llama.cpp moves from itself on the re-quantised models (scripts/quant-models):
 the relative L2 distance between its default path's logits and its flash-attention path's
-at the last position of quant-types.json's first 4 prompts, per type. The measure behind
+at the last position of the prompts quant-types.json records logits for, per type. The measure behind
 tst_quant_golden's bound for types summed in another order than llama.cpp's.
 
     .cache/reference-venv/bin/python scripts/goldens/self_spread.py [--models build/quant-models]

@@ -84,7 +84,6 @@ class TestMessageReasoning : public QObject {
         QCOMPARE(app.chat.conversationSampling().value(QStringLiteral("thinking")),
                  QVariant(false));
     }
-
 };
 
 QTEST_GUILESS_MAIN(TestMessageReasoning)

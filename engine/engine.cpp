@@ -133,6 +133,43 @@ Engine::~Engine() {
     }
     impl_->work_cv.notify_one();
     if (impl_->thread.joinable()) impl_->thread.join();
+    impl_->disk.reset();  // writes down what the last turns queued (bounded), then stops
+}
+
+// The disk tier, when the config asks for one. Failing to open it is not an error: the
+// engine runs without it, and the stats say why.
+void Engine::Impl::open_disk_tier(const KvShape& shape) {
+    if (config.kv_disk_dir.empty() || config.kv_disk_mb == 0) return;
+    if (!config.prefix_caching) {
+        disk_error = "prefix caching is off";
+        return;
+    }
+    kv::TierKey::Parts parts;
+    parts.model = file->content_fingerprint();
+    parts.numerics =
+        backend->numerics() + (config.batch_invariant ? " batch-invariant" : " per-step");
+    parts.n_layers = shape.n_layers;
+    parts.n_kv_heads = shape.n_kv_heads;
+    parts.head_dim = shape.head_dim;
+    parts.block_size = shape.block_size;
+    kv::DiskTierConfig dc;
+    dc.dir = config.kv_disk_dir;
+    dc.budget_bytes = static_cast<std::uint64_t>(config.kv_disk_mb) * kMiB;
+    auto tier = kv::DiskTier::open(dc, kv::TierKey::make(parts), KvStorage::bytes_per_block(shape));
+    if (!tier) {
+        disk_error = tier.message();
+        log::get("engine")->warn("running without the KV disk tier: {}", disk_error);
+        return;
+    }
+    disk = std::move(tier).value();
+    disk->set_on_loaded([this] {
+        {
+            std::lock_guard lk(mu);
+            loads_done = true;
+        }
+        work_cv.notify_one();
+    });
+    scheduler->set_disk_tier(disk.get());
 }
 
 Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
@@ -199,6 +236,7 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
     impl->cache = std::make_unique<kv::KvCacheManager>(kc);
     impl->scheduler = std::make_unique<sched::Scheduler>(*impl->model, *impl->storage, *impl->cache,
                                                          *impl->tokenizer, config.scheduler);
+    impl->open_disk_tier(shape);
     log::get("engine")->info(
         "engine ready: {} on {}, KV cache {} blocks of {} tokens ({} MiB), "
         "prefix caching {}",
@@ -305,6 +343,15 @@ BlockMap Engine::block_map() const {
     }
     if (post) impl_->post(Impl::SnapshotBlocks{});
     return out;
+}
+
+void Engine::prefetch(std::vector<int32_t> prompt) {
+    if (!impl_->disk || prompt.empty()) return;
+    impl_->post(Impl::Prefetch{std::move(prompt)});
+}
+
+void Engine::clear_disk_cache() {
+    if (impl_->disk) impl_->post(Impl::ClearDisk{});
 }
 
 void Engine::wait_idle() const {

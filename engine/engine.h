@@ -23,6 +23,7 @@
 
 #include "common/result.h"
 #include "device.h"
+#include "kv/disk_tier.h"
 #include "kv/kv_cache_manager.h"
 #include "request_handle.h"
 #include "sched/scheduler.h"
@@ -47,6 +48,12 @@ struct EngineConfig {
     int32_t block_size = 16;  // tokens per KV block
     double max_pinned_share = 0.25;
     bool prefix_caching = true;
+    // The KV cache's disk tier (kv/disk_tier.h): full blocks are written down there when
+    // a turn ends, so that they outlive eviction and restarts, and prompts continue from
+    // it. Empty: none (tests, benchmarks); the app and the CLI use
+    // paths::cache_dir()/kv. Budget in MiB, all models together; 0: none.
+    std::string kv_disk_dir;
+    std::size_t kv_disk_mb = 2048;
     // Batch-invariant numerics (docs/architecture.md): a token's KV and logits do not
     // depend on its step's company or chunking, which makes cached KV equal to recomputed
     // KV. Off only to measure what invariance costs (benchmarks): the fastest kernels for
@@ -62,6 +69,10 @@ struct EngineConfig {
 
 struct EngineStats {
     kv::KvCacheStats kv;
+    // The disk tier; disk_on false when there is none (disk.status says why when it could
+    // not be opened).
+    bool disk_on = false;
+    kv::DiskTierStats disk;
     sched::SchedulerStats scheduler;
     int32_t conversations_parked = 0;  // turns ended with their KV kept resident
     int64_t requests_finished = 0;
@@ -146,6 +157,12 @@ class Engine {
     // pinning a key again replaces it. unpin() releases it (its blocks stay cached until
     // reused). Over the pinned cap: the status is Failed with the reason.
     void pin(int64_t key, std::vector<int32_t> prefix);
+    // Reads what the disk tier holds of this prompt's KV into memory, in the background,
+    // computing nothing: a conversation the user is about to continue (selected in the
+    // sidebar) then starts from memory. No-op without a disk tier.
+    void prefetch(std::vector<int32_t> prompt);
+    // Deletes every block the disk tier holds, of every model.
+    void clear_disk_cache();
     void unpin(int64_t key);
     std::vector<PinStatus> pins() const;
 

@@ -44,7 +44,12 @@ struct Engine::Impl {
         int64_t key;
     };
     struct SnapshotBlocks {};
-    using Command = std::variant<Submit, Cancel, CancelAll, Pin, Unpin, SnapshotBlocks>;
+    struct Prefetch {
+        std::vector<int32_t> prompt;
+    };
+    struct ClearDisk {};
+    using Command =
+        std::variant<Submit, Cancel, CancelAll, Pin, Unpin, SnapshotBlocks, Prefetch, ClearDisk>;
 
     struct Listener {
         std::shared_ptr<RequestHandle> handle;
@@ -73,6 +78,7 @@ struct Engine::Impl {
     std::vector<Command> inbox;
     bool stop = false;
     bool idle = true;
+    bool loads_done = false;  // the disk tier finished a load since the thread last looked
 
     // Engine thread only.
     std::map<sched::RequestId, Listener> listeners;
@@ -86,6 +92,14 @@ struct Engine::Impl {
     BlockMap block_map;
     bool block_map_requested = false;
 
+    // Destroyed before the members above (the worker's callback takes mu); the engine
+    // thread is joined first (~Engine).
+    std::unique_ptr<kv::DiskTier> disk;
+    std::string disk_error;  // why there is no disk tier, when one was asked for
+    // Prefetches run as internal requests of their own sequence ids, clear of callers'.
+    static constexpr kv::SeqId kPrefetchBase = kv::SeqId{1} << 62;
+    kv::SeqId next_prefetch = kPrefetchBase;
+
     std::thread thread;
 
     void post(Command c) {
@@ -96,6 +110,9 @@ struct Engine::Impl {
         }
         work_cv.notify_one();
     }
+
+    // engine.cpp
+    void open_disk_tier(const KvShape& shape);
 
     // engine_loop.cpp
     void run();

@@ -47,6 +47,19 @@ void Engine::Impl::handle(Command& c, std::vector<Event>& events) {
         unpin_prefix(u->key, events);
     } else if (std::holds_alternative<SnapshotBlocks>(c)) {
         snapshot_blocks();
+    } else if (auto* f = std::get_if<Prefetch>(&c)) {
+        sched::Request r;
+        r.conversation = next_prefetch++;
+        r.prompt = std::move(f->prompt);
+        r.max_tokens = 0;
+        r.load_only = true;
+        r.background = true;
+        r.park_at_end = false;
+        const sched::RequestId id = next_id++;
+        if (auto ok = scheduler->submit(id, std::move(r)); !ok)
+            log::get("engine")->debug("prefetch not queued: {}", ok.message());
+    } else if (std::holds_alternative<ClearDisk>(c)) {
+        if (disk) disk->clear();
     }
 }
 
@@ -91,6 +104,11 @@ void Engine::Impl::update_stats() {
     const sched::DecodeRate live = scheduler->decode_rate(std::chrono::steady_clock::now());
     std::lock_guard lk(snapshot_mu);
     stats.kv = cache->stats();
+    stats.disk_on = disk != nullptr;
+    if (disk)
+        stats.disk = disk->stats();
+    else
+        stats.disk.status = disk_error;
     stats.scheduler = ss;
     stats.conversations_parked = cache->n_parked();
     stats.requests_finished = requests_finished;
@@ -105,8 +123,14 @@ void Engine::Impl::run() {
     for (;;) {
         {
             std::unique_lock lk(mu);
-            work_cv.wait(lk, [&] { return stop || !inbox.empty() || scheduler->has_work(); });
+            // Requests that wait only for disk loads do not spin the loop: it sleeps until a
+            // load ends or a command comes.
+            work_cv.wait(lk, [&] {
+                return stop || !inbox.empty() || loads_done ||
+                       (scheduler->has_work() && !scheduler->waiting_for_loads());
+            });
             if (stop) break;
+            loads_done = false;
             commands.swap(inbox);
         }
         for (Command& c : commands) handle(c, events);

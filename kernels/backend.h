@@ -134,6 +134,9 @@ class Backend {
   public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;  // "cpu (AVX2, 2 threads)", "cuda (NVIDIA H200)"
+    // What decides the backend's bits besides the inputs (its kernels' orders of
+    // summation): equal strings, equal results. The disk tier keys stored KV on it.
+    virtual std::string numerics() const { return name(); }
 
     // --- memory ---------------------------------------------------------------
     virtual std::unique_ptr<Buffer> alloc(std::size_t bytes) = 0;

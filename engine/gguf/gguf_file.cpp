@@ -290,6 +290,19 @@ Result<void> GgufParser::run() {
 
 GgufFile::~GgufFile() = default;
 
+std::string GgufFile::content_fingerprint() const {
+    constexpr std::size_t kSamples = 64, kSampleBytes = 4096;
+    Sha256 sha;
+    sha.update(fingerprint_.data(), fingerprint_.size());
+    const std::size_t begin = std::min<std::size_t>(data_offset_, bytes_.size());
+    const std::size_t span = bytes_.size() - begin;
+    for (std::size_t i = 0; i < kSamples && span > 0; ++i) {
+        const std::size_t at = begin + span / kSamples * i;
+        sha.update(bytes_.subspan(at, std::min(kSampleBytes, bytes_.size() - at)));
+    }
+    return sha.finish_hex();
+}
+
 void GgufFile::prefetch() const {
     if (mapping_) mapping_->prefetch();
 }

@@ -169,6 +169,10 @@ class GgufFile {
     // A stable fingerprint of the model: SHA-256 over the header, metadata and tensor
     // infos plus the file size (not the weights, so it is fast), hex encoded.
     const std::string& fingerprint() const { return fingerprint_; }
+    // The fingerprint together with 64 samples of 4 KiB spread evenly over the tensor
+    // data: two fine-tunes with identical headers and sizes still differ. What keys KV
+    // kept across restarts (the disk tier); reads 256 KiB of the file.
+    std::string content_fingerprint() const;
 
   private:
     friend class GgufParser;

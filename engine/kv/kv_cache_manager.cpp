@@ -46,6 +46,7 @@ KvCacheStats KvCacheManager::stats() const {
     s.blocks_free = pool_.n_free();
     s.prompt_tokens_queried = prompt_tokens_queried_;
     s.prompt_tokens_cached = prompt_tokens_cached_;
+    s.prompt_tokens_loaded = prompt_tokens_loaded_;
     s.evictions = pool_.stats().evictions;
     s.parked_reclaims = parked_reclaims_;
     return s;
@@ -360,6 +361,16 @@ std::span<const TokenId> KvCacheManager::tokens(SeqId seq) const {
 int32_t KvCacheManager::n_computed(SeqId seq) const {
     const auto it = seqs_.find(seq);
     return it == seqs_.end() ? 0 : it->second.n_computed;
+}
+
+std::span<const BlockHash> KvCacheManager::block_hashes(SeqId seq) const {
+    const auto it = seqs_.find(seq);
+    return it == seqs_.end() ? std::span<const BlockHash>() : std::span(it->second.hashes);
+}
+
+void KvCacheManager::count_loaded_tokens(int32_t n) {
+    prompt_tokens_cached_ += n;
+    prompt_tokens_loaded_ += n;
 }
 
 BlockId KvCacheManager::parked_tail(SeqId seq) const {

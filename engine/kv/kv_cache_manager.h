@@ -62,7 +62,8 @@ struct KvCacheStats {
     int32_t blocks_pinned = 0;
     int32_t blocks_free = 0;  // in the free queue, cached or not
     int64_t prompt_tokens_queried = 0;
-    int64_t prompt_tokens_cached = 0;  // served without recompute
+    int64_t prompt_tokens_cached = 0;  // served without recompute (any tier)
+    int64_t prompt_tokens_loaded = 0;  // of those, read back from a lower tier (disk)
     int64_t evictions = 0;
     int64_t parked_reclaims = 0;
 };
@@ -109,6 +110,10 @@ class KvCacheManager {
     // Forgets a parked sequence (releases its tail). Unknown ids: no-op.
     void drop_parked(SeqId seq);
 
+    // Counts n prompt tokens of an allocation that a lower tier served (their KV was
+    // loaded into the sequence's blocks, then mark_computed): the hit-rate figures.
+    void count_loaded_tokens(int32_t n);
+
     // Holds the cached full blocks that prefix tokens so they are never evicted.
     Result<PinInfo> pin(std::span<const TokenId> prefix);
     Result<void> unpin(PinId pin);
@@ -119,6 +124,7 @@ class KvCacheManager {
     std::span<const BlockId> block_table(SeqId seq) const;        // empty if unknown
     std::span<const TokenId> tokens(SeqId seq) const;             // empty if unknown
     int32_t n_computed(SeqId seq) const;                          // 0 if unknown
+    std::span<const BlockHash> block_hashes(SeqId seq) const;     // of its full computed blocks
     BlockId parked_tail(SeqId seq) const;                         // kNoBlock if none (or reclaimed)
     std::span<const BlockId> pinned_blocks(PinId pin) const;      // empty if unknown
     std::vector<SeqId> sequences() const;                         // active ones, unordered
@@ -166,6 +172,7 @@ class KvCacheManager {
     PinId next_pin_ = 1;
     int64_t prompt_tokens_queried_ = 0;
     int64_t prompt_tokens_cached_ = 0;
+    int64_t prompt_tokens_loaded_ = 0;
     int64_t parked_reclaims_ = 0;
 };
 

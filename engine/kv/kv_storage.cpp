@@ -15,6 +15,7 @@ Result<std::unique_ptr<KvStorage>> KvStorage::create(kernels::Backend& backend,
     if (shape.block_size < 1 || n_blocks < 1 || shape.n_layers < 1)
         return make_error("KV cache needs at least one block of at least one token");
     std::unique_ptr<KvStorage> kv(new KvStorage);
+    kv->backend_ = &backend;
     kv->shape_ = shape;
     kv->n_blocks_ = n_blocks;
     const std::size_t layer_bytes =
@@ -32,6 +33,28 @@ Result<std::unique_ptr<KvStorage>> KvStorage::create(kernels::Backend& backend,
                           std::to_string(kv->bytes() >> 20) + " MiB): " + e.what());
     }
     return kv;
+}
+
+void KvStorage::read_block(int32_t block, std::span<std::byte> out) const {
+    const std::size_t half =
+        bytes_per_block(shape_) / static_cast<std::size_t>(shape_.n_layers) / 2;
+    const std::size_t at = half * static_cast<std::size_t>(block);
+    std::byte* p = out.data();
+    for (std::size_t l = 0; l < k_.size(); ++l, p += 2 * half) {
+        backend_->download(p, *k_[l], at, half);
+        backend_->download(p + half, *v_[l], at, half);
+    }
+}
+
+void KvStorage::write_block(int32_t block, std::span<const std::byte> in) {
+    const std::size_t half =
+        bytes_per_block(shape_) / static_cast<std::size_t>(shape_.n_layers) / 2;
+    const std::size_t at = half * static_cast<std::size_t>(block);
+    const std::byte* p = in.data();
+    for (std::size_t l = 0; l < k_.size(); ++l, p += 2 * half) {
+        backend_->upload(*k_[l], at, p, half);
+        backend_->upload(*v_[l], at, p + half, half);
+    }
 }
 
 kernels::PagedKvLayer KvStorage::layer(int32_t l) const {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "backend.h"
@@ -36,8 +37,15 @@ class KvStorage {
         return bytes_per_block(shape_) * static_cast<std::size_t>(n_blocks_);
     }
 
+    // One block's K and V of every layer, as the disk tier stores them: for each layer, its
+    // K block then its V block (bytes_per_block bytes). Copies through the backend, so
+    // device memory works too; the caller has synchronised nothing else.
+    void read_block(int32_t block, std::span<std::byte> out) const;
+    void write_block(int32_t block, std::span<const std::byte> in);
+
   private:
     KvStorage() = default;
+    kernels::Backend* backend_ = nullptr;
     KvShape shape_;
     int32_t n_blocks_ = 0;
     std::vector<std::unique_ptr<kernels::Buffer>> k_, v_;  // one buffer per layer each

@@ -5,6 +5,7 @@
 
 #include "common/log.h"
 #include "generation/text_stream.h"
+#include "kv/disk_tier.h"
 #include "kv/kv_storage.h"
 #include "model/llama_model.h"
 #include "tokenizer/tokenizer.h"
@@ -49,6 +50,9 @@ struct Scheduler::Seq {
     int32_t computed_before = 0;  // computed tokens when last preempted
     int32_t take = 0;             // tokens in the current step
     std::vector<int32_t> pick;    // top-k step: the tokens whose raw logits sampling needs
+    uint64_t load_job = 0;        // != 0: waiting for these blocks from the disk tier
+    std::size_t load_first = 0;   // the first block (table index) the load fills
+    bool first_admission = false;
 
     Seq(RequestId rid, Request r)
         : id(rid), req(std::move(r)), sampler(req.sampling), stream(req.stop_strings) {}
@@ -70,8 +74,16 @@ bool Scheduler::has_foreground_work() const {
 }
 
 SchedulerStats Scheduler::stats() const {
-    return {to_i32(running_.size()), to_i32(waiting_.size()), steps_,      preemptions_,
-            tokens_computed_,        tokens_generated_,       top_k_steps_};
+    SchedulerStats st{to_i32(running_.size()), to_i32(waiting_.size()), steps_,      preemptions_,
+                      tokens_computed_,        tokens_generated_,       top_k_steps_};
+    for (const auto& s : running_)
+        if (s->load_job != 0) ++st.loading;
+    return st;
+}
+
+bool Scheduler::waiting_for_loads() const {
+    return idle_step_ && std::any_of(running_.begin(), running_.end(),
+                                     [](const auto& s) { return s->load_job != 0; });
 }
 
 DecodeRate Scheduler::decode_rate(Clock::time_point now) const {
@@ -147,6 +159,7 @@ void Scheduler::finish(Seq& s, StopReason stop, std::vector<Event>& events) {
         events.push_back(std::move(e));
     }
     if (!s.generated.empty()) s.stats.decode_ms = ms_between(s.first_token, now);
+    write_down(s.req.conversation);
     // A cancelled request frees everything; its full blocks stay cached all the same.
     release(s, s.req.park_at_end && stop != StopReason::Cancelled);
     Event e;
@@ -192,7 +205,9 @@ bool Scheduler::preempt_newest(const Seq* keep) {
         const auto known = cache_.tokens(conv);
         v.tokens.assign(known.begin(), known.end());
         v.prefix_hashes.clear();
+        write_down(conv);
         cache_.free(conv);
+        v.load_job = 0;  // a load in flight is dropped when it ends
         v.reserved = 0;
         v.preempted = true;
         ++v.stats.preemptions;
@@ -254,6 +269,7 @@ void Scheduler::admit(int32_t& budget, std::vector<Seq*>& batch, std::vector<Eve
             continue;
         }
         const auto now = Clock::now();
+        s.first_admission = !s.admitted_once;
         if (!s.admitted_once) {
             s.admitted_once = true;
             s.stats.prompt_tokens_cached = alloc->n_computed_tokens;
@@ -266,7 +282,10 @@ void Scheduler::admit(int32_t& budget, std::vector<Seq*>& batch, std::vector<Eve
         s.admit_order = ++admit_counter_;
         s.reserved = to_i32(s.tokens.size());
         s.take = std::min(to_i32(s.tokens.size()) - alloc->n_computed_tokens, budget);
+        if (start_load(s, alloc->n_computed_tokens) || s.req.load_only)
+            s.take = 0;  // computes nothing until its blocks are in
         budget -= s.take;
+        if (s.req.load_only && s.load_job == 0) finish(s, StopReason::MaxTokens, events);
         std::unique_ptr<Seq> moved = std::move(waiting_[pick]);
         waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(pick));
         running_.push_back(std::move(moved));
@@ -350,8 +369,72 @@ void Scheduler::accept(Seq& s, int32_t token, std::span<const float> logits,
     if (auto r = cache_.commit(conv, std::span(&token, 1)); !r) fail(s, r.message(), events);
 }
 
+bool Scheduler::start_load(Seq& s, int32_t n_computed) {
+    if (!tier_ || !cache_.prefix_caching()) return false;
+    const int32_t bs = cache_.block_size();
+    if (n_computed % bs != 0) return false;  // a parked tail: memory holds the rest
+    const auto first = static_cast<std::size_t>(n_computed / bs);
+    const std::size_t limit = (s.tokens.size() - 1) / static_cast<std::size_t>(bs);
+    if (s.prefix_hashes.size() != limit) s.prefix_hashes = cache_.prefix_hashes(s.tokens);
+    std::size_t n = 0;
+    while (first + n < limit && tier_->contains(s.prefix_hashes[first + n])) ++n;
+    if (n == 0) return false;
+    const auto from = s.prefix_hashes.begin() + static_cast<std::ptrdiff_t>(first);
+    s.load_job = tier_->load({from, from + static_cast<std::ptrdiff_t>(n)});
+    s.load_first = first;
+    log::get("sched")->debug("request {}: loading {} blocks from disk", s.id, n);
+    return true;
+}
+
+void Scheduler::finish_loads(std::vector<Event>& events) {
+    for (kv::LoadedBlocks& done : tier_->take_loaded()) {
+        const auto it = std::find_if(running_.begin(), running_.end(), [&](const auto& s) {
+            return s->load_job == done.job && !s->done;
+        });
+        if (it == running_.end()) continue;  // cancelled or preempted meanwhile
+        Seq& s = **it;
+        s.load_job = 0;
+        const kv::SeqId conv = s.req.conversation;
+        const auto table = cache_.block_table(conv);
+        for (std::size_t i = 0; i < done.blocks.size(); ++i)
+            storage_.write_block(table[s.load_first + i], done.blocks[i]);
+        const int32_t n = to_i32(done.blocks.size()) * cache_.block_size();
+        if (n > 0) {
+            if (auto r = cache_.mark_computed(conv, n); !r) {
+                fail(s, r.message(), events);
+                continue;
+            }
+            cache_.count_loaded_tokens(n);
+            s.stats.prompt_tokens_loaded += n;
+            if (s.first_admission) {
+                s.stats.prompt_tokens_cached += n;
+                s.stats.prompt_tokens_computed -= n;
+            } else {
+                s.stats.recomputed_tokens = std::max(0, s.stats.recomputed_tokens - n);
+            }
+        }
+        if (s.req.load_only) finish(s, StopReason::MaxTokens, events);
+    }
+    remove_finished();
+}
+
+void Scheduler::write_down(kv::SeqId conv) {
+    if (!tier_) return;
+    const auto hashes = cache_.block_hashes(conv);
+    const auto table = cache_.block_table(conv);
+    for (std::size_t i = 0; i < hashes.size(); ++i) {
+        if (tier_->contains(hashes[i])) continue;
+        // NOTE: copied now: once freed, the block may be reused by the next step.
+        std::vector<std::byte> bytes(tier_->block_bytes());
+        storage_.read_block(table[i], bytes);
+        if (!tier_->store(hashes[i], std::move(bytes))) break;  // queue full, or not writing
+    }
+}
+
 Result<void> Scheduler::step(std::vector<Event>& events) {
     if (!has_work()) return {};
+    idle_step_ = false;
+    if (tier_) finish_loads(events);
     ++steps_;
     int32_t budget = config_.max_batch_tokens;
     std::vector<Seq*> batch;
@@ -359,6 +442,7 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
     // 1. Running sequences, oldest first.
     for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
         Seq& s = *running_[i];
+        if (s.load_job != 0 || s.req.load_only) continue;  // waits for the disk tier
         const kv::SeqId conv = s.req.conversation;
         const int32_t known = to_i32(cache_.tokens(conv).size());
         bool self_preempted = false;
@@ -391,7 +475,10 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
     admit(budget, batch, events);
     remove_finished();
     std::erase_if(batch, [](const Seq* s) { return s->done || s->take <= 0; });
-    if (batch.empty()) return {};
+    if (batch.empty()) {
+        idle_step_ = true;
+        return {};
+    }
 
     // 3. One forward pass over the batch.
     std::vector<SequenceStep> steps;

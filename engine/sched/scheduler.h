@@ -33,6 +33,10 @@ namespace hearth {
 class KvStorage;
 class Tokenizer;
 
+namespace kv {
+class DiskTier;
+}
+
 namespace sched {
 
 using RequestId = int64_t;
@@ -47,12 +51,16 @@ struct Request {
     bool background = false;     // admitted only when no foreground request waits
     bool park_at_end = true;     // keep the conversation's tail for its next turn
     bool record_logits = false;  // Token events carry the logits they were sampled from
+    // Prefetch: read what the disk tier holds of the prompt's KV into memory, compute
+    // nothing, and end (Finished, no tokens). The blocks stay cached for the real turn.
+    bool load_only = false;
 };
 
 struct RequestStats {
     int32_t prompt_tokens = 0;
     int32_t prompt_tokens_cached = 0;    // served from the cache at first admission
     int32_t prompt_tokens_computed = 0;  // prompt_tokens - prompt_tokens_cached
+    int32_t prompt_tokens_loaded = 0;    // of the cached ones, read back from the disk tier
     int32_t generated_tokens = 0;
     int32_t preemptions = 0;
     int32_t recomputed_tokens = 0;  // computed again after preemptions
@@ -109,6 +117,7 @@ struct SchedulerStats {
     int64_t tokens_computed = 0;  // every token of every forward pass
     int64_t tokens_generated = 0;
     int64_t top_k_steps = 0;  // steps whose logit rows came back as top-k candidates
+    int32_t loading = 0;      // running requests waiting for blocks from the disk tier
 };
 
 class Scheduler {
@@ -124,7 +133,17 @@ class Scheduler {
     // Unknown or finished ids: no-op.
     void cancel(RequestId id, std::vector<Event>& events);
 
+    // Blocks below the resident tier: at admission a request whose prompt continues on
+    // disk past what memory holds waits for those blocks (a "loading" state; it holds its
+    // blocks and counts against max_running, not against the token budget) while others
+    // run; full blocks are written down when a turn ends or a request is preempted.
+    // Null: no disk tier. The tier must outlive the scheduler.
+    void set_disk_tier(kv::DiskTier* tier) { tier_ = tier; }
+
     bool has_work() const { return !running_.empty() || !waiting_.empty(); }
+    // The last step ran nothing because its requests wait for loads: the caller may sleep
+    // until a load ends (DiskTier::set_on_loaded) or something is submitted.
+    bool waiting_for_loads() const;
     bool has_foreground_work() const;
     // One forward step. A model error fails the requests of the step (Error events)
     // and is returned; the scheduler stays usable.
@@ -151,6 +170,11 @@ class Scheduler {
     void sample(Seq& s, std::size_t row, std::size_t pick, std::vector<Event>& events);
     void accept(Seq& s, int32_t token, std::span<const float> logits, std::vector<Event>& events);
     void remove_finished();
+    // Disk tier: starts s's load after admission (false: nothing below memory), applies
+    // finished loads, writes a sequence's full blocks down.
+    bool start_load(Seq& s, int32_t n_computed);
+    void finish_loads(std::vector<Event>& events);
+    void write_down(kv::SeqId conv);
 
     LlamaModel& model_;
     KvStorage& storage_;
@@ -166,6 +190,8 @@ class Scheduler {
     int64_t top_k_steps_ = 0;
     uint64_t admit_counter_ = 0;
     StepLogits logits_;
+    kv::DiskTier* tier_ = nullptr;
+    bool idle_step_ = false;
 };
 
 }  // namespace sched

@@ -99,6 +99,10 @@ std::string CpuBackend::name() const {
            (n == 1 ? " thread)" : " threads)");
 }
 
+std::string CpuBackend::numerics() const {
+    return "cpu " + std::string(cpu::simd_level_name(impl_->level));
+}
+
 cpu::SimdLevel CpuBackend::simd_level() const {
     return impl_->level;
 }

@@ -26,6 +26,9 @@ class CpuBackend final : public Backend {
     ~CpuBackend() override;
 
     std::string name() const override;  // "cpu (AVX2, 2 threads)"
+    // "cpu AVX2": the SIMD level picks the kernels; the thread count splits rows, never a
+    // row's sums.
+    std::string numerics() const override;
     cpu::SimdLevel simd_level() const;
     int n_threads() const;
 

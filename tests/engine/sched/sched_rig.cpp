@@ -44,12 +44,30 @@ std::unique_ptr<Rig> Rig::make(const RigOptions& o) {
     rig->cache = std::make_unique<kv::KvCacheManager>(kc);
     rig->scheduler = std::make_unique<sched::Scheduler>(*rig->model, *rig->storage, *rig->cache,
                                                         *rig->tokenizer, o.scheduler);
+    if (!o.disk_dir.empty()) {
+        kv::TierKey::Parts parts;
+        parts.model = rig->file->content_fingerprint();
+        parts.numerics = rig->backend->numerics() + " batch-invariant";
+        parts.n_layers = static_cast<int32_t>(c.n_layer);
+        parts.n_kv_heads = static_cast<int32_t>(c.n_head_kv);
+        parts.head_dim = static_cast<int32_t>(c.head_dim);
+        parts.block_size = o.block_size;
+        kv::DiskTierConfig dc;
+        dc.dir = o.disk_dir;
+        dc.budget_bytes = o.disk_budget_bytes;
+        rig->disk = must(kv::DiskTier::open(dc, kv::TierKey::make(parts),
+                                            KvStorage::bytes_per_block(rig->storage->shape())),
+                         "disk tier");
+        rig->scheduler->set_disk_tier(rig->disk.get());
+    }
     return rig;
 }
 
 bool Rig::drain(std::vector<sched::Event>& events, int max_steps) {
-    for (int i = 0; i < max_steps && scheduler->has_work(); ++i)
+    for (int i = 0; i < max_steps && scheduler->has_work(); ++i) {
         if (!scheduler->step(events)) return false;
+        if (disk && scheduler->waiting_for_loads()) disk->flush();
+    }
     return !scheduler->has_work();
 }
 

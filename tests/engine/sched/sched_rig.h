@@ -11,6 +11,7 @@
 
 #include "cpu/cpu_backend.h"
 #include "gguf/gguf_file.h"
+#include "kv/disk_tier.h"
 #include "kv/kv_storage.h"
 #include "model/llama_model.h"
 #include "model/synthetic_model.h"
@@ -25,6 +26,8 @@ struct RigOptions {
     int32_t n_blocks = 512;
     bool prefix_caching = true;
     sched::SchedulerConfig scheduler;
+    std::string disk_dir;  // non-empty: a disk tier there (kv/disk_tier.h)
+    std::uint64_t disk_budget_bytes = 1ull << 30;
 };
 
 struct Rig {
@@ -34,12 +37,14 @@ struct Rig {
     std::unique_ptr<LlamaModel> model;
     std::unique_ptr<KvStorage> storage;
     std::unique_ptr<kv::KvCacheManager> cache;
+    std::unique_ptr<kv::DiskTier> disk;  // outlives the scheduler (declared before it)
     std::unique_ptr<sched::Scheduler> scheduler;
 
     // Aborts the test binary on failure: a rig that cannot be built is a broken test.
     static std::unique_ptr<Rig> make(const RigOptions& o);
 
-    // Steps until no work is left; returns every event. Fails the step loop on error.
+    // Steps until no work is left (waiting for disk loads when nothing else runs); returns
+    // every event. Fails the step loop on error.
     bool drain(std::vector<sched::Event>& events, int max_steps = 100000);
 };
 

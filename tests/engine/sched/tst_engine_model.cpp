@@ -1,7 +1,9 @@
 // The engine on the default model: chats that share a persona give the same greedy
 // replies and logits with prefix caching on as with it off (several conversations at
 // once, and again under memory pressure), a second chat with the persona finds it in
-// the cache, and a resumed conversation computes only its new message and glue.
+// the cache, and a resumed conversation computes only its new message and glue. With the
+// disk tier, a second engine (a restart) continues from what the first wrote down.
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "chat/prompt_builder.h"
@@ -79,8 +81,9 @@ class TestEngineModel : public QObject {
     Q_OBJECT
 
     std::unique_ptr<Engine> start(const QString& path, bool caching, std::size_t kv_mb,
-                                  int32_t max_running) {
+                                  int32_t max_running, const QString& disk_dir = {}) {
         EngineConfig c;
+        c.kv_disk_dir = disk_dir.toStdString();
         c.model_path = path.toStdString();
         c.prefix_caching = caching;
         c.kv_mb = kv_mb;
@@ -158,6 +161,48 @@ class TestEngineModel : public QObject {
                 static_cast<int32_t>(p2.size() - p1.size() - reply.size() + 1);
             QCOMPARE(got.stats[c * 2 + 1].prompt_tokens_computed, expected_new);
         }
+    }
+
+    void diskTierAcrossRestart() {
+        HEARTH_REQUIRE_MODEL(path);
+        QTemporaryDir dir;
+        auto first = start(path, true, 64, 3, dir.path());
+        const ChatRun expected = run_chats(*first);
+        first->wait_idle();
+        const EngineStats before = first->stats();
+        QVERIFY(before.disk_on);
+        first.reset();  // the queued blocks are written down as it closes
+        auto second = start(path, true, 64, 3, dir.path());
+        QVERIFY(second->stats().disk.model_entries > 0);
+        const ChatRun got = run_chats(*second);
+        for (int k = 0; k < 6; ++k) {
+            QCOMPARE(got.replies[k], expected.replies[k]);
+            QCOMPARE(got.logits[k].size(), expected.logits[k].size());
+            for (std::size_t i = 0; i < got.logits[k].size(); ++i) {
+                const std::string diff =
+                    test::first_difference(got.logits[k][i], expected.logits[k][i]);
+                QVERIFY2(diff.empty(),
+                         qPrintable(QString("conversation %1 turn %2 token %3, restored from "
+                                            "disk vs computed: %4")
+                                        .arg(k / 2)
+                                        .arg(k % 2)
+                                        .arg(i)
+                                        .arg(QString::fromStdString(diff))));
+            }
+        }
+        // The very first prompt after the restart: persona and message from disk, all but
+        // the partly filled last block and the last token.
+        const int32_t whole = static_cast<int32_t>(got.prompts[0].size() - 1) / 16 * 16;
+        QCOMPARE(got.stats[0].prompt_tokens_loaded, whole);
+        QCOMPARE(got.stats[0].prompt_tokens_computed,
+                 static_cast<int32_t>(got.prompts[0].size()) - whole);
+        second->wait_idle();
+        const EngineStats after = second->stats();
+        qInfo("restart: %lld blocks written by the first engine, %lld loaded by the second",
+              static_cast<long long>(before.disk.written_blocks + before.disk.pending_writes),
+              static_cast<long long>(after.disk.loaded_blocks));
+        QVERIFY(after.disk.loaded_blocks > 0);
+        QVERIFY(after.kv.prompt_tokens_loaded > 0);
     }
 };
 

@@ -1,0 +1,32 @@
+// An advisory lock on a file that another process can test: two running instances of
+// Hearth must not both manage one cache directory. Held until the object is destroyed
+// (or the process dies: the operating system drops it, so a crash leaves no stale lock).
+// POSIX: flock(2). Windows: LockFileEx on the whole file.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/result.h"
+
+namespace hearth {
+
+class FileLock {
+  public:
+    // Creates the file if needed and takes an exclusive lock without waiting. Fails with
+    // a message when another process holds it or the file cannot be created.
+    static Result<std::unique_ptr<FileLock>> try_acquire(const std::string& path);
+    ~FileLock();
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+
+  private:
+    FileLock() = default;
+#ifdef _WIN32
+    void* handle_ = nullptr;
+#else
+    int fd_ = -1;
+#endif
+};
+
+}  // namespace hearth

@@ -1,0 +1,293 @@
+// The scheduler over the disk tier: KV written down by one run and read back by the next
+// (a restart: new model, cache and scheduler on the same folder) gives the logits of
+// caching off, bit for bit, under memory pressure too; bad files are recomputed; another
+// model's files are never read; prefetch and cancellation during a load keep every block
+// accounted for.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+
+#include "model/synthetic_model.h"
+#include "sched_rig.h"
+
+using namespace hearth;
+using namespace hearth::test;
+using quant::TensorType;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr uint32_t kSeed = 77;
+
+using Results = std::vector<std::vector<Turn>>;
+
+QString compare(const Results& got, const Results& want, const char* what) {
+    for (std::size_t c = 0; c < want.size(); ++c)
+        for (std::size_t t = 0; t < want[c].size(); ++t) {
+            if (got[c][t].reply != want[c][t].reply)
+                return QString("%1: conversation %2 turn %3: replies differ")
+                    .arg(what)
+                    .arg(c)
+                    .arg(t);
+            if (got[c][t].logits.size() != want[c][t].logits.size())
+                return QString("%1: conversation %2 turn %3: logit rows differ")
+                    .arg(what)
+                    .arg(c)
+                    .arg(t);
+            for (std::size_t i = 0; i < want[c][t].logits.size(); ++i) {
+                const std::string diff =
+                    first_difference(got[c][t].logits[i], want[c][t].logits[i]);
+                if (!diff.empty())
+                    return QString("%1: conversation %2 turn %3 token %4: %5")
+                        .arg(what)
+                        .arg(c)
+                        .arg(t)
+                        .arg(i)
+                        .arg(QString::fromStdString(diff));
+            }
+        }
+    return {};
+}
+
+int64_t loaded_tokens(const Results& r) {
+    int64_t n = 0;
+    for (const auto& conv : r)
+        for (const Turn& t : conv) n += t.stats.prompt_tokens_loaded;
+    return n;
+}
+
+std::vector<fs::path> block_files(const QString& dir) {
+    std::vector<fs::path> out;
+    for (const auto& d : fs::recursive_directory_iterator(dir.toStdString()))
+        if (d.path().extension() == ".kvb") out.push_back(d.path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace
+
+class TestKvDiskRestore : public QObject {
+    Q_OBJECT
+
+    Results reference(const Workload& w, TensorType type) {
+        RigOptions off;
+        off.weight_type = type;
+        off.prefix_caching = false;
+        off.scheduler.max_running = 1;
+        auto ref = Rig::make(off);
+        Results out;
+        std::string error;
+        if (!run_workload(*ref, w, out, error)) qFatal("reference: %s", error.c_str());
+        return out;
+    }
+
+  private slots:
+    void restartEqualsCacheOff_data() {
+        QTest::addColumn<TensorType>("type");
+        QTest::addColumn<int>("blockSize");
+        QTest::addColumn<int>("nBlocks");
+        QTest::newRow("F32 bs16 roomy") << TensorType::F32 << 16 << 512;
+        QTest::newRow("F32 bs7 pressure") << TensorType::F32 << 7 << 60;
+        QTest::newRow("Q8_0 bs3 pressure") << TensorType::Q8_0 << 3 << 120;
+    }
+    void restartEqualsCacheOff() {
+        QFETCH(TensorType, type);
+        QFETCH(int, blockSize);
+        QFETCH(int, nBlocks);
+        const Workload w = Workload::random(kSeed, 6, 3, 2, synthetic_vocab_size());
+        const Results want = reference(w, type);
+        QTemporaryDir dir;
+        RigOptions o;
+        o.weight_type = type;
+        o.block_size = blockSize;
+        o.n_blocks = nBlocks;
+        o.scheduler.max_running = 4;
+        o.scheduler.max_batch_tokens = 48;
+        o.disk_dir = dir.path().toStdString();
+        std::string error;
+        Results first, second;
+        int64_t computed_first = 0;
+        {
+            auto rig = Rig::make(o);
+            QVERIFY2(run_workload(*rig, w, first, error), error.c_str());
+            computed_first = rig->scheduler->stats().tokens_computed;
+            QVERIFY(rig->cache->pool().check_consistency());
+        }  // the tier writes down what is queued as it closes
+        QVERIFY2(compare(first, want, "first run").isEmpty(),
+                 qPrintable(compare(first, want, "first run")));
+        auto rig = Rig::make(o);  // a restart: nothing in memory
+        QVERIFY(rig->disk->stats().model_entries > 0);
+        QVERIFY2(run_workload(*rig, w, second, error), error.c_str());
+        const QString diff = compare(second, want, "after the restart");
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        const int64_t loaded = loaded_tokens(second);
+        const int64_t computed = rig->scheduler->stats().tokens_computed;
+        qInfo(
+            "restart: %lld prompt tokens loaded from disk; %lld tokens computed against %lld "
+            "the first time",
+            static_cast<long long>(loaded), static_cast<long long>(computed),
+            static_cast<long long>(computed_first));
+        QVERIFY(loaded > 0);
+        QVERIFY(computed < computed_first);
+        QCOMPARE(rig->cache->stats().prompt_tokens_loaded, loaded);
+        QVERIFY(rig->cache->pool().check_consistency());
+        const kv::DiskTierStats ds = rig->disk->stats();
+        QVERIFY(ds.bytes <= ds.budget_bytes);
+        QCOMPARE(ds.bad_files, int64_t{0});
+    }
+
+    void badFilesAreRecomputed() {
+        const Workload w = Workload::random(kSeed + 1, 4, 2, 2, synthetic_vocab_size());
+        const Results want = reference(w, TensorType::F32);
+        QTemporaryDir dir;
+        RigOptions o;
+        o.disk_dir = dir.path().toStdString();
+        o.scheduler.max_running = 4;
+        std::string error;
+        Results got;
+        {
+            auto rig = Rig::make(o);
+            QVERIFY2(run_workload(*rig, w, got, error), error.c_str());
+        }
+        const auto files = block_files(dir.path());
+        QVERIFY(files.size() > 6);
+        int spoiled = 0;
+        for (std::size_t i = 0; i < files.size(); i += 3, ++spoiled) {
+            if (i % 2 == 0) {
+                fs::resize_file(files[i], fs::file_size(files[i]) / 2);
+            } else {
+                std::fstream f(files[i], std::ios::in | std::ios::out | std::ios::binary);
+                f.seekp(200);
+                f.put('\x7f');
+            }
+        }
+        auto rig = Rig::make(o);
+        QVERIFY2(run_workload(*rig, w, got, error), error.c_str());
+        const QString diff = compare(got, want, "with spoiled files");
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY(rig->disk->stats().bad_files > 0);
+        QVERIFY(rig->cache->pool().check_consistency());
+    }
+
+    void anotherModelReadsNothing() {
+        const Workload w = Workload::random(kSeed + 2, 3, 2, 1, synthetic_vocab_size());
+        QTemporaryDir dir;
+        RigOptions o;
+        o.disk_dir = dir.path().toStdString();
+        std::string error;
+        Results got;
+        {
+            auto rig = Rig::make(o);
+            QVERIFY2(run_workload(*rig, w, got, error), error.c_str());
+        }
+        o.weight_type = TensorType::Q8_0;  // another model file
+        {
+            auto rig = Rig::make(o);
+            QCOMPARE(rig->disk->stats().model_entries, int64_t{0});
+            QVERIFY2(run_workload(*rig, w, got, error), error.c_str());
+            QCOMPARE(loaded_tokens(got), int64_t{0});
+        }
+        o.weight_type = TensorType::F32;
+        o.block_size = 8;  // another block size
+        auto rig = Rig::make(o);
+        QCOMPARE(rig->disk->stats().model_entries, int64_t{0});
+    }
+
+    void smallBudgetStaysCorrect() {
+        const Workload w = Workload::random(kSeed + 3, 6, 3, 2, synthetic_vocab_size());
+        const Results want = reference(w, TensorType::F32);
+        QTemporaryDir dir;
+        RigOptions o;
+        o.disk_dir = dir.path().toStdString();
+        o.n_blocks = 40;
+        o.scheduler.max_running = 3;
+        std::string error;
+        Results got;
+        {
+            auto probe = Rig::make(o);
+            o.disk_budget_bytes = 12 * (KvStorage::bytes_per_block(probe->storage->shape()) +
+                                        kv::kBlockFileHeaderBytes);
+        }
+        auto rig = Rig::make(o);
+        QVERIFY2(run_workload(*rig, w, got, error), error.c_str());
+        QVERIFY2(compare(got, want, "small budget").isEmpty(),
+                 qPrintable(compare(got, want, "small budget")));
+        rig->disk->flush();
+        const kv::DiskTierStats ds = rig->disk->stats();
+        QVERIFY(ds.evicted_blocks > 0);
+        QVERIFY(ds.bytes <= ds.budget_bytes);
+        QCOMPARE(static_cast<std::size_t>(ds.entries), block_files(dir.path()).size());
+    }
+
+    void prefetchLoadsWithoutComputing() {
+        QTemporaryDir dir;
+        RigOptions o;
+        o.disk_dir = dir.path().toStdString();
+        const Workload w = Workload::random(kSeed + 4, 1, 2, 1, synthetic_vocab_size());
+        std::string error;
+        Results first;
+        {
+            auto rig = Rig::make(o);
+            QVERIFY2(run_workload(*rig, w, first, error), error.c_str());
+        }
+        auto rig = Rig::make(o);
+        std::vector<int32_t> prompt = first[0][1].prompt;
+        prompt.insert(prompt.end(), first[0][1].reply.begin(), first[0][1].reply.end());
+        sched::Request r = greedy(5, prompt, 0);
+        r.load_only = true;
+        QVERIFY(rig->scheduler->submit(1, std::move(r)));
+        std::vector<sched::Event> events;
+        QVERIFY(rig->drain(events));
+        QCOMPARE(rig->scheduler->stats().tokens_computed, int64_t{0});
+        QVERIFY(!events.empty());
+        QCOMPARE(events.back().kind, sched::EventKind::Finished);
+        QVERIFY(events.back().tokens.empty());
+        const auto hashes = rig->cache->prefix_hashes(prompt);
+        QVERIFY(rig->cache->cached_tokens(hashes) > 0);
+        // The turn itself now starts from memory.
+        events.clear();
+        QVERIFY(rig->scheduler->submit(2, greedy(0, prompt, 2)));
+        QVERIFY(rig->drain(events));
+        QCOMPARE(events.back().kind, sched::EventKind::Finished);
+        QCOMPARE(events.back().stats.prompt_tokens_loaded, 0);
+        QCOMPARE(events.back().stats.prompt_tokens_cached, rig->cache->cached_tokens(hashes));
+        QVERIFY(rig->cache->pool().check_consistency());
+    }
+
+    void cancelWhileLoading() {
+        QTemporaryDir dir;
+        RigOptions o;
+        o.disk_dir = dir.path().toStdString();
+        const Workload w = Workload::random(kSeed + 5, 2, 1, 1, synthetic_vocab_size());
+        std::string error;
+        Results first;
+        {
+            auto rig = Rig::make(o);
+            QVERIFY2(run_workload(*rig, w, first, error), error.c_str());
+        }
+        auto rig = Rig::make(o);
+        const std::vector<int32_t>& prompt = first[0][0].prompt;
+        QVERIFY(rig->scheduler->submit(1, greedy(0, prompt, 4)));
+        std::vector<sched::Event> events;
+        QVERIFY(rig->scheduler->step(events));  // admitted: its load is in flight
+        QCOMPARE(rig->scheduler->stats().loading, 1);
+        rig->scheduler->cancel(1, events);
+        QCOMPARE(events.back().stop, StopReason::Cancelled);
+        rig->disk->flush();
+        events.clear();
+        QVERIFY(rig->scheduler->submit(2, greedy(0, prompt, 4)));
+        QVERIFY(rig->drain(events));
+        QCOMPARE(events.back().tokens, first[0][0].reply.size() >= 4
+                                           ? std::vector<int32_t>(first[0][0].reply.begin(),
+                                                                  first[0][0].reply.begin() + 4)
+                                           : first[0][0].reply);
+        QVERIFY(rig->cache->pool().check_consistency());
+        rig->cache->drop_parked(0);
+        QCOMPARE(rig->cache->stats().blocks_used, 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKvDiskRestore)
+#include "tst_kv_disk_restore.moc"

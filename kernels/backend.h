@@ -146,6 +146,14 @@ class Backend {
     // pages and faults every page in). Not for memory used a piece at a time, such as the
     // KV cache.
     virtual std::unique_ptr<Buffer> alloc_scratch(std::size_t bytes) { return alloc(bytes); }
+    // Buffers are host memory that any thread may read and write (the CPU backend): the
+    // KV disk tier then reads blocks straight into them, off the engine thread.
+    virtual bool host_memory() const { return false; }
+    // Makes a buffer's memory resident now, so that no later step pays for first touches
+    // (the CPU backend faults every page in; device memory is resident already). For the
+    // KV cache, whose blocks are otherwise first touched on the critical path: by the
+    // first prompts, and by blocks loaded back from disk after a restart.
+    virtual void populate(Buffer& buffer) { (void)buffer; }
     virtual void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) = 0;
     virtual void download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) = 0;
     virtual std::unique_ptr<Weight> load_weight(const WeightSource& source) = 0;

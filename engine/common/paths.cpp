@@ -24,6 +24,26 @@ std::string data_dir() {
 #endif
 }
 
+std::string cache_dir() {
+#ifdef _WIN32
+    std::string base = env("LOCALAPPDATA");
+    if (base.empty()) base = env("USERPROFILE") + "\\AppData\\Local";
+    return base + "\\Hearth\\cache";
+#else
+    std::string base = env("XDG_CACHE_HOME");
+    if (base.empty()) base = env("HOME") + "/.cache";
+    return base + "/Hearth";
+#endif
+}
+
+std::string kv_cache_dir() {
+#ifdef _WIN32
+    return cache_dir() + "\\kv";
+#else
+    return cache_dir() + "/kv";
+#endif
+}
+
 std::string default_model_path() {
     if (std::string over = env("HEARTH_MODEL"); !over.empty()) return over;
 #ifdef _WIN32

@@ -9,6 +9,12 @@ namespace hearth::paths {
 // Linux: $XDG_DATA_HOME/Hearth or ~/.local/share/Hearth. Windows: %APPDATA%\Hearth.
 std::string data_dir();
 
+// Files that can be rebuilt (the KV cache's disk tier). Linux: $XDG_CACHE_HOME/Hearth or
+// ~/.cache/Hearth. Windows: %LOCALAPPDATA%\Hearth\cache.
+std::string cache_dir();
+// Where the KV cache's disk tier lives by default: <cache_dir>/kv.
+std::string kv_cache_dir();
+
 inline constexpr const char* kDefaultModelFile = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
 // $HEARTH_MODEL if set, else <data_dir>/models/SmolLM2-135M-Instruct.Q4_1.gguf.

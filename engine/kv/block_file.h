@@ -28,9 +28,25 @@ inline constexpr std::size_t kBlockFileHeaderBytes = 64;
 
 using TierId = std::array<uint8_t, 16>;
 
-// A fast non-cryptographic 64-bit checksum (four multiply-rotate lanes, then a
-// finaliser) for detecting corruption, not tampering: every step is a bijection of its
-// lane's state, so a change in any one 8-byte word always changes the result.
+// A fast non-cryptographic 64-bit checksum for detecting corruption, not tampering: the
+// data's 8-byte little-endian words (the last one zero-padded) go round-robin into four
+// multiply-rotate lanes, then a finaliser mixes the lanes and the length. Every step is a
+// bijection of its lane's state, so a change in any one word always changes the result.
+// Incremental: any split of the data into update() calls gives the same value.
+class Checksum64 {
+  public:
+    Checksum64();
+    void update(std::span<const std::byte> data);
+    uint64_t finish() const;
+
+  private:
+    void word(uint64_t w);
+    uint64_t lane_[4];
+    uint64_t words_ = 0;
+    uint64_t length_ = 0;
+    std::byte carry_[8] = {};
+    std::size_t carried_ = 0;
+};
 uint64_t checksum64(std::span<const std::byte> data);
 
 // Writes the header for this payload into out[0..kBlockFileHeaderBytes).
@@ -48,6 +64,11 @@ enum class BlockFileCheck {
 };
 const char* describe(BlockFileCheck c);
 
+// Checks a header (the first kBlockFileHeaderBytes of a file) against what the reader
+// expects; on Ok, *payload_checksum (if given) is the payload's recorded checksum.
+BlockFileCheck check_block_header(std::span<const std::byte> header, const TierId& tier,
+                                  const BlockHash& hash, std::size_t payload_bytes,
+                                  uint64_t* payload_checksum);
 // Checks a whole file (header and payload) against what the reader expects.
 BlockFileCheck check_block_file(std::span<const std::byte> file, const TierId& tier,
                                 const BlockHash& hash, std::size_t payload_bytes);

@@ -59,21 +59,49 @@ bool ends_with(const std::string& s, std::string_view tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-// Reads a whole file; nullopt when it cannot be opened or read.
+// Reads a whole small file; nullopt when it cannot be opened or read.
 std::optional<Bytes> read_file(const fs::path& path) {
     std::FILE* f = std::fopen(path.string().c_str(), "rb");
     if (!f) return std::nullopt;
     Bytes out;
-    std::byte buf[1 << 16];
-    for (;;) {
-        const std::size_t n = std::fread(buf, 1, sizeof buf, f);
+    std::byte buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
         out.insert(out.end(), buf, buf + n);
-        if (n < sizeof buf) break;
-    }
     const bool failed = std::ferror(f) != 0;
     std::fclose(f);
     if (failed) return std::nullopt;
     return out;
+}
+
+// Reads a block file's payload straight into `dest` (no buffer between the page cache and
+// the KV memory) and checks it on the way. nullopt: the file cannot be opened or read.
+std::optional<BlockFileCheck> read_into(const fs::path& path, const TierId& tier,
+                                        const BlockHash& hash, std::size_t payload_bytes,
+                                        std::span<const std::span<std::byte>> dest) {
+    std::FILE* f = std::fopen(path.string().c_str(), "rb");
+    if (!f) return std::nullopt;
+    std::setvbuf(f, nullptr, _IONBF, 0);  // each fread is one read into its destination
+    const auto done = [&](std::optional<BlockFileCheck> c) {
+        if (std::ferror(f)) c.reset();
+        std::fclose(f);
+        return c;
+    };
+    std::array<std::byte, kBlockFileHeaderBytes> header{};
+    if (std::fread(header.data(), 1, header.size(), f) < header.size())
+        return done(BlockFileCheck::Truncated);
+    uint64_t want = 0;
+    if (auto c = check_block_header(header, tier, hash, payload_bytes, &want);
+        c != BlockFileCheck::Ok)
+        return done(c);
+    Checksum64 sum;
+    for (std::span<std::byte> d : dest) {
+        const std::size_t got = std::fread(d.data(), 1, d.size(), f);
+        sum.update(d.first(got));
+        if (got < d.size()) return done(BlockFileCheck::Truncated);
+    }
+    std::byte extra{};
+    if (std::fread(&extra, 1, 1, f) == 1) return done(BlockFileCheck::Corrupt);  // too long
+    return done(sum.finish() == want ? BlockFileCheck::Ok : BlockFileCheck::Corrupt);
 }
 
 // Writes parts to path through a temporary file and a rename. Empty string: done.
@@ -157,10 +185,12 @@ struct DiskTier::Impl {
     struct Read {
         uint64_t job;
         std::vector<BlockHash> hashes;
+        LoadSink sink;
     };
     std::deque<Read> reads;
     std::vector<LoadedBlocks> loaded;
     uint64_t next_job = 1;
+    uint64_t reading = 0;  // the job the worker reads now
     bool busy = false;
     bool stop = false;
     Clock::time_point drain_until;
@@ -219,10 +249,16 @@ struct DiskTier::Impl {
             if (!reads.empty()) {
                 Read r = std::move(reads.front());
                 reads.pop_front();
+                reading = r.job;
                 lk.unlock();
+                const auto t0 = Clock::now();
                 LoadedBlocks out = read_blocks(r);
+                log::get("kv")->debug(
+                    "read {} of {} blocks in {:.1f} ms", out.loaded, r.hashes.size(),
+                    std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
                 lk.lock();
                 loaded.push_back(std::move(out));
+                reading = 0;
                 busy = false;
                 auto callback = on_loaded;
                 lk.unlock();
@@ -265,29 +301,42 @@ struct DiskTier::Impl {
     LoadedBlocks read_blocks(const Read& r) {
         LoadedBlocks out;
         out.job = r.job;
-        for (const BlockHash& hash : r.hashes) {
+        for (std::size_t i = 0; i < r.hashes.size(); ++i) {
+            const BlockHash& hash = r.hashes[i];
+            Bytes buffer;
+            std::vector<std::span<std::byte>> dest;
+            if (r.sink) {
+                dest = r.sink(i);
+            } else {
+                buffer.resize(block_bytes);
+                dest.push_back(buffer);
+            }
             fs::path path;
             {
                 std::lock_guard lk(mu);
                 if (auto p = pending.find(hash); p != pending.end()) {
-                    out.blocks.push_back(*p->second);  // queued, not written yet
+                    const std::byte* from = p->second->data();  // queued, not written yet
+                    for (std::span<std::byte> d : dest) {
+                        std::memcpy(d.data(), from, d.size());
+                        from += d.size();
+                    }
+                    ++out.loaded;
+                    if (!r.sink) out.blocks.push_back(std::move(buffer));
                     continue;
                 }
                 const auto it = mine.find(hash);
                 if (it == mine.end()) break;  // evicted since it was asked for
                 path = it->second->path;
             }
-            auto file = read_file(path);
-            const BlockFileCheck check = file ? check_block_file(*file, key.id, hash, block_bytes)
-                                              : BlockFileCheck::Truncated;
+            const auto check = read_into(path, key.id, hash, block_bytes, dest);
             std::lock_guard lk(mu);
             if (check != BlockFileCheck::Ok) {
                 std::error_code ec;
-                if (file) {
+                if (check) {
                     ++counters.bad_files;
                     log::get("kv")->warn(
                         "KV block file {} failed its check ({}): deleted, computing it instead",
-                        path.string(), describe(check));
+                        path.string(), describe(*check));
                     fs::remove(path, ec);
                 } else {
                     log::get("kv")->warn("KV block file {} cannot be read: computing it instead",
@@ -300,9 +349,10 @@ struct DiskTier::Impl {
             fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // for LRU
             if (const auto it = mine.find(hash); it != mine.end())
                 lru.splice(lru.end(), lru, it->second);
-            out.blocks.emplace_back(file->begin() + kBlockFileHeaderBytes, file->end());
+            ++out.loaded;
+            if (!r.sink) out.blocks.push_back(std::move(buffer));
             ++counters.loaded_blocks;
-            counters.loaded_bytes += static_cast<int64_t>(file->size());
+            counters.loaded_bytes += static_cast<int64_t>(file_bytes());
         }
         return out;
     }
@@ -432,12 +482,20 @@ bool DiskTier::store(const BlockHash& hash, std::vector<std::byte> bytes) {
     return true;
 }
 
-uint64_t DiskTier::load(std::vector<BlockHash> hashes) {
+uint64_t DiskTier::load(std::vector<BlockHash> hashes, LoadSink sink) {
     std::lock_guard lk(impl_->mu);
     const uint64_t job = impl_->next_job++;
-    impl_->reads.push_back({job, std::move(hashes)});
+    impl_->reads.push_back({job, std::move(hashes), std::move(sink)});
     impl_->work_cv.notify_one();
     return job;
+}
+
+void DiskTier::cancel_load(uint64_t job) {
+    Impl& m = *impl_;
+    std::unique_lock lk(m.mu);
+    std::erase_if(m.reads, [&](const Impl::Read& r) { return r.job == job; });
+    m.done_cv.wait(lk, [&] { return m.reading != job; });
+    std::erase_if(m.loaded, [&](const LoadedBlocks& l) { return l.job == job; });
 }
 
 std::vector<LoadedBlocks> DiskTier::take_loaded() {

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -67,11 +68,19 @@ struct DiskTierStats {
     int64_t evicted_blocks = 0;  // deleted for the budget
 };
 
+// Where a load puts block i's payload: spans of host memory that together hold
+// block_bytes() bytes, in payload order (the KV storage's K and V rows of each layer, for
+// a backend whose memory the host can write). Called on the worker thread; the memory must
+// stay valid, and untouched by others, until the load has ended or cancel_load returned.
+using LoadSink = std::function<std::vector<std::span<std::byte>>(std::size_t i)>;
+
 // A load's result: the blocks in the order asked, up to the first one that could not be
-// read (a missing or bad file); `blocks` may be shorter than asked, or empty.
+// read (a missing or bad file): `loaded` may be fewer than asked, or none. A block that
+// failed its checks may have left bytes in its sink's memory; they are not KV.
 struct LoadedBlocks {
     uint64_t job = 0;
-    std::vector<std::vector<std::byte>> blocks;
+    std::size_t loaded = 0;
+    std::vector<std::vector<std::byte>> blocks;  // the payloads, when the load had no sink
 };
 
 class DiskTier {
@@ -94,8 +103,13 @@ class DiskTier {
     // Queues a block (block_bytes() bytes) for writing down. False: not queued (already
     // there, the queue is full, or writing has stopped; see stats().status).
     bool store(const BlockHash& hash, std::vector<std::byte> bytes);
-    // Queues a read of these blocks; returns the job id that take_loaded() reports.
-    uint64_t load(std::vector<BlockHash> hashes);
+    // Queues a read of these blocks, into `sink` (or buffers of the result when it has
+    // none); returns the job id that take_loaded() reports.
+    uint64_t load(std::vector<BlockHash> hashes, LoadSink sink = {});
+    // Forgets a load: dropped if it has not started, else waited for; either way, when
+    // this returns the worker no longer writes into the load's sink and take_loaded()
+    // will not report it.
+    void cancel_load(uint64_t job);
     // Finished loads, oldest first.
     std::vector<LoadedBlocks> take_loaded();
     // Called on the worker thread after each finished load (the engine wakes its thread).

@@ -73,6 +73,7 @@ class KvCacheManager {
     explicit KvCacheManager(KvCacheConfig config);
 
     int32_t block_size() const { return config_.block_size; }
+    const BlockHashKeys& hash_keys() const { return config_.hash_keys; }
     bool prefix_caching() const { return config_.prefix_caching; }
     int32_t n_parked() const { return static_cast<int32_t>(parked_.size()); }
     const BlockPool& pool() const { return pool_; }

@@ -1,5 +1,6 @@
 #include "kv/kv_storage.h"
 
+#include <cstring>
 #include <new>
 
 namespace hearth {
@@ -24,6 +25,10 @@ Result<std::unique_ptr<KvStorage>> KvStorage::create(kernels::Backend& backend,
         for (int32_t l = 0; l < shape.n_layers; ++l) {
             kv->k_.push_back(backend.alloc(layer_bytes * static_cast<std::size_t>(n_blocks)));
             kv->v_.push_back(backend.alloc(layer_bytes * static_cast<std::size_t>(n_blocks)));
+        }
+        for (std::size_t l = 0; l < kv->k_.size(); ++l) {
+            backend.populate(*kv->k_[l]);
+            backend.populate(*kv->v_[l]);
         }
     } catch (const std::bad_alloc&) {
         return make_error("not enough memory for a KV cache of " + std::to_string(n_blocks) +
@@ -55,6 +60,28 @@ void KvStorage::write_block(int32_t block, std::span<const std::byte> in) {
         backend_->upload(*k_[l], at, p, half);
         backend_->upload(*v_[l], at, p + half, half);
     }
+}
+
+std::vector<std::span<std::byte>> KvStorage::block_spans(int32_t block) const {
+    const std::size_t half =
+        bytes_per_block(shape_) / static_cast<std::size_t>(shape_.n_layers) / 2;
+    const std::size_t at = half * static_cast<std::size_t>(block);
+    std::vector<std::span<std::byte>> out;
+    out.reserve(2 * k_.size());
+    for (std::size_t l = 0; l < k_.size(); ++l) {
+        out.emplace_back(static_cast<std::byte*>(k_[l]->data()) + at, half);
+        out.emplace_back(static_cast<std::byte*>(v_[l]->data()) + at, half);
+    }
+    return out;
+}
+
+void KvStorage::clear_rows(std::span<std::byte> block, int32_t rows) const {
+    const std::size_t half =
+        bytes_per_block(shape_) / static_cast<std::size_t>(shape_.n_layers) / 2;
+    const std::size_t row = half / static_cast<std::size_t>(shape_.block_size);
+    const std::size_t keep = row * static_cast<std::size_t>(rows);
+    for (std::size_t at = 0; at + half <= block.size(); at += half)
+        std::memset(block.data() + at + keep, 0, half - keep);
 }
 
 kernels::PagedKvLayer KvStorage::layer(int32_t l) const {

@@ -42,6 +42,12 @@ class KvStorage {
     // device memory works too; the caller has synchronised nothing else.
     void read_block(int32_t block, std::span<std::byte> out) const;
     void write_block(int32_t block, std::span<const std::byte> in);
+    // The host memory of one block, in read_block's order (2 · n_layers spans), for a
+    // backend with host_memory(): what the disk tier reads into directly.
+    bool host_visible() const { return backend_->host_memory(); }
+    std::vector<std::span<std::byte>> block_spans(int32_t block) const;
+    // Zeroes rows [rows, block_size) of every layer's K and V in a read_block copy.
+    void clear_rows(std::span<std::byte> block, int32_t rows) const;
 
   private:
     KvStorage() = default;

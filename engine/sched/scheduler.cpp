@@ -52,6 +52,8 @@ struct Scheduler::Seq {
     std::vector<int32_t> pick;    // top-k step: the tokens whose raw logits sampling needs
     uint64_t load_job = 0;        // != 0: waiting for these blocks from the disk tier
     std::size_t load_first = 0;   // the first block (table index) the load fills
+    std::size_t load_blocks = 0;  // whole blocks asked for
+    int32_t load_tail = 0;        // then a tail of this many tokens (0: none)
     bool first_admission = false;
 
     Seq(RequestId rid, Request r)
@@ -140,6 +142,12 @@ void Scheduler::cancel(RequestId id, std::vector<Event>& events) {
     remove_finished();
 }
 
+void Scheduler::drop_load(Seq& s) {
+    // NOTE: before the blocks are freed: the worker may be reading into them.
+    if (s.load_job != 0 && tier_) tier_->cancel_load(s.load_job);
+    s.load_job = 0;
+}
+
 void Scheduler::release(Seq& s, bool park) {
     const kv::SeqId conv = s.req.conversation;
     if (!cache_.has_sequence(conv)) return;
@@ -159,6 +167,7 @@ void Scheduler::finish(Seq& s, StopReason stop, std::vector<Event>& events) {
         events.push_back(std::move(e));
     }
     if (!s.generated.empty()) s.stats.decode_ms = ms_between(s.first_token, now);
+    drop_load(s);
     write_down(s.req.conversation);
     // A cancelled request frees everything; its full blocks stay cached all the same.
     release(s, s.req.park_at_end && stop != StopReason::Cancelled);
@@ -177,6 +186,7 @@ void Scheduler::finish(Seq& s, StopReason stop, std::vector<Event>& events) {
 void Scheduler::fail(Seq& s, const std::string& message, std::vector<Event>& events) {
     log::get("sched")->warn("request {} (conversation {}) failed: {}", s.id, s.req.conversation,
                             message);
+    drop_load(s);
     release(s, false);
     Event e;
     e.kind = EventKind::Error;
@@ -205,9 +215,9 @@ bool Scheduler::preempt_newest(const Seq* keep) {
         const auto known = cache_.tokens(conv);
         v.tokens.assign(known.begin(), known.end());
         v.prefix_hashes.clear();
+        drop_load(v);
         write_down(conv);
         cache_.free(conv);
-        v.load_job = 0;  // a load in flight is dropped when it ends
         v.reserved = 0;
         v.preempted = true;
         ++v.stats.preemptions;
@@ -378,11 +388,41 @@ bool Scheduler::start_load(Seq& s, int32_t n_computed) {
     if (s.prefix_hashes.size() != limit) s.prefix_hashes = cache_.prefix_hashes(s.tokens);
     std::size_t n = 0;
     while (first + n < limit && tier_->contains(s.prefix_hashes[first + n])) ++n;
-    if (n == 0) return false;
     const auto from = s.prefix_hashes.begin() + static_cast<std::ptrdiff_t>(first);
-    s.load_job = tier_->load({from, from + static_cast<std::ptrdiff_t>(n)});
+    std::vector<kv::BlockHash> load(from, from + static_cast<std::ptrdiff_t>(n));
+    // Then the longest tail (a partly filled block kept by content) that continues them.
+    s.load_tail = 0;
+    const std::size_t at = (first + n) * static_cast<std::size_t>(bs);
+    const auto room = static_cast<int32_t>(
+        std::min<std::size_t>(static_cast<std::size_t>(bs) - 1, s.tokens.size() - 1 - at));
+    std::optional<kv::BlockHash> parent;
+    if (first + n > 0) parent = s.prefix_hashes[first + n - 1];
+    for (int32_t len = room; len > 0; --len) {
+        const kv::BlockHash h =
+            kv::hash_block(parent, std::span(s.tokens).subspan(at, static_cast<std::size_t>(len)),
+                           cache_.hash_keys());
+        if (tier_->contains(h)) {
+            load.push_back(h);
+            s.load_tail = len;
+            break;
+        }
+    }
+    if (load.empty()) return false;
+    s.load_blocks = n;
     s.load_first = first;
-    log::get("sched")->debug("request {}: loading {} blocks from disk", s.id, n);
+    kv::LoadSink sink;
+    if (storage_.host_visible()) {  // straight into the blocks, which s holds until it ends
+        const auto table = cache_.block_table(s.req.conversation);
+        std::vector<kv::BlockId> into(table.begin() + static_cast<std::ptrdiff_t>(first),
+                                      table.begin() + static_cast<std::ptrdiff_t>(first) +
+                                          static_cast<std::ptrdiff_t>(load.size()));
+        sink = [&storage = storage_, into = std::move(into)](std::size_t i) {
+            return storage.block_spans(into[i]);
+        };
+    }
+    s.load_job = tier_->load(std::move(load), std::move(sink));
+    log::get("sched")->debug("request {}: loading {} blocks and a tail of {} tokens from disk",
+                             s.id, n, s.load_tail);
     return true;
 }
 
@@ -396,9 +436,11 @@ void Scheduler::finish_loads(std::vector<Event>& events) {
         s.load_job = 0;
         const kv::SeqId conv = s.req.conversation;
         const auto table = cache_.block_table(conv);
-        for (std::size_t i = 0; i < done.blocks.size(); ++i)
+        for (std::size_t i = 0; i < done.blocks.size(); ++i)  // loads without a sink
             storage_.write_block(table[s.load_first + i], done.blocks[i]);
-        const int32_t n = to_i32(done.blocks.size()) * cache_.block_size();
+        // Whole blocks, then the tail if it came too (a load stops at its first miss).
+        int32_t n = to_i32(std::min(done.loaded, s.load_blocks)) * cache_.block_size();
+        if (done.loaded > s.load_blocks) n += s.load_tail;
         if (n > 0) {
             if (auto r = cache_.mark_computed(conv, n); !r) {
                 fail(s, r.message(), events);
@@ -427,8 +469,23 @@ void Scheduler::write_down(kv::SeqId conv) {
         // NOTE: copied now: once freed, the block may be reused by the next step.
         std::vector<std::byte> bytes(tier_->block_bytes());
         storage_.read_block(table[i], bytes);
-        if (!tier_->store(hashes[i], std::move(bytes))) break;  // queue full, or not writing
+        if (!tier_->store(hashes[i], std::move(bytes))) return;  // queue full, or not writing
     }
+    // The partly filled last block, kept by content (its tokens chained from the last
+    // full block), so that the conversation's whole computed history outlives a restart.
+    const int32_t bs = cache_.block_size();
+    const int32_t tail = cache_.n_computed(conv) % bs;
+    if (tail == 0 || hashes.size() >= table.size()) return;
+    const auto tokens = cache_.tokens(conv).subspan(hashes.size() * static_cast<std::size_t>(bs),
+                                                    static_cast<std::size_t>(tail));
+    std::optional<kv::BlockHash> parent;
+    if (!hashes.empty()) parent = hashes.back();
+    const kv::BlockHash h = kv::hash_block(parent, tokens, cache_.hash_keys());
+    if (tier_->contains(h)) return;
+    std::vector<std::byte> bytes(tier_->block_bytes());
+    storage_.read_block(table[hashes.size()], bytes);
+    storage_.clear_rows(bytes, tail);  // rows past the tail hold another sequence's KV
+    tier_->store(h, std::move(bytes));
 }
 
 Result<void> Scheduler::step(std::vector<Event>& events) {

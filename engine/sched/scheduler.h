@@ -173,6 +173,7 @@ class Scheduler {
     // Disk tier: starts s's load after admission (false: nothing below memory), applies
     // finished loads, writes a sequence's full blocks down.
     bool start_load(Seq& s, int32_t n_computed);
+    void drop_load(Seq& s);
     void finish_loads(std::vector<Event>& events);
     void write_down(kv::SeqId conv);
 

@@ -129,6 +129,20 @@ std::unique_ptr<Buffer> CpuBackend::alloc_scratch(std::size_t bytes) {
     return buf;
 }
 
+void CpuBackend::populate(Buffer& buffer) {
+    auto* begin = static_cast<unsigned char*>(buffer.data());
+    const std::size_t size = buffer.bytes();
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    // The whole pages inside the buffer, faulted in writable without writing them.
+    const auto page = static_cast<std::uintptr_t>(4096);
+    const auto lo = (reinterpret_cast<std::uintptr_t>(begin) + page - 1) & ~(page - 1);
+    const auto hi = (reinterpret_cast<std::uintptr_t>(begin) + size) & ~(page - 1);
+    if (hi > lo && madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_WRITE) == 0) return;
+#endif
+    auto* bytes_at = static_cast<volatile unsigned char*>(begin);
+    for (std::size_t i = 0; i < size; i += 4096) bytes_at[i] = bytes_at[i];
+}
+
 void CpuBackend::upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) {
     std::memcpy(static_cast<char*>(dst.data()) + offset, src, bytes);
 }

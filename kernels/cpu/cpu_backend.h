@@ -35,6 +35,8 @@ class CpuBackend final : public Backend {
     std::unique_ptr<Buffer> alloc(std::size_t bytes) override;  // 64-byte aligned, uninitialised
     // 2 MiB and more: 2 MiB aligned and, on Linux, madvise(MADV_HUGEPAGE); every page
     // written once before it returns (the first touch happens here, not in a step).
+    void populate(Buffer& buffer) override;
+    bool host_memory() const override { return true; }
     std::unique_ptr<Buffer> alloc_scratch(std::size_t bytes) override;
     void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) override;
     void download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) override;

@@ -5,6 +5,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -88,6 +90,46 @@ class TestDiskTier : public QObject {
         QCOMPARE(checksum64(data), base);
         data.push_back(std::byte{0});  // the length counts too
         QVERIFY(checksum64(data) != base);
+    }
+
+    void checksum_is_incremental() {
+        const auto data = bytes_of(3, 1001);
+        const uint64_t whole = checksum64(data);
+        for (std::size_t a : {0, 1, 7, 8, 9, 31, 32, 33, 500, 1000, 1001})
+            for (std::size_t b : {std::size_t{0}, std::size_t{3}, std::size_t{40}}) {
+                const std::size_t mid = std::min(a + b, data.size());
+                Checksum64 c;
+                c.update(std::span(data).first(a));
+                c.update(std::span(data).subspan(a, mid - a));
+                c.update(std::span(data).subspan(mid));
+                QVERIFY2(c.finish() == whole, qPrintable(QString("split %1/%2").arg(a).arg(mid)));
+            }
+    }
+
+    void loads_into_a_sink() {
+        QTemporaryDir dir;
+        auto t = open_tier(dir.path());
+        for (int i = 0; i < 2; ++i) QVERIFY(t->store(hash_of(i), bytes_of(i)));
+        t->flush();
+        QVERIFY(t->store(hash_of(2), bytes_of(2)));  // still queued, maybe
+        std::vector<std::vector<std::byte>> into(3, std::vector<std::byte>(kBlockBytes));
+        const uint64_t job = t->load({hash_of(0), hash_of(1), hash_of(2)}, [&](std::size_t i) {
+            std::span<std::byte> all(into[i]);
+            return std::vector<std::span<std::byte>>{all.first(100), all.subspan(100, 2000),
+                                                     all.subspan(2100)};
+        });
+        t->flush();
+        const auto done = t->take_loaded();
+        QCOMPARE(done.size(), std::size_t{1});
+        QCOMPARE(done.front().job, job);
+        QCOMPARE(done.front().loaded, std::size_t{3});
+        QVERIFY(done.front().blocks.empty());
+        for (int i = 0; i < 3; ++i) QVERIFY(into[static_cast<std::size_t>(i)] == bytes_of(i));
+        // A cancelled load is never reported.
+        const uint64_t dropped = t->load({hash_of(0), hash_of(1)});
+        t->cancel_load(dropped);
+        t->flush();
+        QVERIFY(t->take_loaded().empty());
     }
 
     void block_file_checks() {

@@ -246,14 +246,66 @@ class TestKvDiskRestore : public QObject {
         QVERIFY(events.back().tokens.empty());
         const auto hashes = rig->cache->prefix_hashes(prompt);
         QVERIFY(rig->cache->cached_tokens(hashes) > 0);
-        // The turn itself now starts from memory.
+        // The turn itself now starts from memory, but for the partly filled last block
+        // (memory caches whole blocks only), which comes from disk again.
         events.clear();
         QVERIFY(rig->scheduler->submit(2, greedy(0, prompt, 2)));
         QVERIFY(rig->drain(events));
         QCOMPARE(events.back().kind, sched::EventKind::Finished);
-        QCOMPARE(events.back().stats.prompt_tokens_loaded, 0);
-        QCOMPARE(events.back().stats.prompt_tokens_cached, rig->cache->cached_tokens(hashes));
+        const sched::RequestStats st = events.back().stats;
+        QVERIFY(st.prompt_tokens_loaded < rig->cache->block_size());
+        QCOMPARE(st.prompt_tokens_cached,
+                 rig->cache->cached_tokens(hashes) + st.prompt_tokens_loaded);
+        QCOMPARE(st.prompt_tokens_computed, 1);  // the last token, for its logits
         QVERIFY(rig->cache->pool().check_consistency());
+    }
+
+    void tailKeptByContent() {
+        // One turn, a restart, the next turn: everything the first turn computed comes
+        // back, the partly filled last block too; only the new message is computed.
+        QTemporaryDir dir;
+        RigOptions o;
+        o.disk_dir = dir.path().toStdString();
+        const Workload w = Workload::random(kSeed + 6, 1, 2, 1, synthetic_vocab_size());
+        Workload one = w;
+        one.user[0].resize(1);
+        std::string error;
+        Results first;
+        {
+            auto rig = Rig::make(o);
+            QVERIFY2(run_workload(*rig, one, first, error), error.c_str());
+        }
+        std::vector<int32_t> next = first[0][0].prompt;
+        next.insert(next.end(), first[0][0].reply.begin(), first[0][0].reply.end());
+        const auto& message = w.user[0][1];
+        next.insert(next.end(), message.begin(), message.end());
+        const auto computed_before =
+            static_cast<int32_t>(first[0][0].prompt.size() + first[0][0].reply.size() - 1);
+        QVERIFY2(computed_before % 16 != 0, "the first turn should end inside a block");
+
+        auto run_next = [&](Rig& rig) {
+            sched::Request r = greedy(0, next, 4);
+            r.record_logits = true;
+            std::vector<sched::Event> events;
+            if (!rig.scheduler->submit(1, std::move(r)) || !rig.drain(events)) qFatal("next turn");
+            return events;
+        };
+        auto rig = Rig::make(o);
+        const auto events = run_next(*rig);
+        const sched::RequestStats st = events.back().stats;
+        QCOMPARE(st.prompt_tokens_loaded, computed_before);
+        QCOMPARE(st.prompt_tokens_computed, static_cast<int32_t>(next.size()) - computed_before);
+        RigOptions off;
+        off.prefix_caching = false;
+        auto ref = Rig::make(off);
+        const auto want = run_next(*ref);
+        QCOMPARE(events.size(), want.size());
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            if (events[i].kind != sched::EventKind::Token || events[i].token < 0) continue;
+            QCOMPARE(events[i].token, want[i].token);
+            const std::string diff = first_difference(events[i].logits, want[i].logits);
+            QVERIFY2(diff.empty(), diff.c_str());
+        }
     }
 
     void cancelWhileLoading() {

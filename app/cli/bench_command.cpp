@@ -7,6 +7,8 @@
 //                  visited round-robin with 20-token messages: TTFT of resumed turns
 //   memory         16 conversations sharing a 1,000-token persona at once: KV blocks in
 //                  use vs unshared and vs ideal
+//   restart        the switch workload's conversations resumed after a restart, with and
+//                  without the KV disk tier (bench_restart.cpp)
 //   gpu            the CUDA backend (engine/bench/gpu_bench.h): prefill, decode at batch
 //                  1/8/32, bandwidth and tensor-core fractions, a shared persona; JSON
 #include <QFile>
@@ -47,8 +49,9 @@ std::vector<OptionSpec> bench_options() {
         {"rates", true, "shared-prefix: arrival rates in requests/s, comma-separated"},
         {"requests", true, "shared-prefix: requests per rate (default 24)"},
         {"rounds", true, "switch: round-robin rounds (default 5)"},
-        {"dump-workload", true, "switch: write the workload (token ids) as JSON and exit"},
-        {"peer", true, "switch: JSON with peers' resumed-turn TTFTs (scripts/bench/switch)"},
+        {"dump-workload", true, "switch, restart: write the workload (token ids) as JSON and exit"},
+        {"peer", true,
+         "switch, restart: JSON with peers' resumed-turn TTFTs (scripts/bench/switch, restart)"},
         {"shapes", true, "gpu: generated model shapes (default llama-1b,llama-8b; also tiny)"},
         {"types", true, "gpu: their weight types (default Q4_0,Q4_K,F16)"},
         {"help", false, "show this help"},
@@ -56,36 +59,6 @@ std::vector<OptionSpec> bench_options() {
     auto e = engine_options();
     o.insert(o.end(), e.begin(), e.end());
     return o;
-}
-
-double mean(const std::vector<double>& v) {
-    return v.empty() ? 0.0
-                     : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-}
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-sched::Request request(kv::SeqId conversation, std::vector<int32_t> prompt, int32_t max_tokens,
-                       bool park) {
-    sched::Request r;
-    r.conversation = conversation;
-    r.prompt = std::move(prompt);
-    r.max_tokens = max_tokens;
-    r.stop_at_end_of_generation = false;  // fixed output lengths
-    r.park_at_end = park;
-    return r;
-}
-
-template <typename... Parts>
-std::vector<int32_t> concat(const Parts&... parts) {
-    std::vector<int32_t> out;
-    (out.insert(out.end(), parts.begin(), parts.end()), ...);
-    return out;
 }
 
 // --- shared-prefix ------------------------------------------------------------------
@@ -532,16 +505,19 @@ int run_bench(const CommandArgs& argv) {
     const auto& pos = args->positionals();
     const std::string name = pos.empty() ? "" : pos[0];
     if (args->flag("help") || pos.size() != 1 ||
-        (name != "shared-prefix" && name != "switch" && name != "memory" && name != "gpu")) {
-        std::fprintf(
-            args->flag("help") ? stdout : stderr,
-            "usage: hearth-cli bench (shared-prefix | switch | memory | gpu) [options]\n%s",
-            usage_of(options).c_str());
+        (name != "shared-prefix" && name != "switch" && name != "memory" && name != "gpu" &&
+         name != "restart")) {
+        std::fprintf(args->flag("help") ? stdout : stderr,
+                     "usage: hearth-cli bench (shared-prefix | switch | memory | restart | gpu) "
+                     "[options]\n%s",
+                     usage_of(options).c_str());
         return args->flag("help") ? 0 : 2;
     }
     if (name == "gpu") return bench_gpu(*args);  // one JSON object, --json or not
     auto config = engine_config(*args);
     if (!config) return fail(2, config.message());
+    // Benchmarks measure compute and the memory cache; the disk tier only when asked.
+    if (!args->value("kv-disk-mb")) config->kv_disk_mb = 0;
     if (args->value("cache"))
         std::fprintf(stderr,
                      "hearth-cli: bench runs with the cache on and off; --cache is ignored\n");
@@ -560,6 +536,8 @@ int run_bench(const CommandArgs& argv) {
         rc = bench_shared_prefix(*args, *config, out);
     else if (name == "switch")
         rc = bench_switch(*args, *config, out);
+    else if (name == "restart")
+        rc = bench_restart(*args, *config, out);
     else
         rc = bench_memory(*args, *config, out);
     if (rc == -1) return 0;

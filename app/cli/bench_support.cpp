@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <numeric>
 #include <sstream>
 
 #include "engine.h"
@@ -92,6 +93,29 @@ Result<std::vector<PeerTtft>> PeerTtft::load(const QString& path) {
     }
     if (peers.empty()) return make_error(path.toStdString() + ": no peers");
     return peers;
+}
+
+double mean(const std::vector<double>& v) {
+    return v.empty() ? 0.0
+                     : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+sched::Request request(kv::SeqId conversation, std::vector<int32_t> prompt, int32_t max_tokens,
+                       bool park) {
+    sched::Request r;
+    r.conversation = conversation;
+    r.prompt = std::move(prompt);
+    r.max_tokens = max_tokens;
+    r.stop_at_end_of_generation = false;  // fixed output lengths
+    r.park_at_end = park;
+    return r;
 }
 
 }  // namespace hearth::cli

@@ -12,10 +12,12 @@
 
 #include "cli/plot.h"
 #include "common/result.h"
+#include "sched/scheduler.h"
 
 namespace hearth {
 class Engine;
-}
+struct EngineConfig;
+}  // namespace hearth
 
 namespace hearth::cli {
 
@@ -41,6 +43,19 @@ class Table {
 };
 
 std::string fmt(double v, int decimals);
+double mean(const std::vector<double>& v);
+double median(std::vector<double> v);
+
+// A request with a fixed reply length (no stop at end-of-generation tokens), greedy.
+sched::Request request(kv::SeqId conversation, std::vector<int32_t> prompt, int32_t max_tokens,
+                       bool park);
+
+template <typename... Parts>
+std::vector<int32_t> concat(const Parts&... parts) {
+    std::vector<int32_t> out;
+    (out.insert(out.end(), parts.begin(), parts.end()), ...);
+    return out;
+}
 Result<std::vector<double>> parse_numbers(const std::string& csv);
 
 // {"label": "...", "ttft_ms": [...]} as written by scripts/bench/switch-llamacpp.
@@ -60,5 +75,9 @@ struct BenchOutput {
     QJsonObject json;
     std::vector<Plot> plots;
 };
+
+class Args;
+// hearth-cli bench restart (bench_restart.cpp).
+int bench_restart(const Args& args, const EngineConfig& base, BenchOutput& out);
 
 }  // namespace hearth::cli

@@ -15,6 +15,9 @@ std::vector<OptionSpec> engine_options() {
         {"cache", true, "prefix caching: on (default) or off"},
         {"kv-mb", true, "KV cache size in MiB (default: two full contexts, at most 1024)"},
         {"batch", true, "most tokens per forward step (default 512)"},
+        {"kv-disk-mb", true,
+         "KV blocks kept on disk across runs, in MiB, all models (default 2048; 0: none)"},
+        {"kv-disk-dir", true, "where (default: the user's cache folder, Hearth/kv)"},
     };
 }
 
@@ -37,6 +40,10 @@ Result<EngineConfig> engine_config(const Args& args) {
     auto batch = args.integer("batch", 512, 1, 1 << 16);
     if (!batch) return batch.error();
     c.scheduler.max_batch_tokens = static_cast<int32_t>(*batch);
+    auto disk = args.integer("kv-disk-mb", 2048, 0, 1 << 24);
+    if (!disk) return disk.error();
+    c.kv_disk_mb = static_cast<std::size_t>(*disk);
+    c.kv_disk_dir = args.value("kv-disk-dir").value_or(paths::kv_cache_dir());
     return c;
 }
 
@@ -81,6 +88,7 @@ QJsonObject request_stats_json(const sched::RequestStats& s, StopReason stop) {
     o["prompt_tokens"] = s.prompt_tokens;
     o["prompt_tokens_cached"] = s.prompt_tokens_cached;
     o["prompt_tokens_computed"] = s.prompt_tokens_computed;
+    o["prompt_tokens_loaded"] = s.prompt_tokens_loaded;
     o["generated_tokens"] = s.generated_tokens;
     o["queue_ms"] = s.queue_ms;
     o["prefill_ms"] = prefill_ms;

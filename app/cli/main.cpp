@@ -29,6 +29,7 @@ constexpr Command kCommands[] = {
      hearth::cli::run_generate},
     {"chat", "chat with a model in the terminal", hearth::cli::run_chat},
     {"bench", "prefix-cache benchmarks: shared-prefix, switch, memory", hearth::cli::run_bench},
+    {"cache", "the KV cache kept on disk: stats, clear", hearth::cli::run_cache},
     {"history", "read the chat history: list, show, export, search", run_history},
 };
 

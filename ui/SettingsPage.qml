@@ -148,6 +148,54 @@ Page {
                     }
                 }
                 SettingRow {
+                    label: qsTr("KV cache on disk (MiB)")
+                    SpinBox {
+                        objectName: "kvDiskSpin"
+                        from: 0; to: 1048576; stepSize: 256; editable: true
+                        value: page.settings.kvDiskMb
+                        onValueModified: page.settings.kvDiskMb = value
+                        textFromValue: v => v === 0 ? qsTr("off") : String(v)
+                    }
+                    Label {
+                        text: qsTr("conversations continue after a restart without reading their history again")
+                        wrapMode: Text.Wrap
+                        opacity: 0.7
+                        font.pixelSize: 12
+                        Layout.fillWidth: true
+                    }
+                }
+                RowLayout {
+                    Layout.fillWidth: true
+                    Label {
+                        objectName: "diskCacheSummary"
+                        text: {
+                            const b = page.bridge
+                            if (!b.loaded) return qsTr("The disk cache is in %1.").arg(page.settings.kvDiskDir)
+                            if (!b.diskCacheOn)
+                                return b.diskCacheStatus.length > 0
+                                    ? qsTr("Disk cache off: %1").arg(b.diskCacheStatus)
+                                    : qsTr("Disk cache off.")
+                            let t = qsTr("%1 of %2 MiB used: %3 blocks, %4 of them for this model; %5 read back since the model was opened.")
+                                .arg((b.diskCacheBytes / 1048576).toFixed(1))
+                                .arg(Math.round(b.diskCacheBudget / 1048576))
+                                .arg(b.diskCacheBlocks).arg(b.diskCacheModelBlocks)
+                                .arg(b.diskCacheLoadedBlocks)
+                            if (b.diskCacheStatus.length > 0) t += " " + b.diskCacheStatus
+                            return t
+                        }
+                        wrapMode: Text.Wrap
+                        opacity: 0.7
+                        font.pixelSize: 12
+                        Layout.fillWidth: true
+                    }
+                    Button {
+                        objectName: "clearDiskCacheButton"
+                        text: qsTr("Clear")
+                        enabled: page.bridge.diskCacheOn && page.bridge.diskCacheBlocks > 0
+                        onClicked: page.bridge.clearDiskCache()
+                    }
+                }
+                SettingRow {
                     label: qsTr("Pinned prompts (share of the KV cache)")
                     Slider {
                         objectName: "pinnedShareSlider"

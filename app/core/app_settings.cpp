@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/paths.h"
+
 namespace {
 
 // The defaults are the engine's own.
@@ -33,6 +35,7 @@ constexpr auto frequency_penalty = "sampling/frequencyPenalty";
 constexpr auto presence_penalty = "sampling/presencePenalty";
 constexpr auto max_reply_tokens = "sampling/maxReplyTokens";
 constexpr auto kv_cache_mb = "engine/kvCacheMb";
+constexpr auto kv_disk_mb = "engine/kvDiskMb";
 constexpr auto pinned_share = "engine/pinnedShare";
 constexpr auto threads = "engine/threads";
 constexpr auto backend = "engine/backend";
@@ -117,6 +120,8 @@ void AppSettings::load() {
         std::clamp<long long>(read_int(s, key::max_reply_tokens, kMaxReplyTokensDefault),
                               kMaxReplyTokensMin, kMaxReplyTokensMax));
     kv_cache_mb_ = clamp_kv(read_int(s, key::kv_cache_mb, static_cast<long long>(kEngine.kv_mb)));
+    kv_disk_mb_ = static_cast<int>(std::clamp<long long>(
+        read_int(s, key::kv_disk_mb, static_cast<long long>(kEngine.kv_disk_mb)), 0, kKvDiskMbMax));
     pinned_share_ =
         read_real(s, key::pinned_share, kPinnedShareMin, kPinnedShareMax, kEngine.max_pinned_share);
     threads_ = static_cast<int>(
@@ -200,6 +205,15 @@ void AppSettings::setKvCacheMb(int v) {
     HEARTH_SETTING_SET(kv_cache_mb_, key::kv_cache_mb, c, kvCacheMbChanged);
 }
 
+void AppSettings::setKvDiskMb(int v) {
+    const int c = std::clamp(v, 0, kKvDiskMbMax);
+    HEARTH_SETTING_SET(kv_disk_mb_, key::kv_disk_mb, c, kvDiskMbChanged);
+}
+
+QString AppSettings::kvDiskDir() const {
+    return QString::fromStdString(hearth::paths::kv_cache_dir());
+}
+
 void AppSettings::setPinnedShare(double v) {
     const double c = clamp_real(v, kPinnedShareMin, kPinnedShareMax, kEngine.max_pinned_share);
     HEARTH_SETTING_SET(pinned_share_, key::pinned_share, c, pinnedShareChanged);
@@ -234,6 +248,7 @@ void AppSettings::resetSampling() {
 
 void AppSettings::resetEngine() {
     setKvCacheMb(static_cast<int>(kEngine.kv_mb));
+    setKvDiskMb(static_cast<int>(kEngine.kv_disk_mb));
     setPinnedShare(kEngine.max_pinned_share);
     setThreads(kEngine.n_threads);
     setBackend(QStringLiteral("auto"));
@@ -260,6 +275,8 @@ hearth::EngineConfig AppSettings::engineConfig() const {
     c.model_path = last_model_path_.toStdString();
     c.n_threads = threads_;
     c.kv_mb = static_cast<std::size_t>(kv_cache_mb_);
+    c.kv_disk_mb = static_cast<std::size_t>(kv_disk_mb_);
+    c.kv_disk_dir = hearth::paths::kv_cache_dir();
     c.max_pinned_share = pinned_share_;
     c.device = backend_.toStdString();  // "auto", "cpu" or "cuda" (valid_backend)
     return c;

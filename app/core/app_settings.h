@@ -41,6 +41,10 @@ class AppSettings : public QObject {
         int maxReplyTokens READ maxReplyTokens WRITE setMaxReplyTokens NOTIFY maxReplyTokensChanged)
     // The engine.
     Q_PROPERTY(int kvCacheMb READ kvCacheMb WRITE setKvCacheMb NOTIFY kvCacheMbChanged)  // 0: auto
+    // The KV cache's disk tier (MiB, all models together; 0: none): conversations continue
+    // after a restart without prefilling their history again.
+    Q_PROPERTY(int kvDiskMb READ kvDiskMb WRITE setKvDiskMb NOTIFY kvDiskMbChanged)
+    Q_PROPERTY(QString kvDiskDir READ kvDiskDir CONSTANT)
     Q_PROPERTY(double pinnedShare READ pinnedShare WRITE setPinnedShare NOTIFY pinnedShareChanged)
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY threadsChanged)  // 0: all cores
     Q_PROPERTY(
@@ -71,6 +75,7 @@ class AppSettings : public QObject {
     static constexpr int kKvCacheMbMin = 16, kKvCacheMbMax = 1 << 20;  // or 0 (auto)
     static constexpr double kPinnedShareMin = 0.0, kPinnedShareMax = 0.9;
     static constexpr int kThreadsMax = 1024;
+    static constexpr int kKvDiskMbMax = 1 << 20;  // 1 TiB
 
     // The application's settings: QSettings of the organisation and application "Hearth"
     // (~/.config/Hearth/Hearth.conf on Linux). Settings that an earlier version kept under
@@ -89,6 +94,9 @@ class AppSettings : public QObject {
     double presencePenalty() const { return presence_penalty_; }
     int maxReplyTokens() const { return max_reply_tokens_; }
     int kvCacheMb() const { return kv_cache_mb_; }
+    int kvDiskMb() const { return kv_disk_mb_; }
+    void setKvDiskMb(int v);
+    QString kvDiskDir() const;
     double pinnedShare() const { return pinned_share_; }
     int threads() const { return threads_; }
     QString backend() const { return backend_; }
@@ -133,6 +141,7 @@ class AppSettings : public QObject {
     void presencePenaltyChanged();
     void maxReplyTokensChanged();
     void kvCacheMbChanged();
+    void kvDiskMbChanged();
     void pinnedShareChanged();
     void threadsChanged();
     void backendChanged();
@@ -152,6 +161,7 @@ class AppSettings : public QObject {
     double presence_penalty_ = 0;
     int max_reply_tokens_ = kMaxReplyTokensDefault;
     int kv_cache_mb_ = 0;
+    int kv_disk_mb_ = 0;
     double pinned_share_ = 0;
     int threads_ = 0;
     QString backend_;

@@ -150,7 +150,10 @@ bool same_stats(const EngineStats& a, const EngineStats& b) {
            a.kv.prompt_tokens_queried == b.kv.prompt_tokens_queried &&
            a.kv.prompt_tokens_cached == b.kv.prompt_tokens_cached &&
            a.conversations_parked == b.conversations_parked &&
-           a.scheduler.running == b.scheduler.running && a.scheduler.waiting == b.scheduler.waiting;
+           a.scheduler.running == b.scheduler.running && a.scheduler.waiting == b.scheduler.waiting &&
+           a.disk_on == b.disk_on && a.disk.entries == b.disk.entries &&
+           a.disk.bytes == b.disk.bytes && a.disk.model_entries == b.disk.model_entries &&
+           a.disk.loaded_blocks == b.disk.loaded_blocks && a.disk.status == b.disk.status;
 }
 
 }  // namespace
@@ -408,6 +411,16 @@ void EngineBridge::cancel(RequestId id) {
     // A request of a replaced engine was cancelled with it.
     if (it == running_.end() || !loaded_ || it->second.generation != generation_) return;
     loaded_->engine->cancel(it->second.engine_id);
+}
+
+void EngineBridge::prefetch(std::vector<int32_t> prompt) {
+    if (loaded_) loaded_->engine->prefetch(std::move(prompt));
+}
+
+void EngineBridge::clearDiskCache() {
+    if (!loaded_) return;
+    loaded_->engine->clear_disk_cache();
+    QTimer::singleShot(200, this, &EngineBridge::refreshStats);
 }
 
 void EngineBridge::pin(qint64 key, std::vector<int32_t> prefix_ids) {

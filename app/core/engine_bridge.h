@@ -86,6 +86,15 @@ class EngineBridge : public QObject {
     Q_PROPERTY(int conversationsResident READ conversationsResident NOTIFY statsChanged)
     Q_PROPERTY(int requestsRunning READ requestsRunning NOTIFY statsChanged)
     Q_PROPERTY(int requestsWaiting READ requestsWaiting NOTIFY statsChanged)
+    // The KV cache's disk tier: whether it is on, what it holds (all models), its budget,
+    // and why it is off or not writing (empty when all is well).
+    Q_PROPERTY(bool diskCacheOn READ diskCacheOn NOTIFY statsChanged)
+    Q_PROPERTY(qint64 diskCacheBytes READ diskCacheBytes NOTIFY statsChanged)
+    Q_PROPERTY(qint64 diskCacheBlocks READ diskCacheBlocks NOTIFY statsChanged)
+    Q_PROPERTY(qint64 diskCacheModelBlocks READ diskCacheModelBlocks NOTIFY statsChanged)
+    Q_PROPERTY(qint64 diskCacheBudget READ diskCacheBudget NOTIFY statsChanged)
+    Q_PROPERTY(qint64 diskCacheLoadedBlocks READ diskCacheLoadedBlocks NOTIFY statsChanged)
+    Q_PROPERTY(QString diskCacheStatus READ diskCacheStatus NOTIFY statsChanged)
 
   public:
     explicit EngineBridge(QObject* parent = nullptr);
@@ -129,6 +138,13 @@ class EngineBridge : public QObject {
     int conversationsResident() const { return stats_.conversations_parked; }
     int requestsRunning() const { return stats_.scheduler.running; }
     int requestsWaiting() const { return stats_.scheduler.waiting; }
+    bool diskCacheOn() const { return stats_.disk_on; }
+    qint64 diskCacheBytes() const { return stats_.disk.bytes; }
+    qint64 diskCacheBlocks() const { return stats_.disk.entries; }
+    qint64 diskCacheModelBlocks() const { return stats_.disk.model_entries; }
+    qint64 diskCacheBudget() const { return stats_.disk.budget_bytes; }
+    qint64 diskCacheLoadedBlocks() const { return stats_.disk.loaded_blocks; }
+    QString diskCacheStatus() const { return QString::fromStdString(stats_.disk.status); }
 
     // Loads a model (a path or a file:// URL) in the background, replacing the current one
     // once the new one is ready (the old one keeps serving until then). A load() while
@@ -139,6 +155,8 @@ class EngineBridge : public QObject {
     // "warming", "pinned", "failed" or "" (not pinned) for a pin key.
     Q_INVOKABLE QString pinState(qint64 key) const;
     Q_INVOKABLE void refreshStats();
+    // Deletes every KV block the disk tier holds (every model's).
+    Q_INVOKABLE void clearDiskCache();
     // Who holds each KV block (the Memory page): {blockSize, states: [int], owners: [int]}
     // with states 0 free, 1 cached, 2 pinned, 3 conversation, 4 shared (BlockCell::State)
     // and owners the conversation id or pin key (-1: none). Cheap: the engine's latest
@@ -155,6 +173,9 @@ class EngineBridge : public QObject {
     // The full request (stop strings, ...); its conversation must be ≥ 0.
     RequestId submit(hearth::sched::Request request);
     void cancel(RequestId id);
+    // Reads what the disk tier holds of this prompt into memory, in the background (a
+    // conversation that was just selected); nothing when no model or no disk tier.
+    void prefetch(std::vector<int32_t> prompt);
     void pin(qint64 key, std::vector<int32_t> prefix_ids);
     void unpin(qint64 key);
     std::vector<hearth::PinStatus> pins() const;

@@ -5,6 +5,7 @@
 #include "core/message_list_model.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/log.h"
 #include "core/error_text.h"
@@ -134,6 +135,7 @@ void MessageListModel::setConversationId(qint64 id) {
     emit conversationLoaded();
     emit contextChanged();
     emit_state_changes();
+    prefetch_pending_ = true;
     reload();
 }
 
@@ -401,6 +403,7 @@ void MessageListModel::reload() {
                 return;
             if (!r) return self->set_error(error_text(r.error()));
             self->apply_snapshot(*r);
+            if (std::exchange(self->prefetch_pending_, false)) self->prefetch_kv(*r);
         });
 }
 

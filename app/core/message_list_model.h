@@ -221,6 +221,9 @@ class MessageListModel : public RowListModel {
     };
 
     void set_error(const QString& error);
+    // Selecting a conversation: its KV read back from the disk tier before the user types
+    // (Engine::prefetch), for the prompt its next turn extends.
+    void prefetch_kv(const ThreadSnapshot& snap);
     void apply_snapshot(const ThreadSnapshot& snapshot);
     void apply_thread(std::vector<hearth::store::ThreadEntry> thread);
     void on_event(const hearth::sched::Event& event);
@@ -260,6 +263,7 @@ class MessageListModel : public RowListModel {
     std::map<hearth::store::Id, QList<int>> pending_updates_;
     QTimer flush_timer_;
     int reload_serial_ = 0;
+    bool prefetch_pending_ = false;  // the next reload's thread is prefetched
     std::optional<hearth::store::Id> reveal_;  // revealMessage() waiting for its row
     bool reveal_selected_ = false;             // its branch was asked for
     std::optional<int> max_reply_tokens_;

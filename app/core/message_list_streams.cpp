@@ -29,6 +29,26 @@ st::FinishReason finish_reason_of(StopReason r) {
 
 }  // namespace
 
+void MessageListModel::prefetch_kv(const ThreadSnapshot& snap) {
+    if (!bridge_ || !bridge_->loaded() || snap.thread.empty()) return;
+    const chat::PromptBuilder* builder = bridge_->promptBuilder();
+    if (!builder) return;
+    const st::Message& last = snap.thread.back().message;
+    if (last.state == st::MessageState::Streaming) return;  // in memory: it is running
+    // After a reply: the prompt that reopens it (everything the next turn starts with);
+    // after an unanswered message: the prompt that answers it.
+    st::Id parent = last.id;
+    std::optional<st::Id> reopen;
+    if (last.role == st::Role::Assistant) {
+        if (!last.parent_id) return;
+        parent = *last.parent_id;
+        reopen = last.id;
+    }
+    auto plan = plan_reply(snap, parent, reopen, *builder, bridge_->fingerprint(),
+                           bridge_->contextLength(), reply_defaults(), 0);
+    if (plan) bridge_->prefetch(std::move(plan->request.prompt));
+}
+
 void MessageListModel::start_reply(qint64 conversation, st::Id parent_id,
                                    std::optional<st::Id> continue_reply) {
     QPointer<MessageListModel> self(this);

@@ -55,6 +55,8 @@ void Engine::Impl::handle(Command& c, std::vector<Event>& events) {
         r.load_only = true;
         r.background = true;
         r.park_at_end = false;
+        log::get("engine")->debug("prefetch of a {}-token prompt from the disk tier",
+                                  r.prompt.size());
         const sched::RequestId id = next_id++;
         if (auto ok = scheduler->submit(id, std::move(r)); !ok)
             log::get("engine")->debug("prefetch not queued: {}", ok.message());

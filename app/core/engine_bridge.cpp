@@ -150,9 +150,10 @@ bool same_stats(const EngineStats& a, const EngineStats& b) {
            a.kv.prompt_tokens_queried == b.kv.prompt_tokens_queried &&
            a.kv.prompt_tokens_cached == b.kv.prompt_tokens_cached &&
            a.conversations_parked == b.conversations_parked &&
-           a.scheduler.running == b.scheduler.running && a.scheduler.waiting == b.scheduler.waiting &&
-           a.disk_on == b.disk_on && a.disk.entries == b.disk.entries &&
-           a.disk.bytes == b.disk.bytes && a.disk.model_entries == b.disk.model_entries &&
+           a.scheduler.running == b.scheduler.running &&
+           a.scheduler.waiting == b.scheduler.waiting && a.disk_on == b.disk_on &&
+           a.disk.entries == b.disk.entries && a.disk.bytes == b.disk.bytes &&
+           a.disk.model_entries == b.disk.model_entries &&
            a.disk.loaded_blocks == b.disk.loaded_blocks && a.disk.status == b.disk.status;
 }
 

@@ -81,6 +81,12 @@ void MessageListModel::setBridge(EngineBridge* bridge) {
     if (bridge_) {
         connect(bridge_, &EngineBridge::requestEvent, this, &MessageListModel::on_event);
         connect(bridge_, &EngineBridge::modelChanged, this, &MessageListModel::emit_state_changes);
+        // A model opened under an open conversation (the app's start): read its KV back.
+        connect(bridge_, &EngineBridge::modelChanged, this, [this] {
+            if (!bridge_->loaded() || conversation_ < 0) return;
+            prefetch_pending_ = true;
+            reload();
+        });
     }
     emit bridgeChanged();
     emit_state_changes();

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "chat/prompt_builder.h"
+#include "common/log.h"
 #include "core/error_text.h"
 
 using namespace hearth;
@@ -35,18 +36,22 @@ void MessageListModel::prefetch_kv(const ThreadSnapshot& snap) {
     if (!builder) return;
     const st::Message& last = snap.thread.back().message;
     if (last.state == st::MessageState::Streaming) return;  // in memory: it is running
-    // After a reply: the prompt that reopens it (everything the next turn starts with);
-    // after an unanswered message: the prompt that answers it.
-    st::Id parent = last.id;
-    std::optional<st::Id> reopen;
-    if (last.role == st::Role::Assistant) {
-        if (!last.parent_id) return;
-        parent = *last.parent_id;
-        reopen = last.id;
+    // What the next turn starts with: after a reply, the prompt that asked for it and the
+    // reply's own ids (what the engine computed); after an unanswered message, the prompt
+    // that answers it.
+    const bool replied = last.role == st::Role::Assistant;
+    if (replied && !last.parent_id) return;
+    auto plan = plan_reply(snap, replied ? *last.parent_id : last.id, std::nullopt, *builder,
+                           bridge_->fingerprint(), bridge_->contextLength(), reply_defaults(), 0);
+    if (!plan) {
+        log::get("app")->debug("no prefetch for conversation {}: {}", snap.conversation.id,
+                               plan.message());
+        return;
     }
-    auto plan = plan_reply(snap, parent, reopen, *builder, bridge_->fingerprint(),
-                           bridge_->contextLength(), reply_defaults(), 0);
-    if (plan) bridge_->prefetch(std::move(plan->request.prompt));
+    std::vector<int32_t> prompt = std::move(plan->request.prompt);
+    if (replied && last.token_fingerprint == bridge_->fingerprint())
+        prompt.insert(prompt.end(), last.token_ids.begin(), last.token_ids.end());
+    bridge_->prefetch(std::move(prompt));
 }
 
 void MessageListModel::start_reply(qint64 conversation, st::Id parent_id,

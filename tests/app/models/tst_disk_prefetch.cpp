@@ -39,9 +39,11 @@ class TestDiskPrefetch : public QObject {
             QVERIFY(conversation >= 0);
             first.chat.setConversationId(conversation);
             QTRY_VERIFY(first.chat.canSend());
-            QVERIFY(send_and_wait(first, QStringLiteral(
-                        "Tell me a long story about a lighthouse keeper and the sea, please, "
-                        "with a cat in it and a storm at the end.")) >= 0);
+            QVERIFY(send_and_wait(
+                        first,
+                        QStringLiteral(
+                            "Tell me a long story about a lighthouse keeper and the sea, please, "
+                            "with a cat in it and a storm at the end.")) >= 0);
             first.bridge.refreshStats();
             QVERIFY(first.bridge.diskCacheOn());
         }  // the app closes: the engine writes down what it queued
@@ -82,12 +84,13 @@ class TestDiskPrefetch : public QObject {
         if (app.bridge.diskCacheBlocks() == 0) {  // this suite's first test wrote some
             app.chat.setConversationId(create_conversation(app, -1));
             QTRY_VERIFY(app.chat.canSend());
-            QVERIFY(send_and_wait(app, QStringLiteral("A message long enough to fill blocks.")) >= 0);
+            QVERIFY(send_and_wait(app, QStringLiteral("A message long enough to fill blocks.")) >=
+                    0);
             app.bridge.engine()->wait_idle();
         }
         app.bridge.clearDiskCache();
-        QTRY_VERIFY_WITH_TIMEOUT(
-            (app.bridge.refreshStats(), app.bridge.diskCacheBlocks() == 0), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT((app.bridge.refreshStats(), app.bridge.diskCacheBlocks() == 0),
+                                 10000);
         QCOMPARE(app.bridge.diskCacheBytes(), qint64{0});
         // Off in the settings: the next load runs without it and says so.
         settings.setKvDiskMb(0);

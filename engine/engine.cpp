@@ -329,8 +329,14 @@ std::vector<PinStatus> Engine::pins() const {
 }
 
 EngineStats Engine::stats() const {
-    std::lock_guard lk(impl_->snapshot_mu);
-    return impl_->stats;
+    EngineStats s;
+    {
+        std::lock_guard lk(impl_->snapshot_mu);
+        s = impl_->stats;
+    }
+    // The tier's worker goes on writing after the engine thread has gone idle: ask it now.
+    if (impl_->disk) s.disk = impl_->disk->stats();
+    return s;
 }
 
 BlockMap Engine::block_map() const {
@@ -348,6 +354,37 @@ BlockMap Engine::block_map() const {
 void Engine::prefetch(std::vector<int32_t> prompt) {
     if (!impl_->disk || prompt.empty()) return;
     impl_->post(Impl::Prefetch{std::move(prompt)});
+}
+
+void Engine::forget(std::vector<int32_t> prompt) {
+    if (!impl_->disk || prompt.empty()) return;
+    impl_->post(Impl::Forget{std::move(prompt)});
+}
+
+void Engine::Impl::forget_on_disk(const std::vector<int32_t>& prompt) {
+    // Every full block of the chain, and at each block boundary every tail length that a
+    // turn may have ended on (block_size - 1 hashes per boundary).
+    const int32_t bs = cache->block_size();
+    const std::span<const int32_t> tokens(prompt);
+    const auto hashes = kv::hash_full_blocks(
+        tokens, bs, tokens.size() / static_cast<std::size_t>(bs), cache->hash_keys());
+    std::vector<kv::BlockHash> drop;
+    const auto pinned = [&](const kv::BlockHash& h) {
+        const kv::BlockId id = cache->pool().get_cached(h);
+        return id != kv::kNoBlock && cache->pool().block(id).pin_count > 0;
+    };
+    for (std::size_t k = 0; k <= hashes.size(); ++k) {
+        if (k < hashes.size() && !pinned(hashes[k])) drop.push_back(hashes[k]);
+        std::optional<kv::BlockHash> parent;
+        if (k > 0) parent = hashes[k - 1];
+        const std::size_t at = k * static_cast<std::size_t>(bs);
+        for (std::size_t len = 1; len < static_cast<std::size_t>(bs) && at + len <= tokens.size();
+             ++len)
+            drop.push_back(kv::hash_block(parent, tokens.subspan(at, len), cache->hash_keys()));
+    }
+    const int64_t n = disk->erase(drop);
+    log::get("engine")->info("forgot {} KV blocks on disk of a deleted {}-token history", n,
+                             prompt.size());
 }
 
 void Engine::clear_disk_cache() {

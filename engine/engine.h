@@ -161,6 +161,10 @@ class Engine {
     // computing nothing: a conversation the user is about to continue (selected in the
     // sidebar) then starts from memory. No-op without a disk tier.
     void prefetch(std::vector<int32_t> prompt);
+    // Deletes what the disk tier holds of this prompt (a deleted conversation's history):
+    // its full blocks and the tails kept along it, except blocks pinned now (personas kept
+    // warm). Blocks it shares with other conversations go too; they are computed again.
+    void forget(std::vector<int32_t> prompt);
     // Deletes every block the disk tier holds, of every model.
     void clear_disk_cache();
     void unpin(int64_t key);

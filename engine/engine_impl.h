@@ -48,8 +48,11 @@ struct Engine::Impl {
         std::vector<int32_t> prompt;
     };
     struct ClearDisk {};
-    using Command =
-        std::variant<Submit, Cancel, CancelAll, Pin, Unpin, SnapshotBlocks, Prefetch, ClearDisk>;
+    struct Forget {
+        std::vector<int32_t> prompt;
+    };
+    using Command = std::variant<Submit, Cancel, CancelAll, Pin, Unpin, SnapshotBlocks, Prefetch,
+                                 ClearDisk, Forget>;
 
     struct Listener {
         std::shared_ptr<RequestHandle> handle;
@@ -113,6 +116,8 @@ struct Engine::Impl {
 
     // engine.cpp
     void open_disk_tier(const KvShape& shape);
+
+    void forget_on_disk(const std::vector<int32_t>& prompt);
 
     // engine_loop.cpp
     void run();

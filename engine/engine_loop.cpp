@@ -62,6 +62,8 @@ void Engine::Impl::handle(Command& c, std::vector<Event>& events) {
             log::get("engine")->debug("prefetch not queued: {}", ok.message());
     } else if (std::holds_alternative<ClearDisk>(c)) {
         if (disk) disk->clear();
+    } else if (auto* g = std::get_if<Forget>(&c)) {
+        if (disk) forget_on_disk(g->prompt);
     }
 }
 

@@ -118,6 +118,7 @@ ApplicationWindow {
                 chat.conversationId = get(0).conversationId
             }
         }
+        onAboutToDelete: id => chat.forgetKv(id)
         onDeleted: id => { if (chat.conversationId === id) chat.conversationId = -1 }
     }
     MessageListModel {

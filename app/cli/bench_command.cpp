@@ -52,6 +52,8 @@ std::vector<OptionSpec> bench_options() {
         {"dump-workload", true, "switch, restart: write the workload (token ids) as JSON and exit"},
         {"peer", true,
          "switch, restart: JSON with peers' resumed-turn TTFTs (scripts/bench/switch, restart)"},
+        {"pressure", false,
+         "restart: 64 conversations through a KV cache for 4 instead (hit rates per tier)"},
         {"shapes", true, "gpu: generated model shapes (default llama-1b,llama-8b; also tiny)"},
         {"types", true, "gpu: their weight types (default Q4_0,Q4_K,F16)"},
         {"help", false, "show this help"},

@@ -85,10 +85,107 @@ Resumed resume(Engine& engine, const Workload& w, const std::vector<std::vector<
     return r;
 }
 
+// --pressure: 64 conversations of ~1,500 tokens through a KV cache that holds 4 of them,
+// each resumed once after all were grown: with the disk tier the resumes come from memory
+// or disk; without it, they are computed again.
+struct PressureResult {
+    int64_t prompt = 0, memory = 0, disk = 0, computed = 0;
+    double ttft_ms = 0;            // mean over the resumes
+    double written_per_token = 0;  // disk bytes written per generated token, whole run
+};
+
+PressureResult run_pressure(Engine& engine, TokenSource& tokens, int conversations) {
+    const std::vector<int32_t> persona = tokens.take(kPersona);
+    std::vector<std::vector<int32_t>> grown;
+    for (int c = 0; c < conversations; ++c) {
+        auto prompt = concat(persona, tokens.take(kHistory));
+        const sched::Event e = engine.submit(request(c, prompt, kReply, true))->wait();
+        prompt.insert(prompt.end(), e.tokens.begin(), e.tokens.end());
+        grown.push_back(std::move(prompt));
+    }
+    PressureResult r;
+    std::vector<double> ttft;
+    for (int c = 0; c < conversations; ++c) {
+        const sched::Event e =
+            engine
+                .submit(request(c,
+                                concat(grown[static_cast<std::size_t>(c)], tokens.take(kMessage)),
+                                kReply, true))
+                ->wait();
+        r.prompt += e.stats.prompt_tokens;
+        r.disk += e.stats.prompt_tokens_loaded;
+        r.memory += e.stats.prompt_tokens_cached - e.stats.prompt_tokens_loaded;
+        r.computed += e.stats.prompt_tokens_computed;
+        ttft.push_back(e.stats.ttft_ms);
+    }
+    engine.wait_idle();
+    const EngineStats st = engine.stats();
+    r.ttft_ms = mean(ttft);
+    r.written_per_token = static_cast<double>(st.disk.written_bytes) /
+                          static_cast<double>(std::max<int64_t>(st.scheduler.tokens_generated, 1));
+    return r;
+}
+
 double mean_of(const std::vector<int32_t>& v) {
     double s = 0;
     for (int32_t x : v) s += x;
     return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+template <typename Make>
+int bench_pressure(const Args& args, const EngineConfig& base, const Make& make,
+                   const QTemporaryDir& dir, BenchOutput& out) {
+    constexpr int kMany = 64, kResident = 4;
+    auto seed = args.integer("seed", 1, 0, 1LL << 62);
+    if (!seed) return fail(2, seed.message());
+    PressureResult res[2];
+    for (int mode = 0; mode < 2; ++mode) {
+        auto engine = make(mode == 0 ? &dir : nullptr);
+        if (!engine) return fail(1, engine.message());
+        (void)base;
+        // A KV cache that holds kResident conversations of ~1,516 tokens.
+        const std::size_t per_token =
+            (*engine)->kv_bytes() /
+            static_cast<std::size_t>((*engine)->kv_blocks() * (*engine)->config().block_size);
+        EngineConfig c = (*engine)->config();
+        c.kv_mb = (kResident * 1536 * per_token) >> 20;
+        engine->reset();
+        engine = start_engine(c, !args.value("model"));
+        if (!engine) return fail(1, engine.message());
+        std::fprintf(stderr, "  restart --pressure: %d conversations, %zu MiB of KV, %s...\n",
+                     kMany, c.kv_mb, mode == 0 ? "disk tier" : "no disk tier");
+        TokenSource tokens(**engine, static_cast<uint64_t>(*seed));
+        res[mode] = run_pressure(**engine, tokens, kMany);
+    }
+    Table t({"", "mean TTFT ms", "from memory", "from disk", "computed", "disk bytes / token"});
+    const auto pct = [](int64_t part, int64_t whole) {
+        return fmt(100.0 * static_cast<double>(part) /
+                       static_cast<double>(std::max<int64_t>(whole, 1)),
+                   1) +
+               " %";
+    };
+    const char* names[2] = {"disk tier", "no disk tier"};
+    for (int m = 0; m < 2; ++m)
+        t.add({names[m], fmt(res[m].ttft_ms, 1), pct(res[m].memory, res[m].prompt),
+               pct(res[m].disk, res[m].prompt), pct(res[m].computed, res[m].prompt),
+               fmt(res[m].written_per_token / 1024, 1) + " KiB"});
+    out.table = t.render() +
+                "64 conversations of ~1,500 tokens, a KV cache for 4, each resumed "
+                "once with a 20-token message; shares of the resumed prompts' tokens\n";
+    for (int m = 0; m < 2; ++m) {
+        const QString key = m == 0 ? QStringLiteral("disk") : QStringLiteral("no_disk");
+        out.json[key] = QJsonObject{{"ttft_ms", res[m].ttft_ms},
+                                    {"prompt_tokens", static_cast<qint64>(res[m].prompt)},
+                                    {"from_memory", static_cast<qint64>(res[m].memory)},
+                                    {"from_disk", static_cast<qint64>(res[m].disk)},
+                                    {"computed", static_cast<qint64>(res[m].computed)},
+                                    {"disk_bytes_per_generated_token", res[m].written_per_token}};
+    }
+    Plot p{"restart --pressure: mean resumed-turn TTFT", "", "TTFT (ms)", {"mean"}, {}};
+    p.series.push_back({"disk tier", {}, {res[0].ttft_ms}});
+    p.series.push_back({"no disk tier", {}, {res[1].ttft_ms}});
+    out.plots = {p};
+    return 0;
 }
 
 }  // namespace
@@ -104,7 +201,7 @@ int bench_restart(const Args& args, const EngineConfig& base, BenchOutput& out) 
     }
     // Two copies of what the first run writes: each restart starts from exactly that (a
     // run writes its own turns down too).
-    QTemporaryDir disk_dir, disk_copy;
+    QTemporaryDir disk_dir, disk_copy, pressure_dir;
     if (!disk_dir.isValid() || !disk_copy.isValid())
         return fail(1, "cannot make a temporary folder for the disk tier");
     const auto make = [&](const QTemporaryDir* disk) -> Result<std::unique_ptr<Engine>> {
@@ -114,6 +211,7 @@ int bench_restart(const Args& args, const EngineConfig& base, BenchOutput& out) 
         c.kv_disk_mb = disk ? 4096 : 0;
         return start_engine(c, !args.value("model"));
     };
+    if (args.flag("pressure")) return bench_pressure(args, base, make, pressure_dir, out);
 
     Workload w;
     std::vector<std::vector<int32_t>> grown;

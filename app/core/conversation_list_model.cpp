@@ -360,6 +360,7 @@ void ConversationListModel::commitDelete() {
     pending_.reset();
     emit undoChanged();
     if (!store_) return;
+    emit aboutToDelete(id);  // jobs its handlers give the store run before the delete
     QPointer<ConversationListModel> self(this);
     store_->delete_conversation(id, [self, id](Result<void> r) {
         if (!self) return;

@@ -90,8 +90,9 @@ class ConversationListModel : public RowListModel {
     void undoChanged();
     void errorStringChanged();
     void conversationCreated(qint64 conversationId);
-    void deleted(qint64 conversationId);  // the delete was carried out
-    void loaded();                        // after each reload or search
+    void aboutToDelete(qint64 conversationId);  // the store deletes it next (no undo now)
+    void deleted(qint64 conversationId);        // the delete was carried out
+    void loaded();                              // after each reload or search
 
   private:
     struct Row {

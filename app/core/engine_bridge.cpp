@@ -418,6 +418,10 @@ void EngineBridge::prefetch(std::vector<int32_t> prompt) {
     if (loaded_) loaded_->engine->prefetch(std::move(prompt));
 }
 
+void EngineBridge::forget(std::vector<int32_t> prompt) {
+    if (loaded_) loaded_->engine->forget(std::move(prompt));
+}
+
 void EngineBridge::clearDiskCache() {
     if (!loaded_) return;
     loaded_->engine->clear_disk_cache();

@@ -176,6 +176,8 @@ class EngineBridge : public QObject {
     // Reads what the disk tier holds of this prompt into memory, in the background (a
     // conversation that was just selected); nothing when no model or no disk tier.
     void prefetch(std::vector<int32_t> prompt);
+    // Drops what the disk tier holds of this prompt (Engine::forget).
+    void forget(std::vector<int32_t> prompt);
     void pin(qint64 key, std::vector<int32_t> prefix_ids);
     void unpin(qint64 key);
     std::vector<hearth::PinStatus> pins() const;

@@ -144,6 +144,9 @@ class MessageListModel : public RowListModel {
     QVariantMap conversationSampling() const;
     QVariantMap personaSampling() const;
     // Stores the conversation's own reply settings (they apply from its next reply on).
+    // Drops what the KV disk tier holds of a conversation that is being deleted (call it
+    // before the store deletes it: ConversationListModel::aboutToDelete).
+    Q_INVOKABLE void forgetKv(qint64 conversation);
     Q_INVOKABLE void setConversationSampling(const QVariantMap& settings);
 
     // Sampling used instead of the settings' defaults (the persona's and the conversation's
@@ -263,7 +266,7 @@ class MessageListModel : public RowListModel {
     std::map<hearth::store::Id, QList<int>> pending_updates_;
     QTimer flush_timer_;
     int reload_serial_ = 0;
-    bool prefetch_pending_ = false;  // the next reload's thread is prefetched
+    bool prefetch_pending_ = false;            // the next reload's thread is prefetched
     std::optional<hearth::store::Id> reveal_;  // revealMessage() waiting for its row
     bool reveal_selected_ = false;             // its branch was asked for
     std::optional<int> max_reply_tokens_;

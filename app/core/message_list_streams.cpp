@@ -31,27 +31,33 @@ st::FinishReason finish_reason_of(StopReason r) {
 }  // namespace
 
 void MessageListModel::prefetch_kv(const ThreadSnapshot& snap) {
-    if (!bridge_ || !bridge_->loaded() || snap.thread.empty()) return;
-    const chat::PromptBuilder* builder = bridge_->promptBuilder();
-    if (!builder) return;
-    const st::Message& last = snap.thread.back().message;
-    if (last.state == st::MessageState::Streaming) return;  // in memory: it is running
-    // What the next turn starts with: after a reply, the prompt that asked for it and the
-    // reply's own ids (what the engine computed); after an unanswered message, the prompt
-    // that answers it.
-    const bool replied = last.role == st::Role::Assistant;
-    if (replied && !last.parent_id) return;
-    auto plan = plan_reply(snap, replied ? *last.parent_id : last.id, std::nullopt, *builder,
-                           bridge_->fingerprint(), bridge_->contextLength(), reply_defaults(), 0);
-    if (!plan) {
+    if (!bridge_ || !bridge_->loaded() || !bridge_->promptBuilder()) return;
+    auto tokens = conversation_tokens(snap, *bridge_->promptBuilder(), bridge_->fingerprint(),
+                                      bridge_->contextLength(), reply_defaults());
+    if (!tokens) {
         log::get("app")->debug("no prefetch for conversation {}: {}", snap.conversation.id,
-                               plan.message());
+                               tokens.message());
         return;
     }
-    std::vector<int32_t> prompt = std::move(plan->request.prompt);
-    if (replied && last.token_fingerprint == bridge_->fingerprint())
-        prompt.insert(prompt.end(), last.token_ids.begin(), last.token_ids.end());
-    bridge_->prefetch(std::move(prompt));
+    bridge_->prefetch(std::move(tokens).value());
+}
+
+void MessageListModel::forgetKv(qint64 conversation) {
+    // Issued before the store deletes the conversation: the store runs jobs in order, so
+    // this read still sees the thread.
+    if (!store_ || !bridge_ || !bridge_->loaded()) return;
+    QPointer<MessageListModel> self(this);
+    store_->run<ThreadSnapshot>(
+        [conversation](st::Store& s) { return read_thread_snapshot(s, conversation); },
+        [self](Result<ThreadSnapshot> r) {
+            if (!self || !r || !self->bridge_ || !self->bridge_->loaded() ||
+                !self->bridge_->promptBuilder())
+                return;
+            auto tokens = conversation_tokens(
+                *r, *self->bridge_->promptBuilder(), self->bridge_->fingerprint(),
+                self->bridge_->contextLength(), self->reply_defaults());
+            if (tokens) self->bridge_->forget(std::move(tokens).value());
+        });
 }
 
 void MessageListModel::start_reply(qint64 conversation, st::Id parent_id,

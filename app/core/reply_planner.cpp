@@ -24,6 +24,25 @@ chat::Role to_chat(st::Role r) {
 
 }  // namespace
 
+Result<std::vector<std::int32_t>> conversation_tokens(const ThreadSnapshot& snap,
+                                                      const chat::PromptBuilder& builder,
+                                                      const QString& fingerprint,
+                                                      int context_length,
+                                                      const ReplyDefaults& defaults) {
+    if (snap.thread.empty()) return make_error("the conversation is empty");
+    const st::Message& last = snap.thread.back().message;
+    if (last.state == st::MessageState::Streaming) return make_error("a reply is streaming");
+    const bool replied = last.role == st::Role::Assistant;
+    if (replied && !last.parent_id) return make_error("a reply without a message before it");
+    auto plan = plan_reply(snap, replied ? *last.parent_id : last.id, std::nullopt, builder,
+                           fingerprint, context_length, defaults, 0);
+    if (!plan) return plan.error();
+    std::vector<std::int32_t> tokens = std::move(plan->request.prompt);
+    if (replied && last.token_fingerprint == fingerprint)
+        tokens.insert(tokens.end(), last.token_ids.begin(), last.token_ids.end());
+    return tokens;
+}
+
 void apply_sampling(const st::SamplingSettings& ss, SamplingParams& sp) {
     if (ss.temperature) sp.temperature = static_cast<float>(*ss.temperature);
     if (ss.top_p) sp.top_p = static_cast<float>(*ss.top_p);

@@ -67,6 +67,15 @@ hearth::Result<PlannedReply> plan_reply(const ThreadSnapshot& snapshot, hearth::
                                         const QString& fingerprint, int context_length,
                                         const ReplyDefaults& defaults, std::uint64_t fresh_seed);
 
+// The tokens a conversation's next turn starts with, as the engine computed them: after a
+// reply, the prompt that asked for it and the reply's own ids (when this model made them);
+// after an unanswered message, the prompt that answers it. What to read back from the disk
+// tier when the conversation is selected, and what to drop from it when it is deleted.
+// Errors: an empty thread, a reply still streaming, a plan that fails.
+hearth::Result<std::vector<std::int32_t>> conversation_tokens(
+    const ThreadSnapshot& snapshot, const hearth::chat::PromptBuilder& builder,
+    const QString& fingerprint, int context_length, const ReplyDefaults& defaults);
+
 // The settings applied over params: each value that is set replaces the one in params.
 void apply_sampling(const hearth::store::SamplingSettings& settings,
                     hearth::SamplingParams& params);

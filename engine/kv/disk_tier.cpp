@@ -516,6 +516,30 @@ void DiskTier::flush() {
         lk, [&] { return impl_->writes.empty() && impl_->reads.empty() && !impl_->busy; });
 }
 
+int64_t DiskTier::erase(std::span<const BlockHash> hashes) {
+    Impl& m = *impl_;
+    std::unique_lock lk(m.mu);
+    m.done_cv.wait(lk, [&] { return !m.busy; });  // a write of one of them lands first
+    int64_t erased = 0;
+    for (const BlockHash& h : hashes) {
+        if (m.pending.erase(h)) {
+            std::erase_if(m.writes, [&](const Impl::Write& w) {
+                if (!(w.hash == h)) return false;
+                m.pending_bytes -= std::min(m.pending_bytes, w.bytes->size());
+                return true;
+            });
+            ++erased;
+        }
+        const auto it = m.mine.find(h);
+        if (it == m.mine.end()) continue;
+        std::error_code ec;
+        fs::remove(it->second->path, ec);
+        m.forget(h);
+        ++erased;
+    }
+    return erased;
+}
+
 void DiskTier::clear() {
     Impl& m = *impl_;
     std::unique_lock lk(m.mu);

@@ -116,6 +116,8 @@ class DiskTier {
     void set_on_loaded(std::function<void()> callback);
     // Waits until every queued write and read is done (tests, benchmarks, shutdown).
     void flush();
+    // Deletes these blocks' entries (queued writes of them are dropped); returns how many.
+    int64_t erase(std::span<const BlockHash> hashes);
     // Deletes every entry of every model (queued writes are dropped).
     void clear();
     DiskTierStats stats() const;

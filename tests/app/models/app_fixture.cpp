@@ -16,6 +16,9 @@ App::App() {
     t1 = std::make_unique<Tester>(&personas, Tester::FailureReportingMode::Fatal);
     t2 = std::make_unique<Tester>(&conversations, Tester::FailureReportingMode::Fatal);
     t3 = std::make_unique<Tester>(&chat, Tester::FailureReportingMode::Fatal);
+    // As Main.qml wires them.
+    QObject::connect(&conversations, &ConversationListModel::aboutToDelete, &chat,
+                     &MessageListModel::forgetKv);
 }
 
 QVariant role(const QAbstractItemModel& m, int row, const char* name) {

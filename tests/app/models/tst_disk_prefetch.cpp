@@ -74,6 +74,34 @@ class TestDiskPrefetch : public QObject {
         QVERIFY(second.bridge.stats().kv.prompt_tokens_cached > 0);
     }
 
+    void deletedConversationIsForgotten() {
+        AppSettings settings(fixture_.path(QStringLiteral("settings-delete.ini")));
+        App app;
+        QVERIFY(open(app, settings));
+        app.chat.setMaxReplyTokens(12);
+        app.bridge.engine()->wait_idle();
+        app.bridge.refreshStats();
+        const qint64 before = app.bridge.diskCacheModelBlocks();
+        const qint64 doomed = create_conversation(app, -1);
+        app.chat.setConversationId(doomed);
+        QTRY_VERIFY(app.chat.canSend());
+        QVERIFY(send_and_wait(
+                    app, QStringLiteral(
+                             "Something private that should not stay on disk once deleted, written "
+                             "out at some length so that it fills several blocks of the cache.")) >=
+                0);
+        app.bridge.engine()->wait_idle();
+        // Written down by the tier's worker, after the turn.
+        QTRY_VERIFY((app.bridge.refreshStats(), app.bridge.diskCacheModelBlocks() > before));
+        QSignalSpy deleted(&app.conversations, &ConversationListModel::deleted);
+        app.conversations.remove(doomed);
+        app.conversations.commitDelete();
+        QVERIFY(deleted.wait(10000));
+        QTRY_VERIFY_WITH_TIMEOUT((app.bridge.engine()->wait_idle(), app.bridge.refreshStats(),
+                                  app.bridge.diskCacheModelBlocks() <= before),
+                                 10000);
+    }
+
     void settingsClearTheDiskCache() {
         AppSettings settings(fixture_.path(QStringLiteral("settings-clear.ini")));
         App app;

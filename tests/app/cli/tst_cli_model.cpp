@@ -6,6 +6,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <functional>
@@ -56,6 +57,68 @@ class TestCliModel : public QObject {
             QCOMPARE(name, QStringLiteral("SmolLM2 135M Instruct"));
         else  // HEARTH_MODEL names another model
             QVERIFY(!name.isEmpty());
+    }
+
+    // Two runs of the CLI over one disk tier (a process restart): the second reads the
+    // prompt's KV back from disk and generates the same tokens; cache stats and clear.
+    void diskTierAcrossProcesses() {
+        HEARTH_REQUIRE_MODEL(model);
+        QTemporaryDir dir;
+        const QStringList generate = {
+            QStringLiteral("generate"),
+            QStringLiteral("--model"),
+            model,
+            QStringLiteral("--kv-disk-dir"),
+            dir.path(),
+            QStringLiteral("--json"),
+            QStringLiteral("--temperature"),
+            QStringLiteral("0"),
+            QStringLiteral("--max-tokens"),
+            QStringLiteral("8"),
+            QStringLiteral("--ignore-eos"),
+            QStringLiteral("--prompt"),
+            QStringLiteral("The lighthouse keeper climbed the stairs every evening, counting "
+                           "them one by one, and at the top he lit the lamp and watched the "
+                           "sea for ships that never came.")};
+        QJsonObject runs[2];
+        for (QJsonObject& o : runs) {
+            QProcess p;
+            p.start(QStringLiteral(HEARTH_CLI_PATH), generate);
+            QVERIFY(p.waitForFinished(kWaitMs));
+            QCOMPARE(p.exitCode(), 0);
+            o = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+        }
+        const QJsonObject first = runs[0].value(QStringLiteral("stats")).toObject();
+        const QJsonObject second = runs[1].value(QStringLiteral("stats")).toObject();
+        QCOMPARE(first.value(QStringLiteral("prompt_tokens_loaded")).toInt(), 0);
+        const int prompt = second.value(QStringLiteral("prompt_tokens")).toInt();
+        // Every whole block of the prompt (the last token is always computed).
+        QVERIFY(second.value(QStringLiteral("prompt_tokens_loaded")).toInt() >=
+                (prompt - 1) / 16 * 16);
+        QVERIFY(second.value(QStringLiteral("prompt_tokens_loaded")).toInt() > 0);
+        QCOMPARE(runs[1].value(QStringLiteral("tokens")), runs[0].value(QStringLiteral("tokens")));
+        QProcess stats;
+        stats.start(QStringLiteral(HEARTH_CLI_PATH),
+                    {QStringLiteral("cache"), QStringLiteral("stats"),
+                     QStringLiteral("--kv-disk-dir"), dir.path(), QStringLiteral("--json")});
+        QVERIFY(stats.waitForFinished(kWaitMs));
+        const QJsonObject held = QJsonDocument::fromJson(stats.readAllStandardOutput()).object();
+        QVERIFY(held.value(QStringLiteral("blocks")).toInt() > 0);
+        QProcess clear;
+        clear.start(QStringLiteral(HEARTH_CLI_PATH),
+                    {QStringLiteral("cache"), QStringLiteral("clear"),
+                     QStringLiteral("--kv-disk-dir"), dir.path()});
+        QVERIFY(clear.waitForFinished(kWaitMs));
+        QCOMPARE(clear.exitCode(), 0);
+        stats.start(QStringLiteral(HEARTH_CLI_PATH),
+                    {QStringLiteral("cache"), QStringLiteral("stats"),
+                     QStringLiteral("--kv-disk-dir"), dir.path(), QStringLiteral("--json")});
+        QVERIFY(stats.waitForFinished(kWaitMs));
+        QCOMPARE(QJsonDocument::fromJson(stats.readAllStandardOutput())
+                     .object()
+                     .value(QStringLiteral("blocks"))
+                     .toInt(),
+                 0);
     }
 
     // info --devices answers on any machine (here: no driver); auto's reason is given, and

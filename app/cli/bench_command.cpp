@@ -228,24 +228,7 @@ struct SwitchWorkload {
         }
         return w;
     }
-    QJsonObject json() const {
-        const auto arr = [](const std::vector<int32_t>& v) {
-            QJsonArray a;
-            for (int32_t x : v) a.append(x);
-            return a;
-        };
-        QJsonArray hs, ms;
-        for (const auto& h : histories) hs.append(arr(h));
-        for (const auto& round : messages) {
-            QJsonArray r;
-            for (const auto& m : round) r.append(arr(m));
-            ms.append(r);
-        }
-        return {{"persona", arr(persona)},
-                {"histories", hs},
-                {"messages", ms},
-                {"reply_tokens", reply_tokens}};
-    }
+    QJsonObject json() const { return workload_json(persona, histories, messages, reply_tokens); }
 };
 
 struct SwitchResult {

@@ -37,22 +37,7 @@ struct Workload {
     std::vector<std::vector<int32_t>> histories;  // after the persona, before the reply
     std::vector<std::vector<int32_t>> messages;
 
-    QJsonObject json() const {
-        const auto arr = [](const std::vector<int32_t>& v) {
-            QJsonArray a;
-            for (int32_t x : v) a.append(x);
-            return a;
-        };
-        QJsonArray hs, ms;
-        for (const auto& h : histories) hs.append(arr(h));
-        QJsonArray round;
-        for (const auto& m : messages) round.append(arr(m));
-        ms.append(round);
-        return {{"persona", arr(persona)},
-                {"histories", hs},
-                {"messages", ms},
-                {"reply_tokens", kReply}};
-    }
+    QJsonObject json() const { return workload_json(persona, histories, {messages}, kReply); }
 };
 
 struct Resumed {

@@ -107,6 +107,28 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+QJsonObject workload_json(const std::vector<int32_t>& persona,
+                          const std::vector<std::vector<int32_t>>& histories,
+                          const std::vector<std::vector<std::vector<int32_t>>>& rounds,
+                          int reply_tokens) {
+    const auto arr = [](const std::vector<int32_t>& v) {
+        QJsonArray a;
+        for (int32_t x : v) a.append(x);
+        return a;
+    };
+    QJsonArray hs, ms;
+    for (const auto& h : histories) hs.append(arr(h));
+    for (const auto& round : rounds) {
+        QJsonArray r;
+        for (const auto& m : round) r.append(arr(m));
+        ms.append(r);
+    }
+    return {{"persona", arr(persona)},
+            {"histories", hs},
+            {"messages", ms},
+            {"reply_tokens", reply_tokens}};
+}
+
 sched::Request request(kv::SeqId conversation, std::vector<int32_t> prompt, int32_t max_tokens,
                        bool park) {
     sched::Request r;

@@ -50,6 +50,13 @@ double median(std::vector<double> v);
 sched::Request request(kv::SeqId conversation, std::vector<int32_t> prompt, int32_t max_tokens,
                        bool park);
 
+// A conversation workload's token ids as scripts/bench/switch and restart read them:
+// {"persona", "histories", "messages": [round][conversation], "reply_tokens"}.
+QJsonObject workload_json(const std::vector<int32_t>& persona,
+                          const std::vector<std::vector<int32_t>>& histories,
+                          const std::vector<std::vector<std::vector<int32_t>>>& rounds,
+                          int reply_tokens);
+
 template <typename... Parts>
 std::vector<int32_t> concat(const Parts&... parts) {
     std::vector<int32_t> out;

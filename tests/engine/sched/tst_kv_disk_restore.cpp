@@ -58,6 +58,16 @@ int64_t loaded_tokens(const Results& r) {
     return n;
 }
 
+// A first run of the workload that writes down to o.disk_dir, closed as it ends (a
+// restart follows). Fatal on error.
+Results first_run(const RigOptions& o, const Workload& w) {
+    Results out;
+    std::string error;
+    auto rig = Rig::make(o);
+    if (!run_workload(*rig, w, out, error)) qFatal("first run: %s", error.c_str());
+    return out;
+}
+
 std::vector<fs::path> block_files(const QString& dir) {
     std::vector<fs::path> out;
     for (const auto& d : fs::recursive_directory_iterator(dir.toStdString()))
@@ -146,11 +156,7 @@ class TestKvDiskRestore : public QObject {
         o.disk_dir = dir.path().toStdString();
         o.scheduler.max_running = 4;
         std::string error;
-        Results got;
-        {
-            auto rig = Rig::make(o);
-            QVERIFY2(run_workload(*rig, w, got, error), error.c_str());
-        }
+        Results got = first_run(o, w);
         const auto files = block_files(dir.path());
         QVERIFY(files.size() > 6);
         int spoiled = 0;
@@ -177,11 +183,7 @@ class TestKvDiskRestore : public QObject {
         RigOptions o;
         o.disk_dir = dir.path().toStdString();
         std::string error;
-        Results got;
-        {
-            auto rig = Rig::make(o);
-            QVERIFY2(run_workload(*rig, w, got, error), error.c_str());
-        }
+        Results got = first_run(o, w);
         o.weight_type = TensorType::Q8_0;  // another model file
         {
             auto rig = Rig::make(o);
@@ -226,12 +228,7 @@ class TestKvDiskRestore : public QObject {
         RigOptions o;
         o.disk_dir = dir.path().toStdString();
         const Workload w = Workload::random(kSeed + 4, 1, 2, 1, synthetic_vocab_size());
-        std::string error;
-        Results first;
-        {
-            auto rig = Rig::make(o);
-            QVERIFY2(run_workload(*rig, w, first, error), error.c_str());
-        }
+        const Results first = first_run(o, w);
         auto rig = Rig::make(o);
         std::vector<int32_t> prompt = first[0][1].prompt;
         prompt.insert(prompt.end(), first[0][1].reply.begin(), first[0][1].reply.end());
@@ -269,12 +266,7 @@ class TestKvDiskRestore : public QObject {
         const Workload w = Workload::random(kSeed + 6, 1, 2, 1, synthetic_vocab_size());
         Workload one = w;
         one.user[0].resize(1);
-        std::string error;
-        Results first;
-        {
-            auto rig = Rig::make(o);
-            QVERIFY2(run_workload(*rig, one, first, error), error.c_str());
-        }
+        const Results first = first_run(o, one);
         std::vector<int32_t> next = first[0][0].prompt;
         next.insert(next.end(), first[0][0].reply.begin(), first[0][0].reply.end());
         const auto& message = w.user[0][1];
@@ -313,12 +305,7 @@ class TestKvDiskRestore : public QObject {
         RigOptions o;
         o.disk_dir = dir.path().toStdString();
         const Workload w = Workload::random(kSeed + 5, 2, 1, 1, synthetic_vocab_size());
-        std::string error;
-        Results first;
-        {
-            auto rig = Rig::make(o);
-            QVERIFY2(run_workload(*rig, w, first, error), error.c_str());
-        }
+        const Results first = first_run(o, w);
         auto rig = Rig::make(o);
         const std::vector<int32_t>& prompt = first[0][0].prompt;
         QVERIFY(rig->scheduler->submit(1, greedy(0, prompt, 4)));

@@ -237,6 +237,11 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
     impl->scheduler = std::make_unique<sched::Scheduler>(*impl->model, *impl->storage, *impl->cache,
                                                          *impl->tokenizer, config.scheduler);
     impl->open_disk_tier(shape);
+    if (!impl->storage->host_visible() && config.prefix_caching && config.kv_host_mb > 0) {
+        impl->host =
+            std::make_unique<kv::HostTier>(static_cast<std::uint64_t>(config.kv_host_mb) * kMiB);
+        impl->scheduler->set_host_tier(impl->host.get());
+    }
     log::get("engine")->info(
         "engine ready: {} on {}, KV cache {} blocks of {} tokens ({} MiB), "
         "prefix caching {}",
@@ -357,7 +362,7 @@ void Engine::prefetch(std::vector<int32_t> prompt) {
 }
 
 void Engine::forget(std::vector<int32_t> prompt) {
-    if (!impl_->disk || prompt.empty()) return;
+    if ((!impl_->disk && !impl_->host) || prompt.empty()) return;
     impl_->post(Impl::Forget{std::move(prompt)});
 }
 
@@ -382,6 +387,8 @@ void Engine::Impl::forget_on_disk(const std::vector<int32_t>& prompt) {
              ++len)
             drop.push_back(kv::hash_block(parent, tokens.subspan(at, len), cache->hash_keys()));
     }
+    if (host) host->erase(drop);
+    if (!disk) return;
     const int64_t n = disk->erase(drop);
     log::get("engine")->info("forgot {} KV blocks on disk of a deleted {}-token history", n,
                              prompt.size());

@@ -24,6 +24,7 @@
 #include "common/result.h"
 #include "device.h"
 #include "kv/disk_tier.h"
+#include "kv/host_tier.h"
 #include "kv/kv_cache_manager.h"
 #include "request_handle.h"
 #include "sched/scheduler.h"
@@ -54,6 +55,9 @@ struct EngineConfig {
     // paths::cache_dir()/kv. Budget in MiB, all models together; 0: none.
     std::string kv_disk_dir;
     std::size_t kv_disk_mb = 2048;
+    // The host-RAM tier between device memory and the disk (kv/host_tier.h), in MiB: only
+    // when the KV cache lives in device memory (CUDA); 0: none.
+    std::size_t kv_host_mb = 2048;
     // Batch-invariant numerics (docs/architecture.md): a token's KV and logits do not
     // depend on its step's company or chunking, which makes cached KV equal to recomputed
     // KV. Off only to measure what invariance costs (benchmarks): the fastest kernels for
@@ -73,6 +77,8 @@ struct EngineStats {
     // not be opened).
     bool disk_on = false;
     kv::DiskTierStats disk;
+    bool host_on = false;  // the host-RAM tier (device backends only)
+    kv::HostTierStats host;
     sched::SchedulerStats scheduler;
     int32_t conversations_parked = 0;  // turns ended with their KV kept resident
     int64_t requests_finished = 0;

@@ -72,6 +72,7 @@ struct Engine::Impl {
     std::unique_ptr<Tokenizer> tokenizer;
     std::unique_ptr<KvStorage> storage;
     std::unique_ptr<kv::KvCacheManager> cache;
+    std::unique_ptr<kv::HostTier> host;  // outlives the scheduler, which points at it
     std::unique_ptr<sched::Scheduler> scheduler;
 
     std::atomic<sched::RequestId> next_id{1};

@@ -63,7 +63,7 @@ void Engine::Impl::handle(Command& c, std::vector<Event>& events) {
     } else if (std::holds_alternative<ClearDisk>(c)) {
         if (disk) disk->clear();
     } else if (auto* g = std::get_if<Forget>(&c)) {
-        if (disk) forget_on_disk(g->prompt);
+        forget_on_disk(g->prompt);
     }
 }
 
@@ -108,6 +108,8 @@ void Engine::Impl::update_stats() {
     const sched::DecodeRate live = scheduler->decode_rate(std::chrono::steady_clock::now());
     std::lock_guard lk(snapshot_mu);
     stats.kv = cache->stats();
+    stats.host_on = host != nullptr;
+    if (host) stats.host = host->stats();
     stats.disk_on = disk != nullptr;
     if (disk)
         stats.disk = disk->stats();

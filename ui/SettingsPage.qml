@@ -196,6 +196,22 @@ Page {
                     }
                 }
                 SettingRow {
+                    label: qsTr("KV cache in RAM under the GPU's (MiB)")
+                    SpinBox {
+                        from: 0; to: 1048576; stepSize: 256; editable: true
+                        value: page.settings.kvHostMb
+                        onValueModified: page.settings.kvHostMb = value
+                        textFromValue: v => v === 0 ? qsTr("off") : String(v)
+                    }
+                    Label {
+                        text: qsTr("blocks pushed out of GPU memory come back from RAM; unused on the CPU")
+                        wrapMode: Text.Wrap
+                        opacity: 0.7
+                        font.pixelSize: 12
+                        Layout.fillWidth: true
+                    }
+                }
+                SettingRow {
                     label: qsTr("Pinned prompts (share of the KV cache)")
                     Slider {
                         objectName: "pinnedShareSlider"

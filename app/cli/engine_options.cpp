@@ -18,6 +18,8 @@ std::vector<OptionSpec> engine_options() {
         {"kv-disk-mb", true,
          "KV blocks kept on disk across runs, in MiB, all models (default 2048; 0: none)"},
         {"kv-disk-dir", true, "where (default: the user's cache folder, Hearth/kv)"},
+        {"kv-host-mb", true,
+         "KV blocks kept in RAM under a GPU's KV cache, in MiB (default 2048; 0: none)"},
     };
 }
 
@@ -44,6 +46,9 @@ Result<EngineConfig> engine_config(const Args& args) {
     if (!disk) return disk.error();
     c.kv_disk_mb = static_cast<std::size_t>(*disk);
     c.kv_disk_dir = args.value("kv-disk-dir").value_or(paths::kv_cache_dir());
+    auto host = args.integer("kv-host-mb", 2048, 0, 1 << 24);
+    if (!host) return host.error();
+    c.kv_host_mb = static_cast<std::size_t>(*host);
     return c;
 }
 

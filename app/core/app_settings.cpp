@@ -36,6 +36,7 @@ constexpr auto presence_penalty = "sampling/presencePenalty";
 constexpr auto max_reply_tokens = "sampling/maxReplyTokens";
 constexpr auto kv_cache_mb = "engine/kvCacheMb";
 constexpr auto kv_disk_mb = "engine/kvDiskMb";
+constexpr auto kv_host_mb = "engine/kvHostMb";
 constexpr auto pinned_share = "engine/pinnedShare";
 constexpr auto threads = "engine/threads";
 constexpr auto backend = "engine/backend";
@@ -122,6 +123,8 @@ void AppSettings::load() {
     kv_cache_mb_ = clamp_kv(read_int(s, key::kv_cache_mb, static_cast<long long>(kEngine.kv_mb)));
     kv_disk_mb_ = static_cast<int>(std::clamp<long long>(
         read_int(s, key::kv_disk_mb, static_cast<long long>(kEngine.kv_disk_mb)), 0, kKvDiskMbMax));
+    kv_host_mb_ = static_cast<int>(std::clamp<long long>(
+        read_int(s, key::kv_host_mb, static_cast<long long>(kEngine.kv_host_mb)), 0, kKvDiskMbMax));
     pinned_share_ =
         read_real(s, key::pinned_share, kPinnedShareMin, kPinnedShareMax, kEngine.max_pinned_share);
     threads_ = static_cast<int>(
@@ -210,6 +213,11 @@ void AppSettings::setKvDiskMb(int v) {
     HEARTH_SETTING_SET(kv_disk_mb_, key::kv_disk_mb, c, kvDiskMbChanged);
 }
 
+void AppSettings::setKvHostMb(int v) {
+    const int c = std::clamp(v, 0, kKvDiskMbMax);
+    HEARTH_SETTING_SET(kv_host_mb_, key::kv_host_mb, c, kvHostMbChanged);
+}
+
 QString AppSettings::kvDiskDir() const {
     return QString::fromStdString(hearth::paths::kv_cache_dir());
 }
@@ -249,6 +257,7 @@ void AppSettings::resetSampling() {
 void AppSettings::resetEngine() {
     setKvCacheMb(static_cast<int>(kEngine.kv_mb));
     setKvDiskMb(static_cast<int>(kEngine.kv_disk_mb));
+    setKvHostMb(static_cast<int>(kEngine.kv_host_mb));
     setPinnedShare(kEngine.max_pinned_share);
     setThreads(kEngine.n_threads);
     setBackend(QStringLiteral("auto"));
@@ -276,6 +285,7 @@ hearth::EngineConfig AppSettings::engineConfig() const {
     c.n_threads = threads_;
     c.kv_mb = static_cast<std::size_t>(kv_cache_mb_);
     c.kv_disk_mb = static_cast<std::size_t>(kv_disk_mb_);
+    c.kv_host_mb = static_cast<std::size_t>(kv_host_mb_);
     c.kv_disk_dir = hearth::paths::kv_cache_dir();
     c.max_pinned_share = pinned_share_;
     c.device = backend_.toStdString();  // "auto", "cpu" or "cuda" (valid_backend)

@@ -45,6 +45,8 @@ class AppSettings : public QObject {
     // after a restart without prefilling their history again.
     Q_PROPERTY(int kvDiskMb READ kvDiskMb WRITE setKvDiskMb NOTIFY kvDiskMbChanged)
     Q_PROPERTY(QString kvDiskDir READ kvDiskDir CONSTANT)
+    // The host-RAM tier under a GPU's KV cache (MiB; 0: none). Unused on the CPU.
+    Q_PROPERTY(int kvHostMb READ kvHostMb WRITE setKvHostMb NOTIFY kvHostMbChanged)
     Q_PROPERTY(double pinnedShare READ pinnedShare WRITE setPinnedShare NOTIFY pinnedShareChanged)
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY threadsChanged)  // 0: all cores
     Q_PROPERTY(
@@ -95,6 +97,8 @@ class AppSettings : public QObject {
     int maxReplyTokens() const { return max_reply_tokens_; }
     int kvCacheMb() const { return kv_cache_mb_; }
     int kvDiskMb() const { return kv_disk_mb_; }
+    int kvHostMb() const { return kv_host_mb_; }
+    void setKvHostMb(int v);
     void setKvDiskMb(int v);
     QString kvDiskDir() const;
     double pinnedShare() const { return pinned_share_; }
@@ -142,6 +146,7 @@ class AppSettings : public QObject {
     void maxReplyTokensChanged();
     void kvCacheMbChanged();
     void kvDiskMbChanged();
+    void kvHostMbChanged();
     void pinnedShareChanged();
     void threadsChanged();
     void backendChanged();
@@ -162,6 +167,7 @@ class AppSettings : public QObject {
     int max_reply_tokens_ = kMaxReplyTokensDefault;
     int kv_cache_mb_ = 0;
     int kv_disk_mb_ = 0;
+    int kv_host_mb_ = 0;
     double pinned_share_ = 0;
     int threads_ = 0;
     QString backend_;

@@ -1,7 +1,11 @@
 #include "kv/block_file.h"
 
+#include <array>
 #include <bit>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <system_error>
 
 namespace hearth::kv {
 
@@ -152,6 +156,79 @@ BlockFileCheck check_block_file(std::span<const std::byte> file, const TierId& t
     if (file.size() > kBlockFileHeaderBytes + payload_bytes) return BlockFileCheck::Corrupt;
     if (sum != checksum64(file.subspan(kBlockFileHeaderBytes))) return BlockFileCheck::Corrupt;
     return BlockFileCheck::Ok;
+}
+
+std::optional<std::vector<std::byte>> read_file(const std::filesystem::path& path) {
+    std::FILE* f = std::fopen(path.string().c_str(), "rb");
+    if (!f) return std::nullopt;
+    std::vector<std::byte> out;
+    std::byte buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+        out.insert(out.end(), buf, buf + n);
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    if (failed) return std::nullopt;
+    return out;
+}
+
+std::optional<BlockFileCheck> read_into(const std::filesystem::path& path, const TierId& tier,
+                                        const BlockHash& hash, std::size_t payload_bytes,
+                                        std::span<const std::span<std::byte>> dest) {
+    std::FILE* f = std::fopen(path.string().c_str(), "rb");
+    if (!f) return std::nullopt;
+    std::setvbuf(f, nullptr, _IONBF, 0);  // each fread is one read into its destination
+    const auto done = [&](std::optional<BlockFileCheck> c) {
+        if (std::ferror(f)) c.reset();
+        std::fclose(f);
+        return c;
+    };
+    std::array<std::byte, kBlockFileHeaderBytes> header{};
+    if (std::fread(header.data(), 1, header.size(), f) < header.size())
+        return done(BlockFileCheck::Truncated);
+    uint64_t want = 0;
+    if (auto c = check_block_header(header, tier, hash, payload_bytes, &want);
+        c != BlockFileCheck::Ok)
+        return done(c);
+    Checksum64 sum;
+    for (std::span<std::byte> d : dest) {
+        const std::size_t got = std::fread(d.data(), 1, d.size(), f);
+        sum.update(d.first(got));
+        if (got < d.size()) return done(BlockFileCheck::Truncated);
+    }
+    std::byte extra{};
+    if (std::fread(&extra, 1, 1, f) == 1) return done(BlockFileCheck::Corrupt);  // too long
+    return done(sum.finish() == want ? BlockFileCheck::Ok : BlockFileCheck::Corrupt);
+}
+
+std::string write_file(const std::filesystem::path& path,
+                       std::initializer_list<std::span<const std::byte>> parts) {
+    std::filesystem::path tmp = path;
+    tmp += ".tmp";
+    std::FILE* f = std::fopen(tmp.string().c_str(), "wb");
+    if (!f) return tmp.string() + ": " + std::strerror(errno);
+    bool ok = true;
+    for (auto part : parts)
+        if (ok && std::fwrite(part.data(), 1, part.size(), f) != part.size()) ok = false;
+    int err = ok ? 0 : errno;
+    if (std::fflush(f) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    if (std::fclose(f) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    std::error_code ec;
+    if (!ok) {
+        std::filesystem::remove(tmp, ec);
+        return tmp.string() + ": " + std::strerror(err);
+    }
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        return path.string() + ": " + ec.message();
+    }
+    return {};
 }
 
 }  // namespace hearth::kv

@@ -17,7 +17,12 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <initializer_list>
+#include <optional>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "kv/block_hash.h"
 
@@ -72,5 +77,21 @@ BlockFileCheck check_block_header(std::span<const std::byte> header, const TierI
 // Checks a whole file (header and payload) against what the reader expects.
 BlockFileCheck check_block_file(std::span<const std::byte> file, const TierId& tier,
                                 const BlockHash& hash, std::size_t payload_bytes);
+
+// --- files -------------------------------------------------------------------------
+
+// Reads a whole small file (key.txt); nullopt when it cannot be opened or read.
+std::optional<std::vector<std::byte>> read_file(const std::filesystem::path& path);
+
+// Reads a block file's payload straight into `dest` (no buffer between the page cache and
+// the KV memory) and checks it on the way. nullopt: the file cannot be opened or read.
+std::optional<BlockFileCheck> read_into(const std::filesystem::path& path, const TierId& tier,
+                                        const BlockHash& hash, std::size_t payload_bytes,
+                                        std::span<const std::span<std::byte>> dest);
+
+// Writes parts to path through a temporary file (path + ".tmp") and a rename, so that a
+// crash leaves the old state or the whole file. Empty: done; else what failed.
+std::string write_file(const std::filesystem::path& path,
+                       std::initializer_list<std::span<const std::byte>> parts);
 
 }  // namespace hearth::kv

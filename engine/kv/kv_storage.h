@@ -32,6 +32,7 @@ class KvStorage {
     const KvShape& shape() const { return shape_; }
     int32_t n_blocks() const { return n_blocks_; }
     int32_t block_size() const { return shape_.block_size; }
+    std::size_t block_bytes() const { return bytes_per_block(shape_); }
     kernels::PagedKvLayer layer(int32_t l) const;
     std::size_t bytes() const {
         return bytes_per_block(shape_) * static_cast<std::size_t>(n_blocks_);

@@ -5,9 +5,9 @@
 
 #include "common/log.h"
 #include "generation/text_stream.h"
-#include "kv/disk_tier.h"
 #include "kv/kv_storage.h"
 #include "model/llama_model.h"
+#include "sched/scheduler_seq.h"
 #include "tokenizer/tokenizer.h"
 
 namespace hearth::sched {
@@ -29,36 +29,6 @@ int32_t to_i32(std::size_t n) {
 constexpr std::size_t kAdmissionScan = 64;
 
 }  // namespace
-
-struct Scheduler::Seq {
-    RequestId id = 0;
-    Request req;
-    Sampler sampler;
-    TextStream stream;
-    std::vector<int32_t> tokens;               // prompt + generated: what (re-)admission allocates
-    std::vector<kv::BlockHash> prefix_hashes;  // of tokens, for admission; empty: not yet
-    std::vector<int32_t> generated;
-    RequestStats stats;
-    Clock::time_point submitted;
-    Clock::time_point first_token;
-    int64_t submit_step = 0;
-    uint64_t admit_order = 0;
-    bool admitted_once = false;
-    bool preempted = false;
-    bool done = false;
-    int32_t reserved = 0;         // token slots the cache holds for it
-    int32_t computed_before = 0;  // computed tokens when last preempted
-    int32_t take = 0;             // tokens in the current step
-    std::vector<int32_t> pick;    // top-k step: the tokens whose raw logits sampling needs
-    uint64_t load_job = 0;        // != 0: waiting for these blocks from the disk tier
-    std::size_t load_first = 0;   // the first block (table index) the load fills
-    std::size_t load_blocks = 0;  // whole blocks asked for
-    int32_t load_tail = 0;        // then a tail of this many tokens (0: none)
-    bool first_admission = false;
-
-    Seq(RequestId rid, Request r)
-        : id(rid), req(std::move(r)), sampler(req.sampling), stream(req.stop_strings) {}
-};
 
 Scheduler::Scheduler(LlamaModel& model, KvStorage& storage, kv::KvCacheManager& cache,
                      const Tokenizer& tokenizer, SchedulerConfig config)
@@ -140,12 +110,6 @@ void Scheduler::cancel(RequestId id, std::vector<Event>& events) {
     for (auto& s : waiting_)
         if (s->id == id && !s->done) finish(*s, StopReason::Cancelled, events);
     remove_finished();
-}
-
-void Scheduler::drop_load(Seq& s) {
-    // NOTE: before the blocks are freed: the worker may be reading into them.
-    if (s.load_job != 0 && tier_) tier_->cancel_load(s.load_job);
-    s.load_job = 0;
 }
 
 void Scheduler::release(Seq& s, bool park) {
@@ -291,9 +255,9 @@ void Scheduler::admit(int32_t& budget, std::vector<Seq*>& batch, std::vector<Eve
         s.preempted = false;
         s.admit_order = ++admit_counter_;
         s.reserved = to_i32(s.tokens.size());
-        s.take = std::min(to_i32(s.tokens.size()) - alloc->n_computed_tokens, budget);
-        if (start_load(s, alloc->n_computed_tokens) || s.req.load_only)
-            s.take = 0;  // computes nothing until its blocks are in
+        const bool loading = start_load(s, alloc->n_computed_tokens);  // may restore some now
+        s.take = std::min(to_i32(s.tokens.size()) - cache_.n_computed(conv), budget);
+        if (loading || s.req.load_only) s.take = 0;  // computes nothing until its blocks are in
         budget -= s.take;
         if (s.req.load_only && s.load_job == 0) finish(s, StopReason::MaxTokens, events);
         std::unique_ptr<Seq> moved = std::move(waiting_[pick]);
@@ -377,115 +341,6 @@ void Scheduler::accept(Seq& s, int32_t token, std::span<const float> logits,
         return finish(s, StopReason::MaxTokens, events);
     // The token's KV is computed by the next step, which first reserves its slot.
     if (auto r = cache_.commit(conv, std::span(&token, 1)); !r) fail(s, r.message(), events);
-}
-
-bool Scheduler::start_load(Seq& s, int32_t n_computed) {
-    if (!tier_ || !cache_.prefix_caching()) return false;
-    const int32_t bs = cache_.block_size();
-    if (n_computed % bs != 0) return false;  // a parked tail: memory holds the rest
-    const auto first = static_cast<std::size_t>(n_computed / bs);
-    const std::size_t limit = (s.tokens.size() - 1) / static_cast<std::size_t>(bs);
-    if (s.prefix_hashes.size() != limit) s.prefix_hashes = cache_.prefix_hashes(s.tokens);
-    std::size_t n = 0;
-    while (first + n < limit && tier_->contains(s.prefix_hashes[first + n])) ++n;
-    const auto from = s.prefix_hashes.begin() + static_cast<std::ptrdiff_t>(first);
-    std::vector<kv::BlockHash> load(from, from + static_cast<std::ptrdiff_t>(n));
-    // Then the longest tail (a partly filled block kept by content) that continues them.
-    s.load_tail = 0;
-    const std::size_t at = (first + n) * static_cast<std::size_t>(bs);
-    const auto room = static_cast<int32_t>(
-        std::min<std::size_t>(static_cast<std::size_t>(bs) - 1, s.tokens.size() - 1 - at));
-    std::optional<kv::BlockHash> parent;
-    if (first + n > 0) parent = s.prefix_hashes[first + n - 1];
-    for (int32_t len = room; len > 0; --len) {
-        const kv::BlockHash h =
-            kv::hash_block(parent, std::span(s.tokens).subspan(at, static_cast<std::size_t>(len)),
-                           cache_.hash_keys());
-        if (tier_->contains(h)) {
-            load.push_back(h);
-            s.load_tail = len;
-            break;
-        }
-    }
-    if (load.empty()) return false;
-    s.load_blocks = n;
-    s.load_first = first;
-    kv::LoadSink sink;
-    if (storage_.host_visible()) {  // straight into the blocks, which s holds until it ends
-        const auto table = cache_.block_table(s.req.conversation);
-        std::vector<kv::BlockId> into(table.begin() + static_cast<std::ptrdiff_t>(first),
-                                      table.begin() + static_cast<std::ptrdiff_t>(first) +
-                                          static_cast<std::ptrdiff_t>(load.size()));
-        sink = [&storage = storage_, into = std::move(into)](std::size_t i) {
-            return storage.block_spans(into[i]);
-        };
-    }
-    s.load_job = tier_->load(std::move(load), std::move(sink));
-    log::get("sched")->debug("request {}: loading {} blocks and a tail of {} tokens from disk",
-                             s.id, n, s.load_tail);
-    return true;
-}
-
-void Scheduler::finish_loads(std::vector<Event>& events) {
-    for (kv::LoadedBlocks& done : tier_->take_loaded()) {
-        const auto it = std::find_if(running_.begin(), running_.end(), [&](const auto& s) {
-            return s->load_job == done.job && !s->done;
-        });
-        if (it == running_.end()) continue;  // cancelled or preempted meanwhile
-        Seq& s = **it;
-        s.load_job = 0;
-        const kv::SeqId conv = s.req.conversation;
-        const auto table = cache_.block_table(conv);
-        for (std::size_t i = 0; i < done.blocks.size(); ++i)  // loads without a sink
-            storage_.write_block(table[s.load_first + i], done.blocks[i]);
-        // Whole blocks, then the tail if it came too (a load stops at its first miss).
-        int32_t n = to_i32(std::min(done.loaded, s.load_blocks)) * cache_.block_size();
-        if (done.loaded > s.load_blocks) n += s.load_tail;
-        if (n > 0) {
-            if (auto r = cache_.mark_computed(conv, n); !r) {
-                fail(s, r.message(), events);
-                continue;
-            }
-            cache_.count_loaded_tokens(n);
-            s.stats.prompt_tokens_loaded += n;
-            if (s.first_admission) {
-                s.stats.prompt_tokens_cached += n;
-                s.stats.prompt_tokens_computed -= n;
-            } else {
-                s.stats.recomputed_tokens = std::max(0, s.stats.recomputed_tokens - n);
-            }
-        }
-        if (s.req.load_only) finish(s, StopReason::MaxTokens, events);
-    }
-    remove_finished();
-}
-
-void Scheduler::write_down(kv::SeqId conv) {
-    if (!tier_) return;
-    const auto hashes = cache_.block_hashes(conv);
-    const auto table = cache_.block_table(conv);
-    for (std::size_t i = 0; i < hashes.size(); ++i) {
-        if (tier_->contains(hashes[i])) continue;
-        // NOTE: copied now: once freed, the block may be reused by the next step.
-        std::vector<std::byte> bytes(tier_->block_bytes());
-        storage_.read_block(table[i], bytes);
-        if (!tier_->store(hashes[i], std::move(bytes))) return;  // queue full, or not writing
-    }
-    // The partly filled last block, kept by content (its tokens chained from the last
-    // full block), so that the conversation's whole computed history outlives a restart.
-    const int32_t bs = cache_.block_size();
-    const int32_t tail = cache_.n_computed(conv) % bs;
-    if (tail == 0 || hashes.size() >= table.size()) return;
-    const auto tokens = cache_.tokens(conv).subspan(hashes.size() * static_cast<std::size_t>(bs),
-                                                    static_cast<std::size_t>(tail));
-    std::optional<kv::BlockHash> parent;
-    if (!hashes.empty()) parent = hashes.back();
-    const kv::BlockHash h = kv::hash_block(parent, tokens, cache_.hash_keys());
-    if (tier_->contains(h)) return;
-    std::vector<std::byte> bytes(tier_->block_bytes());
-    storage_.read_block(table[hashes.size()], bytes);
-    storage_.clear_rows(bytes, tail);  // rows past the tail hold another sequence's KV
-    tier_->store(h, std::move(bytes));
 }
 
 Result<void> Scheduler::step(std::vector<Event>& events) {

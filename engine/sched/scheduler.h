@@ -18,8 +18,11 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -35,7 +38,8 @@ class Tokenizer;
 
 namespace kv {
 class DiskTier;
-}
+class HostTier;
+}  // namespace kv
 
 namespace sched {
 
@@ -139,6 +143,9 @@ class Scheduler {
     // run; full blocks are written down when a turn ends or a request is preempted.
     // Null: no disk tier. The tier must outlive the scheduler.
     void set_disk_tier(kv::DiskTier* tier) { tier_ = tier; }
+    // The host-RAM tier (a device backend's): blocks written down also go there, and
+    // admission takes them from it first, uploaded at once (no loading state).
+    void set_host_tier(kv::HostTier* tier) { host_ = tier; }
 
     bool has_work() const { return !running_.empty() || !waiting_.empty(); }
     // The last step ran nothing because its requests wait for loads: the caller may sleep
@@ -173,6 +180,10 @@ class Scheduler {
     // Disk tier: starts s's load after admission (false: nothing below memory), applies
     // finished loads, writes a sequence's full blocks down.
     bool start_load(Seq& s, int32_t n_computed);
+    std::optional<std::pair<kv::BlockHash, int32_t>> find_tail(
+        const Seq& s, std::size_t block,
+        const std::function<bool(const kv::BlockHash&)>& held) const;
+    void count_restored(Seq& s, int32_t n);
     void drop_load(Seq& s);
     void finish_loads(std::vector<Event>& events);
     void write_down(kv::SeqId conv);
@@ -192,6 +203,7 @@ class Scheduler {
     uint64_t admit_counter_ = 0;
     StepLogits logits_;
     kv::DiskTier* tier_ = nullptr;
+    kv::HostTier* host_ = nullptr;
     bool idle_step_ = false;
 };
 

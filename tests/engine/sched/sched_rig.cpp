@@ -26,7 +26,7 @@ std::unique_ptr<Rig> Rig::make(const RigOptions& o) {
     spec.seed = 11;
     rig->file = must(gguf::GgufFile::parse(must(make_synthetic_model(spec), "model")), "parse");
     rig->tokenizer = must(Tokenizer::from_gguf(*rig->file), "tokenizer");
-    rig->backend = std::make_unique<kernels::CpuBackend>(2);
+    rig->backend = o.backend ? o.backend() : std::make_unique<kernels::CpuBackend>(2);
     rig->model = must(LlamaModel::load(*rig->file, *rig->backend), "load");
     rig->model->set_batch_invariant(true);
     const ModelConfig& c = rig->model->config();
@@ -59,6 +59,10 @@ std::unique_ptr<Rig> Rig::make(const RigOptions& o) {
                                             KvStorage::bytes_per_block(rig->storage->shape())),
                          "disk tier");
         rig->scheduler->set_disk_tier(rig->disk.get());
+    }
+    if (o.host_budget_bytes > 0) {
+        rig->host = std::make_unique<kv::HostTier>(o.host_budget_bytes);
+        rig->scheduler->set_host_tier(rig->host.get());
     }
     return rig;
 }

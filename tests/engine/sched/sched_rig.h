@@ -3,6 +3,7 @@
 // turn submitted at once.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -12,6 +13,7 @@
 #include "cpu/cpu_backend.h"
 #include "gguf/gguf_file.h"
 #include "kv/disk_tier.h"
+#include "kv/host_tier.h"
 #include "kv/kv_storage.h"
 #include "model/llama_model.h"
 #include "model/synthetic_model.h"
@@ -27,7 +29,10 @@ struct RigOptions {
     bool prefix_caching = true;
     sched::SchedulerConfig scheduler;
     std::string disk_dir;  // non-empty: a disk tier there (kv/disk_tier.h)
+    // The backend; null: the CPU backend with 2 threads.
+    std::function<std::unique_ptr<kernels::Backend>()> backend;
     std::uint64_t disk_budget_bytes = 1ull << 30;
+    std::uint64_t host_budget_bytes = 0;  // > 0: a host-RAM tier of this size
 };
 
 struct Rig {
@@ -38,6 +43,7 @@ struct Rig {
     std::unique_ptr<KvStorage> storage;
     std::unique_ptr<kv::KvCacheManager> cache;
     std::unique_ptr<kv::DiskTier> disk;  // outlives the scheduler (declared before it)
+    std::unique_ptr<kv::HostTier> host;
     std::unique_ptr<sched::Scheduler> scheduler;
 
     // Aborts the test binary on failure: a rig that cannot be built is a broken test.

@@ -10,6 +10,9 @@
 #include <fstream>
 
 #include "model/synthetic_model.h"
+#if defined(HEARTH_WITH_CUDA)
+#include "cuda/host_twin_backend.h"
+#endif
 #include "sched_rig.h"
 
 using namespace hearth;
@@ -81,8 +84,9 @@ std::vector<fs::path> block_files(const QString& dir) {
 class TestKvDiskRestore : public QObject {
     Q_OBJECT
 
-    Results reference(const Workload& w, TensorType type) {
-        RigOptions off;
+    Results reference(const Workload& w, TensorType type, const RigOptions& like = {}) {
+        RigOptions off = like;
+        off.disk_dir.clear();
         off.weight_type = type;
         off.prefix_caching = false;
         off.scheduler.max_running = 1;
@@ -146,6 +150,72 @@ class TestKvDiskRestore : public QObject {
         const kv::DiskTierStats ds = rig->disk->stats();
         QVERIFY(ds.bytes <= ds.budget_bytes);
         QCOMPARE(ds.bad_files, int64_t{0});
+    }
+
+    // A backend whose memory the host cannot write (a GPU's): loads go through buffers that
+    // the engine thread uploads. The CUDA kernels' host twins stand in for the device.
+    void deviceMemoryGoesThroughBuffers() {
+#if !defined(HEARTH_WITH_CUDA)
+        QSKIP("needs the CUDA backend's host twins (a build with CUDA)");
+#else
+        RigOptions o;
+        o.backend = [] { return kernels::make_cuda_host_twin_backend(); };
+        const Workload w = Workload::random(kSeed + 7, 2, 2, 1, synthetic_vocab_size());
+        const Results want = reference(w, TensorType::F32, o);
+        QTemporaryDir dir;
+        o.disk_dir = dir.path().toStdString();
+        (void)first_run(o, w);
+        auto rig = Rig::make(o);
+        QVERIFY(!rig->storage->host_visible());
+        Results got;
+        std::string error;
+        QVERIFY2(run_workload(*rig, w, got, error), error.c_str());
+        const QString diff = compare(got, want, "device path after the restart");
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY(loaded_tokens(got) > 0);
+        QVERIFY(rig->cache->pool().check_consistency());
+#endif
+    }
+
+    // The host-RAM tier under a device backend's memory pressure: blocks evicted from the
+    // device come back from RAM (uploaded at admission), and the logits stay those of
+    // caching off. Then with the disk tier under it too.
+    void hostTierServesEvictedBlocks() {
+#if !defined(HEARTH_WITH_CUDA)
+        QSKIP("needs the CUDA backend's host twins (a build with CUDA)");
+#else
+        RigOptions o;
+        o.backend = [] { return kernels::make_cuda_host_twin_backend(); };
+        o.n_blocks = 14;  // a few conversations' worth: turns evict each other's blocks
+        o.scheduler.max_running = 3;
+        const Workload w = Workload::random(kSeed + 8, 6, 3, 2, synthetic_vocab_size());
+        const Results want = reference(w, TensorType::F32, o);
+        o.host_budget_bytes = 16u << 20;
+        auto rig = Rig::make(o);
+        Results got;
+        std::string error;
+        QVERIFY2(run_workload(*rig, w, got, error), error.c_str());
+        QString diff = compare(got, want, "host tier");
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        const kv::HostTierStats hs = rig->host->stats();
+        qInfo("host tier: %lld hits, %lld entries, %lld bytes", static_cast<long long>(hs.hits),
+              static_cast<long long>(hs.entries), static_cast<long long>(hs.bytes));
+        QVERIFY(hs.hits > 0);
+        QVERIFY(hs.bytes <= hs.budget_bytes);
+        QCOMPARE(rig->cache->stats().prompt_tokens_loaded, loaded_tokens(got));
+        QVERIFY(rig->cache->pool().check_consistency());
+        // A host tier too small to hold much, over the disk tier: both serve.
+        QTemporaryDir dir;
+        o.disk_dir = dir.path().toStdString();
+        o.host_budget_bytes = 3 * KvStorage::bytes_per_block(rig->storage->shape());
+        rig.reset();
+        auto both = Rig::make(o);
+        QVERIFY2(run_workload(*both, w, got, error), error.c_str());
+        diff = compare(got, want, "host and disk tiers");
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY(both->host->stats().evictions > 0);
+        QVERIFY(both->cache->pool().check_consistency());
+#endif
     }
 
     void badFilesAreRecomputed() {

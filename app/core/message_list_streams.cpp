@@ -44,19 +44,21 @@ void MessageListModel::prefetch_kv(const ThreadSnapshot& snap) {
 
 void MessageListModel::forgetKv(qint64 conversation) {
     // Issued before the store deletes the conversation: the store runs jobs in order, so
-    // this read still sees the thread.
+    // this read still sees it. Every branch: regenerated and edited turns too.
     if (!store_ || !bridge_ || !bridge_->loaded()) return;
     QPointer<MessageListModel> self(this);
-    store_->run<ThreadSnapshot>(
-        [conversation](st::Store& s) { return read_thread_snapshot(s, conversation); },
-        [self](Result<ThreadSnapshot> r) {
+    store_->run<std::vector<ThreadSnapshot>>(
+        [conversation](st::Store& s) { return read_branch_snapshots(s, conversation); },
+        [self](Result<std::vector<ThreadSnapshot>> r) {
             if (!self || !r || !self->bridge_ || !self->bridge_->loaded() ||
                 !self->bridge_->promptBuilder())
                 return;
-            auto tokens = conversation_tokens(
-                *r, *self->bridge_->promptBuilder(), self->bridge_->fingerprint(),
-                self->bridge_->contextLength(), self->reply_defaults());
-            if (tokens) self->bridge_->forget(std::move(tokens).value());
+            for (const ThreadSnapshot& branch : *r) {
+                auto tokens = conversation_tokens(
+                    branch, *self->bridge_->promptBuilder(), self->bridge_->fingerprint(),
+                    self->bridge_->contextLength(), self->reply_defaults());
+                if (tokens) self->bridge_->forget(std::move(tokens).value());
+            }
         });
 }
 

@@ -1,6 +1,8 @@
 #include "core/reply_planner.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "chat/prompt_builder.h"
 #include "store/store.h"
@@ -119,6 +121,33 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
     req.max_tokens = reply_room;
     req.stop_at_end_of_generation = defaults.stop_at_end_of_turn;
     return plan;
+}
+
+hearth::Result<std::vector<ThreadSnapshot>> read_branch_snapshots(hearth::store::Store& s,
+                                                                  std::int64_t conversation) {
+    auto base = read_thread_snapshot(s, conversation);
+    if (!base) return base.error();
+    auto all = s.all_messages(conversation);
+    if (!all) return all.error();
+    std::unordered_map<st::Id, const st::Message*> by_id;
+    std::unordered_set<st::Id> parents;
+    for (const st::Message& m : *all) {
+        by_id[m.id] = &m;
+        if (m.parent_id) parents.insert(*m.parent_id);
+    }
+    std::vector<ThreadSnapshot> out;
+    for (const st::Message& leaf : *all) {
+        if (parents.contains(leaf.id)) continue;
+        ThreadSnapshot snap = *base;
+        snap.thread.clear();
+        for (const st::Message* m = &leaf; m;) {
+            snap.thread.insert(snap.thread.begin(), st::ThreadEntry{*m, 0, 1});
+            const auto up = m->parent_id ? by_id.find(*m->parent_id) : by_id.end();
+            m = up == by_id.end() ? nullptr : up->second;
+        }
+        out.push_back(std::move(snap));
+    }
+    return out;
 }
 
 hearth::Result<ThreadSnapshot> read_thread_snapshot(hearth::store::Store& s,

@@ -76,6 +76,11 @@ hearth::Result<std::vector<std::int32_t>> conversation_tokens(
     const ThreadSnapshot& snapshot, const hearth::chat::PromptBuilder& builder,
     const QString& fingerprint, int context_length, const ReplyDefaults& defaults);
 
+// Every branch of a conversation as a snapshot of its own (the thread from the first
+// message to each leaf), for dropping all of a deleted conversation's KV.
+hearth::Result<std::vector<ThreadSnapshot>> read_branch_snapshots(hearth::store::Store& store,
+                                                                  std::int64_t conversation);
+
 // The settings applied over params: each value that is set replaces the one in params.
 void apply_sampling(const hearth::store::SamplingSettings& settings,
                     hearth::SamplingParams& params);

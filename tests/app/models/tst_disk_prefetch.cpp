@@ -74,13 +74,16 @@ class TestDiskPrefetch : public QObject {
         QVERIFY(second.bridge.stats().kv.prompt_tokens_cached > 0);
     }
 
+    // Every branch of a deleted conversation goes, the regenerated reply's too.
     void deletedConversationIsForgotten() {
         AppSettings settings(fixture_.path(QStringLiteral("settings-delete.ini")));
         App app;
         QVERIFY(open(app, settings));
         app.chat.setMaxReplyTokens(12);
         app.bridge.engine()->wait_idle();
-        app.bridge.refreshStats();
+        // The pinned personas' blocks are written down (pinned blocks are never forgotten).
+        QTRY_VERIFY((app.bridge.refreshStats(),
+                     app.bridge.diskCacheModelBlocks() >= app.bridge.stats().kv.blocks_pinned));
         const qint64 before = app.bridge.diskCacheModelBlocks();
         const qint64 doomed = create_conversation(app, -1);
         app.chat.setConversationId(doomed);
@@ -90,6 +93,11 @@ class TestDiskPrefetch : public QObject {
                              "Something private that should not stay on disk once deleted, written "
                              "out at some length so that it fills several blocks of the cache.")) >=
                 0);
+        // Another branch: the reply regenerated shorter (so its last block differs).
+        app.chat.setMaxReplyTokens(5);
+        QSignalSpy again(&app.chat, &MessageListModel::replyFinished);
+        QVERIFY(app.chat.regenerate());
+        QVERIFY(again.wait(kReplyTimeoutMs));
         app.bridge.engine()->wait_idle();
         // Written down by the tier's worker, after the turn.
         QTRY_VERIFY((app.bridge.refreshStats(), app.bridge.diskCacheModelBlocks() > before));

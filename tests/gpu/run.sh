@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every CTest test labelled `gpu`, for the GPU machine (H200, sm_90, no
 # network). New GPU tests and benchmarks only need the `gpu` label to be picked up; the
-# targets built are the tests' executables (CTest names them, as hearth_add_qtest does),
-# so nothing else is compiled and the app is off.
+# targets built are the tests' executables (CTest names them, as hearth_add_qtest does, or
+# a label target=NAME does), so nothing else is compiled and the app is off.
 #
 #   tests/gpu/run.sh [extra ctest args, e.g. -R dequant]
 #   tests/gpu/run.sh --bundle [FILE]
@@ -62,8 +62,19 @@ cmake -S "$root" -B "$build" "${gen[@]}" -DHEARTH_CUDA=ON -DHEARTH_BUILD_APP=OFF
     { cat "$build/configure.log"; echo "configure failed"; exit 1; }
 t_configure=$(now)
 
-# "  Test  #3: tst_cuda_dequant" → tst_cuda_dequant
-mapfile -t tests < <(ctest --test-dir "$build" -L '^gpu$' -N | sed -n 's/^ *Test *#[0-9]*: *//p')
+# The executables of the gpu tests: a test's name, or its label target=NAME when it runs
+# another suite's executable with arguments (tst_kv_tiers_cuda).
+mapfile -t tests < <(ctest --test-dir "$build" -L '^gpu$' --show-only=json-v1 | python3 -c '
+import json, sys
+seen = []
+for t in json.load(sys.stdin).get("tests", []):
+    target = t["name"]
+    for p in t.get("properties", []):
+        if p["name"] == "LABELS":
+            target = next((l[7:] for l in p["value"] if l.startswith("target=")), target)
+    if target not in seen:
+        seen.append(target)
+print("\n".join(seen))')
 if [[ ${#tests[@]} -eq 0 ]]; then
     echo "no tests labelled gpu (is HEARTH_WITH_CUDA on? see $build/configure.log)"
     exit 1

@@ -11,6 +11,10 @@
 
 #include "model/synthetic_model.h"
 #if defined(HEARTH_WITH_CUDA)
+#include <cstdlib>
+#include <cstring>
+
+#include "cuda/cuda_backend.h"
 #include "cuda/host_twin_backend.h"
 #endif
 #include "sched_rig.h"
@@ -78,6 +82,26 @@ std::vector<fs::path> block_files(const QString& dir) {
     std::sort(out.begin(), out.end());
     return out;
 }
+
+#if defined(HEARTH_WITH_CUDA)
+// The device the two device-path tests run on: the CUDA kernels' host twins, or with
+// HEARTH_KV_TIER_DEVICE=cuda (the CTest entry tst_kv_tiers_cuda, label gpu, which
+// tests/gpu/run.sh runs) the real CUDA backend on device 0. Empty: skip, with why.
+std::function<std::unique_ptr<kernels::Backend>()> device_backend(QString& why) {
+    const char* device = std::getenv("HEARTH_KV_TIER_DEVICE");
+    if (!device || std::strcmp(device, "cuda") != 0)
+        return [] { return kernels::make_cuda_host_twin_backend(); };
+    std::string error;
+    if (!kernels::CudaBackend::create(0, &error)) {
+        why = QString::fromStdString("no CUDA device: " + error);
+        return {};
+    }
+    return [] {
+        std::string e;
+        return std::unique_ptr<kernels::Backend>(kernels::CudaBackend::create(0, &e));
+    };
+}
+#endif
 
 }  // namespace
 
@@ -159,7 +183,12 @@ class TestKvDiskRestore : public QObject {
         QSKIP("needs the CUDA backend's host twins (a build with CUDA)");
 #else
         RigOptions o;
-        o.backend = [] { return kernels::make_cuda_host_twin_backend(); };
+        QString why;
+        o.backend = device_backend(why);
+        if (!o.backend) {
+            if (std::getenv("HEARTH_REQUIRE_GPU")) QFAIL(qPrintable(why));
+            QSKIP(qPrintable(why));
+        }
         const Workload w = Workload::random(kSeed + 7, 2, 2, 1, synthetic_vocab_size());
         const Results want = reference(w, TensorType::F32, o);
         QTemporaryDir dir;
@@ -185,7 +214,12 @@ class TestKvDiskRestore : public QObject {
         QSKIP("needs the CUDA backend's host twins (a build with CUDA)");
 #else
         RigOptions o;
-        o.backend = [] { return kernels::make_cuda_host_twin_backend(); };
+        QString why;
+        o.backend = device_backend(why);
+        if (!o.backend) {
+            if (std::getenv("HEARTH_REQUIRE_GPU")) QFAIL(qPrintable(why));
+            QSKIP(qPrintable(why));
+        }
         o.n_blocks = 14;  // a few conversations' worth: turns evict each other's blocks
         o.scheduler.max_running = 3;
         const Workload w = Workload::random(kSeed + 8, 6, 3, 2, synthetic_vocab_size());

@@ -15,21 +15,18 @@ namespace hearth {
 
 #ifdef _WIN32
 
-Result<std::unique_ptr<FileLock>> FileLock::try_acquire(const std::string& path) {
-    const int wide_len = MultiByteToWideChar(CP_UTF8, 0, path.c_str(), -1, nullptr, 0);
-    std::wstring wide(static_cast<std::size_t>(wide_len > 0 ? wide_len : 1), L'\0');
-    MultiByteToWideChar(CP_UTF8, 0, path.c_str(), -1, wide.data(), wide_len);
-    HANDLE h = CreateFileW(wide.c_str(), GENERIC_READ | GENERIC_WRITE,
+Result<std::unique_ptr<FileLock>> FileLock::try_acquire(const std::filesystem::path& path) {
+    HANDLE h = CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE,
                            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
                            OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
     if (h == INVALID_HANDLE_VALUE)
-        return make_error("cannot open the lock file " + path + " (error " +
+        return make_error("cannot open the lock file " + path.string() + " (error " +
                           std::to_string(GetLastError()) + ")");
     OVERLAPPED ov{};
     if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, MAXDWORD, MAXDWORD,
                     &ov)) {
         CloseHandle(h);
-        return make_error(path + " is locked by another running Hearth");
+        return make_error(path.string() + " is locked by another running Hearth");
     }
     std::unique_ptr<FileLock> lock(new FileLock);
     lock->handle_ = h;
@@ -42,15 +39,17 @@ FileLock::~FileLock() {
 
 #else
 
-Result<std::unique_ptr<FileLock>> FileLock::try_acquire(const std::string& path) {
+Result<std::unique_ptr<FileLock>> FileLock::try_acquire(const std::filesystem::path& path) {
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
-        return make_error("cannot open the lock file " + path + ": " + std::strerror(errno));
+        return make_error("cannot open the lock file " + path.string() + ": " +
+                          std::strerror(errno));
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         const int err = errno;
         ::close(fd);
-        if (err == EWOULDBLOCK) return make_error(path + " is locked by another running Hearth");
-        return make_error("cannot lock " + path + ": " + std::strerror(err));
+        if (err == EWOULDBLOCK)
+            return make_error(path.string() + " is locked by another running Hearth");
+        return make_error("cannot lock " + path.string() + ": " + std::strerror(err));
     }
     std::unique_ptr<FileLock> lock(new FileLock);
     lock->fd_ = fd;

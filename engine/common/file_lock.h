@@ -4,8 +4,8 @@
 // POSIX: flock(2). Windows: LockFileEx on the whole file.
 #pragma once
 
+#include <filesystem>
 #include <memory>
-#include <string>
 
 #include "common/result.h"
 
@@ -15,7 +15,7 @@ class FileLock {
   public:
     // Creates the file if needed and takes an exclusive lock without waiting. Fails with
     // a message when another process holds it or the file cannot be created.
-    static Result<std::unique_ptr<FileLock>> try_acquire(const std::string& path);
+    static Result<std::unique_ptr<FileLock>> try_acquire(const std::filesystem::path& path);
     ~FileLock();
     FileLock(const FileLock&) = delete;
     FileLock& operator=(const FileLock&) = delete;

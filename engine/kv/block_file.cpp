@@ -11,6 +11,15 @@ namespace hearth::kv {
 
 namespace {
 
+// fopen with the path as the system spells it (wide on Windows: any user name works).
+std::FILE* open_file(const std::filesystem::path& path, bool write) {
+#ifdef _WIN32
+    return _wfopen(path.c_str(), write ? L"wb" : L"rb");
+#else
+    return std::fopen(path.c_str(), write ? "wb" : "rb");
+#endif
+}
+
 static_assert(std::endian::native == std::endian::little,
               "block files are little-endian; a big-endian host needs byte swaps here");
 
@@ -159,7 +168,7 @@ BlockFileCheck check_block_file(std::span<const std::byte> file, const TierId& t
 }
 
 std::optional<std::vector<std::byte>> read_file(const std::filesystem::path& path) {
-    std::FILE* f = std::fopen(path.string().c_str(), "rb");
+    std::FILE* f = open_file(path, false);
     if (!f) return std::nullopt;
     std::vector<std::byte> out;
     std::byte buf[4096];
@@ -174,7 +183,7 @@ std::optional<std::vector<std::byte>> read_file(const std::filesystem::path& pat
 std::optional<BlockFileCheck> read_into(const std::filesystem::path& path, const TierId& tier,
                                         const BlockHash& hash, std::size_t payload_bytes,
                                         std::span<const std::span<std::byte>> dest) {
-    std::FILE* f = std::fopen(path.string().c_str(), "rb");
+    std::FILE* f = open_file(path, false);
     if (!f) return std::nullopt;
     std::setvbuf(f, nullptr, _IONBF, 0);  // each fread is one read into its destination
     const auto done = [&](std::optional<BlockFileCheck> c) {
@@ -204,7 +213,7 @@ std::string write_file(const std::filesystem::path& path,
                        std::initializer_list<std::span<const std::byte>> parts) {
     std::filesystem::path tmp = path;
     tmp += ".tmp";
-    std::FILE* f = std::fopen(tmp.string().c_str(), "wb");
+    std::FILE* f = open_file(tmp, true);
     if (!f) return tmp.string() + ": " + std::strerror(errno);
     bool ok = true;
     for (auto part : parts)

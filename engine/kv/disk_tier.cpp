@@ -327,7 +327,7 @@ Result<std::unique_ptr<DiskTier>> DiskTier::open(const DiskTierConfig& config, c
     if (ec)
         return make_error("cannot create the KV cache folder " + impl->folder.string() + ": " +
                           ec.message());
-    auto lock = FileLock::try_acquire((impl->root / "lock").string());
+    auto lock = FileLock::try_acquire(impl->root / "lock");
     if (!lock) return lock.error();
     impl->lock = std::move(lock).value();
     const fs::path described = impl->folder / "key.txt";
@@ -513,7 +513,7 @@ Result<std::vector<TierFolder>> inspect_disk_tier(const std::string& dir) {
 Result<int64_t> clear_disk_tier(const std::string& dir) {
     std::error_code ec;
     if (!fs::exists(dir, ec)) return int64_t{0};
-    auto lock = FileLock::try_acquire((fs::path(dir) / "lock").string());
+    auto lock = FileLock::try_acquire(fs::path(dir) / "lock");
     if (!lock) return make_error(lock.message() + "; clear the cache from its Settings instead");
     int64_t removed = 0;
     for (const auto& d : fs::directory_iterator(dir, ec)) {

@@ -339,8 +339,13 @@ EngineStats Engine::stats() const {
         std::lock_guard lk(impl_->snapshot_mu);
         s = impl_->stats;
     }
-    // The tier's worker goes on writing after the engine thread has gone idle: ask it now.
-    if (impl_->disk) s.disk = impl_->disk->stats();
+    // Asked here, not in the engine thread's per-step snapshot: the tier's worker goes on
+    // writing after the engine thread has gone idle, and a step should not pay for it.
+    s.disk_on = impl_->disk != nullptr;
+    if (impl_->disk)
+        s.disk = impl_->disk->stats();
+    else
+        s.disk.status = impl_->disk_error;
     return s;
 }
 

@@ -96,6 +96,7 @@ struct EngineStats {
                                                   static_cast<double>(kv.prompt_tokens_queried)
                                             : 0.0;
     }
+    friend bool operator==(const EngineStats&, const EngineStats&) = default;
 };
 
 enum class PinState { Warming, Pinned, Failed };

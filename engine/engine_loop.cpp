@@ -110,11 +110,6 @@ void Engine::Impl::update_stats() {
     stats.kv = cache->stats();
     stats.host_on = host != nullptr;
     if (host) stats.host = host->stats();
-    stats.disk_on = disk != nullptr;
-    if (disk)
-        stats.disk = disk->stats();
-    else
-        stats.disk.status = disk_error;
     stats.scheduler = ss;
     stats.conversations_parked = cache->n_parked();
     stats.requests_finished = requests_finished;

@@ -274,12 +274,9 @@ int bench_switch(const Args& args, const EngineConfig& base, BenchOutput& out) {
     if (!rounds) return fail(2, rounds.message());
     auto seed = args.integer("seed", 1, 0, 1LL << 62);
     if (!seed) return fail(2, seed.message());
-    std::vector<PeerTtft> peers;
-    if (auto p = args.value("peer")) {
-        auto loaded = PeerTtft::load(QString::fromStdString(*p));
-        if (!loaded) return fail(1, loaded.message());
-        peers = std::move(loaded).value();
-    }
+    auto loaded = PeerTtft::from_args(args);
+    if (!loaded) return fail(1, loaded.message());
+    const std::vector<PeerTtft> peers = std::move(loaded).value();
     SwitchResult res[2];
     for (int mode = 0; mode < 2; ++mode) {
         EngineConfig c = base;

@@ -178,12 +178,9 @@ int bench_pressure(const Args& args, const EngineConfig& base, const Make& make,
 int bench_restart(const Args& args, const EngineConfig& base, BenchOutput& out) {
     auto seed = args.integer("seed", 1, 0, 1LL << 62);
     if (!seed) return fail(2, seed.message());
-    std::vector<PeerTtft> peers;
-    if (auto p = args.value("peer")) {
-        auto loaded = PeerTtft::load(QString::fromStdString(*p));
-        if (!loaded) return fail(1, loaded.message());
-        peers = std::move(loaded).value();
-    }
+    auto loaded = PeerTtft::from_args(args);
+    if (!loaded) return fail(1, loaded.message());
+    const std::vector<PeerTtft> peers = std::move(loaded).value();
     // Two copies of what the first run writes: each restart starts from exactly that (a
     // run writes its own turns down too).
     QTemporaryDir disk_dir, disk_copy, pressure_dir;

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "cli/cli_args.h"
 #include "engine.h"
 #include "tokenizer/tokenizer.h"
 
@@ -93,6 +94,12 @@ Result<std::vector<PeerTtft>> PeerTtft::load(const QString& path) {
     }
     if (peers.empty()) return make_error(path.toStdString() + ": no peers");
     return peers;
+}
+
+Result<std::vector<PeerTtft>> PeerTtft::from_args(const Args& args) {
+    const auto path = args.value("peer");
+    if (!path) return std::vector<PeerTtft>{};
+    return load(QString::fromStdString(*path));
 }
 
 double mean(const std::vector<double>& v) {

@@ -21,6 +21,8 @@ struct EngineConfig;
 
 namespace hearth::cli {
 
+class Args;
+
 // Random ordinary tokens of the engine's vocabulary (no control tokens), from a seed.
 class TokenSource {
   public:
@@ -75,6 +77,8 @@ struct PeerTtft {
     bool resident = false;
     // {"label", "ttft_ms", "resident"} or {"peers": [such objects]}.
     static Result<std::vector<PeerTtft>> load(const QString& path);
+    // From the file named by --peer; none without it.
+    static Result<std::vector<PeerTtft>> from_args(const Args& args);
 };
 
 struct BenchOutput {
@@ -83,7 +87,6 @@ struct BenchOutput {
     std::vector<Plot> plots;
 };
 
-class Args;
 // hearth-cli bench restart (bench_restart.cpp).
 int bench_restart(const Args& args, const EngineConfig& base, BenchOutput& out);
 

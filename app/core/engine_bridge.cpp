@@ -143,20 +143,6 @@ bool same_pins(const std::vector<PinStatus>& a, const std::vector<PinStatus>& b)
     return true;
 }
 
-bool same_stats(const EngineStats& a, const EngineStats& b) {
-    return a.decode_tokens_per_s == b.decode_tokens_per_s && a.speed_is_last == b.speed_is_last &&
-           a.kv.blocks_total == b.kv.blocks_total && a.kv.blocks_used == b.kv.blocks_used &&
-           a.kv.blocks_cached == b.kv.blocks_cached && a.kv.blocks_pinned == b.kv.blocks_pinned &&
-           a.kv.prompt_tokens_queried == b.kv.prompt_tokens_queried &&
-           a.kv.prompt_tokens_cached == b.kv.prompt_tokens_cached &&
-           a.conversations_parked == b.conversations_parked &&
-           a.scheduler.running == b.scheduler.running &&
-           a.scheduler.waiting == b.scheduler.waiting && a.disk_on == b.disk_on &&
-           a.disk.entries == b.disk.entries && a.disk.bytes == b.disk.bytes &&
-           a.disk.model_entries == b.disk.model_entries &&
-           a.disk.loaded_blocks == b.disk.loaded_blocks && a.disk.status == b.disk.status;
-}
-
 }  // namespace
 
 EngineBridge::EngineBridge(QObject* parent) : QObject(parent), relay_(std::make_shared<Relay>()) {
@@ -365,7 +351,7 @@ QString EngineBridge::pinState(qint64 key) const {
 void EngineBridge::refreshStats() {
     if (!loaded_) return;
     EngineStats now = loaded_->engine->stats();
-    if (!same_stats(now, stats_)) {
+    if (now != stats_) {  // every field, so none is left out of the UI
         stats_ = now;
         emit statsChanged();
     }

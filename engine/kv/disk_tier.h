@@ -66,6 +66,7 @@ struct DiskTierStats {
     int64_t loaded_bytes = 0;
     int64_t bad_files = 0;       // failed their checks when read (deleted)
     int64_t evicted_blocks = 0;  // deleted for the budget
+    friend bool operator==(const DiskTierStats&, const DiskTierStats&) = default;
 };
 
 // Where a load puts block i's payload: spans of host memory that together hold

@@ -23,6 +23,7 @@ struct HostTierStats {
     int64_t budget_bytes = 0;
     int64_t hits = 0;       // blocks served (uploaded back)
     int64_t evictions = 0;  // dropped for the budget
+    friend bool operator==(const HostTierStats&, const HostTierStats&) = default;
 };
 
 class HostTier {

@@ -66,6 +66,7 @@ struct KvCacheStats {
     int64_t prompt_tokens_loaded = 0;  // of those, read back from a lower tier (disk)
     int64_t evictions = 0;
     int64_t parked_reclaims = 0;
+    friend bool operator==(const KvCacheStats&, const KvCacheStats&) = default;
 };
 
 class KvCacheManager {

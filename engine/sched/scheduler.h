@@ -122,6 +122,7 @@ struct SchedulerStats {
     int64_t tokens_generated = 0;
     int64_t top_k_steps = 0;  // steps whose logit rows came back as top-k candidates
     int32_t loading = 0;      // running requests waiting for blocks from the disk tier
+    friend bool operator==(const SchedulerStats&, const SchedulerStats&) = default;
 };
 
 class Scheduler {

@@ -105,6 +105,17 @@ std::function<std::unique_ptr<kernels::Backend>()> device_backend(QString& why) 
 
 }  // namespace
 
+// Sets `slot` to device_backend(), or skips with why (fails under HEARTH_REQUIRE_GPU).
+#define HEARTH_DEVICE_BACKEND(slot)                                         \
+    do {                                                                    \
+        QString why_;                                                       \
+        (slot) = device_backend(why_);                                      \
+        if (!(slot)) {                                                      \
+            if (std::getenv("HEARTH_REQUIRE_GPU")) QFAIL(qPrintable(why_)); \
+            QSKIP(qPrintable(why_));                                        \
+        }                                                                   \
+    } while (false)
+
 class TestKvDiskRestore : public QObject {
     Q_OBJECT
 
@@ -183,12 +194,7 @@ class TestKvDiskRestore : public QObject {
         QSKIP("needs the CUDA backend's host twins (a build with CUDA)");
 #else
         RigOptions o;
-        QString why;
-        o.backend = device_backend(why);
-        if (!o.backend) {
-            if (std::getenv("HEARTH_REQUIRE_GPU")) QFAIL(qPrintable(why));
-            QSKIP(qPrintable(why));
-        }
+        HEARTH_DEVICE_BACKEND(o.backend);
         const Workload w = Workload::random(kSeed + 7, 2, 2, 1, synthetic_vocab_size());
         const Results want = reference(w, TensorType::F32, o);
         QTemporaryDir dir;
@@ -214,12 +220,7 @@ class TestKvDiskRestore : public QObject {
         QSKIP("needs the CUDA backend's host twins (a build with CUDA)");
 #else
         RigOptions o;
-        QString why;
-        o.backend = device_backend(why);
-        if (!o.backend) {
-            if (std::getenv("HEARTH_REQUIRE_GPU")) QFAIL(qPrintable(why));
-            QSKIP(qPrintable(why));
-        }
+        HEARTH_DEVICE_BACKEND(o.backend);
         o.n_blocks = 14;  // a few conversations' worth: turns evict each other's blocks
         o.scheduler.max_running = 3;
         const Workload w = Workload::random(kSeed + 8, 6, 3, 2, synthetic_vocab_size());

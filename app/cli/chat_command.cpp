@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "chat/prompt_builder.h"
+#include "chat/turn_planner.h"
 #include "cli/cancel_signal.h"
 #include "cli/chat_prompt.h"
 #include "cli/commands.h"
@@ -63,7 +64,7 @@ int run_chat(const CommandArgs& argv) {
     };
     reset();
     std::atomic<bool>& cancel = cancel_on_interrupt();
-    const size_t context = static_cast<size_t>(engine.model_config().context_length);
+    const auto context = static_cast<int32_t>(engine.model_config().context_length);
     // One conversation id per /reset: the engine keeps each one's KV between turns.
     kv::SeqId conversation = 1;
     std::fprintf(stderr,
@@ -85,22 +86,24 @@ int run_chat(const CommandArgs& argv) {
         messages.push_back(
             {chat::Role::User, line, builder.encode_content(chat::Role::User, line)});
         // Leave room for the reply; the oldest turns fall out of a long conversation.
-        const size_t reply_room = std::min(static_cast<size_t>(*max_tokens), context / 2);
-        auto prompt = builder.fit_to_context(messages, context - reply_room);
-        if (!prompt) {
-            std::fprintf(stderr, "hearth-cli: %s\n", prompt.message().c_str());
+        chat::TurnInput turn;
+        turn.messages = messages;
+        turn.max_tokens = static_cast<int32_t>(*max_tokens);
+        auto planned = chat::plan_turn(builder, context, turn);
+        if (!planned) {
+            std::fprintf(stderr, "hearth-cli: %s\n", planned.message().c_str());
             messages.pop_back();
             continue;
         }
-        if (prompt->dropped > 0)
+        if (planned->dropped > 0)
             std::fprintf(stderr,
                          "[the %zu oldest messages no longer fit the context and were left out]\n",
-                         prompt->dropped);
+                         planned->dropped);
         sched::Request req;
         req.conversation = conversation;
-        req.prompt = prompt->ids;
+        req.prompt = std::move(planned->prompt);
         req.sampling = params;
-        req.max_tokens = static_cast<int32_t>(reply_room);
+        req.max_tokens = planned->max_tokens;
         cancel.store(false);
         auto handle = engine.submit(std::move(req));
         const sched::Event last = follow(

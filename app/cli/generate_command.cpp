@@ -78,7 +78,9 @@ int run_generate(const CommandArgs& argv) {
         req.prompt = std::move(ids).value();
     } else if (args->flag("chat")) {
         auto ids = chat_prompt((*engine)->file(), tokenizer, args->value("system").value_or(""),
-                               *args->value("prompt"), !args->flag("no-think"));
+                               *args->value("prompt"),
+                               static_cast<int32_t>((*engine)->model_config().context_length),
+                               !args->flag("no-think"));
         if (!ids) return fail(1, ids.message());
         req.prompt = std::move(ids).value();
     } else {

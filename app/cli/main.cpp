@@ -30,6 +30,7 @@ constexpr Command kCommands[] = {
     {"chat", "chat with a model in the terminal", hearth::cli::run_chat},
     {"bench", "prefix-cache benchmarks: shared-prefix, switch, memory", hearth::cli::run_bench},
     {"cache", "the KV cache kept on disk: stats, clear", hearth::cli::run_cache},
+    {"serve", "an OpenAI-compatible HTTP server on the model", hearth::cli::run_serve},
     {"history", "read the chat history: list, show, export, search", run_history},
 };
 

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "chat/prompt_builder.h"
+#include "chat/turn_planner.h"
 #include "store/store.h"
 
 using namespace hearth;
@@ -68,11 +69,8 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
     if (continue_reply && at->message.role != st::Role::Assistant)
         return make_error("Only a reply can be continued.");
 
-    std::vector<chat::Message> messages;
-    const bool has_system = !thread.empty() && thread.front().message.role == st::Role::System;
-    if (!has_system && snap.persona && !snap.persona->system_prompt.trimmed().isEmpty())
-        messages.push_back(
-            {chat::Role::System, snap.persona->system_prompt.toStdString(), std::nullopt});
+    chat::TurnInput turn;
+    if (snap.persona) turn.system_prompt = snap.persona->system_prompt.toStdString();
     for (auto it = thread.begin(); it != std::next(at); ++it) {
         const st::Message& msg = it->message;
         chat::Message cm{to_chat(msg.role), msg.text.toStdString(), std::nullopt};
@@ -80,29 +78,25 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
         if (msg.token_fingerprint == fingerprint &&
             (msg.role == st::Role::Assistant || !msg.token_ids.empty()))
             cm.ids = std::vector<int32_t>(msg.token_ids.begin(), msg.token_ids.end());
-        messages.push_back(std::move(cm));
+        turn.messages.push_back(std::move(cm));
     }
-    if (continue_reply && !messages.back().ids)
+    if (continue_reply && !turn.messages.back().ids)
         return make_error("This reply was written with another model; regenerate it instead.");
 
     const st::SamplingSettings& conv = snap.conversation.sampling;
     const std::optional<int> persona_max =
         snap.persona ? snap.persona->sampling.max_tokens : std::nullopt;
-    const int wanted = conv.max_tokens.value_or(persona_max.value_or(defaults.max_tokens));
-    const int reply_room = std::max(1, std::min(wanted, context_length / 2));
+    turn.max_tokens = conv.max_tokens.value_or(persona_max.value_or(defaults.max_tokens));
     // Thinking (models with a switch, Qwen3): the conversation's choice, else the persona's.
-    const std::optional<bool> thinking = conv.thinking  ? conv.thinking
-                                         : snap.persona ? snap.persona->sampling.thinking
-                                                        : std::nullopt;
-    const chat::PromptBuilder switched =
-        builder.with_thinking(thinking.value_or(builder.chat_template().thinking()));
-    auto prompt = switched.fit_to_context(
-        messages, static_cast<size_t>(std::max(1, context_length - reply_room)),
-        continue_reply ? chat::PromptEnd::ContinueReply : chat::PromptEnd::GenerationPrompt);
-    if (!prompt) return prompt.error();
+    turn.thinking = conv.thinking  ? conv.thinking
+                    : snap.persona ? snap.persona->sampling.thinking
+                                   : std::nullopt;
+    turn.continue_reply = continue_reply.has_value();
+    auto planned = chat::plan_turn(builder, context_length, turn);
+    if (!planned) return planned.error();
 
     PlannedReply plan;
-    plan.dropped = static_cast<int>(prompt->dropped);
+    plan.dropped = static_cast<int>(planned->dropped);
     SamplingParams sp = defaults.sampling;
     std::optional<std::int64_t> fixed_seed;
     if (snap.persona) {
@@ -116,9 +110,9 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
 
     sched::Request& req = plan.request;
     req.conversation = snap.conversation.id;
-    req.prompt = std::move(prompt->ids);
+    req.prompt = std::move(planned->prompt);
     req.sampling = sp;
-    req.max_tokens = reply_room;
+    req.max_tokens = planned->max_tokens;
     req.stop_at_end_of_generation = defaults.stop_at_end_of_turn;
     return plan;
 }

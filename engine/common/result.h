@@ -11,6 +11,9 @@ namespace hearth {
 
 struct Error {
     std::string message;
+    // A stable name for callers that answer differently (an API's error code, e.g.
+    // "context_length_exceeded"); empty for most errors.
+    std::string code = {};
 };
 
 inline Error make_error(std::string message) {

@@ -1,0 +1,97 @@
+// ApiServer: an OpenAI-compatible HTTP server on Hearth's engine, for other programs
+// (editors, scripts, agents) on this machine or, with a key, the network.
+//
+//   GET  /health               200 {"status":"ok"} while a model is loaded, else 503
+//   GET  /v1/models            the one model served
+//   POST /v1/chat/completions  chat (streaming as server-sent events, or one answer)
+//   POST /v1/completions       plain text completion
+//
+// Requests are stateless: each is planned by chat::plan_turn (the app's and the CLI's
+// planner, so the prompt is rendered with the model's template exactly as the app renders
+// it), runs as a conversation of its own that parks nothing when it ends, and finds what
+// it shares with earlier requests (a system prompt, a conversation's history) in the KV
+// cache by content, through the chained block hashes. Concurrent requests are batched by
+// the engine. A client that disconnects has its request cancelled at once.
+//
+// Safety: loopback unless an API key is set (start() refuses otherwise); the key is
+// checked on every endpoint but /health; browsers are let in only from the listed
+// origins (any other Origin header gets 403); bodies, max_tokens and stop strings are
+// bounded; each connection carries one request read under a deadline and runs on its
+// own thread (connection_guard.h), so a slow or hostile client holds up nobody else.
+// Every error is an OpenAI-shaped error object with its HTTP status.
+//
+// Threading: start() returns once the port is bound; requests run on the connection
+// threads. The model source is asked on each request (the app swaps models under a
+// running server); what it returns is held until that request ends.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace hearth {
+class Engine;
+namespace chat {
+class PromptBuilder;
+}
+}  // namespace hearth
+
+namespace hearth::server {
+
+struct ServedModel {
+    Engine* engine = nullptr;
+    const chat::PromptBuilder* builder = nullptr;
+    std::string id;  // its name in /v1/models and in requests' "model"
+    int32_t context_length = 0;
+    std::shared_ptr<const void> keep_alive;  // owns engine and builder
+};
+// The model to serve now; nullptr while none is loaded (requests then get 503).
+using ModelSource = std::function<std::shared_ptr<const ServedModel>()>;
+
+struct ServerConfig {
+    std::string host = "127.0.0.1";
+    int port = 8080;  // 0: any free port (port() tells which)
+    std::string api_key;
+    std::vector<std::string> cors_origins;  // exact origins, e.g. "http://localhost:3000"
+    std::size_t max_body_bytes = 8u << 20;
+    int32_t max_tokens_limit = 0;  // the most a request may ask for; 0: the context length
+    std::chrono::milliseconds request_deadline{10'000};  // to send a whole request
+    int max_connections = 256;
+};
+
+// Whether `host` is a loopback address (or "localhost").
+bool is_loopback(const std::string& host);
+
+struct ServerStats {
+    int64_t requests = 0;          // answered, any status
+    int64_t errors = 0;            // answered with a status ≥ 400
+    int64_t cancelled = 0;         // requests whose client went away
+    int32_t active = 0;            // engine requests in flight
+    int64_t connections_cut = 0;   // cut off at the request deadline
+    int64_t connections_refused = 0;  // over max_connections
+};
+
+class ApiServer {
+  public:
+    static Result<std::unique_ptr<ApiServer>> start(ServerConfig config, ModelSource models);
+    ~ApiServer();  // stop()s
+
+    int port() const;
+    std::string url() const;  // http://host:port
+    // Cancels what runs, closes every connection and the listening socket; waits.
+    void stop();
+    ServerStats stats() const;
+
+  private:
+    struct Impl;
+    explicit ApiServer(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hearth::server

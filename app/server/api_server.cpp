@@ -11,8 +11,8 @@
 #include "chat/turn_planner.h"
 #include "common/log.h"
 #include "completion_run.h"
-#include "connection_guard.h"
 #include "engine.h"
+#include "guarded_server.h"
 #include "openai_request.h"
 #include "openai_response.h"
 #include "tokenizer/tokenizer.h"
@@ -57,8 +57,7 @@ bool is_loopback(const std::string& host) {
 struct ApiServer::Impl {
     ServerConfig config;
     ModelSource models;
-    httplib::Server http;
-    ConnectionGuard guard;
+    GuardedServer http;
     std::thread listener;
     int port = 0;
     std::atomic<bool> stopping{false};
@@ -71,7 +70,7 @@ struct ApiServer::Impl {
     Impl(ServerConfig c, ModelSource m)
         : config(std::move(c)),
           models(std::move(m)),
-          guard(config.request_deadline, config.max_connections) {}
+          http(config.request_deadline, config.max_connections) {}
 
     uint64_t random64() {
         std::lock_guard lock(rng_mutex);
@@ -90,8 +89,7 @@ struct ApiServer::Impl {
     httplib::Server::HandlerResponse gate(const httplib::Request& req, httplib::Response& res);
     void generate(const httplib::Request& req, httplib::Response& res, Endpoint endpoint);
     // The served model, or an error answer already written.
-    std::shared_ptr<const ServedModel> model_for(const std::string& wanted,
-                                                 httplib::Response& res);
+    std::shared_ptr<const ServedModel> model_for(const std::string& wanted, httplib::Response& res);
 };
 
 httplib::Server::HandlerResponse ApiServer::Impl::gate(const httplib::Request& req,
@@ -105,7 +103,9 @@ httplib::Server::HandlerResponse ApiServer::Impl::gate(const httplib::Request& r
                                      "Requests from the web origin '" + origin +
                                          "' are not allowed; add it to the server's allowed "
                                          "origins (--cors-origin).",
-                                     "invalid_request_error", {}, "origin_not_allowed"});
+                                     "invalid_request_error",
+                                     {},
+                                     "origin_not_allowed"});
             return HR::Handled;
         }
         res.set_header("Access-Control-Allow-Origin", origin);
@@ -121,14 +121,16 @@ httplib::Server::HandlerResponse ApiServer::Impl::gate(const httplib::Request& r
     if (!config.api_key.empty() && req.path != "/health") {
         const std::string auth = req.get_header_value("Authorization");
         constexpr std::string_view kBearer = "Bearer ";
-        const bool ok = auth.starts_with(kBearer) &&
-                        same_secret(auth.substr(kBearer.size()), config.api_key);
+        const bool ok =
+            auth.starts_with(kBearer) && same_secret(auth.substr(kBearer.size()), config.api_key);
         if (!ok) {
             send_error(res, ApiError{401,
                                      auth.empty() ? "No API key was given (Authorization: "
                                                     "Bearer KEY)."
                                                   : "The API key is not valid.",
-                                     "invalid_request_error", {}, "invalid_api_key"});
+                                     "invalid_request_error",
+                                     {},
+                                     "invalid_api_key"});
             return HR::Handled;
         }
     }
@@ -155,8 +157,8 @@ std::shared_ptr<const ServedModel> ApiServer::Impl::model_for(const std::string&
 void ApiServer::Impl::routes() {
     http.set_pre_routing_handler(
         [this](const httplib::Request& req, httplib::Response& res) { return gate(req, res); });
-    http.Get("/health", [this](const httplib::Request& req, httplib::Response& res) {
-        guard.request_read(req);
+    http.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
+        GuardedServer::request_read();
         auto model = models ? models() : nullptr;
         if (model && model->engine) {
             res.set_content(R"({"status":"ok"})", "application/json");
@@ -164,8 +166,8 @@ void ApiServer::Impl::routes() {
             send_error(res, server_error(503, "No model is loaded yet.", "model_not_loaded"));
         }
     });
-    http.Get("/v1/models", [this](const httplib::Request& req, httplib::Response& res) {
-        guard.request_read(req);
+    http.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+        GuardedServer::request_read();
         auto model = models ? models() : nullptr;
         if (!model) {
             res.set_content(R"({"object":"list","data":[]})", "application/json");
@@ -173,6 +175,16 @@ void ApiServer::Impl::routes() {
         }
         res.set_content(models_json(model->id, unix_now(), model->context_length),
                         "application/json");
+    });
+    http.Get("/stats", [this](const httplib::Request&, httplib::Response& res) {
+        GuardedServer::request_read();
+        auto model = models ? models() : nullptr;
+        if (!model || !model->engine)
+            return send_error(res,
+                              server_error(503, "No model is loaded yet.", "model_not_loaded"));
+        res.set_content(
+            stats_json(model->engine->stats(), ServerCounts{requests, errors, cancelled, active}),
+            "application/json");
     });
     http.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
         generate(req, res, Endpoint::Chat);
@@ -184,22 +196,22 @@ void ApiServer::Impl::routes() {
     // malformed request line: 400) get an OpenAI-shaped body too.
     http.set_error_handler(httplib::Server::HandlerWithResponse(
         [](const httplib::Request& req, httplib::Response& res) {
-        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-        std::string message;
-        switch (res.status) {
-            case 404:
-                message = "No such endpoint: " + req.method + " " + req.path + ".";
-                break;
-            case 413:
-                message = "The request body is too large.";
-                break;
-            default:
-                message = "The request was refused (HTTP " + std::to_string(res.status) + ").";
-        }
-        ApiError e{res.status, message, "invalid_request_error", {}, {}};
-        res.set_content(error_json(e), "application/json");
-        return httplib::Server::HandlerResponse::Handled;
-    }));
+            if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+            std::string message;
+            switch (res.status) {
+                case 404:
+                    message = "No such endpoint: " + req.method + " " + req.path + ".";
+                    break;
+                case 413:
+                    message = "The request body is too large.";
+                    break;
+                default:
+                    message = "The request was refused (HTTP " + std::to_string(res.status) + ").";
+            }
+            ApiError e{res.status, message, "invalid_request_error", {}, {}};
+            res.set_content(error_json(e), "application/json");
+            return httplib::Server::HandlerResponse::Handled;
+        }));
     http.set_exception_handler(
         [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
             std::string what = "unknown error";
@@ -222,7 +234,7 @@ void ApiServer::Impl::routes() {
 
 void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& res,
                                Endpoint endpoint) {
-    guard.request_read(req);
+    GuardedServer::request_read();
     const uint64_t seed = random64();
     const bool chat = endpoint == Endpoint::Chat;
     std::variant<ChatRequest, ApiError> chat_req;
@@ -240,11 +252,11 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
     auto model = model_for(options->model, res);
     if (!model) return;
     const int32_t context = model->context_length;
-    const int32_t limit = config.max_tokens_limit > 0 ? std::min(config.max_tokens_limit, context)
-                                                      : context;
+    const int32_t limit =
+        config.max_tokens_limit > 0 ? std::min(config.max_tokens_limit, context) : context;
     if (options->max_tokens && *options->max_tokens > limit)
-        return send_error(res, bad_request("'max_tokens' may be at most " +
-                                               std::to_string(limit) + " on this server.",
+        return send_error(res, bad_request("'max_tokens' may be at most " + std::to_string(limit) +
+                                               " on this server.",
                                            "max_tokens"));
     const int32_t wanted = options->max_tokens.value_or(limit);
 
@@ -256,8 +268,8 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
         turn.policy = chat::ContextPolicy::Fail;
         auto planned = chat::plan_turn(*model->builder, context, turn);
         if (!planned)
-            return send_error(res, bad_request(planned.message(), "messages",
-                                               planned.error().code));
+            return send_error(res,
+                              bad_request(planned.message(), "messages", planned.error().code));
         request.prompt = std::move(planned->prompt);
         request.max_tokens = planned->max_tokens;
     } else {
@@ -271,10 +283,10 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
         const auto n = static_cast<int64_t>(request.prompt.size());
         if (n >= context)
             return send_error(
-                res, bad_request("This model's maximum context length is " +
-                                     std::to_string(context) + " tokens; the prompt takes " +
-                                     std::to_string(n) + " tokens.",
-                                 "prompt", chat::kContextLengthExceeded));
+                res,
+                bad_request("This model's maximum context length is " + std::to_string(context) +
+                                " tokens; the prompt takes " + std::to_string(n) + " tokens.",
+                            "prompt", chat::kContextLengthExceeded));
         request.max_tokens = static_cast<int32_t>(std::min<int64_t>(wanted, context - n));
     }
     request.conversation = next_conversation++;
@@ -284,9 +296,8 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
     request.park_at_end = false;  // stateless: the cache finds shared prefixes by content
 
     AnswerHeader header{endpoint, new_id(chat ? "chatcmpl-" : "cmpl-"), unix_now(), model->id};
-    run_completion(req, res, std::move(model), std::move(request), std::move(header),
-                   options->stream, options->include_usage,
-                   RunContext{guard, stopping, cancelled, active});
+    run_completion(res, std::move(model), std::move(request), std::move(header), options->stream,
+                   options->include_usage, RunContext{stopping, cancelled, active});
 }
 
 Result<std::unique_ptr<ApiServer>> ApiServer::start(ServerConfig config, ModelSource models) {
@@ -299,12 +310,6 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(ServerConfig config, ModelSo
     auto impl = std::make_unique<Impl>(std::move(config), std::move(models));
     Impl& s = *impl;
     const ServerConfig& c = s.config;
-    s.http.new_task_queue = [&s] { return s.guard.new_task_queue(); };
-    s.http.set_socket_options([&s](socket_t sock) {
-        httplib::default_socket_options(sock);
-        s.guard.accepted(sock);
-    });
-    s.http.set_keep_alive_max_count(1);  // one request per connection (connection_guard.h)
     s.http.set_payload_max_length(c.max_body_bytes);
     s.http.set_read_timeout(5, 0);
     s.http.set_write_timeout(10, 0);
@@ -327,9 +332,13 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(ServerConfig config, ModelSo
 
 ApiServer::ApiServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-ApiServer::~ApiServer() { stop(); }
+ApiServer::~ApiServer() {
+    stop();
+}
 
-int ApiServer::port() const { return impl_->port; }
+int ApiServer::port() const {
+    return impl_->port;
+}
 
 std::string ApiServer::url() const {
     const std::string& h = impl_->config.host;
@@ -342,8 +351,7 @@ void ApiServer::stop() {
         if (impl_->listener.joinable()) impl_->listener.join();
         return;
     }
-    impl_->guard.stop();
-    impl_->http.stop();
+    impl_->http.shut_down();
     if (impl_->listener.joinable()) impl_->listener.join();
 }
 
@@ -353,8 +361,8 @@ ServerStats ApiServer::stats() const {
     s.errors = impl_->errors;
     s.cancelled = impl_->cancelled;
     s.active = impl_->active;
-    s.connections_cut = impl_->guard.cut_off();
-    s.connections_refused = impl_->guard.refused();
+    s.connections_cut = impl_->http.cut_off();
+    s.connections_refused = impl_->http.refused();
     return s;
 }
 

@@ -5,6 +5,7 @@
 //   GET  /v1/models            the one model served
 //   POST /v1/chat/completions  chat (streaming as server-sent events, or one answer)
 //   POST /v1/completions       plain text completion
+//   GET  /stats                Hearth's own: KV blocks, queue, counts (for monitoring)
 //
 // Requests are stateless: each is planned by chat::plan_turn (the app's and the CLI's
 // planner, so the prompt is rendered with the model's template exactly as the app renders
@@ -17,7 +18,7 @@
 // checked on every endpoint but /health; browsers are let in only from the listed
 // origins (any other Origin header gets 403); bodies, max_tokens and stop strings are
 // bounded; each connection carries one request read under a deadline and runs on its
-// own thread (connection_guard.h), so a slow or hostile client holds up nobody else.
+// own thread (guarded_server.h), so a slow or hostile client holds up nobody else.
 // Every error is an OpenAI-shaped error object with its HTTP status.
 //
 // Threading: start() returns once the port is bound; requests run on the connection
@@ -69,11 +70,11 @@ struct ServerConfig {
 bool is_loopback(const std::string& host);
 
 struct ServerStats {
-    int64_t requests = 0;          // answered, any status
-    int64_t errors = 0;            // answered with a status ≥ 400
-    int64_t cancelled = 0;         // requests whose client went away
-    int32_t active = 0;            // engine requests in flight
-    int64_t connections_cut = 0;   // cut off at the request deadline
+    int64_t requests = 0;             // answered, any status
+    int64_t errors = 0;               // answered with a status ≥ 400
+    int64_t cancelled = 0;            // requests whose client went away
+    int32_t active = 0;               // engine requests in flight
+    int64_t connections_cut = 0;      // cut off at the request deadline
     int64_t connections_refused = 0;  // over max_connections
 };
 

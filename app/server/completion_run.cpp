@@ -1,7 +1,7 @@
 #include "completion_run.h"
 
-#include "connection_guard.h"
 #include "engine.h"
+#include "guarded_server.h"
 
 namespace hearth::server {
 
@@ -31,25 +31,29 @@ struct Run {
         }
         --ctx.active;
     }
-    bool should_give_up(const httplib::Request& req) const {
-        return ctx.stopping.load() || ctx.guard.peer_gone(req);
-    }
+    bool should_give_up() const { return ctx.stopping.load() || GuardedServer::peer_gone(); }
 };
 
 }  // namespace
 
-void run_completion(const httplib::Request& req, httplib::Response& res,
-                    std::shared_ptr<const ServedModel> model, sched::Request request,
-                    AnswerHeader header, bool stream, bool include_usage, RunContext ctx) {
+void run_completion(httplib::Response& res, std::shared_ptr<const ServedModel> model,
+                    sched::Request request, AnswerHeader header, bool stream, bool include_usage,
+                    RunContext ctx) {
     auto run = std::make_shared<Run>(std::move(model), std::move(header), include_usage, ctx);
     run->handle = run->model->engine->submit(std::move(request));
 
     if (!stream) {
+        auto next_check = std::chrono::steady_clock::now();
         for (;;) {
+            // Whether the client is still there, checked every poll interval whether or not
+            // tokens keep coming.
+            if (std::chrono::steady_clock::now() >= next_check) {
+                if (run->should_give_up()) return;  // nobody to answer; ~Run cancels
+                next_check = std::chrono::steady_clock::now() + kPoll;
+            }
             auto e = run->handle->next(kPoll);
             if (!e) {
                 if (run->handle->done()) break;
-                if (run->should_give_up(req)) return;  // nobody to answer; ~Run cancels
                 continue;
             }
             if (e->kind == sched::EventKind::Error) {
@@ -73,7 +77,7 @@ void run_completion(const httplib::Request& req, httplib::Response& res,
     res.set_header("X-Accel-Buffering", "no");
     res.set_chunked_content_provider(
         "text/event-stream",
-        [run, &req](size_t, httplib::DataSink& sink) {
+        [run](size_t, httplib::DataSink& sink) {
             if (!run->opened) {
                 run->opened = true;
                 const std::string out = open_event(run->header);
@@ -85,7 +89,7 @@ void run_completion(const httplib::Request& req, httplib::Response& res,
             while (std::chrono::steady_clock::now() < until) {
                 auto e = run->handle->next(kPoll);
                 if (!e) {
-                    if (run->should_give_up(req)) return false;
+                    if (run->should_give_up()) return false;
                     continue;
                 }
                 std::string out;

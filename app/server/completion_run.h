@@ -1,6 +1,6 @@
 // run_completion: one planned request on the engine, answered over HTTP: streamed as
 // server-sent events or as one JSON body. Cancels the engine request as soon as the
-// client is gone (ConnectionGuard::peer_gone while waiting, or a failed write) or the
+// client is gone (GuardedServer::peer_gone while waiting, or a failed write) or the
 // server stops.
 #pragma once
 
@@ -16,17 +16,15 @@
 
 namespace hearth::server {
 
-class ConnectionGuard;
-
 struct RunContext {
-    ConnectionGuard& guard;
     const std::atomic<bool>& stopping;
     std::atomic<int64_t>& cancelled;
     std::atomic<int32_t>& active;
 };
 
-void run_completion(const httplib::Request& req, httplib::Response& res,
-                    std::shared_ptr<const ServedModel> model, sched::Request request,
-                    AnswerHeader header, bool stream, bool include_usage, RunContext ctx);
+// On the thread of the connection that asked (GuardedServer).
+void run_completion(httplib::Response& res, std::shared_ptr<const ServedModel> model,
+                    sched::Request request, AnswerHeader header, bool stream, bool include_usage,
+                    RunContext ctx);
 
 }  // namespace hearth::server

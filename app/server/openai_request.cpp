@@ -98,10 +98,11 @@ Fail read_integer(const json& doc, const std::string& field, int64_t lo, int64_t
         return type_error(field, "an integer");
     }
     const bool negative = it->is_number_integer() && !it->is_number_unsigned();
-    const int64_t v = negative ? it->get<int64_t>()
-                               : static_cast<int64_t>(std::min<uint64_t>(
-                                     it->get<uint64_t>(),
-                                     static_cast<uint64_t>(std::numeric_limits<int64_t>::max())));
+    const int64_t v =
+        negative
+            ? it->get<int64_t>()
+            : static_cast<int64_t>(std::min<uint64_t>(
+                  it->get<uint64_t>(), static_cast<uint64_t>(std::numeric_limits<int64_t>::max())));
     if (v < lo || v > hi)
         return bad_request("'" + field + "' must be between " + std::to_string(lo) + " and " +
                                std::to_string(hi) + ", got " + it->dump() + ".",
@@ -132,14 +133,13 @@ Fail refuse_unsupported(const json& doc) {
     if (const auto it = doc.find("response_format"); it != doc.end() && !it->is_null()) {
         const auto type = it->is_object() ? it->find("type") : it->end();
         if (!it->is_object() || type == it->end() || *type != "text")
-            return bad_request("Only the 'text' response format is supported.",
-                               "response_format");
+            return bad_request("Only the 'text' response format is supported.", "response_format");
     }
     return std::nullopt;
 }
 
-Fail read_options(const json& doc, bool chat, std::uint64_t fresh_seed,
-                  const RequestLimits& limits, GenerationOptions& o) {
+Fail read_options(const json& doc, bool chat, std::uint64_t fresh_seed, const RequestLimits& limits,
+                  GenerationOptions& o) {
     if (auto f = refuse_unsupported(doc)) return f;
     const auto model = doc.find("model");
     if (model == doc.end() || model->is_null())
@@ -187,9 +187,9 @@ Fail read_options(const json& doc, bool chat, std::uint64_t fresh_seed,
             o.stop.push_back(it->get<std::string>());
         } else if (it->is_array()) {
             if (static_cast<int>(it->size()) > limits.max_stop_strings)
-                return bad_request("'stop' takes at most " +
-                                       std::to_string(limits.max_stop_strings) + " strings.",
-                                   "stop");
+                return bad_request(
+                    "'stop' takes at most " + std::to_string(limits.max_stop_strings) + " strings.",
+                    "stop");
             for (const json& s : *it) {
                 if (!s.is_string()) return type_error("stop", "a string or an array of strings");
                 o.stop.push_back(s.get<std::string>());
@@ -261,9 +261,9 @@ std::variant<ChatRequest, ApiError> parse_chat_request(std::string_view body,
     if (!messages->is_array()) return *type_error("messages", "an array");
     if (messages->empty()) return bad_request("'messages' must not be empty.", "messages");
     if (static_cast<int>(messages->size()) > limits.max_messages)
-        return bad_request("'messages' holds more than " + std::to_string(limits.max_messages) +
-                               " messages.",
-                           "messages");
+        return bad_request(
+            "'messages' holds more than " + std::to_string(limits.max_messages) + " messages.",
+            "messages");
     for (size_t i = 0; i < messages->size(); ++i) {
         const json& m = (*messages)[i];
         const std::string at = "messages[" + std::to_string(i) + "]";
@@ -280,17 +280,18 @@ std::variant<ChatRequest, ApiError> parse_chat_request(std::string_view body,
         } else if (r == "assistant") {
             cm.role = chat::Role::Assistant;
         } else {
-            return bad_request("Role '" + r +
-                                   "' is not supported; use system, developer, user or assistant.",
-                               at + ".role");
+            return bad_request(
+                "Role '" + r + "' is not supported; use system, developer, user or assistant.",
+                at + ".role");
         }
         if (auto f = read_content(m, i, cm.text)) return *f;
         req.messages.push_back(std::move(cm));
     }
     if (req.messages.back().role == chat::Role::Assistant)
-        return bad_request("The last message must not be the assistant's: there is nothing to "
-                           "reply to.",
-                           "messages");
+        return bad_request(
+            "The last message must not be the assistant's: there is nothing to "
+            "reply to.",
+            "messages");
     return req;
 }
 
@@ -311,9 +312,10 @@ std::variant<CompletionRequest, ApiError> parse_completion_request(std::string_v
     } else if (prompt->is_array() && prompt->size() == 1 && (*prompt)[0].is_string()) {
         req.prompt = (*prompt)[0].get<std::string>();
     } else if (prompt->is_array()) {
-        return bad_request("'prompt' must be a string (or an array of one string); batches "
-                           "and token arrays are not supported.",
-                           "prompt");
+        return bad_request(
+            "'prompt' must be a string (or an array of one string); batches "
+            "and token arrays are not supported.",
+            "prompt");
     } else {
         return *type_error("prompt", "a string");
     }

@@ -8,9 +8,13 @@ using nlohmann::json;
 
 namespace {
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump(const json& j) {
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
-std::string event(const json& j) { return "data: " + dump(j) + "\n\n"; }
+std::string event(const json& j) {
+    return "data: " + dump(j) + "\n\n";
+}
 
 json usage(const sched::RequestStats& s) {
     return {{"prompt_tokens", s.prompt_tokens},
@@ -22,8 +26,8 @@ json usage(const sched::RequestStats& s) {
 json base(const AnswerHeader& h, bool chunk) {
     const bool chat = h.endpoint == Endpoint::Chat;
     return {{"id", h.id},
-            {"object", chat ? (chunk ? "chat.completion.chunk" : "chat.completion")
-                            : "text_completion"},
+            {"object",
+             chat ? (chunk ? "chat.completion.chunk" : "chat.completion") : "text_completion"},
             {"created", h.created},
             {"model", h.model},
             {"system_fingerprint", "hearth"}};
@@ -84,7 +88,29 @@ std::string usage_event(const AnswerHeader& h, const sched::RequestStats& stats)
     return event(j);
 }
 
-std::string error_event(const std::string& error_json) { return "data: " + error_json + "\n\n"; }
+std::string error_event(const std::string& error_json) {
+    return "data: " + error_json + "\n\n";
+}
+
+std::string stats_json(const EngineStats& e, const ServerCounts& c) {
+    json j = {{"kv",
+               {{"blocks_total", e.kv.blocks_total},
+                {"blocks_used", e.kv.blocks_used},
+                {"blocks_cached", e.kv.blocks_cached},
+                {"blocks_pinned", e.kv.blocks_pinned},
+                {"prompt_tokens_queried", e.kv.prompt_tokens_queried},
+                {"prompt_tokens_cached", e.kv.prompt_tokens_cached}}},
+              {"requests_running", e.scheduler.running},
+              {"requests_waiting", e.scheduler.waiting},
+              {"conversations_parked", e.conversations_parked},
+              {"decode_tokens_per_s", e.decode_tokens_per_s},
+              {"server",
+               {{"requests", c.requests},
+                {"errors", c.errors},
+                {"cancelled", c.cancelled},
+                {"active", c.active}}}};
+    return dump(j);
+}
 
 std::string models_json(const std::string& model_id, int64_t created, int32_t context_length) {
     json m = {{"id", model_id},

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engine.h"
 #include "generation/generator.h"
 #include "sched/scheduler.h"
 
@@ -36,6 +37,13 @@ std::string finish_event(const AnswerHeader& h, StopReason stop);
 std::string usage_event(const AnswerHeader& h, const sched::RequestStats& stats);
 std::string error_event(const std::string& error_json);
 inline constexpr const char* kDoneEvent = "data: [DONE]\n\n";
+
+// GET /stats: the engine's KV cache and queue, and the server's counts (Hearth's own).
+struct ServerCounts {
+    int64_t requests = 0, errors = 0, cancelled = 0;
+    int32_t active = 0;
+};
+std::string stats_json(const EngineStats& engine, const ServerCounts& server);
 
 std::string models_json(const std::string& model_id, int64_t created, int32_t context_length);
 

@@ -28,8 +28,7 @@ std::vector<OptionSpec> serve_options() {
         {"alias", true, "the model's name in /v1/models (default: the file name)"},
         {"max-body-kb", true, "largest request body in KiB (default 8192)"},
         {"max-tokens-limit", true, "most tokens a request may ask for (default: the context)"},
-        {"request-timeout", true,
-         "seconds a client has to send its whole request (default 10)"},
+        {"request-timeout", true, "seconds a client has to send its whole request (default 10)"},
         {"help", false, "show this help"},
     };
     const auto e = engine_options();
@@ -99,12 +98,12 @@ int run_serve(const CommandArgs& argv) {
         engine->tokenizer(), chat::ChatTemplate::from_gguf(engine->file()));
     served->engine = engine.get();
     served->builder = builder.get();
-    served->id = args->value("alias").value_or(
-        std::filesystem::path(config->model_path).stem().string());
+    served->id =
+        args->value("alias").value_or(std::filesystem::path(config->model_path).stem().string());
     served->context_length = static_cast<int32_t>(engine->model_config().context_length);
-    served->keep_alive = std::make_shared<std::pair<std::shared_ptr<Engine>,
-                                                    std::shared_ptr<chat::PromptBuilder>>>(
-        engine, builder);
+    served->keep_alive =
+        std::make_shared<std::pair<std::shared_ptr<Engine>, std::shared_ptr<chat::PromptBuilder>>>(
+            engine, builder);
     std::shared_ptr<const server::ServedModel> model = served;
 
     auto server = server::ApiServer::start(sc, [model] { return model; });

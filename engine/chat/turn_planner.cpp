@@ -33,8 +33,8 @@ Result<PlannedTurn> plan_turn(const PromptBuilder& builder, int32_t context_leng
     }
     const PromptBuilder switched =
         builder.with_thinking(turn.thinking.value_or(builder.chat_template().thinking()));
-    const PromptEnd end = turn.continue_reply ? PromptEnd::ContinueReply
-                                              : PromptEnd::GenerationPrompt;
+    const PromptEnd end =
+        turn.continue_reply ? PromptEnd::ContinueReply : PromptEnd::GenerationPrompt;
     const int32_t wanted = std::max<int32_t>(1, turn.max_tokens);
 
     PlannedTurn out;

@@ -8,7 +8,7 @@ import QtQuick.Layouts
 Pane {
     id: composer
     property var chat
-    property var bridge
+    property var backend  // ChatBackend: sending needs it ready
     property color subtleText
     property string placeholder
     property var sendHandler  // text => bool (sent)
@@ -16,7 +16,7 @@ Pane {
     function focusInput() { input.forceActiveFocus() }
     function send() {
         const text = input.text.trim()
-        if (text === "" || composer.chat.generating || !composer.bridge.loaded) return
+        if (text === "" || composer.chat.generating || !composer.backend.ready) return
         if (composer.sendHandler(text)) input.clear()
     }
 
@@ -60,7 +60,7 @@ Pane {
             text: composer.chat.generating ? "■" : "↑"
             font.pixelSize: 18
             highlighted: true
-            enabled: composer.chat.generating || (input.text.trim() !== "" && composer.bridge.loaded)
+            enabled: composer.chat.generating || (input.text.trim() !== "" && composer.backend.ready)
             Accessible.name: composer.chat.generating ? qsTr("Stop (Esc)") : qsTr("Send (Enter)")
             ToolTip.visible: hovered
             ToolTip.delay: 600

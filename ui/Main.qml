@@ -95,6 +95,33 @@ ApplicationWindow {
         Component.onCompleted: if (initialModelPath !== "") load(initialModelPath)
         onModelChanged: if (modelPath !== "") settings.lastModelPath = modelPath
     }
+    // Who answers in the chat: a remote endpoint when it is switched on and chosen, else
+    // this computer's engine.
+    ConnectionSettings {
+        id: connections
+        objectName: "connections"
+    }
+    LocalBackend {
+        id: localBackend
+        objectName: "localBackend"
+        bridge: bridge
+    }
+    RemoteBackend {
+        id: remoteBackend
+        objectName: "remoteBackend"
+        baseUrl: connections.remoteUrl
+        apiKey: connections.remoteKey
+        model: connections.remoteModel
+        onConfigChanged: if (model !== connections.remoteModel) connections.remoteModel = model
+        Component.onCompleted: if (connections.remoteEnabled && connections.remoteUrl !== "") refreshModels()
+    }
+    readonly property var activeBackend: connections.remoteEnabled && remoteBackend.ready ? remoteBackend : localBackend
+    LocalApiServer {
+        id: apiServer
+        objectName: "apiServer"
+        settings: connections
+        bridge: bridge
+    }
     ModelInspector {
         id: inspector
         objectName: "inspector"
@@ -125,7 +152,7 @@ ApplicationWindow {
         id: chat
         objectName: "chat"
         store: history
-        bridge: bridge
+        backend: window.activeBackend
         settings: settings
         onConversationLoaded: {
             // The chat's own record once loaded, else the list's row (both may be missing
@@ -267,9 +294,10 @@ ApplicationWindow {
                         id: chatPage
                         objectName: "chatPage"
                         anchors.fill: parent
-                        visible: bridge.loaded
+                        visible: window.activeBackend.ready
                         chat: chat
                         bridge: bridge
+                        backend: window.activeBackend
                         personas: personas
                         subtleText: window.subtleText
                         dividerColor: window.dividerColor
@@ -286,7 +314,7 @@ ApplicationWindow {
                     }
                     WelcomePage {
                         anchors.fill: parent
-                        visible: !bridge.loaded
+                        visible: !window.activeBackend.ready
                         bridge: bridge
                         subtleText: window.subtleText
                         onOpenFileRequested: modelDialog.open()
@@ -321,6 +349,9 @@ ApplicationWindow {
                     chat: chat
                     settings: settings
                     window: window
+                    connections: connections
+                    remote: remoteBackend
+                    apiServer: apiServer
                 }
             }
         }

@@ -12,6 +12,9 @@ Page {
     required property var chat
     required property var settings
     required property var window
+    required property var connections  // ConnectionSettings
+    required property var remote       // RemoteBackend
+    required property var apiServer    // LocalApiServer
     background: Rectangle { color: page.Material.background }
 
     ScrollView {
@@ -24,7 +27,7 @@ Page {
             Item { implicitHeight: 8 }
             Label { text: qsTr("Settings"); font.pixelSize: 20; font.weight: Font.DemiBold }
 
-            Section {
+            SettingsSection {
                 title: qsTr("Appearance")
                 SettingRow {
                     label: qsTr("Theme")
@@ -38,7 +41,7 @@ Page {
                 }
             }
 
-            Section {
+            SettingsSection {
                 title: qsTr("Replies")
                 SettingRow {
                     label: qsTr("Temperature")
@@ -119,7 +122,7 @@ Page {
                 Button { text: qsTr("Reset replies to defaults"); flat: true; onClicked: page.settings.resetSampling() }
             }
 
-            Section {
+            SettingsSection {
                 title: qsTr("Engine")
                 SettingRow {
                     label: qsTr("CPU threads")
@@ -262,46 +265,13 @@ Page {
                     Layout.fillWidth: true
                 }
             }
+            ConnectionSettingsView {
+                connections: page.connections
+                remote: page.remote
+                apiServer: page.apiServer
+                Layout.fillWidth: true
+            }
             Item { implicitHeight: 16 }
-        }
-    }
-
-    component Section: Pane {
-        id: sec
-        property string title
-        default property alias content: inner.data
-        Layout.fillWidth: true
-        background: Rectangle {
-            radius: 12
-            color: sec.Material.theme === Material.Dark ? "#2a2725" : "#ffffff"
-            border.color: sec.Material.theme === Material.Dark ? "#3a3633" : "#e6dfd8"
-        }
-        padding: 16
-        ColumnLayout {
-            id: inner
-            width: parent.width
-            spacing: 8
-            Label { text: sec.title; font.weight: Font.DemiBold; Layout.bottomMargin: 4 }
-        }
-    }
-    // A label (wrapped to its column, so a long one never runs under the control) and the
-    // control; the tip, if any, on hover.
-    component SettingRow: RowLayout {
-        id: row
-        property string label
-        property string tip
-        Layout.fillWidth: true
-        spacing: 12
-        Label {
-            text: row.label
-            wrapMode: Text.WordWrap
-            Layout.preferredWidth: 190
-            Layout.maximumWidth: 190
-            opacity: 0.8
-            HoverHandler { id: labelHover }
-            ToolTip.visible: labelHover.hovered && row.tip !== ""
-            ToolTip.text: row.tip
-            ToolTip.delay: 400
         }
     }
 }

@@ -185,6 +185,10 @@ class EngineBridge : public QObject {
     const hearth::Tokenizer* tokenizer() const;
     const hearth::chat::PromptBuilder* promptBuilder() const;
     hearth::Engine* engine() const;
+    // Owns the engine and prompt builder above, for whoever serves them beside the app
+    // (the local API server); holding it keeps them alive past a model switch until
+    // dropped. nullptr when no model is loaded.
+    std::shared_ptr<const void> keepAlive() const { return loaded_; }
     hearth::EngineStats stats() const { return stats_; }
 
   signals:

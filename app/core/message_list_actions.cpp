@@ -7,7 +7,6 @@
 
 #include <algorithm>
 
-#include "chat/prompt_builder.h"
 #include "core/error_text.h"
 
 using namespace hearth;
@@ -16,12 +15,11 @@ namespace st = hearth::store;
 bool MessageListModel::send(const QString& text) {
     const QString trimmed = text.trimmed();
     if (trimmed.isEmpty() || !canSend()) return false;
-    const chat::PromptBuilder* builder = bridge_->promptBuilder();
     st::MessageDraft draft;
     draft.role = st::Role::User;
     draft.text = trimmed;
-    draft.token_ids = builder->encode_content(chat::Role::User, trimmed.toStdString());
-    draft.token_fingerprint = bridge_->fingerprint();
+    draft.token_ids = backend_->encode_content(chat::Role::User, trimmed);
+    draft.token_fingerprint = backend_->fingerprint();
     const qint64 conversation = conversation_;
     const bool first_message =
         std::none_of(rows_.begin(), rows_.end(),
@@ -65,7 +63,7 @@ void MessageListModel::stop() {
     if (conversation_ < 0) return;
     if (setting_up_.count(conversation_)) stop_requested_[conversation_] = true;
     for (const auto& [id, s] : streams_)
-        if (s.conversation == conversation_ && !s.ended && bridge_) bridge_->cancel(id);
+        if (s.conversation == conversation_ && !s.ended && backend_) backend_->cancel(id);
 }
 
 bool MessageListModel::regenerate() {
@@ -89,7 +87,9 @@ bool MessageListModel::canContinue(qint64 messageId) const {
     if (!canSend() || rows_.empty()) return false;
     const st::Message& last = rows_.back().message;
     if (last.id != messageId || last.role != st::Role::Assistant || !last.parent_id) return false;
-    if (last.token_fingerprint != bridge_->fingerprint() || last.token_ids.empty()) return false;
+    if (backend_->fingerprint().isEmpty() || last.token_fingerprint != backend_->fingerprint() ||
+        last.token_ids.empty())
+        return false;
     return last.stats.finish_reason == st::FinishReason::Length ||
            last.state == st::MessageState::Interrupted;
 }
@@ -122,9 +122,8 @@ bool MessageListModel::editAndResend(qint64 messageId, const QString& text) {
     st::MessageDraft draft;
     draft.role = st::Role::User;
     draft.text = trimmed;
-    draft.token_ids =
-        bridge_->promptBuilder()->encode_content(chat::Role::User, trimmed.toStdString());
-    draft.token_fingerprint = bridge_->fingerprint();
+    draft.token_ids = backend_->encode_content(chat::Role::User, trimmed);
+    draft.token_fingerprint = backend_->fingerprint();
     const qint64 conversation = conversation_;
     ++setting_up_[conversation];
     set_error(QString());

@@ -64,7 +64,7 @@ MessageListModel::~MessageListModel() {
     // Replies still streaming keep their text in the store: stop them, and write what
     // they have as interrupted (the store finishes the writes when it closes).
     for (auto& [id, s] : streams_) {
-        if (bridge_) bridge_->cancel(id);
+        if (backend_) backend_->cancel(id);
         if (s.reply_id && !s.ended) {
             s.stats.finish_reason = st::FinishReason::Cancelled;
             writer_.finish(*s.reply_id, {s.text, s.ids, st::MessageState::Interrupted, s.stats});
@@ -74,21 +74,40 @@ MessageListModel::~MessageListModel() {
 
 // ---- properties ------------------------------------------------------------------------
 
-void MessageListModel::setBridge(EngineBridge* bridge) {
-    if (bridge == bridge_) return;
-    if (bridge_) bridge_->disconnect(this);
-    bridge_ = bridge;
-    if (bridge_) {
-        connect(bridge_, &EngineBridge::requestEvent, this, &MessageListModel::on_event);
-        connect(bridge_, &EngineBridge::modelChanged, this, &MessageListModel::emit_state_changes);
+void MessageListModel::setBackend(ChatBackend* backend) {
+    if (backend == backend_) return;
+    if (backend_) {
+        backend_->disconnect(this);
+        // The old backend's replies end here, as stopped with what they have: their later
+        // events are no longer heard, and the new backend's ids may be the same numbers.
+        std::vector<qint64> running;
+        for (const auto& [id, s] : streams_)
+            if (!s.ended) running.push_back(id);
+        for (qint64 id : running) {
+            backend_->cancel(id);
+            const Stream& s = streams_.at(id);
+            sched::Event e;
+            e.kind = sched::EventKind::Finished;
+            e.request = id;
+            e.stop = StopReason::Cancelled;
+            e.text = s.text.mid(s.base_text.size()).toStdString();
+            e.tokens.assign(s.ids.begin() + static_cast<std::ptrdiff_t>(s.base_ids.size()),
+                            s.ids.end());
+            on_event(e);
+        }
+    }
+    backend_ = backend;
+    if (backend_) {
+        connect(backend_, &ChatBackend::requestEvent, this, &MessageListModel::on_event);
+        connect(backend_, &ChatBackend::readyChanged, this, &MessageListModel::emit_state_changes);
         // A model opened under an open conversation (the app's start): read its KV back.
-        connect(bridge_, &EngineBridge::modelChanged, this, [this] {
-            if (!bridge_->loaded() || conversation_ < 0) return;
+        connect(backend_, &ChatBackend::readyChanged, this, [this] {
+            if (!backend_->ready() || conversation_ < 0) return;
             prefetch_pending_ = true;
             reload();
         });
     }
-    emit bridgeChanged();
+    emit backendChanged();
     emit_state_changes();
 }
 
@@ -179,7 +198,7 @@ bool MessageListModel::generating() const {
 }
 
 bool MessageListModel::canSend() const {
-    return conversation_ >= 0 && store_ && bridge_ && bridge_->loaded() && conversation_record_ &&
+    return conversation_ >= 0 && store_ && backend_ && backend_->ready() && conversation_record_ &&
            !busy(conversation_);
 }
 

@@ -35,7 +35,8 @@
 #include <vector>
 
 #include "core/app_settings.h"
-#include "core/engine_bridge.h"
+#include "core/chat_backend.h"
+#include "core/app_settings.h"
 #include "core/message_segments.h"
 #include "core/reply_planner.h"
 #include "core/reply_writer.h"
@@ -49,7 +50,8 @@ QString message_state_name(hearth::store::MessageState state);
 class MessageListModel : public RowListModel {
     Q_OBJECT
     QML_ELEMENT
-    Q_PROPERTY(EngineBridge* bridge READ bridge WRITE setBridge NOTIFY bridgeChanged)
+    // Who answers: the local engine or a remote endpoint (chat_backend.h).
+    Q_PROPERTY(ChatBackend* backend READ backend WRITE setBackend NOTIFY backendChanged)
     Q_PROPERTY(QObject* store READ storeObject WRITE setStoreObject NOTIFY storeChanged)
     // The user's reply settings (sampling defaults, longest reply); optional.
     Q_PROPERTY(AppSettings* settings READ settings WRITE setSettings NOTIFY settingsChanged)
@@ -117,8 +119,9 @@ class MessageListModel : public RowListModel {
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    EngineBridge* bridge() const { return bridge_; }
-    void setBridge(EngineBridge* bridge);
+    ChatBackend* backend() const { return backend_; }
+    // Replies running on the backend being replaced end as stopped, with what they have.
+    void setBackend(ChatBackend* backend);
     QObject* storeObject() const;
     void setStoreObject(QObject* store);
     hearth::store::AsyncStore* store() const { return store_; }
@@ -184,7 +187,7 @@ class MessageListModel : public RowListModel {
     Q_INVOKABLE void reload();
 
   signals:
-    void bridgeChanged();
+    void backendChanged();
     void storeChanged();
     void conversationIdChanged();
     void generatingChanged();
@@ -248,14 +251,14 @@ class MessageListModel : public RowListModel {
     ReplyDefaults reply_defaults() const;
     void try_reveal();
 
-    QPointer<EngineBridge> bridge_;
+    QPointer<ChatBackend> backend_;
     QPointer<hearth::store::AsyncStore> store_;
     QPointer<AppSettings> settings_;
     qint64 conversation_ = -1;
     std::optional<hearth::store::Conversation> conversation_record_;
     std::optional<hearth::store::Persona> persona_;
     std::vector<hearth::store::ThreadEntry> rows_;
-    std::map<qint64, Stream> streams_;             // by bridge request id
+    std::map<qint64, Stream> streams_;             // by backend request id
     std::map<qint64, int> dropped_;                // per conversation: rows left out
     std::map<qint64, int> setting_up_;             // conversation -> replies being set up
     std::map<qint64, bool> stop_requested_;        // stop() during set-up

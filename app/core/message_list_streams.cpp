@@ -8,7 +8,6 @@
 
 #include <algorithm>
 
-#include "chat/prompt_builder.h"
 #include "common/log.h"
 #include "core/error_text.h"
 
@@ -31,34 +30,20 @@ st::FinishReason finish_reason_of(StopReason r) {
 }  // namespace
 
 void MessageListModel::prefetch_kv(const ThreadSnapshot& snap) {
-    if (!bridge_ || !bridge_->loaded() || !bridge_->promptBuilder()) return;
-    auto tokens = conversation_tokens(snap, *bridge_->promptBuilder(), bridge_->fingerprint(),
-                                      bridge_->contextLength(), reply_defaults());
-    if (!tokens) {
-        log::get("app")->debug("no prefetch for conversation {}: {}", snap.conversation.id,
-                               tokens.message());
-        return;
-    }
-    bridge_->prefetch(std::move(tokens).value());
+    if (backend_ && backend_->ready()) backend_->prefetch(snap, reply_defaults());
 }
 
 void MessageListModel::forgetKv(qint64 conversation) {
     // Issued before the store deletes the conversation: the store runs jobs in order, so
     // this read still sees it. Every branch: regenerated and edited turns too.
-    if (!store_ || !bridge_ || !bridge_->loaded()) return;
+    if (!store_ || !backend_ || !backend_->ready()) return;
     QPointer<MessageListModel> self(this);
     store_->run<std::vector<ThreadSnapshot>>(
         [conversation](st::Store& s) { return read_branch_snapshots(s, conversation); },
         [self](Result<std::vector<ThreadSnapshot>> r) {
-            if (!self || !r || !self->bridge_ || !self->bridge_->loaded() ||
-                !self->bridge_->promptBuilder())
-                return;
-            for (const ThreadSnapshot& branch : *r) {
-                auto tokens = conversation_tokens(
-                    branch, *self->bridge_->promptBuilder(), self->bridge_->fingerprint(),
-                    self->bridge_->contextLength(), self->reply_defaults());
-                if (tokens) self->bridge_->forget(std::move(tokens).value());
-            }
+            if (!self || !r || !self->backend_) return;
+            for (const ThreadSnapshot& branch : *r)
+                self->backend_->forget(branch, self->reply_defaults());
         });
 }
 
@@ -85,24 +70,24 @@ void MessageListModel::start_reply(qint64 conversation, st::Id parent_id,
             if (!r) return fail(error_text(r.error()));
             if (conversation == m.conversation_ && serial == m.reload_serial_) m.apply_snapshot(*r);
             if (stop_requested) return m.setup_done(conversation);
-            const chat::PromptBuilder* builder = m.bridge_ ? m.bridge_->promptBuilder() : nullptr;
-            if (!builder) return fail(QStringLiteral("No model is loaded."));
-            const QString fingerprint = m.bridge_->fingerprint();
-            auto plan = plan_reply(*r, parent_id, continue_reply, *builder, fingerprint,
-                                   m.bridge_->contextLength(), m.reply_defaults(),
+            ChatBackend* backend = m.backend_;
+            if (!backend || !backend->ready()) return fail(QStringLiteral("No model is loaded."));
+            const QString fingerprint = backend->fingerprint();
+            auto plan = plan_reply(*r, parent_id, continue_reply, fingerprint, m.reply_defaults(),
                                    QRandomGenerator::global()->generate64());
             if (!plan) return fail(QString::fromStdString(plan.message()));
-            if (m.dropped_[conversation] != plan->dropped) {
-                m.dropped_[conversation] = plan->dropped;
+            const std::uint64_t seed = plan->request.sampling.seed;
+            auto started = backend->start(plan->request);
+            if (!started) return fail(QString::fromStdString(started.message()));
+            if (m.dropped_[conversation] != started->dropped) {
+                m.dropped_[conversation] = started->dropped;
                 if (conversation == m.conversation_) {
                     emit m.contextChanged();
                     if (!m.rows_.empty())
                         emit m.dataChanged(m.index(0), m.index(m.count() - 1), {InContextRole});
                 }
             }
-            const std::uint64_t seed = plan->request.sampling.seed;
-            const qint64 request_id = m.bridge_->submit(std::move(plan->request));
-            if (request_id < 0) return fail(QStringLiteral("No model is loaded."));
+            const qint64 request_id = started->id;
             Stream& s = m.streams_[request_id];
             s.conversation = conversation;
             s.parent_id = parent_id;
@@ -136,7 +121,7 @@ void MessageListModel::reply_begun(qint64 request_id, Result<st::Id> reply) {
     if (!reply) {
         set_error(error_text(reply.error()));
         s.begin_failed = true;
-        if (bridge_) bridge_->cancel(request_id);
+        if (backend_) backend_->cancel(request_id);
         if (s.ended) streams_.erase(it);
         emit_state_changes();
         return;

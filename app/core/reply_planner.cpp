@@ -37,10 +37,12 @@ Result<std::vector<std::int32_t>> conversation_tokens(const ThreadSnapshot& snap
     if (last.state == st::MessageState::Streaming) return make_error("a reply is streaming");
     const bool replied = last.role == st::Role::Assistant;
     if (replied && !last.parent_id) return make_error("a reply without a message before it");
-    auto plan = plan_reply(snap, replied ? *last.parent_id : last.id, std::nullopt, builder,
-                           fingerprint, context_length, defaults, 0);
+    auto plan = plan_reply(snap, replied ? *last.parent_id : last.id, std::nullopt, fingerprint,
+                           defaults, 0);
     if (!plan) return plan.error();
-    std::vector<std::int32_t> tokens = std::move(plan->request.prompt);
+    auto planned = chat::plan_turn(builder, context_length, plan->request.turn);
+    if (!planned) return planned.error();
+    std::vector<std::int32_t> tokens = std::move(planned->prompt);
     if (replied && last.token_fingerprint == fingerprint)
         tokens.insert(tokens.end(), last.token_ids.begin(), last.token_ids.end());
     return tokens;
@@ -57,10 +59,8 @@ void apply_sampling(const st::SamplingSettings& ss, SamplingParams& sp) {
 }
 
 Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
-                                std::optional<st::Id> continue_reply,
-                                const chat::PromptBuilder& builder, const QString& fingerprint,
-                                int context_length, const ReplyDefaults& defaults,
-                                std::uint64_t fresh_seed) {
+                                std::optional<st::Id> continue_reply, const QString& fingerprint,
+                                const ReplyDefaults& defaults, std::uint64_t fresh_seed) {
     const auto& thread = snap.thread;
     const st::Id last_id = continue_reply.value_or(parent);
     const auto at = std::find_if(thread.begin(), thread.end(),
@@ -69,13 +69,14 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
     if (continue_reply && at->message.role != st::Role::Assistant)
         return make_error("Only a reply can be continued.");
 
-    chat::TurnInput turn;
+    PlannedReply plan;
+    chat::TurnInput& turn = plan.request.turn;
     if (snap.persona) turn.system_prompt = snap.persona->system_prompt.toStdString();
     for (auto it = thread.begin(); it != std::next(at); ++it) {
         const st::Message& msg = it->message;
         chat::Message cm{to_chat(msg.role), msg.text.toStdString(), std::nullopt};
         // Ids are reused only when this model's tokenizer made them.
-        if (msg.token_fingerprint == fingerprint &&
+        if (!fingerprint.isEmpty() && msg.token_fingerprint == fingerprint &&
             (msg.role == st::Role::Assistant || !msg.token_ids.empty()))
             cm.ids = std::vector<int32_t>(msg.token_ids.begin(), msg.token_ids.end());
         turn.messages.push_back(std::move(cm));
@@ -92,11 +93,7 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
                     : snap.persona ? snap.persona->sampling.thinking
                                    : std::nullopt;
     turn.continue_reply = continue_reply.has_value();
-    auto planned = chat::plan_turn(builder, context_length, turn);
-    if (!planned) return planned.error();
 
-    PlannedReply plan;
-    plan.dropped = static_cast<int>(planned->dropped);
     SamplingParams sp = defaults.sampling;
     std::optional<std::int64_t> fixed_seed;
     if (snap.persona) {
@@ -108,12 +105,9 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
     plan.seed_fixed = fixed_seed.has_value();
     sp.seed = fixed_seed ? static_cast<std::uint64_t>(*fixed_seed) : fresh_seed;
 
-    sched::Request& req = plan.request;
-    req.conversation = snap.conversation.id;
-    req.prompt = std::move(planned->prompt);
-    req.sampling = sp;
-    req.max_tokens = planned->max_tokens;
-    req.stop_at_end_of_generation = defaults.stop_at_end_of_turn;
+    plan.request.conversation = snap.conversation.id;
+    plan.request.sampling = sp;
+    plan.request.stop_at_end_of_turn = defaults.stop_at_end_of_turn;
     return plan;
 }
 

@@ -1,13 +1,14 @@
-// plan_reply: what the engine is asked for when a conversation gets a reply. Shared by
-// every way a reply starts (send, regenerate, edit and resend, continue).
+// plan_reply: the turn a conversation's reply asks for (chat_backend.h's TurnRequest),
+// whichever backend answers it. Shared by every way a reply starts (send, regenerate,
+// edit and resend, continue).
 //
-// The prompt is the persona's system prompt (unless the thread starts with a system
-// message of its own), then the thread up to and including the message replied to, built
-// with fit_to_context so that room is left for the reply (the oldest turns drop out).
-// Stored token ids are reused when this model's tokenizer made them, so each turn extends
-// the last one exactly and is served from the KV cache. Continuing a reply leaves that
-// reply open (PromptEnd::ContinueReply): its prompt is the earlier one plus the sampled
-// ids, all in the cache.
+// The turn is the persona's system prompt (chat::plan_turn puts it first unless the
+// thread starts with a system message of its own), then the thread up to and including
+// the message replied to; a local backend fits it to the context (the oldest turns drop
+// out). Stored token ids are passed on when the backend's tokenizer made them
+// (`fingerprint`), so each turn extends the last one exactly and is served from the KV
+// cache. Continuing a reply leaves that reply open (PromptEnd::ContinueReply): its prompt
+// is the earlier one plus the sampled ids, all in the cache.
 //
 // Thinking, for models whose template can turn it off (Qwen3): the conversation's
 // setting, else the persona's, else on.
@@ -24,8 +25,8 @@
 #include <optional>
 
 #include "common/result.h"
+#include "core/chat_backend.h"
 #include "sampling/sampler.h"
-#include "sched/scheduler.h"
 #include "store/types.h"
 
 namespace hearth::chat {
@@ -53,19 +54,18 @@ struct ReplyDefaults {
 };
 
 struct PlannedReply {
-    hearth::sched::Request request;
-    int dropped = 0;          // thread messages left out (beyond the context)
+    TurnRequest request;
     bool seed_fixed = false;  // the seed came from the conversation or persona
 };
 
 // parent: the message replied to. continue_reply: instead, the assistant reply to take up
-// again (its parent is the message it answers). Errors: the message is not in the
-// thread, or the conversation does not fit the context even without old turns.
+// again (its parent is the message it answers). fingerprint: the backend's
+// (ChatBackend::fingerprint; empty: stored ids are not used). Errors: the message is not
+// in the thread, or a reply to continue has no ids of this backend.
 hearth::Result<PlannedReply> plan_reply(const ThreadSnapshot& snapshot, hearth::store::Id parent,
                                         std::optional<hearth::store::Id> continue_reply,
-                                        const hearth::chat::PromptBuilder& builder,
-                                        const QString& fingerprint, int context_length,
-                                        const ReplyDefaults& defaults, std::uint64_t fresh_seed);
+                                        const QString& fingerprint, const ReplyDefaults& defaults,
+                                        std::uint64_t fresh_seed);
 
 // The tokens a conversation's next turn starts with, as the engine computed them: after a
 // reply, the prompt that asked for it and the reply's own ids (when this model made them);

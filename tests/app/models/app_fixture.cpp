@@ -78,7 +78,8 @@ void AppFixture::start(App& app, const QString& db_name, bool load, const QStrin
     app.personas.setBridge(&app.bridge);
     app.personas.setStore(&app.store);
     app.conversations.setStore(&app.store);
-    app.chat.setBridge(&app.bridge);
+    app.local.setBridge(&app.bridge);
+    app.chat.setBackend(&app.local);
     app.chat.setStore(&app.store);
     // Deterministic replies that run to max tokens.
     app.chat.setDefaultSampling(SamplingParams::greedy());

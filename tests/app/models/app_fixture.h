@@ -13,6 +13,7 @@
 #include "core/conversation_list_model.h"
 #include "core/engine_bridge.h"
 #include "core/history_store.h"
+#include "core/local_backend.h"
 #include "core/message_list_model.h"
 #include "core/persona_list_model.h"
 
@@ -26,6 +27,7 @@ extern const QString kSystemPrompt;
 struct App {
     HistoryStore store;
     EngineBridge bridge;
+    LocalBackend local;  // the chat's backend: the bridge's engine
     PersonaListModel personas;
     ConversationListModel conversations;
     MessageListModel chat;

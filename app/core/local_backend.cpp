@@ -1,0 +1,72 @@
+#include "core/local_backend.h"
+
+#include "chat/prompt_builder.h"
+#include "common/log.h"
+#include "core/reply_planner.h"
+
+using namespace hearth;
+
+LocalBackend::LocalBackend(QObject* parent) : ChatBackend(parent) {}
+
+void LocalBackend::setBridge(EngineBridge* bridge) {
+    if (bridge == bridge_) return;
+    if (bridge_) bridge_->disconnect(this);
+    bridge_ = bridge;
+    if (bridge_) {
+        connect(bridge_, &EngineBridge::requestEvent, this, &ChatBackend::requestEvent);
+        connect(bridge_, &EngineBridge::modelChanged, this, &ChatBackend::readyChanged);
+    }
+    emit bridgeChanged();
+    emit readyChanged();
+}
+
+bool LocalBackend::ready() const {
+    return bridge_ && bridge_->loaded() && bridge_->promptBuilder();
+}
+
+QString LocalBackend::displayName() const { return bridge_ ? bridge_->modelName() : QString(); }
+
+QString LocalBackend::fingerprint() const { return bridge_ ? bridge_->fingerprint() : QString(); }
+
+std::vector<int32_t> LocalBackend::encode_content(chat::Role role, const QString& text) const {
+    if (!ready()) return {};
+    return bridge_->promptBuilder()->encode_content(role, text.toStdString());
+}
+
+Result<ChatBackend::Started> LocalBackend::start(const TurnRequest& r) {
+    if (!ready()) return make_error("No model is loaded.");
+    auto planned = chat::plan_turn(*bridge_->promptBuilder(), bridge_->contextLength(), r.turn);
+    if (!planned) return planned.error();
+    sched::Request req;
+    req.conversation = r.conversation;
+    req.prompt = std::move(planned->prompt);
+    req.sampling = r.sampling;
+    req.max_tokens = planned->max_tokens;
+    req.stop_at_end_of_generation = r.stop_at_end_of_turn;
+    const RequestId id = bridge_->submit(std::move(req));
+    if (id < 0) return make_error("No model is loaded.");
+    return Started{id, static_cast<int>(planned->dropped)};
+}
+
+void LocalBackend::cancel(RequestId id) {
+    if (bridge_) bridge_->cancel(id);
+}
+
+void LocalBackend::prefetch(const ThreadSnapshot& snap, const ReplyDefaults& defaults) {
+    if (!ready()) return;
+    auto tokens = conversation_tokens(snap, *bridge_->promptBuilder(), bridge_->fingerprint(),
+                                      bridge_->contextLength(), defaults);
+    if (!tokens) {
+        log::get("app")->debug("no prefetch for conversation {}: {}", snap.conversation.id,
+                               tokens.message());
+        return;
+    }
+    bridge_->prefetch(std::move(tokens).value());
+}
+
+void LocalBackend::forget(const ThreadSnapshot& snap, const ReplyDefaults& defaults) {
+    if (!ready()) return;
+    auto tokens = conversation_tokens(snap, *bridge_->promptBuilder(), bridge_->fingerprint(),
+                                      bridge_->contextLength(), defaults);
+    if (tokens) bridge_->forget(std::move(tokens).value());
+}

@@ -27,7 +27,8 @@ std::vector<OptionSpec> serve_options() {
          "(comma-separated for several; default: none)"},
         {"alias", true, "the model's name in /v1/models (default: the file name)"},
         {"max-body-kb", true, "largest request body in KiB (default 8192)"},
-        {"max-tokens-limit", true, "most tokens a request may ask for (default: the context)"},
+        {"max-tokens-limit", true,
+         "most tokens a request may ask for; more is an error (default: no limit but the context)"},
         {"request-timeout", true, "seconds a client has to send its whole request (default 10)"},
         {"help", false, "show this help"},
     };

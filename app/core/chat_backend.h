@@ -11,9 +11,9 @@
 // Cancelling gives Finished with StopReason::Cancelled.
 #pragma once
 
+#include <QtQml/qqmlregistration.h>
 #include <QObject>
 #include <QString>
-#include <QtQml/qqmlregistration.h>
 
 #include <vector>
 

@@ -31,7 +31,9 @@ ConnectionSettings::ConnectionSettings(const QString& ini_path, QObject* parent)
     load();
 }
 
-ConnectionSettings::~ConnectionSettings() { settings_->sync(); }
+ConnectionSettings::~ConnectionSettings() {
+    settings_->sync();
+}
 
 void ConnectionSettings::load() {
     QSettings& s = *settings_;
@@ -40,8 +42,8 @@ void ConnectionSettings::load() {
     remote_key_ = s.value(QLatin1String(key::remote_key)).toString();
     remote_model_ = s.value(QLatin1String(key::remote_model)).toString();
     server_enabled_ = s.value(QLatin1String(key::server_enabled), false).toBool();
-    server_port_ = std::clamp(s.value(QLatin1String(key::server_port), kDefaultServerPort).toInt(),
-                              1, 65535);
+    server_port_ =
+        std::clamp(s.value(QLatin1String(key::server_port), kDefaultServerPort).toInt(), 1, 65535);
     server_network_ = s.value(QLatin1String(key::server_network), false).toBool();
     server_key_ = s.value(QLatin1String(key::server_key)).toString();
     server_origins_ = s.value(QLatin1String(key::server_origins)).toString();
@@ -63,8 +65,9 @@ void ConnectionSettings::store(T& member, const T& value, const char* k, bool se
     if (member == value) return;
     member = value;
     settings_->setValue(QLatin1String(k), member);
-    if (secret) {
-        // The file holds a key now: written at once, and readable by its owner only.
+    if (secret || !remote_key_.isEmpty() || !server_key_.isEmpty()) {
+        // The file holds a key: written at once, and readable by its owner only (again
+        // after every write, whatever the writer does with the file's mode).
         settings_->sync();
         if (QFile::exists(settings_->fileName()))
             QFile::setPermissions(settings_->fileName(),
@@ -73,7 +76,9 @@ void ConnectionSettings::store(T& member, const T& value, const char* k, bool se
     emit changed();
 }
 
-void ConnectionSettings::setRemoteEnabled(bool v) { store(remote_enabled_, v, key::remote_enabled); }
+void ConnectionSettings::setRemoteEnabled(bool v) {
+    store(remote_enabled_, v, key::remote_enabled);
+}
 void ConnectionSettings::setRemoteUrl(const QString& v) {
     store(remote_url_, v.trimmed(), key::remote_url);
 }
@@ -83,11 +88,15 @@ void ConnectionSettings::setRemoteKey(const QString& v) {
 void ConnectionSettings::setRemoteModel(const QString& v) {
     store(remote_model_, v, key::remote_model);
 }
-void ConnectionSettings::setServerEnabled(bool v) { store(server_enabled_, v, key::server_enabled); }
+void ConnectionSettings::setServerEnabled(bool v) {
+    store(server_enabled_, v, key::server_enabled);
+}
 void ConnectionSettings::setServerPort(int v) {
     store(server_port_, std::clamp(v, 1, 65535), key::server_port);
 }
-void ConnectionSettings::setServerNetwork(bool v) { store(server_network_, v, key::server_network); }
+void ConnectionSettings::setServerNetwork(bool v) {
+    store(server_network_, v, key::server_network);
+}
 void ConnectionSettings::setServerKey(const QString& v) {
     store(server_key_, v.trimmed(), key::server_key, true);
 }

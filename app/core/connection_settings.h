@@ -8,9 +8,9 @@
 // store is used: it is not there on every desktop, nor under CI.
 #pragma once
 
+#include <QtQml/qqmlregistration.h>
 #include <QObject>
 #include <QString>
-#include <QtQml/qqmlregistration.h>
 
 #include <memory>
 

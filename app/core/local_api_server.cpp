@@ -74,7 +74,8 @@ void LocalApiServer::apply() {
         c.host = settings_->serverNetwork() ? "0.0.0.0" : "127.0.0.1";
         c.port = settings_->serverPort();
         c.api_key = settings_->serverKey().toStdString();
-        for (const QString& o : settings_->serverOrigins().split(QLatin1Char(','), Qt::SkipEmptyParts))
+        for (const QString& o :
+             settings_->serverOrigins().split(QLatin1Char(','), Qt::SkipEmptyParts))
             c.cors_origins.push_back(o.trimmed().toStdString());
     }
     const QString wanted = want ? QStringLiteral("%1:%2 %3 %4")

@@ -6,10 +6,10 @@
 // its first request on).
 #pragma once
 
+#include <QtQml/qqmlregistration.h>
 #include <QObject>
 #include <QPointer>
 #include <QString>
-#include <QtQml/qqmlregistration.h>
 
 #include <memory>
 #include <mutex>
@@ -50,8 +50,8 @@ class LocalApiServer : public QObject {
     void stateChanged();
 
   private:
-    void apply();           // starts, restarts or stops as the settings say
-    void update_model();    // the bridge's model now (or none)
+    void apply();         // starts, restarts or stops as the settings say
+    void update_model();  // the bridge's model now (or none)
     std::shared_ptr<const hearth::server::ServedModel> served() const;
 
     QPointer<ConnectionSettings> settings_;

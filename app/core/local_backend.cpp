@@ -24,9 +24,13 @@ bool LocalBackend::ready() const {
     return bridge_ && bridge_->loaded() && bridge_->promptBuilder();
 }
 
-QString LocalBackend::displayName() const { return bridge_ ? bridge_->modelName() : QString(); }
+QString LocalBackend::displayName() const {
+    return bridge_ ? bridge_->modelName() : QString();
+}
 
-QString LocalBackend::fingerprint() const { return bridge_ ? bridge_->fingerprint() : QString(); }
+QString LocalBackend::fingerprint() const {
+    return bridge_ ? bridge_->fingerprint() : QString();
+}
 
 std::vector<int32_t> LocalBackend::encode_content(chat::Role role, const QString& text) const {
     if (!ready()) return {};

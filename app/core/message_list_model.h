@@ -36,7 +36,6 @@
 
 #include "core/app_settings.h"
 #include "core/chat_backend.h"
-#include "core/app_settings.h"
 #include "core/message_segments.h"
 #include "core/reply_planner.h"
 #include "core/reply_writer.h"

@@ -180,7 +180,9 @@ void MessageListModel::on_event(const sched::Event& e) {
             s.text = s.base_text + QString::fromStdString(e.text);
             s.ids = s.base_ids;
             s.ids.insert(s.ids.end(), e.tokens.begin(), e.tokens.end());
-            s.new_tokens = static_cast<std::int32_t>(e.tokens.size());
+            // A remote backend has no ids, only the server's count.
+            s.new_tokens = e.tokens.empty() ? e.stats.generated_tokens
+                                            : static_cast<std::int32_t>(e.tokens.size());
             s.end_state = e.stop == StopReason::Cancelled ? st::MessageState::Interrupted
                                                           : st::MessageState::Complete;
             s.stats.finish_reason = finish_reason_of(e.stop);

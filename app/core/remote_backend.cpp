@@ -77,7 +77,9 @@ void RemoteBackend::setModel(const QString& model) {
     emit readyChanged();
 }
 
-bool RemoteBackend::refreshing() const { return !models_reply_.isNull(); }
+bool RemoteBackend::refreshing() const {
+    return !models_reply_.isNull();
+}
 
 bool RemoteBackend::ready() const {
     const QUrl url(api_root(base_url_));
@@ -85,16 +87,15 @@ bool RemoteBackend::ready() const {
 }
 
 QString RemoteBackend::displayName() const {
-    return model_.isEmpty() ? QString() : model_ + QStringLiteral(" (") +
-                                              QUrl(api_root(base_url_)).host() +
-                                              QLatin1Char(')');
+    return model_.isEmpty() ? QString()
+                            : model_ + QStringLiteral(" (") + QUrl(api_root(base_url_)).host() +
+                                  QLatin1Char(')');
 }
 
 QNetworkRequest RemoteBackend::request_for(const QString& path) const {
     QNetworkRequest req(QUrl(api_root(base_url_) + path));
     req.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
-    if (!api_key_.isEmpty())
-        req.setRawHeader("Authorization", "Bearer " + api_key_.toUtf8());
+    if (!api_key_.isEmpty()) req.setRawHeader("Authorization", "Bearer " + api_key_.toUtf8());
     req.setTransferTimeout(kTransferTimeoutMs);
     return req;
 }
@@ -124,14 +125,24 @@ void RemoteBackend::refreshModels() {
             status_ = tr("The server answered %1: %2").arg(status).arg(server_message(body));
         } else {
             QStringList ids;
-            for (const QJsonValue& m :
-                 QJsonDocument::fromJson(body).object().value(QLatin1String("data")).toArray())
-                ids << m.toObject().value(QLatin1String("id")).toString();
+            contexts_.clear();
+            for (const QJsonValue& v :
+                 QJsonDocument::fromJson(body).object().value(QLatin1String("data")).toArray()) {
+                const QJsonObject m = v.toObject();
+                const QString id = m.value(QLatin1String("id")).toString();
+                ids << id;
+                // vLLM says max_model_len; Hearth and llama-server say meta.n_ctx(_train).
+                const QJsonObject meta = m.value(QLatin1String("meta")).toObject();
+                int ctx = m.value(QLatin1String("max_model_len")).toInt();
+                if (ctx <= 0) ctx = meta.value(QLatin1String("n_ctx")).toInt();
+                if (ctx <= 0) ctx = meta.value(QLatin1String("n_ctx_train")).toInt();
+                if (ctx > 0) contexts_[id] = ctx;
+            }
             ids.removeAll(QString());
             models_ = ids;
-            status_ = ids.isEmpty() ? tr("The server lists no models.")
-                                    : tr("Connected: %n model(s).", nullptr,
-                                         static_cast<int>(ids.size()));
+            status_ = ids.isEmpty()
+                          ? tr("The server lists no models.")
+                          : tr("Connected: %n model(s).", nullptr, static_cast<int>(ids.size()));
             if (!ids.isEmpty() && !ids.contains(model_)) setModel(ids.front());
         }
         emit modelsChanged();
@@ -150,18 +161,25 @@ Result<ChatBackend::Started> RemoteBackend::start(const TurnRequest& r) {
         messages.append(QJsonObject{{"role", "system"},
                                     {"content", QString::fromStdString(*r.turn.system_prompt)}});
     for (const chat::Message& m : msgs)
-        messages.append(QJsonObject{{"role", api_role(m.role)},
-                                    {"content", QString::fromStdString(m.text)}});
+        messages.append(
+            QJsonObject{{"role", api_role(m.role)}, {"content", QString::fromStdString(m.text)}});
     const SamplingParams& sp = r.sampling;
+    // The reply's room as a local model gets it: at most half the context, where known.
+    int max_tokens = std::max(1, r.turn.max_tokens);
+    if (const auto ctx = contexts_.find(model_); ctx != contexts_.end())
+        max_tokens = std::max(1, std::min(max_tokens, ctx->second / 2));
     QJsonObject body{{"model", model_},
                      {"messages", messages},
                      {"stream", true},
                      {"stream_options", QJsonObject{{"include_usage", true}}},
-                     {"max_tokens", std::max(1, r.turn.max_tokens)},
+                     {"max_tokens", max_tokens},
                      {"temperature", static_cast<double>(sp.temperature)},
                      {"top_p", static_cast<double>(sp.top_p)},
                      // A JSON number holds 53 bits exactly.
                      {"seed", static_cast<qint64>(sp.seed & ((uint64_t{1} << 53) - 1))}};
+    // Replies that run to their length (tests, benchmarks): llama-server's and vLLM's
+    // extension, which Hearth's server takes too.
+    if (!r.stop_at_end_of_turn) body.insert(QLatin1String("ignore_eos"), true);
     if (sp.frequency_penalty != 0.0f)
         body.insert(QLatin1String("frequency_penalty"), static_cast<double>(sp.frequency_penalty));
     if (sp.presence_penalty != 0.0f)
@@ -174,7 +192,11 @@ Result<ChatBackend::Started> RemoteBackend::start(const TurnRequest& r) {
     call.clock.start();
     call.reply = net_.post(req, QJsonDocument(body).toJson(QJsonDocument::Compact));
     connect(call.reply, &QNetworkReply::readyRead, this, [this, id] { on_ready_read(id); });
-    connect(call.reply, &QNetworkReply::finished, this, [this, id] { on_finished(id); });
+    // Queued: the end is reported from the event loop, never from inside a cancel() or an
+    // event handler (the view model may be iterating its replies then).
+    connect(
+        call.reply, &QNetworkReply::finished, this, [this, id] { on_finished(id); },
+        Qt::QueuedConnection);
     return Started{id, 0};
 }
 
@@ -182,12 +204,18 @@ void RemoteBackend::cancel(RequestId id) {
     auto it = calls_.find(id);
     if (it == calls_.end() || !it->second.reply) return;
     it->second.cancelled = true;
-    it->second.reply->abort();  // finished() follows, which ends the reply as stopped
+    // Aborted from the event loop; finished() follows, which ends the reply as stopped.
+    QMetaObject::invokeMethod(
+        it->second.reply,
+        [reply = it->second.reply] {
+            if (reply) reply->abort();
+        },
+        Qt::QueuedConnection);
 }
 
 void RemoteBackend::on_ready_read(RequestId id) {
     auto it = calls_.find(id);
-    if (it == calls_.end() || !it->second.reply) return;
+    if (it == calls_.end() || !it->second.reply || it->second.cancelled) return;
     Call& c = it->second;
     const int status = c.reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     c.buffer += c.reply->readAll();
@@ -213,7 +241,7 @@ void RemoteBackend::on_ready_read(RequestId id) {
             }
         }
         if (!data.isEmpty()) on_data(id, c, data);
-        if (calls_.find(id) == calls_.end()) return;
+        if (c.cancelled) return;  // stopped by a handler of the event just sent
     }
 }
 
@@ -243,7 +271,7 @@ void RemoteBackend::on_data(RequestId id, Call& c, const QByteArray& data) {
         if (part.isEmpty()) part = choice.value(QLatin1String("message")).toObject();
         const QString piece = part.value(QLatin1String("content")).toString();
         if (!piece.isEmpty()) {
-            const qint64 now = c.clock.elapsed();
+            const double now = static_cast<double>(c.clock.nsecsElapsed()) / 1e6;
             if (c.first_ms < 0) c.first_ms = now;
             c.last_ms = now;
             ++c.pieces;
@@ -303,8 +331,8 @@ void RemoteBackend::on_finished(RequestId id) {
     e.text = c.text;
     if (!c.usage) c.stats.generated_tokens = c.pieces;
     if (c.first_ms >= 0) {
-        c.stats.ttft_ms = static_cast<double>(c.first_ms);
-        c.stats.decode_ms = static_cast<double>(c.last_ms - c.first_ms);
+        c.stats.ttft_ms = c.first_ms;
+        c.stats.decode_ms = c.last_ms - c.first_ms;
     }
     e.stats = c.stats;
     emit requestEvent(e);

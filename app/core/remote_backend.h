@@ -75,7 +75,7 @@ class RemoteBackend : public ChatBackend {
         std::optional<hearth::StopReason> stop;
         hearth::sched::RequestStats stats;
         QElapsedTimer clock;
-        qint64 first_ms = -1, last_ms = -1;
+        double first_ms = -1, last_ms = -1;  // text arrived, since the request
         int pieces = 0;
         bool usage = false;
         bool cancelled = false;
@@ -90,6 +90,7 @@ class RemoteBackend : public ChatBackend {
     QNetworkAccessManager net_;
     QString base_url_, api_key_, model_, status_;
     QStringList models_;
+    std::map<QString, int> contexts_;  // a model's context length, where the server says
     QPointer<QNetworkReply> models_reply_;
     std::map<RequestId, Call> calls_;
     RequestId next_id_ = 1;

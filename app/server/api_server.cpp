@@ -252,13 +252,17 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
     auto model = model_for(options->model, res);
     if (!model) return;
     const int32_t context = model->context_length;
+    // max_tokens beyond the set limit is refused; beyond the context it is cut to the room
+    // left after the prompt (as llama-server does), so a client need not know the context.
+    if (config.max_tokens_limit > 0 && options->max_tokens &&
+        *options->max_tokens > config.max_tokens_limit)
+        return send_error(
+            res, bad_request("'max_tokens' may be at most " +
+                                 std::to_string(config.max_tokens_limit) + " on this server.",
+                             "max_tokens"));
     const int32_t limit =
         config.max_tokens_limit > 0 ? std::min(config.max_tokens_limit, context) : context;
-    if (options->max_tokens && *options->max_tokens > limit)
-        return send_error(res, bad_request("'max_tokens' may be at most " + std::to_string(limit) +
-                                               " on this server.",
-                                           "max_tokens"));
-    const int32_t wanted = options->max_tokens.value_or(limit);
+    const int32_t wanted = std::min(options->max_tokens.value_or(limit), limit);
 
     sched::Request request;
     if (chat) {

@@ -61,7 +61,9 @@ struct ServerConfig {
     std::string api_key;
     std::vector<std::string> cors_origins;  // exact origins, e.g. "http://localhost:3000"
     std::size_t max_body_bytes = 8u << 20;
-    int32_t max_tokens_limit = 0;  // the most a request may ask for; 0: the context length
+    // The most a request may ask for (more is an error); 0: none. Either way a reply runs
+    // at most to the end of the context.
+    int32_t max_tokens_limit = 0;
     std::chrono::milliseconds request_deadline{10'000};  // to send a whole request
     int max_connections = 256;
 };

@@ -27,7 +27,9 @@ int poll_one(socket_t s, short events, int timeout_ms) {
     const int r = ::WSAPoll(&p, 1, timeout_ms);
     return r > 0 ? p.revents : r;
 }
-void shut(socket_t s) { ::shutdown(s, SD_BOTH); }
+void shut(socket_t s) {
+    ::shutdown(s, SD_BOTH);
+}
 #else
 constexpr int kNoSignal = MSG_NOSIGNAL;
 constexpr short kHangUp = POLLRDHUP | POLLHUP;
@@ -36,7 +38,9 @@ int poll_one(socket_t s, short events, int timeout_ms) {
     const int r = ::poll(&p, 1, timeout_ms);
     return r > 0 ? p.revents : r;
 }
-void shut(socket_t s) { ::shutdown(s, SHUT_RDWR); }
+void shut(socket_t s) {
+    ::shutdown(s, SHUT_RDWR);
+}
 #endif
 
 // The connection this thread answers.
@@ -93,8 +97,8 @@ class GuardedServer::DeadlineStream : public httplib::Stream {
         bool by_deadline = false;  // the deadline, not the timeout, bounds this wait
         if (reading && c_.armed) {
             // Rounded up, so that a wait that times out has reached the deadline.
-            const auto left = std::chrono::ceil<std::chrono::milliseconds>(c_.deadline -
-                                                                           Clock::now());
+            const auto left =
+                std::chrono::ceil<std::chrono::milliseconds>(c_.deadline - Clock::now());
             if (left.count() <= 0) {
                 c_.cut = true;
                 return false;

@@ -158,8 +158,8 @@ class TestApiServer : public QObject {
         const std::string chat = "/v1/chat/completions";
         auto row = [&](const char* name, const std::string& path, const std::string& body,
                        int status, const char* param) {
-            QTest::newRow(name) << QString::fromStdString(path)
-                                << QByteArray::fromStdString(body) << status << param;
+            QTest::newRow(name) << QString::fromStdString(path) << QByteArray::fromStdString(body)
+                                << status << param;
         };
         const std::string ok_msgs = R"("messages":[{"role":"user","content":"hi"}])";
         row("malformed json", chat, "{\"model\":", 400, "");
@@ -171,14 +171,12 @@ class TestApiServer : public QObject {
         row("unknown model", chat, R"({"model":"gpt-9",)" + ok_msgs + "}", 404,
             "code:model_not_found");
         row("messages missing", chat, R"({"model":"smol"})", 400, "messages");
-        row("messages not an array", chat, R"({"model":"smol","messages":"hi"})", 400,
-            "messages");
+        row("messages not an array", chat, R"({"model":"smol","messages":"hi"})", 400, "messages");
         row("messages empty", chat, R"({"model":"smol","messages":[]})", 400, "messages");
         row("message not an object", chat, R"({"model":"smol","messages":[7]})", 400,
             "messages[0]");
-        row("unknown role", chat,
-            R"({"model":"smol","messages":[{"role":"tool","content":"x"}]})", 400,
-            "messages[0].role");
+        row("unknown role", chat, R"({"model":"smol","messages":[{"role":"tool","content":"x"}]})",
+            400, "messages[0].role");
         row("content a number", chat,
             R"({"model":"smol","messages":[{"role":"user","content":3}]})", 400,
             "messages[0].content");
@@ -188,29 +186,29 @@ class TestApiServer : public QObject {
         row("last message the assistant's", chat,
             R"({"model":"smol","messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]})",
             400, "messages");
-        row("temperature a string", chat, R"({"model":"smol",)" + ok_msgs +
-            R"(,"temperature":"hot"})", 400, "temperature");
-        row("temperature too high", chat, R"({"model":"smol",)" + ok_msgs +
-            R"(,"temperature":5})", 400, "temperature");
+        row("temperature a string", chat,
+            R"({"model":"smol",)" + ok_msgs + R"(,"temperature":"hot"})", 400, "temperature");
+        row("temperature too high", chat, R"({"model":"smol",)" + ok_msgs + R"(,"temperature":5})",
+            400, "temperature");
         row("top_p negative", chat, R"({"model":"smol",)" + ok_msgs + R"(,"top_p":-1})", 400,
             "top_p");
-        row("max_tokens zero", chat, R"({"model":"smol",)" + ok_msgs + R"(,"max_tokens":0})",
-            400, "max_tokens");
-        row("max_tokens over the limit", chat, R"({"model":"smol",)" + ok_msgs +
-            R"(,"max_tokens":100000})", 400, "max_tokens");
-        row("max_tokens fractional", chat, R"({"model":"smol",)" + ok_msgs +
-            R"(,"max_tokens":1.5})", 400, "max_tokens");
+        row("max_tokens zero", chat, R"({"model":"smol",)" + ok_msgs + R"(,"max_tokens":0})", 400,
+            "max_tokens");
+        row("max_tokens over the limit", chat,
+            R"({"model":"smol",)" + ok_msgs + R"(,"max_tokens":100000})", 400, "max_tokens");
+        row("max_tokens fractional", chat,
+            R"({"model":"smol",)" + ok_msgs + R"(,"max_tokens":1.5})", 400, "max_tokens");
         row("seed a string", chat, R"({"model":"smol",)" + ok_msgs + R"(,"seed":"x"})", 400,
             "seed");
         row("n = 2", chat, R"({"model":"smol",)" + ok_msgs + R"(,"n":2})", 400, "n");
-        row("five stop strings", chat, R"({"model":"smol",)" + ok_msgs +
-            R"(,"stop":["a","b","c","d","e"]})", 400, "stop");
-        row("stop a number", chat, R"({"model":"smol",)" + ok_msgs + R"(,"stop":1})", 400,
-            "stop");
-        row("stream not a bool", chat, R"({"model":"smol",)" + ok_msgs + R"(,"stream":"yes"})",
-            400, "stream");
-        row("stream_options without stream", chat, R"({"model":"smol",)" + ok_msgs +
-            R"(,"stream_options":{"include_usage":true}})", 400, "stream_options");
+        row("five stop strings", chat,
+            R"({"model":"smol",)" + ok_msgs + R"(,"stop":["a","b","c","d","e"]})", 400, "stop");
+        row("stop a number", chat, R"({"model":"smol",)" + ok_msgs + R"(,"stop":1})", 400, "stop");
+        row("stream not a bool", chat, R"({"model":"smol",)" + ok_msgs + R"(,"stream":"yes"})", 400,
+            "stream");
+        row("stream_options without stream", chat,
+            R"({"model":"smol",)" + ok_msgs + R"(,"stream_options":{"include_usage":true}})", 400,
+            "stream_options");
         row("tools", chat, R"({"model":"smol",)" + ok_msgs + R"(,"tools":[{"type":"function"}]})",
             400, "tools");
         row("deep nesting", chat, std::string(60'000, '['), 400, "");
@@ -227,10 +225,9 @@ class TestApiServer : public QObject {
         row("context overflow", chat,
             R"({"model":"smol","messages":[{"role":"user","content":")" + words + R"("}]})", 400,
             "code:context_length_exceeded");
-        row("completion without prompt", "/v1/completions", R"({"model":"smol"})", 400,
-            "prompt");
-        row("completion token array", "/v1/completions",
-            R"({"model":"smol","prompt":[[1,2,3]]})", 400, "prompt");
+        row("completion without prompt", "/v1/completions", R"({"model":"smol"})", 400, "prompt");
+        row("completion token array", "/v1/completions", R"({"model":"smol","prompt":[[1,2,3]]})",
+            400, "prompt");
         row("unknown endpoint", "/v1/embeddings", R"({"model":"smol","input":"x"})", 404, "");
     }
     void badRequests() {
@@ -281,9 +278,9 @@ class TestApiServer : public QObject {
         auto allowed = cl.Get("/health", {{"Origin", kOrigin}});
         QCOMPARE(allowed->status, 200);
         QCOMPARE(allowed->get_header_value("Access-Control-Allow-Origin"), std::string(kOrigin));
-        auto preflight = cl.Options("/v1/chat/completions",
-                                    {{"Origin", kOrigin},
-                                     {"Access-Control-Request-Method", "POST"}});
+        auto preflight =
+            cl.Options("/v1/chat/completions",
+                       {{"Origin", kOrigin}, {"Access-Control-Request-Method", "POST"}});
         QCOMPARE(preflight->status, 204);
         QVERIFY(preflight->get_header_value("Access-Control-Allow-Headers").find("Authorization") !=
                 std::string::npos);
@@ -303,7 +300,8 @@ class TestApiServer : public QObject {
         QVERIFY(slow.send("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"));
         std::atomic<bool> done{false};
         std::thread trickle([&] {  // one header byte every 100 ms, for ever
-            while (!done && slow.send("X")) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            while (!done && slow.send("X"))
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
         });
         // Others are served meanwhile.
         auto c = client(*server_);
@@ -330,12 +328,14 @@ class TestApiServer : public QObject {
         QVERIFY(settles());
         const int64_t before = server_->stats().cancelled;
         RawSocket s(server_->port());
-        const std::string body = R"({"model":"smol","messages":[{"role":"user","content":"Count."}],)"
-                                 R"("max_tokens":256,"ignore_eos":true,"stream":)" +
-                                 std::string(stream ? "true" : "false") + "}";
-        QVERIFY(s.send("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: "
-                       "application/json\r\nContent-Length: " +
-                       std::to_string(body.size()) + "\r\n\r\n" + body));
+        const std::string body =
+            R"({"model":"smol","messages":[{"role":"user","content":"Count."}],)"
+            R"("max_tokens":256,"ignore_eos":true,"stream":)" +
+            std::string(stream ? "true" : "false") + "}";
+        QVERIFY(
+            s.send("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                   "application/json\r\nContent-Length: " +
+                   std::to_string(body.size()) + "\r\n\r\n" + body));
         if (stream) {
             const std::string got = s.read_until("\"content\":\"", 10'000);
             QVERIFY2(got.find("text/event-stream") != std::string::npos, got.c_str());

@@ -360,6 +360,8 @@ ApplicationWindow {
     footer: StatusBar {
         objectName: "statusBar"
         bridge: bridge
+        backend: window.activeBackend
+        apiServer: apiServer
         color: window.railColor
         dividerColor: window.dividerColor
         subtleText: window.subtleText

@@ -4,10 +4,13 @@ import QtQuick.Controls.Material
 import QtQuick.Layouts
 
 // The engine at a glance: the model, decoding speed, KV cache use, prefix-cache hits and
-// the conversations kept resident (EngineBridge's stats, ~4 Hz).
+// the conversations kept resident (EngineBridge's stats, ~4 Hz); the remote model when the
+// chat uses one, and the local API server when it runs.
 Rectangle {
     id: bar
     required property var bridge
+    property var backend    // the chat's ChatBackend
+    property var apiServer  // LocalApiServer
     property color dividerColor
     property color subtleText
     implicitHeight: 28
@@ -21,10 +24,12 @@ Rectangle {
         spacing: 18
         Label {
             objectName: "statusModel"
-            text: bar.bridge.loading ? qsTr("◌ loading model…")
+            readonly property bool remote: !!bar.backend && bar.backend.remote
+            text: remote ? "● " + bar.backend.displayName + "  " + qsTr("(remote)")
+                  : bar.bridge.loading ? qsTr("◌ loading model…")
                   : bar.bridge.loaded ? "● " + bar.bridge.modelName + "  (" + bar.bridge.backendName + ")"
                   : qsTr("○ no model")
-            color: bar.bridge.loaded ? bar.Material.accent : bar.subtleText
+            color: remote || bar.bridge.loaded ? bar.Material.accent : bar.subtleText
             font.pixelSize: 12
             elide: Text.ElideRight
             // Takes the room the statistics leave (elided only in a narrow window).
@@ -60,6 +65,12 @@ Rectangle {
             text: qsTr("%n conversation(s) kept", "", bar.bridge.conversationsResident)
             tip: qsTr("Conversations whose memory (KV cache) is kept for their next turn (the Memory page shows them)")
             visible: bar.bridge.loaded
+        }
+        StatusItem {
+            objectName: "statusApiServer"
+            visible: !!bar.apiServer && bar.apiServer.running
+            text: visible ? qsTr("API %1").arg(bar.apiServer.url.replace("http://", "")) : ""
+            tip: qsTr("The local API server: other programs use the open model at %1/v1").arg(visible ? bar.apiServer.url : "")
         }
         StatusItem {
             visible: bar.bridge.requestsWaiting > 0

@@ -177,6 +177,11 @@ Result<ChatBackend::Started> RemoteBackend::start(const TurnRequest& r) {
                      {"top_p", static_cast<double>(sp.top_p)},
                      // A JSON number holds 53 bits exactly.
                      {"seed", static_cast<qint64>(sp.seed & ((uint64_t{1} << 53) - 1))}};
+    // Reasoning on or off where the chat says (Qwen3 on vLLM, SGLang or Hearth); left out
+    // otherwise, so that servers without the field never see it.
+    if (r.turn.thinking)
+        body.insert(QLatin1String("chat_template_kwargs"),
+                    QJsonObject{{"enable_thinking", *r.turn.thinking}});
     // Replies that run to their length (tests, benchmarks): llama-server's and vLLM's
     // extension, which Hearth's server takes too.
     if (!r.stop_at_end_of_turn) body.insert(QLatin1String("ignore_eos"), true);

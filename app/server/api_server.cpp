@@ -268,6 +268,7 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
     if (chat) {
         chat::TurnInput turn;
         turn.messages = std::move(std::get<ChatRequest>(chat_req).messages);
+        turn.thinking = std::get<ChatRequest>(chat_req).thinking;
         turn.max_tokens = wanted;
         turn.policy = chat::ContextPolicy::Fail;
         auto planned = chat::plan_turn(*model->builder, context, turn);

@@ -287,6 +287,17 @@ std::variant<ChatRequest, ApiError> parse_chat_request(std::string_view body,
         if (auto f = read_content(m, i, cm.text)) return *f;
         req.messages.push_back(std::move(cm));
     }
+    if (const auto kw = doc.find("chat_template_kwargs"); kw != doc.end() && !kw->is_null()) {
+        if (!kw->is_object()) return *type_error("chat_template_kwargs", "an object");
+        bool thinking = true;
+        if (kw->contains("enable_thinking")) {
+            if (auto f = read_bool(*kw, "enable_thinking", thinking)) {
+                f->param = "chat_template_kwargs.enable_thinking";
+                return *f;
+            }
+            req.thinking = thinking;
+        }
+    }
     if (req.messages.back().role == chat::Role::Assistant)
         return bad_request(
             "The last message must not be the assistant's: there is nothing to "

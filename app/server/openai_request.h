@@ -6,7 +6,8 @@
 // user, assistant; content a string or an array of text parts), max_tokens or
 // max_completion_tokens, temperature, top_p, seed, stop (a string or up to 4),
 // frequency_penalty, presence_penalty, n (1 only), stream, stream_options.include_usage,
-// and the llama.cpp-server extensions top_k, min_p, repeat_penalty and ignore_eos.
+// the llama.cpp-server extensions top_k, min_p, repeat_penalty and ignore_eos, and
+// chat_template_kwargs.enable_thinking.
 // POST /v1/completions takes a prompt (a string, or an array holding one) instead of
 // messages; its max_tokens defaults to 16 as OpenAI's does. Unknown fields are ignored (as
 // OpenAI's API and llama-server do), except ones that would change the answer in a way
@@ -52,6 +53,9 @@ struct GenerationOptions {
 struct ChatRequest {
     GenerationOptions options;
     std::vector<chat::Message> messages;
+    // chat_template_kwargs.enable_thinking (vLLM's and SGLang's name): reasoning on or off
+    // for templates with a switch (Qwen3); nullopt: the template's default.
+    std::optional<bool> thinking;
 };
 
 struct CompletionRequest {

@@ -211,6 +211,13 @@ class TestApiServer : public QObject {
             "stream_options");
         row("tools", chat, R"({"model":"smol",)" + ok_msgs + R"(,"tools":[{"type":"function"}]})",
             400, "tools");
+        row("chat_template_kwargs not an object", chat,
+            R"({"model":"smol",)" + ok_msgs + R"(,"chat_template_kwargs":true})", 400,
+            "chat_template_kwargs");
+        row("enable_thinking not a bool", chat,
+            R"({"model":"smol",)" + ok_msgs +
+                R"(,"chat_template_kwargs":{"enable_thinking":"no"}})",
+            400, "chat_template_kwargs.enable_thinking");
         row("deep nesting", chat, std::string(60'000, '['), 400, "");
         row("invalid UTF-8", chat,
             "{\"model\":\"smol\",\"messages\":[{\"role\":\"user\",\"content\":\"\xff\xfe\xc3\"}]}",

@@ -59,7 +59,7 @@ class TestRemoteBackend : public QObject {
         App app;
         START(fixture_, app, QStringLiteral("remote.sqlite3"), false);  // no local model
         RemoteBackend remote;
-        remote.setBaseUrl(url);  // without /v1: added
+        remote.setBaseUrl(url);    // without /v1: added
         QVERIFY(!remote.ready());  // no model chosen yet
         remote.refreshModels();
         QTRY_VERIFY_WITH_TIMEOUT(!remote.refreshing(), 10'000);
@@ -186,10 +186,10 @@ class TestRemoteBackend : public QObject {
         turn.sampling = SamplingParams::greedy();
         QSignalSpy events(&client, &ChatBackend::requestEvent);
         QVERIFY(client.start(turn).ok());
-        QTRY_VERIFY_WITH_TIMEOUT(!events.isEmpty() &&
-                                     events.last().at(0).value<sched::Event>().kind ==
-                                         sched::EventKind::Finished,
-                                 kReplyTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !events.isEmpty() &&
+                events.last().at(0).value<sched::Event>().kind == sched::EventKind::Finished,
+            kReplyTimeoutMs);
         QVERIFY(app.bridge.engine()->stats().kv.prompt_tokens_queried > queried);
 
         // A key makes it restart with the key required; off stops it.

@@ -8,6 +8,12 @@
 #include <QRegularExpression>
 #include <QTcpServer>
 
+#ifdef Q_OS_LINUX
+#include <sys/prctl.h>
+
+#include <csignal>
+#endif
+
 #include "app_fixture.h"
 #include "core/connection_settings.h"
 #include "core/local_api_server.h"
@@ -25,6 +31,10 @@ QString start_server(QProcess& p, const QString& model) {
                     QStringLiteral("2"), QStringLiteral("--kv-mb"), QStringLiteral("16"),
                     QStringLiteral("--kv-disk-mb"), QStringLiteral("0")});
     p.setProcessChannelMode(QProcess::SeparateChannels);
+#ifdef Q_OS_LINUX
+    // The server goes with the test, even when the test dies.
+    p.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
+#endif
     p.start();
     QString seen;
     const QRegularExpression url(QStringLiteral("listening on (http://\\S+)"));

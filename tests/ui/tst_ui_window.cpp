@@ -12,9 +12,15 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QTcpServer>
+
+#include "core/connection_settings.h"
 #include "core/conversation_list_model.h"
 #include "core/engine_bridge.h"
 #include "core/history_store.h"
+#include "core/local_api_server.h"
 #include "core/message_list_model.h"
 #include "core/persona_list_model.h"
 #include "glyphs.h"
@@ -252,6 +258,55 @@ class TestUiWindow : public QObject {
         QVERIFY(prop(ui_.item(QStringLiteral("memoryIntro")), "text")
                     .toString()
                     .contains(QStringLiteral("MiB")));
+        ui_.show_page(QStringLiteral("chat"));
+    }
+
+    // Settings → Local API server, switched on with a click: the server runs on the open
+    // model (the status line and the status bar say where) and answers over HTTP.
+    void apiServerSwitch() {
+        auto* connections =
+            ui_.window->findChild<ConnectionSettings*>(QStringLiteral("connections"));
+        auto* server = ui_.window->findChild<LocalApiServer*>(QStringLiteral("apiServer"));
+        QVERIFY(connections && server);
+        int port = 0;
+        {
+            QTcpServer probe;  // a free port
+            QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+            port = probe.serverPort();
+        }
+        connections->setServerPort(port);
+        ui_.show_page(QStringLiteral("settings"));
+        QQuickItem* toggle = nullptr;
+        QTRY_VERIFY((toggle = ui_.visible_item(QStringLiteral("apiServerSwitch"))));
+        // Scrolled to, as a person would: the section is below the fold.
+        QQuickItem* flick = toggle->parentItem();
+        while (flick && !flick->inherits("QQuickFlickable")) flick = flick->parentItem();
+        QVERIFY(flick);
+        QQuickItem* content = prop(flick, "contentItem").value<QQuickItem*>();
+        flick->setProperty("contentY", toggle->mapToItem(content, QPointF(0, 0)).y() - 300);
+        QTest::qWait(50);
+        QVERIFY(ui_.click(toggle));
+        QTRY_VERIFY2(server->running(),
+                     qPrintable(QStringLiteral("enabled %1, error '%2', toggle at %3")
+                                    .arg(connections->serverEnabled())
+                                    .arg(server->error())
+                                    .arg(toggle->mapToScene(QPointF(0, 0)).y())));
+        QTRY_VERIFY(prop(ui_.item(QStringLiteral("apiServerStatus")), "text")
+                        .toString()
+                        .contains(QStringLiteral("127.0.0.1:%1/v1").arg(port)));
+        QTRY_VERIFY(prop(ui_.item(QStringLiteral("statusApiServer")), "visible").toBool());
+
+        QNetworkAccessManager net;
+        QNetworkReply* reply = net.get(
+            QNetworkRequest(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/models").arg(port))));
+        QSignalSpy done(reply, &QNetworkReply::finished);
+        QVERIFY(done.wait(10'000));
+        QCOMPARE(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
+        QVERIFY(reply->readAll().contains(server->modelId().toUtf8()));
+        reply->deleteLater();
+
+        QVERIFY(ui_.click(toggle));  // off again
+        QTRY_VERIFY(!server->running());
         ui_.show_page(QStringLiteral("chat"));
     }
 

@@ -3,7 +3,11 @@
 #include <QGuiApplication>
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
+#include <QQuickWindow>
+#include <QTimer>
 #include <QtQml/QQmlExtensionPlugin>
+
+#include <cstdio>
 
 #include "app_logging.h"
 #include "common/log.h"
@@ -30,6 +34,11 @@ int main(int argc, char* argv[]) {
     parser.setApplicationDescription(QStringLiteral("Desktop chat with local language models"));
     parser.addHelpOption();
     parser.addVersionOption();
+    const QCommandLineOption smoke(
+        QStringLiteral("smoke-test"),
+        QStringLiteral("Start, show the main window, then quit (exit status 0 once its first "
+                       "frame is drawn): checks an installation."));
+    parser.addOption(smoke);
     parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("GGUF model to open"),
                                  QStringLiteral("[model]"));
     parser.process(app);
@@ -52,9 +61,23 @@ int main(int argc, char* argv[]) {
     options = hearth::ui::with_environment(options);
 
     QQmlApplicationEngine engine;
-    if (!hearth::ui::load_main_window(engine, options)) {
+    QObject* root = hearth::ui::load_main_window(engine, options);
+    if (!root) {
         hearth::log::get("app")->error("the main window failed to load");
         return 1;
+    }
+    if (parser.isSet(smoke)) {
+        auto* window = qobject_cast<QQuickWindow*>(root);
+        if (!window) return 1;
+        QObject::connect(
+            window, &QQuickWindow::frameSwapped, &app,
+            [] {
+                hearth::log::get("app")->info("smoke test: the main window is shown");
+                std::printf("main window shown\n");
+                std::fflush(stdout);
+                QTimer::singleShot(0, qApp, &QCoreApplication::quit);
+            },
+            Qt::SingleShotConnection);
     }
     return QGuiApplication::exec();
 }

@@ -37,7 +37,8 @@ constexpr Command kCommands[] = {
 void print_usage(std::FILE* out) {
     std::fprintf(out, "usage: hearth-cli COMMAND [options]\n\ncommands:\n");
     for (const Command& c : kCommands) std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
-    std::fprintf(out, "\nRun 'hearth-cli COMMAND --help' for a command's options.\n");
+    std::fprintf(out, "\nRun 'hearth-cli COMMAND --help' for a command's options;"
+                      " 'hearth-cli --version' for the version.\n");
 }
 
 }  // namespace
@@ -45,6 +46,10 @@ void print_usage(std::FILE* out) {
 int main(int argc, char** argv) {
     hearth::log::set_level(std::getenv("HEARTH_LOG_LEVEL") ? std::getenv("HEARTH_LOG_LEVEL")
                                                            : "warn");
+    if (argc == 2 && !std::strcmp(argv[1], "--version")) {
+        std::printf("hearth-cli %s\n", HEARTH_VERSION);
+        return 0;
+    }
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
         print_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

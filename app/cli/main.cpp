@@ -37,8 +37,9 @@ constexpr Command kCommands[] = {
 void print_usage(std::FILE* out) {
     std::fprintf(out, "usage: hearth-cli COMMAND [options]\n\ncommands:\n");
     for (const Command& c : kCommands) std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
-    std::fprintf(out, "\nRun 'hearth-cli COMMAND --help' for a command's options;"
-                      " 'hearth-cli --version' for the version.\n");
+    std::fprintf(out,
+                 "\nRun 'hearth-cli COMMAND --help' for a command's options;"
+                 " 'hearth-cli --version' for the version.\n");
 }
 
 }  // namespace

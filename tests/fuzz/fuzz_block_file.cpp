@@ -2,9 +2,9 @@
 // checked against the tier and block it should hold; whatever its bytes, the check answers
 // without reading out of bounds, and only a file whose header and payload checksums agree
 // is Ok. Also: the checksum is the same however the data is split into updates.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <cstdlib>
 #include <span>
 

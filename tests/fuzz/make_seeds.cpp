@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
             tokens.push_back(t);
             types.push_back(3);
         }
-        for (const char* t : {"\xE2\x96\x81hello", "\xE2\x96\x81world", "lo", "he", "\xE2\x96\x81"}) {
+        for (const char* t :
+             {"\xE2\x96\x81hello", "\xE2\x96\x81world", "lo", "he", "\xE2\x96\x81"}) {
             tokens.push_back(t);
             types.push_back(1);
         }
@@ -82,14 +83,15 @@ int main(int argc, char** argv) {
         hearth::kv::TierId tier{};
         hearth::kv::BlockHash hash{};
         for (size_t i = 0; i < tier.size(); ++i) tier[i] = static_cast<uint8_t>(i + 1);
-        for (size_t i = 0; i < hash.bytes.size(); ++i) hash.bytes[i] = static_cast<uint8_t>(0xA0 + i);
+        for (size_t i = 0; i < hash.bytes.size(); ++i)
+            hash.bytes[i] = static_cast<uint8_t>(0xA0 + i);
         for (size_t payload : {0, 1, 64, 200}) {
             std::vector<std::byte> file(hearth::kv::kBlockFileHeaderBytes + payload);
             for (size_t i = 0; i < payload; ++i)
                 file[hearth::kv::kBlockFileHeaderBytes + i] = static_cast<std::byte>(i * 7);
             hearth::kv::write_block_header(
-                std::span<std::byte, hearth::kv::kBlockFileHeaderBytes>(file.data(),
-                                                                        hearth::kv::kBlockFileHeaderBytes),
+                std::span<std::byte, hearth::kv::kBlockFileHeaderBytes>(
+                    file.data(), hearth::kv::kBlockFileHeaderBytes),
                 tier, hash,
                 std::span<const std::byte>(file).subspan(hearth::kv::kBlockFileHeaderBytes));
             save(dir / "block_file" / ("valid-" + std::to_string(payload) + ".kvb"), file);

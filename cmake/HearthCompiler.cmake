@@ -9,8 +9,11 @@ endif()
 if(HEARTH_SANITIZER STREQUAL "address")
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
+elseif(HEARTH_SANITIZER STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
 elseif(NOT HEARTH_SANITIZER STREQUAL "")
-  message(FATAL_ERROR "HEARTH_SANITIZER must be '' or 'address', not '${HEARTH_SANITIZER}'")
+  message(FATAL_ERROR "HEARTH_SANITIZER must be '', 'address' or 'thread', not '${HEARTH_SANITIZER}'")
 endif()
 
 # Warnings for our own targets (third-party headers come in as SYSTEM).

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "chat/turn_planner.h"
 #include "cli/chat_prompt.h"
 #include "cli/commands.h"
 #include "cli/engine_options.h"
@@ -71,6 +72,7 @@ int run_generate(const CommandArgs& argv) {
     auto engine = start_engine(*args);
     if (!engine) return fail(1, engine.message());
     const Tokenizer& tokenizer = (*engine)->tokenizer();
+    const auto context = static_cast<int32_t>((*engine)->model_config().context_length);
     sched::Request req;
     if (has_ids) {
         auto ids = parse_ids(*args->value("prompt-ids"));
@@ -78,15 +80,14 @@ int run_generate(const CommandArgs& argv) {
         req.prompt = std::move(ids).value();
     } else if (args->flag("chat")) {
         auto ids = chat_prompt((*engine)->file(), tokenizer, args->value("system").value_or(""),
-                               *args->value("prompt"),
-                               static_cast<int32_t>((*engine)->model_config().context_length),
-                               !args->flag("no-think"));
+                               *args->value("prompt"), context, !args->flag("no-think"));
         if (!ids) return fail(1, ids.message());
         req.prompt = std::move(ids).value();
     } else {
-        req.prompt = tokenizer.encode(*args->value("prompt"), false);
-        if (tokenizer.add_bos() && tokenizer.bos() >= 0)
-            req.prompt.insert(req.prompt.begin(), tokenizer.bos());
+        auto planned = chat::plan_text(tokenizer, context, *args->value("prompt"), false,
+                                       static_cast<int32_t>(*max_tokens));
+        if (!planned) return fail(1, planned.message());
+        req.prompt = std::move(planned->prompt);
     }
     req.sampling = *sampling;
     req.max_tokens = static_cast<int32_t>(*max_tokens);

@@ -64,8 +64,10 @@ class ChatBackend : public QObject {
     virtual hearth::Result<Started> start(const TurnRequest& request) = 0;
     virtual void cancel(RequestId id) = 0;
 
-    // The KV cache's hints, for backends that have one: read back what the disk tier
-    // holds of a conversation about to be continued; drop what it holds of a deleted one.
+    // The KV cache's hints, for backends that have one (has_kv_cache): read back what the
+    // disk tier holds of a conversation about to be continued; drop what it holds of a
+    // deleted one.
+    virtual bool has_kv_cache() const { return false; }
     virtual void prefetch(const ThreadSnapshot&, const ReplyDefaults&) {}
     virtual void forget(const ThreadSnapshot&, const ReplyDefaults&) {}
 

@@ -83,7 +83,7 @@ void LocalApiServer::apply() {
                                       .arg(c.port)
                                       .arg(settings_->serverKey(), settings_->serverOrigins())
                                 : QString();
-    if (wanted == applied_ && (server_ || !want || !error_.isEmpty())) return;
+    if (wanted == applied_) return;  // the same settings: running, off, or failed as before
     applied_ = wanted;
     if (server_) {
         server_->stop();

@@ -27,6 +27,7 @@ class LocalBackend : public ChatBackend {
                                         const QString& text) const override;
     hearth::Result<Started> start(const TurnRequest& request) override;
     void cancel(RequestId id) override;
+    bool has_kv_cache() const override { return true; }
     void prefetch(const ThreadSnapshot& snapshot, const ReplyDefaults& defaults) override;
     void forget(const ThreadSnapshot& snapshot, const ReplyDefaults& defaults) override;
 

@@ -30,13 +30,15 @@ st::FinishReason finish_reason_of(StopReason r) {
 }  // namespace
 
 void MessageListModel::prefetch_kv(const ThreadSnapshot& snap) {
-    if (backend_ && backend_->ready()) backend_->prefetch(snap, reply_defaults());
+    if (backend_ && backend_->ready() && backend_->has_kv_cache())
+        backend_->prefetch(snap, reply_defaults());
 }
 
 void MessageListModel::forgetKv(qint64 conversation) {
     // Issued before the store deletes the conversation: the store runs jobs in order, so
     // this read still sees it. Every branch: regenerated and edited turns too.
-    if (!store_ || !backend_ || !backend_->ready()) return;
+    // (A remote backend has no cache of ours to drop: nothing is read.)
+    if (!store_ || !backend_ || !backend_->ready() || !backend_->has_kv_cache()) return;
     QPointer<MessageListModel> self(this);
     store_->run<std::vector<ThreadSnapshot>>(
         [conversation](st::Store& s) { return read_branch_snapshots(s, conversation); },

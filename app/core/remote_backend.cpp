@@ -140,9 +140,10 @@ void RemoteBackend::refreshModels() {
             }
             ids.removeAll(QString());
             models_ = ids;
-            status_ = ids.isEmpty()
-                          ? tr("The server lists no models.")
-                          : tr("Connected: %n model(s).", nullptr, static_cast<int>(ids.size()));
+            status_ = ids.isEmpty() ? tr("The server lists no models.")
+                      : ids.size() == 1
+                          ? tr("Connected: the server has 1 model.")
+                          : tr("Connected: the server has %1 models.").arg(ids.size());
             if (!ids.isEmpty() && !ids.contains(model_)) setModel(ids.front());
         }
         emit modelsChanged();
@@ -154,20 +155,14 @@ Result<ChatBackend::Started> RemoteBackend::start(const TurnRequest& r) {
     if (r.turn.continue_reply)
         return make_error("A remote model cannot take up a reply again; regenerate it instead.");
     QJsonArray messages;
-    const auto& msgs = r.turn.messages;
-    const bool has_system = !msgs.empty() && msgs.front().role == chat::Role::System;
-    if (!has_system && r.turn.system_prompt &&
-        !QString::fromStdString(*r.turn.system_prompt).trimmed().isEmpty())
-        messages.append(QJsonObject{{"role", "system"},
-                                    {"content", QString::fromStdString(*r.turn.system_prompt)}});
-    for (const chat::Message& m : msgs)
+    for (const chat::Message& m : chat::turn_messages(r.turn))
         messages.append(
             QJsonObject{{"role", api_role(m.role)}, {"content", QString::fromStdString(m.text)}});
     const SamplingParams& sp = r.sampling;
     // The reply's room as a local model gets it: at most half the context, where known.
     int max_tokens = std::max(1, r.turn.max_tokens);
     if (const auto ctx = contexts_.find(model_); ctx != contexts_.end())
-        max_tokens = std::max(1, std::min(max_tokens, ctx->second / 2));
+        max_tokens = chat::chat_reply_room(max_tokens, ctx->second);
     QJsonObject body{{"model", model_},
                      {"messages", messages},
                      {"stream", true},

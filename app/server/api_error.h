@@ -19,6 +19,10 @@ inline ApiError bad_request(std::string message, std::string param = {}, std::st
                     std::move(code)};
 }
 
+inline ApiError server_error(int status, std::string message, std::string code = {}) {
+    return ApiError{status, std::move(message), "server_error", {}, std::move(code)};
+}
+
 // The body of an error answer: {"error": {...}} as compact JSON.
 std::string error_json(const ApiError& e);
 

@@ -15,7 +15,6 @@
 #include "guarded_server.h"
 #include "openai_request.h"
 #include "openai_response.h"
-#include "tokenizer/tokenizer.h"
 
 namespace hearth::server {
 
@@ -36,9 +35,7 @@ void send_error(httplib::Response& res, const ApiError& e) {
     res.set_content(error_json(e), "application/json");
 }
 
-ApiError server_error(int status, std::string message, std::string code = {}) {
-    return ApiError{status, std::move(message), "server_error", {}, std::move(code)};
-}
+const ApiError kNoModel = server_error(503, "No model is loaded yet.", "model_not_loaded");
 
 // Compares without stopping at the first difference, so that timing tells nothing.
 bool same_secret(const std::string& a, const std::string& b) {
@@ -85,6 +82,11 @@ struct ApiServer::Impl {
         return id;
     }
 
+    // The model served now, or nullptr while none is loaded.
+    std::shared_ptr<const ServedModel> current() const {
+        auto model = models ? models() : nullptr;
+        return model && model->engine && model->builder ? model : nullptr;
+    }
     void routes();
     httplib::Server::HandlerResponse gate(const httplib::Request& req, httplib::Response& res);
     void generate(const httplib::Request& req, httplib::Response& res, Endpoint endpoint);
@@ -139,9 +141,9 @@ httplib::Server::HandlerResponse ApiServer::Impl::gate(const httplib::Request& r
 
 std::shared_ptr<const ServedModel> ApiServer::Impl::model_for(const std::string& wanted,
                                                               httplib::Response& res) {
-    auto model = models ? models() : nullptr;
-    if (!model || !model->engine || !model->builder) {
-        send_error(res, server_error(503, "No model is loaded yet.", "model_not_loaded"));
+    auto model = current();
+    if (!model) {
+        send_error(res, kNoModel);
         return nullptr;
     }
     if (wanted != model->id) {
@@ -158,17 +160,14 @@ void ApiServer::Impl::routes() {
     http.set_pre_routing_handler(
         [this](const httplib::Request& req, httplib::Response& res) { return gate(req, res); });
     http.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
-        GuardedServer::request_read();
-        auto model = models ? models() : nullptr;
-        if (model && model->engine) {
+        if (current()) {
             res.set_content(R"({"status":"ok"})", "application/json");
         } else {
-            send_error(res, server_error(503, "No model is loaded yet.", "model_not_loaded"));
+            send_error(res, kNoModel);
         }
     });
     http.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
-        GuardedServer::request_read();
-        auto model = models ? models() : nullptr;
+        auto model = current();
         if (!model) {
             res.set_content(R"({"object":"list","data":[]})", "application/json");
             return;
@@ -177,11 +176,8 @@ void ApiServer::Impl::routes() {
                         "application/json");
     });
     http.Get("/stats", [this](const httplib::Request&, httplib::Response& res) {
-        GuardedServer::request_read();
-        auto model = models ? models() : nullptr;
-        if (!model || !model->engine)
-            return send_error(res,
-                              server_error(503, "No model is loaded yet.", "model_not_loaded"));
+        auto model = current();
+        if (!model) return send_error(res, kNoModel);
         res.set_content(
             stats_json(model->engine->stats(), ServerCounts{requests, errors, cancelled, active}),
             "application/json");
@@ -234,7 +230,6 @@ void ApiServer::Impl::routes() {
 
 void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& res,
                                Endpoint endpoint) {
-    GuardedServer::request_read();
     const uint64_t seed = random64();
     const bool chat = endpoint == Endpoint::Chat;
     std::variant<ChatRequest, ApiError> chat_req;
@@ -278,21 +273,14 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
         request.prompt = std::move(planned->prompt);
         request.max_tokens = planned->max_tokens;
     } else {
-        const Tokenizer& tokenizer = model->engine->tokenizer();
         // As llama-server: control-token text in the prompt is parsed (a client may send
         // a prompt it formatted itself).
-        request.prompt = tokenizer.encode(std::get<CompletionRequest>(text_req).prompt, true);
-        if (model->builder->adds_bos() && tokenizer.bos() >= 0 &&
-            (request.prompt.empty() || request.prompt.front() != tokenizer.bos()))
-            request.prompt.insert(request.prompt.begin(), tokenizer.bos());
-        const auto n = static_cast<int64_t>(request.prompt.size());
-        if (n >= context)
-            return send_error(
-                res,
-                bad_request("This model's maximum context length is " + std::to_string(context) +
-                                " tokens; the prompt takes " + std::to_string(n) + " tokens.",
-                            "prompt", chat::kContextLengthExceeded));
-        request.max_tokens = static_cast<int32_t>(std::min<int64_t>(wanted, context - n));
+        auto planned = chat::plan_text(model->engine->tokenizer(), context,
+                                       std::get<CompletionRequest>(text_req).prompt, true, wanted);
+        if (!planned)
+            return send_error(res, bad_request(planned.message(), "prompt", planned.error().code));
+        request.prompt = std::move(planned->prompt);
+        request.max_tokens = planned->max_tokens;
     }
     request.conversation = next_conversation++;
     request.sampling = options->sampling;

@@ -52,13 +52,10 @@ void run_completion(httplib::Response& res, std::shared_ptr<const ServedModel> m
                 next_check = std::chrono::steady_clock::now() + kPoll;
             }
             auto e = run->handle->next(kPoll);
-            if (!e) {
-                if (run->handle->done()) break;
-                continue;
-            }
+            if (!e) continue;
             if (e->kind == sched::EventKind::Error) {
                 run->ended = true;
-                ApiError err{500, e->error, "server_error", {}, {}};
+                const ApiError err = server_error(500, e->error);
                 res.status = err.status;
                 res.set_content(error_json(err), "application/json");
                 return;
@@ -70,7 +67,6 @@ void run_completion(httplib::Response& res, std::shared_ptr<const ServedModel> m
                 return;
             }
         }
-        return;
     }
 
     res.set_header("Cache-Control", "no-cache");
@@ -108,8 +104,7 @@ void run_completion(httplib::Response& res, std::shared_ptr<const ServedModel> m
                         break;
                     case sched::EventKind::Error:
                         run->ended = true;
-                        out = error_event(
-                            error_json(ApiError{500, e->error, "server_error", {}, {}}));
+                        out = error_event(error_json(server_error(500, e->error)));
                         out += kDoneEvent;
                         break;
                 }

@@ -46,9 +46,8 @@ void shut(socket_t s) {
 // The connection this thread answers.
 struct Connection {
     socket_t sock = INVALID_SOCKET;
-    Clock::time_point deadline;
-    bool armed = true;  // the request is still being read
-    bool cut = false;   // the deadline passed
+    Clock::time_point deadline;  // to read the whole request by
+    bool cut = false;            // the deadline passed
 };
 thread_local Connection* t_connection = nullptr;
 
@@ -65,8 +64,8 @@ void address_of(socket_t sock, bool peer, std::string& ip, int& port) {
 
 }  // namespace
 
-// The socket as httplib's Stream, reads bounded by the connection's deadline while the
-// request is being read.
+// The socket as httplib's Stream, every read bounded by the connection's deadline (all the
+// reading a connection does is its one request's).
 class GuardedServer::DeadlineStream : public httplib::Stream {
   public:
     DeadlineStream(Connection& c, std::chrono::milliseconds read_timeout,
@@ -95,7 +94,7 @@ class GuardedServer::DeadlineStream : public httplib::Stream {
     bool wait(short events, std::chrono::milliseconds timeout, bool reading) const {
         auto limit = timeout;
         bool by_deadline = false;  // the deadline, not the timeout, bounds this wait
-        if (reading && c_.armed) {
+        if (reading) {
             // Rounded up, so that a wait that times out has reached the deadline.
             const auto left =
                 std::chrono::ceil<std::chrono::milliseconds>(c_.deadline - Clock::now());
@@ -124,10 +123,11 @@ class GuardedServer::Threads : public httplib::TaskQueue {
             std::lock_guard lock(s_.mutex_);
             ++s_.threads_;
         }
-        std::thread([this, fn = std::move(fn)] {
+        // The server, not this queue: httplib deletes the queue once shutdown() returns.
+        std::thread([&s = s_, fn = std::move(fn)] {
             fn();
-            std::lock_guard lock(s_.mutex_);
-            if (--s_.threads_ == 0) s_.idle_.notify_all();
+            std::lock_guard lock(s.mutex_);
+            if (--s.threads_ == 0) s.idle_.notify_all();
         }).detach();
     }
     void shutdown() override {
@@ -176,10 +176,6 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
     shut(sock);
     httplib::detail::close_socket(sock);
     return ok;
-}
-
-void GuardedServer::request_read() {
-    if (t_connection) t_connection->armed = false;
 }
 
 bool GuardedServer::peer_gone() {

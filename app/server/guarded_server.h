@@ -28,10 +28,9 @@ class GuardedServer : public httplib::Server {
     GuardedServer(std::chrono::milliseconds request_deadline, int max_connections);
     ~GuardedServer() override;
 
-    // For handlers, on the thread of the connection they answer:
-    //   the whole request has been read, so its deadline no longer applies;
-    static void request_read();
-    //   the client closed its end (or the connection broke).
+    // For handlers, on the thread of the connection they answer: the client closed its end
+    // (or the connection broke). (A handler runs once the whole request is read; nothing is
+    // read after it, so the deadline never cuts a request being answered.)
     static bool peer_gone();
 
     // Shuts every connection down and stops listening (then listen returns).

@@ -63,7 +63,7 @@ std::variant<json, ApiError> parse_object(std::string_view body, const RequestLi
 // or out of range.
 using Fail = std::optional<ApiError>;
 
-Fail type_error(const std::string& field, const char* expected) {
+ApiError type_error(const std::string& field, const char* expected) {
     return bad_request("'" + field + "' must be " + expected + ".", field);
 }
 
@@ -258,7 +258,7 @@ std::variant<ChatRequest, ApiError> parse_chat_request(std::string_view body,
     const auto messages = doc.find("messages");
     if (messages == doc.end() || messages->is_null())
         return bad_request("'messages' is required.", "messages");
-    if (!messages->is_array()) return *type_error("messages", "an array");
+    if (!messages->is_array()) return type_error("messages", "an array");
     if (messages->empty()) return bad_request("'messages' must not be empty.", "messages");
     if (static_cast<int>(messages->size()) > limits.max_messages)
         return bad_request(
@@ -267,10 +267,10 @@ std::variant<ChatRequest, ApiError> parse_chat_request(std::string_view body,
     for (size_t i = 0; i < messages->size(); ++i) {
         const json& m = (*messages)[i];
         const std::string at = "messages[" + std::to_string(i) + "]";
-        if (!m.is_object()) return *type_error(at, "an object");
+        if (!m.is_object()) return type_error(at, "an object");
         const auto role = m.find("role");
         if (role == m.end() || !role->is_string())
-            return *type_error(at + ".role", "one of system, developer, user, assistant");
+            return type_error(at + ".role", "one of system, developer, user, assistant");
         chat::Message cm;
         const std::string r = role->get<std::string>();
         if (r == "system" || r == "developer") {
@@ -288,14 +288,11 @@ std::variant<ChatRequest, ApiError> parse_chat_request(std::string_view body,
         req.messages.push_back(std::move(cm));
     }
     if (const auto kw = doc.find("chat_template_kwargs"); kw != doc.end() && !kw->is_null()) {
-        if (!kw->is_object()) return *type_error("chat_template_kwargs", "an object");
-        bool thinking = true;
-        if (kw->contains("enable_thinking")) {
-            if (auto f = read_bool(*kw, "enable_thinking", thinking)) {
-                f->param = "chat_template_kwargs.enable_thinking";
-                return *f;
-            }
-            req.thinking = thinking;
+        if (!kw->is_object()) return type_error("chat_template_kwargs", "an object");
+        if (const auto t = kw->find("enable_thinking"); t != kw->end() && !t->is_null()) {
+            if (!t->is_boolean())
+                return type_error("chat_template_kwargs.enable_thinking", "true or false");
+            req.thinking = t->get<bool>();
         }
     }
     if (req.messages.back().role == chat::Role::Assistant)
@@ -328,7 +325,7 @@ std::variant<CompletionRequest, ApiError> parse_completion_request(std::string_v
             "and token arrays are not supported.",
             "prompt");
     } else {
-        return *type_error("prompt", "a string");
+        return type_error("prompt", "a string");
     }
     if (req.prompt.empty()) return bad_request("'prompt' must not be empty.", "prompt");
     return req;

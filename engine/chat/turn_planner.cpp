@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <span>
 
 namespace hearth::chat {
 
@@ -12,7 +11,48 @@ bool blank(std::string_view s) {
     return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c) != 0; });
 }
 
+// The room after a prompt of n tokens under the Fail policy, or the overflow error
+// (`what`: "the messages take", "the prompt takes").
+Result<int32_t> room_after(int64_t n, int32_t context_length, int32_t wanted, const char* what) {
+    if (n >= context_length)
+        return Error{"This model's maximum context length is " + std::to_string(context_length) +
+                         " tokens; " + what + " " + std::to_string(n) +
+                         " tokens, which leaves no room for a reply.",
+                     kContextLengthExceeded};
+    return static_cast<int32_t>(
+        std::min<int64_t>(std::max<int32_t>(1, wanted), context_length - n));
+}
+
 }  // namespace
+
+std::vector<Message> turn_messages(const TurnInput& turn) {
+    std::vector<Message> out;
+    const bool own_system = !turn.messages.empty() && turn.messages.front().role == Role::System;
+    if (turn.system_prompt && !blank(*turn.system_prompt) && !own_system) {
+        out.reserve(turn.messages.size() + 1);
+        out.push_back({Role::System, *turn.system_prompt, std::nullopt});
+    }
+    out.insert(out.end(), turn.messages.begin(), turn.messages.end());
+    return out;
+}
+
+int32_t chat_reply_room(int32_t wanted, int32_t context_length) {
+    return std::max<int32_t>(1, std::min(wanted, context_length / 2));
+}
+
+Result<PlannedTurn> plan_text(const Tokenizer& tokenizer, int32_t context_length,
+                              std::string_view text, bool parse_special, int32_t max_tokens) {
+    PlannedTurn out;
+    out.prompt = tokenizer.encode(text, parse_special);
+    const TokenId bos = tokenizer.bos();
+    if (tokenizer.add_bos() && bos >= 0 && (out.prompt.empty() || out.prompt.front() != bos))
+        out.prompt.insert(out.prompt.begin(), bos);
+    auto room = room_after(static_cast<int64_t>(out.prompt.size()), context_length, max_tokens,
+                           "the prompt takes");
+    if (!room) return room.error();
+    out.max_tokens = *room;
+    return out;
+}
 
 Result<PlannedTurn> plan_turn(const PromptBuilder& builder, int32_t context_length,
                               const TurnInput& turn) {
@@ -22,15 +62,7 @@ Result<PlannedTurn> plan_turn(const PromptBuilder& builder, int32_t context_leng
         (turn.messages.back().role != Role::Assistant || !turn.messages.back().ids))
         return make_error("only a reply with its sampled ids can be continued");
 
-    std::vector<Message> with_system;
-    std::span<const Message> messages = turn.messages;
-    if (turn.system_prompt && !blank(*turn.system_prompt) &&
-        turn.messages.front().role != Role::System) {
-        with_system.reserve(turn.messages.size() + 1);
-        with_system.push_back({Role::System, *turn.system_prompt, std::nullopt});
-        with_system.insert(with_system.end(), turn.messages.begin(), turn.messages.end());
-        messages = with_system;
-    }
+    const std::vector<Message> messages = turn_messages(turn);
     const PromptBuilder switched =
         builder.with_thinking(turn.thinking.value_or(builder.chat_template().thinking()));
     const PromptEnd end =
@@ -39,7 +71,7 @@ Result<PlannedTurn> plan_turn(const PromptBuilder& builder, int32_t context_leng
 
     PlannedTurn out;
     if (turn.policy == ContextPolicy::DropOldestTurns) {
-        const int32_t room = std::max<int32_t>(1, std::min(wanted, context_length / 2));
+        const int32_t room = chat_reply_room(wanted, context_length);
         auto prompt =
             switched.fit_to_context(messages, static_cast<size_t>(context_length - room), end);
         if (!prompt) return prompt.error();
@@ -51,13 +83,10 @@ Result<PlannedTurn> plan_turn(const PromptBuilder& builder, int32_t context_leng
     }
     auto prompt = switched.build(messages, end);
     if (!prompt) return prompt.error();
-    const auto n = static_cast<int64_t>(prompt->ids.size());
-    if (n >= context_length)
-        return Error{"This model's maximum context length is " + std::to_string(context_length) +
-                         " tokens; the messages take " + std::to_string(n) +
-                         " tokens, which leaves no room for a reply.",
-                     kContextLengthExceeded};
-    out.max_tokens = static_cast<int32_t>(std::min<int64_t>(wanted, context_length - n));
+    auto room = room_after(static_cast<int64_t>(prompt->ids.size()), context_length, wanted,
+                           "the messages take");
+    if (!room) return room.error();
+    out.max_tokens = *room;
     out.prompt = std::move(prompt->ids);
     out.persona_prefix = prompt->persona_prefix;
     return out;

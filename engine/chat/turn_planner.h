@@ -56,4 +56,18 @@ inline constexpr const char* kContextLengthExceeded = "context_length_exceeded";
 Result<PlannedTurn> plan_turn(const PromptBuilder& builder, int32_t context_length,
                               const TurnInput& turn);
 
+// The messages the turn sends: the thread, after the system prompt from outside it where
+// the rules above put one. (plan_turn's own first step; a remote backend sends these.)
+std::vector<Message> turn_messages(const TurnInput& turn);
+
+// The most a chat's reply may take of a context (DropOldestTurns): min(wanted, half), ≥ 1.
+int32_t chat_reply_room(int32_t wanted, int32_t context_length);
+
+// A plain-text completion's prompt (no chat template), as a stateless API request plans it
+// (ContextPolicy::Fail): the text tokenized (control-token text parsed when asked), BOS
+// first when the vocabulary asks for it; max_tokens cut to the room left, and the
+// "context_length_exceeded" error when there is none.
+Result<PlannedTurn> plan_text(const Tokenizer& tokenizer, int32_t context_length,
+                              std::string_view text, bool parse_special, int32_t max_tokens);
+
 }  // namespace hearth::chat

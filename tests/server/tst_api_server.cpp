@@ -262,6 +262,17 @@ class TestApiServer : public QObject {
         QCOMPARE(good->status, 200);
     }
 
+    // A null field is an absent one (as OpenAI's clients send them).
+    void nullFieldsAreAbsent() {
+        auto c = client(*server_);
+        auto res = c.Post("/v1/chat/completions",
+                          chat_body("smol", R"(,"seed":null,"stop":null,"top_p":null,)"
+                                            R"("chat_template_kwargs":{"enable_thinking":null})"),
+                          "application/json");
+        QVERIFY(res);
+        QCOMPARE(res->status, 200);
+    }
+
     void apiKeyOriginsAndNetwork() {
         ServerConfig c;
         c.port = 0;

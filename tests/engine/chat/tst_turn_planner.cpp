@@ -46,6 +46,7 @@ class TestTurnPlanner : public QObject {
         expected.insert(expected.end(), t.messages.begin(), t.messages.end());
         QCOMPARE(p->prompt, build_ok(b, expected).ids);
         QCOMPARE(p->persona_prefix, b.persona_prefix("You are a pirate.").size());
+        QCOMPARE(hearth::chat::turn_messages(t).size(), expected.size());  // what is sent
 
         // The thread's own system message wins; a blank persona is no persona.
         t.messages.insert(t.messages.begin(), {Role::System, "Be brief.", std::nullopt});
@@ -102,6 +103,30 @@ class TestTurnPlanner : public QObject {
         QCOMPARE(cut->max_tokens, 5);
         QCOMPARE(cut->dropped, size_t{0});
         QCOMPARE(static_cast<int32_t>(cut->prompt.size()), n);
+    }
+
+    // A plain-text prompt: BOS where the vocabulary asks (once, even when the text starts
+    // with its control text), the max_tokens cut, and the same overflow error.
+    void plainTextPrompt() {
+        const TestTokenizer tok = make_tokenizer(TemplateFamily::Llama3, false, true);
+        QVERIFY(tok.add_bos() && tok.bos() >= 0);
+        auto p = hearth::chat::plan_text(tok, 4096, "hello there", false, 10);
+        QVERIFY(p.ok());
+        QCOMPARE(p->prompt.front(), tok.bos());
+        QCOMPARE(Ids(p->prompt.begin() + 1, p->prompt.end()), tok.encode("hello there", false));
+        QCOMPARE(p->max_tokens, 10);
+        const std::string bos_text = tok.token_to_piece(tok.bos(), true);
+        auto twice = hearth::chat::plan_text(tok, 4096, bos_text + "hi", true, 10);
+        QVERIFY(twice.ok());
+        QCOMPARE(std::count(twice->prompt.begin(), twice->prompt.end(), tok.bos()), 1);
+
+        const auto n = static_cast<int32_t>(p->prompt.size());
+        auto cut = hearth::chat::plan_text(tok, n + 3, "hello there", false, 10);
+        QVERIFY(cut.ok());
+        QCOMPARE(cut->max_tokens, 3);
+        auto over = hearth::chat::plan_text(tok, n, "hello there", false, 10);
+        QVERIFY(!over.ok());
+        QCOMPARE(over.error().code, std::string(hearth::chat::kContextLengthExceeded));
     }
 
     void continuingAReplyNeedsItsIds() {

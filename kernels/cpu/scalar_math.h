@@ -11,17 +11,25 @@
 
 namespace hearth::kernels::cpu {
 
-// a · b + c rounded once, as std::fma, without its cost on processors that lack FMA
-// (std::fma is then a slow software routine): the product is exact in double, and
-// rounding the double sum to float gives the correctly rounded result except when that
-// sum is itself rounded to exactly halfway between two floats (or the result is
-// subnormal), which falls back to std::fma. (The test as in musl's fmaf.)
+// a · b + c rounded once, as std::fma, without calling it: std::fma is a slow software
+// routine on processors that lack FMA, and MinGW-w64's fmaf rounds wrongly (a quarter of
+// random inputs differ; scripts/windows-cross found it). The product is exact in double
+// (24 + 24 bits); the double sum is made round-to-odd (its error, by TwoSum, decides the
+// last bit when the sum is inexact), and rounding a round-to-odd value with 29 more bits
+// to float gives the correctly rounded result, subnormal results included.
 inline float fma_exact(float a, float b, float c) {
-    const double r = static_cast<double>(a) * static_cast<double>(b) + static_cast<double>(c);
-    const uint64_t bits = std::bit_cast<uint64_t>(r);
-    if ((bits & 0x1fffffffu) != 0x10000000u && !(std::fabs(r) < 0x1p-126))
-        return static_cast<float>(r);
-    return std::fma(a, b, c);
+    const double p = static_cast<double>(a) * static_cast<double>(b);
+    const double cd = static_cast<double>(c);
+    const double s = p + cd;
+    const uint64_t bits = std::bit_cast<uint64_t>(s);
+    // Exact already, or the last bit odd: the double sum rounds to float correctly as it is.
+    if ((bits & 1u) != 0 || !std::isfinite(s)) return static_cast<float>(s);
+    const double v = s - p;
+    const double err = (p - (s - v)) + (cd - v);  // s + err == p + c exactly
+    if (err == 0.0) return static_cast<float>(s);
+    // Inexact with an even last bit: the odd neighbour on the side of the exact value.
+    const bool away = (err > 0.0) == (s > 0.0);
+    return static_cast<float>(std::bit_cast<double>(away ? bits + 1 : bits - 1));
 }
 
 // e^x as ggml_v_expf (ggml-cpu/vec.h, AVX2 + FMA) computes it, one float at a time: the

@@ -10,14 +10,19 @@
 //  * swiglu: 1e-5 relative + 1e-30 absolute (ggml's vector exp is within a few ulp).
 //  * geglu: see geglu_scale (ggml's fp16 table against a double GELU).
 //  * add, scale, gather_rows, embed: exact (no arithmetic beyond the shared dequantise).
+//  * fma_exact (the scalar kernels' fused multiply-add): bit for bit against glibc's fmaf,
+//    which is correctly rounded (this suite is built for Linux only; MinGW's is not).
 #include <QTest>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 
 #include "cpu/cpu_backend.h"
+#include "cpu/scalar_math.h"
 #include "cpu_backends.h"
 #include "reference/reference_ops.h"
 #include "tst_cpu_helpers.h"
@@ -44,6 +49,62 @@ class TestCpuElementwise : public QObject {
     static std::vector<SimdLevel> levels() { return CpuBackends::levels(); }
 
   private slots:
+    void fmaExactRoundsOnce() {
+        using hearth::kernels::cpu::fma_exact;
+        std::mt19937 rng(kSeed + 7);
+        auto bits = [](float f) { return std::bit_cast<uint32_t>(f); };
+        auto check = [&](float a, float b, float c) {
+            const float want = std::fma(a, b, c), got = fma_exact(a, b, c);
+            if (bits(got) == bits(want) || (std::isnan(got) && std::isnan(want))) return true;
+            char line[160];  // hexadecimal floats: QString's formatting has no %a
+            std::snprintf(line, sizeof line, "fma_exact(%a, %a, %a) = %a, fmaf: %a",
+                          static_cast<double>(a), static_cast<double>(b), static_cast<double>(c),
+                          static_cast<double>(got), static_cast<double>(want));
+            qWarning("%s", line);
+            return false;
+        };
+        // Any float bits at all (subnormals, infinities, NaNs, overflow).
+        std::uniform_int_distribution<uint32_t> any;
+        for (int i = 0; i < 300000; ++i)
+            QVERIFY(check(std::bit_cast<float>(any(rng)), std::bit_cast<float>(any(rng)),
+                          std::bit_cast<float>(any(rng))));
+        // Operands of nearby magnitude, where rounding the double sum can land on a float
+        // halfway point, and cancellation (c near −a·b).
+        std::uniform_int_distribution<uint32_t> mantissa(0, (1u << 23) - 1);
+        std::uniform_int_distribution<int> exponent(-4, 4), shift(20, 60), sign(0, 1);
+        auto near_one = [&](int e) {
+            return std::ldexp(1.0f + static_cast<float>(mantissa(rng)) * 0x1p-23f, e) *
+                   (sign(rng) ? -1.0f : 1.0f);
+        };
+        for (int i = 0; i < 300000; ++i) {
+            const float a = near_one(exponent(rng)), b = near_one(exponent(rng));
+            const float c = i % 2 ? -a * b : near_one(exponent(rng) - shift(rng));
+            QVERIFY(check(a, b, c));
+            QVERIFY(check(a, b, std::ldexp(c, -24)));
+        }
+        // Results in the subnormal range (softmax's e^x of far-below-max scores).
+        std::uniform_int_distribution<int> tiny(-150, -120);
+        for (int i = 0; i < 300000; ++i) {
+            const float a = near_one(tiny(rng) / 2), b = near_one(tiny(rng) / 2);
+            QVERIFY(check(a, b, near_one(tiny(rng))));
+        }
+        // a·b exactly halfway between two floats (i·j odd in (1 + i·2^-12)(1 + j·2^-12)),
+        // and c too small for a double sum to keep: rounding that sum again to float ties
+        // to even, where the exact a·b + c decides by c's sign (double rounding).
+        for (int i = 1; i < 40; i += 2) {
+            for (int j = 1; j < 40; j += 2) {
+                for (int e : {54, 60, 80, 120}) {
+                    for (float scale : {1.0f, -1.0f, 0x1p-100f, -0x1p90f}) {
+                        const float a = (1.0f + static_cast<float>(i) * 0x1p-12f) * scale;
+                        const float b = 1.0f + static_cast<float>(j) * 0x1p-12f;
+                        QVERIFY(check(a, b, std::ldexp(scale, -e)));
+                        QVERIFY(check(a, b, -std::ldexp(scale, -e)));
+                    }
+                }
+            }
+        }
+    }
+
     void rms_norm() {
         std::mt19937 rng(kSeed + 100);
         for (int rows : {1, 3, 130}) {

@@ -65,21 +65,42 @@ void address_of(socket_t sock, bool peer, std::string& ip, int& port) {
 }  // namespace
 
 // The socket as httplib's Stream, every read bounded by the connection's deadline (all the
-// reading a connection does is its one request's).
+// reading a connection does is its one request's). httplib's Stream interface changed
+// after 0.11 (Debian 12's): later versions (CPPHTTPLIB_VERSION_NUM; 0.58 checked, the one
+// llama.cpp vendors and the Windows cross-build uses) split waiting from reading.
 class GuardedServer::DeadlineStream : public httplib::Stream {
   public:
     DeadlineStream(Connection& c, std::chrono::milliseconds read_timeout,
                    std::chrono::milliseconds write_timeout)
         : c_(c), read_timeout_(read_timeout), write_timeout_(write_timeout) {}
 
-    bool is_readable() const override { return wait(POLLIN, read_timeout_, true); }
-    bool is_writable() const override { return wait(POLLOUT, write_timeout_, false); }
+#ifdef CPPHTTPLIB_VERSION_NUM
+    bool is_readable() const override {
+        return false;
+    }  // nothing is buffered here
+    bool wait_readable() const override {
+        return readable();
+    }
+    bool wait_writable() const override {
+        return writable();
+    }
+    time_t duration() const override {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_).count();
+    }
+#else
+    bool is_readable() const override {
+        return readable();
+    }
+    bool is_writable() const override {
+        return writable();
+    }
+#endif
     ssize_t read(char* ptr, size_t size) override {
-        if (!is_readable()) return -1;
+        if (!readable()) return -1;
         return ::recv(c_.sock, ptr, static_cast<int>(size), 0);
     }
     ssize_t write(const char* ptr, size_t size) override {
-        if (!is_writable()) return -1;
+        if (!writable()) return -1;
         return ::send(c_.sock, ptr, static_cast<int>(size), kNoSignal);
     }
     void get_remote_ip_and_port(std::string& ip, int& port) const override {
@@ -88,9 +109,17 @@ class GuardedServer::DeadlineStream : public httplib::Stream {
     void get_local_ip_and_port(std::string& ip, int& port) const override {
         address_of(c_.sock, false, ip, port);
     }
-    socket_t socket() const override { return c_.sock; }
+    socket_t socket() const override {
+        return c_.sock;
+    }
 
   private:
+    bool readable() const {
+        return wait(POLLIN, read_timeout_, true);
+    }
+    bool writable() const {
+        return wait(POLLOUT, write_timeout_, false);
+    }
     bool wait(short events, std::chrono::milliseconds timeout, bool reading) const {
         auto limit = timeout;
         bool by_deadline = false;  // the deadline, not the timeout, bounds this wait
@@ -112,13 +141,30 @@ class GuardedServer::DeadlineStream : public httplib::Stream {
 
     Connection& c_;
     std::chrono::milliseconds read_timeout_, write_timeout_;
+    Clock::time_point start_ = Clock::now();
 };
 
 // A thread per connection; shutdown() waits for them all.
 class GuardedServer::Threads : public httplib::TaskQueue {
   public:
     explicit Threads(GuardedServer& s) : s_(s) {}
+#ifdef CPPHTTPLIB_VERSION_NUM
+    bool enqueue(std::function<void()> fn) override {
+        start(std::move(fn));
+        return true;
+    }
+#else
     void enqueue(std::function<void()> fn) override {
+        start(std::move(fn));
+    }
+#endif
+    void shutdown() override {
+        std::unique_lock lock(s_.mutex_);
+        s_.idle_.wait(lock, [&] { return s_.threads_ == 0; });
+    }
+
+  private:
+    void start(std::function<void()> fn) {
         {
             std::lock_guard lock(s_.mutex_);
             ++s_.threads_;
@@ -130,12 +176,7 @@ class GuardedServer::Threads : public httplib::TaskQueue {
             if (--s.threads_ == 0) s.idle_.notify_all();
         }).detach();
     }
-    void shutdown() override {
-        std::unique_lock lock(s_.mutex_);
-        s_.idle_.wait(lock, [&] { return s_.threads_ == 0; });
-    }
 
-  private:
     GuardedServer& s_;
 };
 
@@ -166,7 +207,16 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
     DeadlineStream stream(c, std::chrono::milliseconds(read_timeout_sec_ * 1000),
                           std::chrono::milliseconds(write_timeout_sec_ * 1000));
     bool closed = false;
+#ifdef CPPHTTPLIB_VERSION_NUM
+    std::string remote_ip, local_ip;
+    int remote_port = 0, local_port = 0;
+    address_of(sock, true, remote_ip, remote_port);
+    address_of(sock, false, local_ip, local_port);
+    const bool ok = process_request(stream, remote_ip, remote_port, local_ip, local_port, true,
+                                    closed, nullptr);
+#else
     const bool ok = process_request(stream, true, closed, nullptr);
+#endif
     t_connection = nullptr;
     {
         std::lock_guard lock(mutex_);

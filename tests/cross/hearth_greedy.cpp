@@ -3,9 +3,9 @@
 // cache, worker pool at background priority, the disk tier), starts a second engine on the
 // same disk tier and answers again from the blocks it reads back, asks the OpenAI-compatible
 // server on a third engine the same question over loopback HTTP (once streamed, once not),
-// and prints the prompt's last logits (a hash and the best five) from a plain forward pass. Everything on stdout
-// is deterministic, so two builds of the same code (Linux, and Windows under Wine:
-// scripts/windows-cross) must print the same bytes; timings go to stderr.
+// and prints the prompt's last logits (a hash and the best five) from a plain forward pass.
+// Everything on stdout is deterministic, so two builds of the same code (Linux, and Windows under
+// Wine: scripts/windows-cross) must print the same bytes; timings go to stderr.
 //
 //   hearth-greedy MODEL [--prompt TEXT] [--max-tokens N] [--threads N]
 #include <algorithm>
@@ -28,9 +28,9 @@
 #include "cpu/cpu_backend.h"
 #include "engine.h"
 #include "generation/generator.h"
-#include "server/api_server.h"
 #include "gguf/gguf_file.h"
 #include "model/llama_model.h"
+#include "server/api_server.h"
 #include "tokenizer/tokenizer.h"
 
 namespace {
@@ -127,10 +127,8 @@ std::string ask_server(const std::string& url, const std::string& prompt, int32_
     httplib::Client client(url);
     client.set_read_timeout(120, 0);
     const nlohmann::json body = {
-        {"model", "default"},
-        {"messages", {{{"role", "user"}, {"content", prompt}}}},
-        {"max_tokens", max_tokens},
-        {"temperature", 0},
+        {"model", "default"},       {"messages", {{{"role", "user"}, {"content", prompt}}}},
+        {"max_tokens", max_tokens}, {"temperature", 0},
         {"stream", stream},
     };
     auto res = client.Post("/v1/chat/completions", body.dump(), "application/json");
@@ -239,13 +237,16 @@ int main(int argc, char** argv) {
         auto api = server::ApiServer::start(sc, [served] { return served; });
         if (!api) return fail(api.message());
         std::string error;
-        const std::string whole = ask_server((*api)->url(), opt.prompt, opt.max_tokens, false, error);
+        const std::string whole =
+            ask_server((*api)->url(), opt.prompt, opt.max_tokens, false, error);
         if (!error.empty()) return fail(error);
-        const std::string streamed = ask_server((*api)->url(), opt.prompt, opt.max_tokens, true, error);
+        const std::string streamed =
+            ask_server((*api)->url(), opt.prompt, opt.max_tokens, true, error);
         if (!error.empty()) return fail(error);
-        std::printf("server: %s, streamed %s\n",
-                    whole == first.last.text ? "same text" : ("DIFFERENT: " + printable(whole)).c_str(),
-                    streamed == whole ? "the same" : ("DIFFERENT: " + printable(streamed)).c_str());
+        std::printf(
+            "server: %s, streamed %s\n",
+            whole == first.last.text ? "same text" : ("DIFFERENT: " + printable(whole)).c_str(),
+            streamed == whole ? "the same" : ("DIFFERENT: " + printable(streamed)).c_str());
         (*api)->stop();
         same = same && whole == first.last.text && streamed == whole;
     }

@@ -403,6 +403,15 @@ void Engine::clear_disk_cache() {
     if (impl_->disk) impl_->post(Impl::ClearDisk{});
 }
 
+Result<void> Engine::audit() const {
+    auto promise = std::make_shared<std::promise<std::string>>();
+    auto answer = promise->get_future();
+    impl_->post(Impl::Audit{std::move(promise)});
+    std::string error = answer.get();
+    if (!error.empty()) return make_error("KV audit: " + error);
+    return {};
+}
+
 void Engine::wait_idle() const {
     std::unique_lock lk(impl_->mu);
     impl_->idle_cv.wait(lk, [&] { return impl_->idle; });

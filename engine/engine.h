@@ -183,6 +183,12 @@ class Engine {
     BlockMap block_map() const;
     // Blocks until nothing is queued or running (tests, benchmarks, shutdown).
     void wait_idle() const;
+    // Checks, between two steps, that every KV block is accounted for: each block's holders
+    // (running sequences, parked tails, pins) equal its reference count, the free queue
+    // holds exactly the unheld blocks, the cache's pins are the engine's pinned prefixes,
+    // and an idle engine holds no sequence. Waits for the engine thread; the error says
+    // what is wrong. For soaks and tests (O(blocks)).
+    Result<void> audit() const;
 
   private:
     struct Impl;

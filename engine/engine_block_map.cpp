@@ -1,4 +1,7 @@
-// The picture of the KV cache for the app's Memory page: who holds each block.
+// The picture of the KV cache for the app's Memory page (who holds each block), and the
+// audit that every block is accounted for (soaks and tests).
+#include <set>
+
 #include "engine_impl.h"
 
 namespace hearth {
@@ -40,6 +43,27 @@ void Engine::Impl::snapshot_blocks() {
     }
     block_map = std::move(m);
     block_map_requested = false;
+}
+
+std::string Engine::Impl::audit_blocks() const {
+    if (auto ok = cache->audit(); !ok) return ok.message();
+    // Every pin the cache holds is one of the engine's pinned prefixes, and the other way.
+    std::set<kv::PinId> held;
+    for (kv::PinId p : cache->pin_ids()) held.insert(p);
+    std::set<kv::PinId> known;
+    {
+        std::lock_guard lk(snapshot_mu);
+        for (const auto& [key, e] : pin_entries)
+            if (e.pin) known.insert(*e.pin);
+    }
+    if (held != known)
+        return std::to_string(held.size()) + " pins in the cache, " + std::to_string(known.size()) +
+               " pinned prefixes in the engine";
+    // With nothing queued or running, no sequence may still hold blocks.
+    if (!scheduler->has_work() && !cache->sequences().empty())
+        return std::to_string(cache->sequences().size()) +
+               " sequences hold blocks while the engine has no work";
+    return {};
 }
 
 }  // namespace hearth

@@ -1,11 +1,13 @@
 // Engine::Impl, private to engine/: the engine's state and the members its source files
 // share. engine.cpp creates it and holds the public facade; engine_loop.cpp runs the
 // engine thread (commands, steps, event delivery, stats); engine_pins.cpp keeps pinned
-// prefixes and their warm-ups; engine_block_map.cpp takes the picture of the cache.
+// prefixes and their warm-ups; engine_block_map.cpp takes the picture of the cache and
+// audits it.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,6 +46,9 @@ struct Engine::Impl {
         int64_t key;
     };
     struct SnapshotBlocks {};
+    struct Audit {
+        std::shared_ptr<std::promise<std::string>> result;  // empty: every block accounted for
+    };
     struct Prefetch {
         std::vector<int32_t> prompt;
     };
@@ -51,8 +56,8 @@ struct Engine::Impl {
     struct Forget {
         std::vector<int32_t> prompt;
     };
-    using Command = std::variant<Submit, Cancel, CancelAll, Pin, Unpin, SnapshotBlocks, Prefetch,
-                                 ClearDisk, Forget>;
+    using Command = std::variant<Submit, Cancel, CancelAll, Pin, Unpin, SnapshotBlocks, Audit,
+                                 Prefetch, ClearDisk, Forget>;
 
     struct Listener {
         std::shared_ptr<RequestHandle> handle;
@@ -88,6 +93,8 @@ struct Engine::Impl {
     std::map<sched::RequestId, Listener> listeners;
     std::map<sched::RequestId, int64_t> warmups;  // warm-up request → pin key
     int64_t requests_finished = 0;
+    // Why the model cannot be used any more (its file changed on disk), or empty.
+    std::string model_unusable;
     double last_decode_tokens_per_s = 0;  // of the last finished request with a speed
 
     mutable std::mutex snapshot_mu;  // stats and pins, read by any thread
@@ -134,6 +141,7 @@ struct Engine::Impl {
 
     // engine_block_map.cpp
     void snapshot_blocks();
+    std::string audit_blocks() const;
 };
 
 }  // namespace hearth

@@ -47,6 +47,8 @@ void Engine::Impl::handle(Command& c, std::vector<Event>& events) {
         unpin_prefix(u->key, events);
     } else if (std::holds_alternative<SnapshotBlocks>(c)) {
         snapshot_blocks();
+    } else if (auto* a = std::get_if<Audit>(&c)) {
+        a->result->set_value(audit_blocks());
     } else if (auto* f = std::get_if<Prefetch>(&c)) {
         sched::Request r;
         r.conversation = next_prefetch++;

@@ -37,6 +37,40 @@ int32_t KvCacheManager::blocks_for(int64_t n_tokens) const {
     return static_cast<int32_t>((n_tokens + config_.block_size - 1) / config_.block_size);
 }
 
+Result<void> KvCacheManager::audit() const {
+    if (auto ok = pool_.check_consistency(); !ok) return ok;
+    std::vector<int32_t> refs(static_cast<std::size_t>(pool_.n_blocks()), 0);
+    std::vector<int32_t> pins(refs.size(), 0);
+    auto hold = [&](BlockId id, const char* by) -> Result<void> {
+        if (id < 0 || id >= pool_.n_blocks())
+            return make_error(std::string("bad block id ") + std::to_string(id) + " held by " + by);
+        ++refs[static_cast<std::size_t>(id)];
+        return {};
+    };
+    for (const auto& [seq, s] : seqs_)
+        for (BlockId id : s.table)
+            if (auto ok = hold(id, "a sequence"); !ok) return ok;
+    for (const auto& [seq, p] : parked_)
+        if (p.tail != kNoBlock)
+            if (auto ok = hold(p.tail, "a parked tail"); !ok) return ok;
+    for (const auto& [pin, ids] : pins_) {
+        for (BlockId id : ids) {
+            if (auto ok = hold(id, "a pin"); !ok) return ok;
+            ++pins[static_cast<std::size_t>(id)];
+        }
+    }
+    for (BlockId id = 0; id < pool_.n_blocks(); ++id) {
+        const KvBlock& b = pool_.block(id);
+        const auto i = static_cast<std::size_t>(id);
+        if (b.ref_count != refs[i] || b.pin_count != pins[i])
+            return make_error("block " + std::to_string(id) + ": ref_count " +
+                              std::to_string(b.ref_count) + " and pin_count " +
+                              std::to_string(b.pin_count) + ", but " + std::to_string(refs[i]) +
+                              " holders and " + std::to_string(pins[i]) + " pins");
+    }
+    return {};
+}
+
 KvCacheStats KvCacheManager::stats() const {
     KvCacheStats s;
     s.blocks_total = pool_.n_blocks();

@@ -79,6 +79,10 @@ class KvCacheManager {
     int32_t n_parked() const { return static_cast<int32_t>(parked_.size()); }
     const BlockPool& pool() const { return pool_; }
     KvCacheStats stats() const;
+    // Every block accounted for (soaks, tests): the pool's own invariants, and each block's
+    // ref_count and pin_count equal to the holders this manager knows (active sequences'
+    // tables, parked tails, pins). O(blocks + table entries). The error names the block.
+    Result<void> audit() const;
 
     // The longest run of cached full blocks that prefixes tokens, capped at
     // tokens.size() - 1 and rounded down to whole blocks. Changes nothing.

@@ -315,6 +315,9 @@ class Harness {
         QVERIFY(st.prompt_tokens_cached <= st.prompt_tokens_queried);
         const auto consistent = pool.check_consistency();
         QVERIFY2(consistent.ok(), consistent.ok() ? "" : consistent.message().c_str());
+        // The manager's own audit (the soak's check) agrees with this model of the holders.
+        const auto audited = m_->audit();
+        QVERIFY2(audited.ok(), audited.ok() ? "" : audited.message().c_str());
     }
 
     std::mt19937 rng_;

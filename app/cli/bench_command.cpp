@@ -47,7 +47,12 @@ std::vector<OptionSpec> bench_options() {
         {"plot", true, "write the plot to this PNG file (default: hearth-bench-NAME.png)"},
         {"seed", true, "workload seed (default 1)"},
         {"rates", true, "shared-prefix: arrival rates in requests/s, comma-separated"},
-        {"requests", true, "shared-prefix: requests per rate (default 24)"},
+        {"requests", true, "shared-prefix: requests per rate (default 24); soak: per phase (400)"},
+        {"phases", true, "soak: phases, a model reload between them (default 5)"},
+        {"conversations", true, "soak: conversations (default 48)"},
+        {"concurrency", true, "soak: requests in flight (default 12)"},
+        {"kv-share", true, "soak: KV cache as a share of the working set (default 0.10)"},
+        {"cancel-rate", true, "soak: share of requests cancelled (default 0.10)"},
         {"rounds", true, "switch: round-robin rounds (default 5)"},
         {"dump-workload", true, "switch, restart: write the workload (token ids) as JSON and exit"},
         {"peer", true,
@@ -488,11 +493,12 @@ int run_bench(const CommandArgs& argv) {
     const std::string name = pos.empty() ? "" : pos[0];
     if (args->flag("help") || pos.size() != 1 ||
         (name != "shared-prefix" && name != "switch" && name != "memory" && name != "gpu" &&
-         name != "restart")) {
-        std::fprintf(args->flag("help") ? stdout : stderr,
-                     "usage: hearth-cli bench (shared-prefix | switch | memory | restart | gpu) "
-                     "[options]\n%s",
-                     usage_of(options).c_str());
+         name != "restart" && name != "soak")) {
+        std::fprintf(
+            args->flag("help") ? stdout : stderr,
+            "usage: hearth-cli bench (shared-prefix | switch | memory | restart | soak | gpu) "
+            "[options]\n%s",
+            usage_of(options).c_str());
         return args->flag("help") ? 0 : 2;
     }
     if (name == "gpu") return bench_gpu(*args);  // one JSON object, --json or not
@@ -500,6 +506,7 @@ int run_bench(const CommandArgs& argv) {
     if (!config) return fail(2, config.message());
     // Benchmarks measure compute and the memory cache; the disk tier only when asked.
     if (!args->value("kv-disk-mb")) config->kv_disk_mb = 0;
+    if (name == "soak") return bench_soak(*args, *config);
     if (args->value("cache"))
         std::fprintf(stderr,
                      "hearth-cli: bench runs with the cache on and off; --cache is ignored\n");

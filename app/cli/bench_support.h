@@ -89,5 +89,7 @@ struct BenchOutput {
 
 // hearth-cli bench restart (bench_restart.cpp).
 int bench_restart(const Args& args, const EngineConfig& base, BenchOutput& out);
+// The engine soak (engine/bench/soak.h): prints its own table or JSON.
+int bench_soak(const Args& args, const EngineConfig& config);
 
 }  // namespace hearth::cli

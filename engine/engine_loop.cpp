@@ -33,6 +33,10 @@ void Engine::Impl::handle(Command& c, std::vector<Event>& events) {
         }
         const kv::SeqId conv = s->request.conversation;
         listeners[s->id] = {s->handle, s->callback};
+        if (!model_unusable.empty()) {
+            events.push_back(error_event(s->id, conv, model_unusable));
+            return;
+        }
         if (auto r = scheduler->submit(s->id, std::move(s->request)); !r)
             events.push_back(error_event(s->id, conv, r.message()));
     } else if (auto* x = std::get_if<Cancel>(&c)) {
@@ -139,7 +143,19 @@ void Engine::Impl::run() {
         for (Command& c : commands) handle(c, events);
         commands.clear();
         dispatch(events);
-        if (scheduler->has_work()) {
+        // The weights are read from the mapped file: one truncated or rewritten by another
+        // program must not be read again (past a truncated end: SIGBUS).
+        if (scheduler->has_work() && model_unusable.empty()) {
+            if (const std::string why = file->changed_on_disk(); !why.empty()) {
+                model_unusable = "the model file " + config.model_path + " " + why +
+                                 " while in use; load the model again";
+                log::get("engine")->error("{}", model_unusable);
+            }
+        }
+        if (scheduler->has_work() && !model_unusable.empty()) {
+            scheduler->fail_all(model_unusable, events);
+            dispatch(events);
+        } else if (scheduler->has_work()) {
             if (auto r = scheduler->step(events); !r)
                 log::get("engine")->error("step failed: {}", r.message());
             dispatch(events);

@@ -65,6 +65,10 @@ void FileMapping::prefetch() const {
 #endif
 }
 
+std::string FileMapping::changed() const {
+    return {};
+}
+
 FileMapping::~FileMapping() {
     if (data_) UnmapViewOfFile(data_);
     if (mapping_) CloseHandle(mapping_);
@@ -72,6 +76,17 @@ FileMapping::~FileMapping() {
 }
 
 #else
+
+namespace {
+long long mtime_ns(const struct stat& st) {
+#ifdef __APPLE__
+    return static_cast<long long>(st.st_mtimespec.tv_sec) * 1'000'000'000LL +
+           st.st_mtimespec.tv_nsec;
+#else
+    return static_cast<long long>(st.st_mtim.tv_sec) * 1'000'000'000LL + st.st_mtim.tv_nsec;
+#endif
+}
+}  // namespace
 
 Result<std::unique_ptr<FileMapping>> FileMapping::open(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -97,8 +112,21 @@ Result<std::unique_ptr<FileMapping>> FileMapping::open(const std::string& path) 
         }
         m->data_ = static_cast<const std::byte*>(addr);
     }
-    ::close(fd);  // the mapping keeps the file alive
+    m->fd_ = fd;
+    m->mtime_ns_ = mtime_ns(st);
     return m;
+}
+
+std::string FileMapping::changed() const {
+    struct stat st {};
+    if (fd_ < 0 || ::fstat(fd_, &st) != 0) return {};
+    const auto now = static_cast<size_t>(st.st_size);
+    if (now < size_)
+        return "was truncated (" + std::to_string(now) + " of " + std::to_string(size_) +
+               " bytes left)";
+    if (now > size_) return "was rewritten (it grew to " + std::to_string(now) + " bytes)";
+    if (mtime_ns(st) != mtime_ns_) return "was rewritten in place";
+    return {};
 }
 
 void FileMapping::prefetch() const {
@@ -113,6 +141,7 @@ void FileMapping::prefetch() const {
 
 FileMapping::~FileMapping() {
     if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
+    if (fd_ >= 0) ::close(fd_);
 }
 
 #endif

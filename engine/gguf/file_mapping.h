@@ -23,6 +23,13 @@ class FileMapping {
     // MADV_POPULATE_READ, or read-ahead advice on older kernels; elsewhere nothing), for a
     // caller about to use every byte: loading a model's weights.
     void prefetch() const;
+    // What happened to the file since it was mapped, or empty when nothing did. POSIX
+    // lets another program truncate or rewrite a mapped file (reading a page past a
+    // truncated end then raises SIGBUS), so the engine asks before each step: a file
+    // truncated, grown or rewritten in place. A file replaced by a rename, or deleted,
+    // leaves this mapping intact and is not a change. Windows forbids writing to the
+    // file while it is mapped (it is opened with read sharing only): always empty there.
+    std::string changed() const;
 
   private:
     FileMapping() = default;
@@ -31,6 +38,9 @@ class FileMapping {
 #ifdef _WIN32
     void* file_ = nullptr;
     void* mapping_ = nullptr;
+#else
+    int fd_ = -1;  // kept open to ask what became of the file
+    long long mtime_ns_ = 0;
 #endif
 };
 

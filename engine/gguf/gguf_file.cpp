@@ -303,6 +303,10 @@ std::string GgufFile::content_fingerprint() const {
     return sha.finish_hex();
 }
 
+std::string GgufFile::changed_on_disk() const {
+    return mapping_ ? mapping_->changed() : std::string();
+}
+
 void GgufFile::prefetch() const {
     if (mapping_) mapping_->prefetch();
 }

@@ -164,6 +164,9 @@ class GgufFile {
     // Reads the mapped file in now (FileMapping::prefetch), before its weights are used.
     // Opening a file does not: listing models reads only their headers.
     void prefetch() const;
+    // What happened to the file on disk since it was opened (FileMapping::changed), or
+    // empty: the engine stops using weights that another program truncated or rewrote.
+    std::string changed_on_disk() const;
     const TensorInfo* find_tensor(std::string_view name) const;
 
     // A stable fingerprint of the model: SHA-256 over the header, metadata and tensor

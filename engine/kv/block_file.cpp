@@ -7,6 +7,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "common/failpoint.h"
+
 namespace hearth::kv {
 
 namespace {
@@ -219,6 +221,10 @@ std::string write_file(const std::filesystem::path& path,
     for (auto part : parts)
         if (ok && std::fwrite(part.data(), 1, part.size(), f) != part.size()) ok = false;
     int err = ok ? 0 : errno;
+    if (ok && failpoint("disk.write")) {  // fault injection: as a full disk would
+        ok = false;
+        err = ENOSPC;
+    }
     if (std::fflush(f) != 0 && ok) {
         ok = false;
         err = errno;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "common/failpoint.h"
 #include "common/log.h"
 #include "generation/text_stream.h"
 #include "kv/kv_storage.h"
@@ -160,6 +161,14 @@ void Scheduler::fail(Seq& s, const std::string& message, std::vector<Event>& eve
     e.stats = s.stats;
     events.push_back(std::move(e));
     s.done = true;
+}
+
+void Scheduler::fail_all(const std::string& message, std::vector<Event>& events) {
+    for (auto& s : running_)
+        if (!s->done) fail(*s, message, events);
+    for (auto& s : waiting_)
+        if (!s->done) fail(*s, message, events);
+    remove_finished();
 }
 
 void Scheduler::remove_finished() {
@@ -409,10 +418,13 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
         tokens_computed_ += s->take;
     }
     plan_logits(batch, steps);
-    if (auto r = model_.forward(steps, storage_, logits_); !r) {
-        for (Seq* s : batch) fail(*s, "the forward pass failed: " + r.message(), events);
+    auto forward = failpoint("forward")
+                       ? Result<void>(make_error("an injected fault (failpoint forward)"))
+                       : model_.forward(steps, storage_, logits_);
+    if (!forward) {
+        for (Seq* s : batch) fail(*s, "the forward pass failed: " + forward.message(), events);
         remove_finished();
-        return r;
+        return forward;
     }
 
     // 4. Bookkeeping and sampling.

@@ -137,6 +137,9 @@ class Scheduler {
     // Stops a request now: frees (or parks) its blocks and emits Finished(Cancelled).
     // Unknown or finished ids: no-op.
     void cancel(RequestId id, std::vector<Event>& events);
+    // Fails every queued and running request with `message` (an Error event each), their
+    // blocks released: the model can no longer be used (its file changed on disk).
+    void fail_all(const std::string& message, std::vector<Event>& events);
 
     // Blocks below the resident tier: at admission a request whose prompt continues on
     // disk past what memory holds waits for those blocks (a "loading" state; it holds its

@@ -6,6 +6,7 @@
 #include <QUrl>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <deque>
 #include <map>
 #include <mutex>
 
@@ -45,23 +46,36 @@ struct LoadedEngine {
 
 // Posts engine events to the bridge. Engine threads call post(); the bridge's destructor
 // calls detach() (under the same lock), after which nothing is posted, and what is queued
-// already is discarded by ~QObject.
+// already is dropped. The events wait in a queue of the relay's own, under its std::mutex,
+// and the call posted to wake the bridge (a named slot, once per batch) carries nothing:
+// Qt's event queue is locked inside the uninstrumented Qt library, where ThreadSanitizer
+// could not see an event handed over inside a posted lambda.
 struct EngineBridge::Relay {
     std::mutex mutex;
     EngineBridge* bridge = nullptr;
+    std::deque<sched::Event> queue;
 
     void post(sched::Event event) {
         std::lock_guard lock(mutex);
         if (!bridge) return;
-        EngineBridge* b = bridge;
-        QMetaObject::invokeMethod(
-            b, [b, event = std::move(event)] { b->deliver(event); }, Qt::QueuedConnection);
+        queue.push_back(std::move(event));
+        if (queue.size() == 1)
+            QMetaObject::invokeMethod(bridge, "drain_events", Qt::QueuedConnection);
+    }
+    std::deque<sched::Event> take() {
+        std::lock_guard lock(mutex);
+        return std::exchange(queue, {});
     }
     void detach() {
         std::lock_guard lock(mutex);
         bridge = nullptr;
+        queue.clear();
     }
 };
+
+void EngineBridge::drain_events() {
+    for (const sched::Event& e : relay_->take()) deliver(e);
+}
 
 namespace {
 
@@ -263,7 +277,7 @@ void EngineBridge::set_error(const QString& error) {
 
 void EngineBridge::load(const QString& pathOrUrl) {
     const QString path = to_local_path(pathOrUrl);
-    if (watcher_.isRunning()) {
+    if (loading_) {
         pending_path_ = path;  // started when the current load finishes
         return;
     }
@@ -277,6 +291,7 @@ void EngineBridge::start_load(const QString& path) {
     log::get("app")->info("opening {} with {} threads, KV cache {} MB, pinned share {}",
                           path.toStdString(), config.n_threads, config.kv_mb,
                           config.max_pinned_share);
+    loading_ = true;
     watcher_.setFuture(QtConcurrent::run([path, config] { return load_engine(path, config); }));
     emit loadingChanged();
 }
@@ -290,6 +305,7 @@ void EngineBridge::on_load_finished() {
         return;
     }
     const bool ok = result->engine != nullptr;
+    loading_ = false;
     if (!ok) {
         log::get("app")->warn("loading {} failed: {}", loading_path_.toStdString(),
                               result->error.toStdString());

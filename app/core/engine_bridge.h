@@ -116,7 +116,9 @@ class EngineBridge : public QObject {
     qint64 kvCacheBytes() const;
     int kvBlockSize() const;
     bool loaded() const { return loaded_ != nullptr; }
-    bool loading() const { return watcher_.isRunning(); }
+    // From load() until its result is handled (not the future's own state: that ends on the
+    // loading thread, before loadFinished is delivered here).
+    bool loading() const { return loading_; }
     QString errorString() const { return error_; }
     int threads() const { return threads_; }
     void setThreads(int n);
@@ -214,6 +216,7 @@ class EngineBridge : public QObject {
     void set_error(const QString& error);
     void retire(std::shared_ptr<LoadedEngine> old);  // cancel_all + destroy off the GUI thread
     void deliver(const hearth::sched::Event& event);
+    Q_INVOKABLE void drain_events();  // delivers what the relay queued, on this thread
 
     QString model_path_;
     QString pending_path_;  // a load() that came while another was in flight
@@ -224,6 +227,7 @@ class EngineBridge : public QObject {
     QPointer<AppSettings> settings_;
     std::shared_ptr<LoadedEngine> loaded_;
     QFutureWatcher<std::shared_ptr<LoadedEngine>> watcher_;
+    bool loading_ = false;
     std::shared_ptr<Relay> relay_;
     QTimer stats_timer_;
     hearth::EngineStats stats_;

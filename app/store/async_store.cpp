@@ -2,15 +2,58 @@
 
 #include <QTimer>
 
+#include <deque>
+#include <mutex>
+
 #include "common/log.h"
 
 namespace hearth::store {
 
-// Owns the Store on the worker thread. Every member is touched only on that thread.
+// Owns the Store on the worker thread. Every member but the job queue is touched only on
+// that thread.
+//
+// Jobs travel in a queue of their own under a std::mutex, and the event posted to wake the
+// worker carries nothing (a named slot): Qt's event queue is locked inside the
+// uninstrumented Qt library, so ThreadSanitizer could not see a job handed over inside a
+// posted lambda, and would report every one of them. The same for deliveries back.
 class StoreWorker : public QObject {
+    Q_OBJECT
+
   public:
     std::optional<Store> store;
     QTimer* flush_timer = nullptr;
+
+    // Deleted once its thread has stopped: taking the lock orders the worker's last job
+    // (drain() takes it after every job) before what is destroyed here.
+    ~StoreWorker() override {
+        std::lock_guard lock(mu_);
+        jobs_.clear();
+    }
+
+    void push(std::function<void()> job) {
+        {
+            std::lock_guard lock(mu_);
+            jobs_.push_back(std::move(job));
+        }
+        QMetaObject::invokeMethod(this, "drain", Qt::QueuedConnection);
+    }
+
+  private:
+    Q_INVOKABLE void drain() {
+        for (;;) {
+            std::function<void()> job;
+            {
+                std::lock_guard lock(mu_);
+                if (jobs_.empty()) return;
+                job = std::move(jobs_.front());
+                jobs_.pop_front();
+            }
+            job();
+        }
+    }
+
+    std::mutex mu_;
+    std::deque<std::function<void()>> jobs_;
 };
 
 namespace {
@@ -52,25 +95,40 @@ AsyncStore::~AsyncStore() {
     });
     thread_.wait();
     delete worker_;
+    std::lock_guard lock(deliveries_mu_);  // after the worker's last deliver()
+    deliveries_.clear();
 }
 
 void AsyncStore::post(std::function<void(Store*)> work) {
-    QMetaObject::invokeMethod(
-        worker_,
-        [this, work = std::move(work)] {
-            work(worker_->store ? &*worker_->store : nullptr);
-            QTimer* timer = worker_->flush_timer;
-            if (timer && !timer->isActive() && worker_->store &&
-                worker_->store->has_pending_replies())
-                timer->start();
-        },
-        Qt::QueuedConnection);
+    worker_->push([this, work = std::move(work)] {
+        work(worker_->store ? &*worker_->store : nullptr);
+        QTimer* timer = worker_->flush_timer;
+        if (timer && !timer->isActive() && worker_->store && worker_->store->has_pending_replies())
+            timer->start();
+    });
 }
 
 void AsyncStore::deliver(std::function<void()> call) {
     // Safe from the worker: this object outlives the worker thread (the destructor joins
-    // it), and events still queued when it is destroyed are discarded by ~QObject.
-    QMetaObject::invokeMethod(this, std::move(call), Qt::QueuedConnection);
+    // it); calls still queued when it is destroyed are dropped with it.
+    {
+        std::lock_guard lock(deliveries_mu_);
+        deliveries_.push_back(std::move(call));
+    }
+    QMetaObject::invokeMethod(this, "run_deliveries", Qt::QueuedConnection);
+}
+
+void AsyncStore::run_deliveries() {
+    for (;;) {
+        std::function<void()> call;
+        {
+            std::lock_guard lock(deliveries_mu_);
+            if (deliveries_.empty()) return;
+            call = std::move(deliveries_.front());
+            deliveries_.pop_front();
+        }
+        call();
+    }
 }
 
 void AsyncStore::report_error(const Error& error) {
@@ -230,3 +288,5 @@ void AsyncStore::search(QString query, SearchOptions options,
 }
 
 }  // namespace hearth::store
+
+#include "async_store.moc"

@@ -8,8 +8,10 @@
 // callbacks still undelivered at that point are dropped.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -76,13 +78,16 @@ class AsyncStore : public QObject {
   private:
     // Queues work for the worker thread; the Store is null when none is open.
     void post(std::function<void(Store*)> work);
-    // Queues a call on this object's thread.
+    // Queues a call on this object's thread (run_deliveries runs what is queued).
     void deliver(std::function<void()> call);
+    Q_INVOKABLE void run_deliveries();
     void report_error(const Error& error);
 
     QThread thread_;
     bool open_ = false;
     StoreWorker* worker_ = nullptr;  // lives on thread_, deleted after it stops
+    std::mutex deliveries_mu_;
+    std::deque<std::function<void()>> deliveries_;
 };
 
 template <typename T>

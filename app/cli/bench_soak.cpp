@@ -29,9 +29,11 @@ int bench_soak(const Args& args, const EngineConfig& config) {
         if (!*r) return fail(2, r->message());
     if (!kv_share) return fail(2, kv_share.message());
     if (!cancel_rate) return fail(2, cancel_rate.message());
-    if (*concurrency > *conversations) return fail(2, "--concurrency must not exceed --conversations");
+    if (*concurrency > *conversations)
+        return fail(2, "--concurrency must not exceed --conversations");
     if (!(*kv_share > 0 && *kv_share <= 1)) return fail(2, "--kv-share must be in (0, 1]");
-    if (!(*cancel_rate >= 0 && *cancel_rate <= 1)) return fail(2, "--cancel-rate must be in [0, 1]");
+    if (!(*cancel_rate >= 0 && *cancel_rate <= 1))
+        return fail(2, "--cancel-rate must be in [0, 1]");
     o.phases = static_cast<int>(*phases);
     o.requests_per_phase = static_cast<int>(*requests);
     o.conversations = static_cast<int>(*conversations);

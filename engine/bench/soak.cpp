@@ -24,13 +24,13 @@ constexpr std::size_t kMaxFailures = 8;
 constexpr int kAuditEvery = 10;  // completions between audits within a phase
 
 const char* const kWords[] = {
-    "river",   "lantern", "orchard", "granite",  "harbour", "meadow", "copper",  "violin",
-    "winter",  "compass", "thunder", "library",  "pepper",  "saddle", "glacier", "market",
-    "feather", "canyon",  "tailor",  "kettle",   "beacon",  "marble", "garden",  "island",
-    "engine",  "pillow",  "forest",  "sparrow",  "ladder",  "velvet", "candle",  "mirror",
-    "walnut",  "ribbon",  "harvest", "lighthouse", "comet", "quilt",  "bridge",  "anchor"};
-const char* const kAsks[] = {"Tell me about", "Write two lines on", "Why do people like",
-                             "Compare", "Give one fact about", "Describe"};
+    "river",   "lantern", "orchard", "granite",    "harbour", "meadow", "copper",  "violin",
+    "winter",  "compass", "thunder", "library",    "pepper",  "saddle", "glacier", "market",
+    "feather", "canyon",  "tailor",  "kettle",     "beacon",  "marble", "garden",  "island",
+    "engine",  "pillow",  "forest",  "sparrow",    "ladder",  "velvet", "candle",  "mirror",
+    "walnut",  "ribbon",  "harvest", "lighthouse", "comet",   "quilt",  "bridge",  "anchor"};
+const char* const kAsks[] = {"Tell me about", "Write two lines on",  "Why do people like",
+                             "Compare",       "Give one fact about", "Describe"};
 
 // The events of the requests in flight, delivered by the engine thread's callback.
 class Inbox {
@@ -96,7 +96,8 @@ class Soak {
             personas_.push_back("You are persona " + std::to_string(p) +
                                 ", a patient guide who answers briefly. You like " + words(8, 40) +
                                 ".");
-        for (int c = 0; c < o_.conversations; ++c) conversations_.push_back(new_chat(c % o_.personas));
+        for (int c = 0; c < o_.conversations; ++c)
+            conversations_.push_back(new_chat(c % o_.personas));
     }
 
     Conversation new_chat(int persona) {
@@ -224,8 +225,8 @@ class Soak {
                 if (!is) return done;
                 conversations_[ci].busy = true;
                 ++issued;
-                auto handle = engine.submit(is->request,
-                                            [&inbox](const sched::Event& e) { inbox.push(e); });
+                auto handle =
+                    engine.submit(is->request, [&inbox](const sched::Event& e) { inbox.push(e); });
                 const sched::RequestId id = handle->id();
                 if (is->cancel_after == 0) {
                     engine.cancel(id);
@@ -308,8 +309,8 @@ class Soak {
                 ++phase.mismatches;
                 fail("conversation " + std::to_string(is.request.conversation) + ": " +
                      std::to_string(got.size()) + " tokens" + (cancelled ? " (cancelled)" : "") +
-                     " differ from the reference's " + std::to_string(want.size()) +
-                     " (prompt " + std::to_string(is.request.prompt.size()) + " tokens)");
+                     " differ from the reference's " + std::to_string(want.size()) + " (prompt " +
+                     std::to_string(is.request.prompt.size()) + " tokens)");
             }
         }
         phase.reference_seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -367,7 +368,8 @@ Result<SoakReport> run_soak(const SoakOptions& o) {
     int32_t personas_blocks = 0;
     for (int p = 0; p < o.personas; ++p)
         personas_blocks += blocks_for(static_cast<int64_t>(soak.persona_prefix(p).size()), bs);
-    report.working_set_blocks = o.conversations * blocks_for(o.max_prompt_tokens, bs) + personas_blocks;
+    report.working_set_blocks =
+        o.conversations * blocks_for(o.max_prompt_tokens, bs) + personas_blocks;
     // A tenth of that, but never less than one request at its longest needs.
     const int32_t want_blocks =
         std::max(static_cast<int32_t>(o.kv_share * report.working_set_blocks + 0.5),
@@ -397,8 +399,7 @@ Result<SoakReport> run_soak(const SoakOptions& o) {
                           "%lld evictions, %d mismatches, %d audits",
                           phase_no + 1, phase.requests, phase.cancelled, phase.seconds,
                           static_cast<long long>(phase.preemptions),
-                          static_cast<long long>(phase.evictions), phase.mismatches,
-                          phase.audits);
+                          static_cast<long long>(phase.evictions), phase.mismatches, phase.audits);
             o.progress(line);
         }
         if (!report.failures.empty()) break;
@@ -415,23 +416,25 @@ std::string SoakReport::table() const {
                   working_set_blocks > 0 ? 100.0 * kv_blocks / working_set_blocks : 0.0,
                   working_set_blocks);
     out += line;
-    out += "phase  requests  cancelled  errors  mismatches  audits  prompt tok  cached  "
-           "generated  preempt  recomputed  evictions  reclaims  edits  pins/unpins/failed  "
-           "s (ref s)\n";
+    out +=
+        "phase  requests  cancelled  errors  mismatches  audits  prompt tok  cached  "
+        "generated  preempt  recomputed  evictions  reclaims  edits  pins/unpins/failed  "
+        "s (ref s)\n";
     for (std::size_t i = 0; i < phases.size(); ++i) {
         const SoakPhase& p = phases[i];
-        std::snprintf(line, sizeof line,
-                      "%5zu  %8d  %9d  %6d  %10d  %6d  %10lld  %5.0f%%  %9lld  %7lld  %10lld  "
-                      "%9lld  %8lld  %5d  %d/%d/%d  %.1f (%.1f)\n",
-                      i + 1, p.requests, p.cancelled, p.errors, p.mismatches, p.audits,
-                      static_cast<long long>(p.prompt_tokens),
-                      p.prompt_tokens > 0 ? 100.0 * static_cast<double>(p.prompt_tokens_cached) / static_cast<double>(p.prompt_tokens) : 0.0,
-                      static_cast<long long>(p.generated_tokens),
-                      static_cast<long long>(p.preemptions),
-                      static_cast<long long>(p.recomputed_tokens),
-                      static_cast<long long>(p.evictions),
-                      static_cast<long long>(p.parked_reclaims), p.persona_edits, p.pins,
-                      p.unpins, p.pins_failed, p.seconds, p.reference_seconds);
+        std::snprintf(
+            line, sizeof line,
+            "%5zu  %8d  %9d  %6d  %10d  %6d  %10lld  %5.0f%%  %9lld  %7lld  %10lld  "
+            "%9lld  %8lld  %5d  %d/%d/%d  %.1f (%.1f)\n",
+            i + 1, p.requests, p.cancelled, p.errors, p.mismatches, p.audits,
+            static_cast<long long>(p.prompt_tokens),
+            p.prompt_tokens > 0 ? 100.0 * static_cast<double>(p.prompt_tokens_cached) /
+                                      static_cast<double>(p.prompt_tokens)
+                                : 0.0,
+            static_cast<long long>(p.generated_tokens), static_cast<long long>(p.preemptions),
+            static_cast<long long>(p.recomputed_tokens), static_cast<long long>(p.evictions),
+            static_cast<long long>(p.parked_reclaims), p.persona_edits, p.pins, p.unpins,
+            p.pins_failed, p.seconds, p.reference_seconds);
         out += line;
     }
     out += ok() ? "soak: passed\n" : "soak: FAILED\n";

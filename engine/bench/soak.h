@@ -24,15 +24,15 @@ namespace hearth {
 struct SoakOptions {
     std::string model_path;
     int n_threads = 0;
-    int phases = 3;                // a model reload between phases
-    int requests_per_phase = 40;   // turns, in all conversations together
-    int conversations = 24;        // chats at once (a chat past max_prompt_tokens starts over)
-    int personas = 4;              // system prompts the chats share, pinned when they fit
-    int concurrency = 8;           // requests in flight at once
-    double kv_share = 0.10;        // the KV cache as a share of the working set
-    int max_prompt_tokens = 384;   // a conversation's history before it starts over
-    int max_reply_tokens = 24;     // each reply asks for 4..this many tokens
-    double cancel_rate = 0.10;     // requests cancelled, at a random token (or before one)
+    int phases = 3;               // a model reload between phases
+    int requests_per_phase = 40;  // turns, in all conversations together
+    int conversations = 24;       // chats at once (a chat past max_prompt_tokens starts over)
+    int personas = 4;             // system prompts the chats share, pinned when they fit
+    int concurrency = 8;          // requests in flight at once
+    double kv_share = 0.10;       // the KV cache as a share of the working set
+    int max_prompt_tokens = 384;  // a conversation's history before it starts over
+    int max_reply_tokens = 24;    // each reply asks for 4..this many tokens
+    double cancel_rate = 0.10;    // requests cancelled, at a random token (or before one)
     uint64_t seed = 1;
     std::function<void(const std::string&)> progress;  // a line per phase; may be empty
 };

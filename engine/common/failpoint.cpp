@@ -36,7 +36,8 @@ void read_environment() {
         rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
         const std::size_t eq = item.find('=');
         Point* p = find(item.substr(0, eq));
-        const int n = eq == std::string_view::npos ? 1 : std::atoi(std::string(item.substr(eq + 1)).c_str());
+        const int n =
+            eq == std::string_view::npos ? 1 : std::atoi(std::string(item.substr(eq + 1)).c_str());
         if (!p || n < 1) {
             log::get("engine")->warn("HEARTH_FAILPOINTS: ignoring '{}'", std::string(item));
             continue;

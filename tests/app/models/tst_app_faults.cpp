@@ -50,7 +50,8 @@ class TestAppFaults : public QObject {
     }
 
     void modelFileTruncatedWhileLoaded() {
-        const std::filesystem::path copy = fixture_.path(QStringLiteral("doomed.gguf")).toStdString();
+        const std::filesystem::path copy =
+            fixture_.path(QStringLiteral("doomed.gguf")).toStdString();
         std::filesystem::copy_file(fixture_.model_path().toStdString(), copy,
                                    std::filesystem::copy_options::overwrite_existing);
         App app;

@@ -51,8 +51,8 @@ std::unique_ptr<Engine> start(const std::string& model, const std::string& disk_
     return std::move(e).value();
 }
 
-const std::vector<int32_t> kPrompt = {1, 504, 3965, 314, 253, 5636, 284, 17650, 8664, 617,
-                                      10779, 480, 4233, 281, 260, 1149, 282, 2177, 284, 260};
+const std::vector<int32_t> kPrompt = {1,     504, 3965, 314, 253, 5636, 284, 17650, 8664, 617,
+                                      10779, 480, 4233, 281, 260, 1149, 282, 2177,  284,  260};
 
 }  // namespace
 

@@ -351,7 +351,10 @@ Item {
 
                 Label {
                     visible: root.error !== "" || root.state === "error"
-                    text: qsTr("The reply failed: %1").arg(root.error !== "" ? root.error : qsTr("unknown error"))
+                    // The reason is known while the app runs; the history keeps only that it
+                    // failed (and what it had written by then).
+                    text: root.error !== "" ? qsTr("The reply failed: %1").arg(root.error)
+                                            : qsTr("This reply failed before it finished.")
                     color: "#d84315"
                     wrapMode: Text.Wrap
                     Layout.fillWidth: true

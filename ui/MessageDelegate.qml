@@ -351,8 +351,8 @@ Item {
 
                 Label {
                     visible: root.error !== "" || root.state === "error"
-                    // The reason is known while the app runs; the history keeps only that it
-                    // failed (and what it had written by then).
+                    // The history keeps the reason (schema v7); a reply that failed before
+                    // that has only its state.
                     text: root.error !== "" ? qsTr("The reply failed: %1").arg(root.error)
                                             : qsTr("This reply failed before it finished.")
                     color: "#d84315"

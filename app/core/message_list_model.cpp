@@ -355,7 +355,8 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
         case ErrorRole: {
             if (s && !s->error.isEmpty()) return s->error;
             auto it = errors_.find(m.id);
-            return it == errors_.end() ? QString() : it->second;
+            if (it != errors_.end()) return it->second;
+            return m.stats.error.value_or(QString());  // kept by the history
         }
         case CreatedAtRole:
             return m.created_at;

@@ -193,6 +193,7 @@ void MessageListModel::on_event(const sched::Event& e) {
             s.end_state = st::MessageState::Failed;
             s.stats.finish_reason = st::FinishReason::Error;
             s.error = QString::fromStdString(e.error);
+            s.stats.error = s.error;  // stored with the reply
             set_error(s.error);
             break;
     }

@@ -16,15 +16,16 @@
 //                                "prompt_tokens_computed", "generated_tokens",
 //                                "seed": "decimal string",
 //                                "finish_reason": "stop"|"length"|"cancelled"|"error",
-//                                "reasoning_ms" } } ],
+//                                "reasoning_ms",
+//                                "error": "why a failed reply failed" } } ],
 //                                                                               (optional)
 //     "active_leaf": null | index }
 //
 // Times are UTC with milliseconds ("2024-05-01T10:00:00.123Z"). Database ids never appear.
 // Every field inside "sampling" and "stats" is optional, so the penalties, a persona's
 // sampling and a reply's seed and finish reason (added with schema v5), the thinking switch
-// and a reply's reasoning time (v6) are additions within version 1: older exports import
-// as before, and older Hearths skip them.
+// a reply's reasoning time (v6) and a failed reply's error (v7) are additions within version 1:
+// older exports import as before, and older Hearths skip them.
 #pragma once
 
 namespace hearth::store {

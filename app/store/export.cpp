@@ -56,6 +56,7 @@ QJsonObject stats_json(const GenerationStats& s) {
     if (s.finish_reason)
         o.insert(QLatin1String("finish_reason"), finish_reason_name(*s.finish_reason));
     put(o, "reasoning_ms", s.reasoning_ms);
+    if (s.error) o.insert(QLatin1String("error"), *s.error);
     return o;
 }
 

@@ -187,6 +187,11 @@ Result<GenerationStats> read_stats(const QJsonObject& o, const std::string& wher
             return invalid(at(where, "finish_reason"),
                            "must be \"stop\", \"length\", \"cancelled\" or \"error\"");
     }
+    if (o.contains(QLatin1String("error"))) {
+        auto error = text_field(o, "error", where, true, 4096);
+        if (!error) return error.error();
+        s.error = *error;
+    }
     return s;
 }
 
@@ -408,7 +413,7 @@ Result<Id> Store::import_json(const QByteArray& data) {
         "INSERT INTO messages (conversation_id, parent_id, role, content, token_ids, "
         "token_fingerprint, state, created_at, updated_at, ttft_ms, tokens_per_second, "
         "prompt_tokens_cached, prompt_tokens_computed, generated_tokens, seed, finish_reason, "
-        "reasoning_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "reasoning_ms, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!stmt) return stmt.error();
     std::vector<Id> ids;
     ids.reserve(messages.size());
@@ -433,6 +438,10 @@ Result<Id> Store::import_json(const QByteArray& data) {
         else
             stmt->bind_null(16);
         stmt->bind(17, m.stats.reasoning_ms);
+        if (m.stats.error)
+            stmt->bind(18, *m.stats.error);
+        else
+            stmt->bind_null(18);
         if (auto rc = stmt->run(); !rc) return context("importing the conversation", rc.error());
         ids.push_back(db_.last_insert_id());
     }

@@ -152,6 +152,7 @@ Result<Message> read_message(const Statement& row, int c) {
             return make_error("message " + std::to_string(m.id) + " has an unknown finish reason");
     }
     m.stats.reasoning_ms = row.column_optional_double(c + 17);
+    if (!row.is_null(c + 18)) m.stats.error = row.column_text(c + 18);
     return m;
 }
 

@@ -151,6 +151,11 @@ ALTER TABLE personas ADD COLUMN thinking INTEGER CHECK (thinking IN (0, 1));
 ALTER TABLE messages ADD COLUMN reasoning_ms REAL;
 )sql";
 
+// v7: a failed reply keeps the reason it failed, as the chat showed it.
+constexpr const char* kV7 = R"sql(
+ALTER TABLE messages ADD COLUMN error TEXT;
+)sql";
+
 // Runs one step: its SQL and the version bump commit together or not at all.
 Result<void> step(Database& db, int to, int target, const char* sql) {
     if (to > target) return {};
@@ -210,6 +215,9 @@ Result<void> migrate(Database& db, int target) {
             [[fallthrough]];
         case 5:
             if (auto rc = step(db, 6, target, kV6); !rc) return rc;
+            [[fallthrough]];
+        case 6:
+            if (auto rc = step(db, 7, target, kV7); !rc) return rc;
             [[fallthrough]];
         case kSchemaVersion:
             break;

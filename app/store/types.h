@@ -59,6 +59,7 @@ struct GenerationStats {
     std::optional<std::uint64_t> seed;  // the sampling seed (all 64 bits are kept)
     std::optional<FinishReason> finish_reason;
     std::optional<double> reasoning_ms;  // how long the reply's reasoning block took
+    std::optional<QString> error;        // why the reply failed (finish_reason error)
     bool operator==(const GenerationStats&) const = default;
 };
 

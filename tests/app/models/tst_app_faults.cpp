@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include <filesystem>
+#include <optional>
 
 #include "app_fixture.h"
 #include "common/failpoint.h"
@@ -41,6 +42,18 @@ class TestAppFaults : public QObject {
                  QStringLiteral("Tell me about the harbour"));
         QCOMPARE(role(app.chat, row, "text").toString(), partial);
         QCOMPARE(role(app.chat, row, "state").toString(), QStringLiteral("error"));
+        // The reason is stored with the reply, for the next time the app opens the chat.
+        const qint64 reply = role(app.chat, row, "messageId").toLongLong();
+        std::optional<QString> stored;
+        bool read = false;
+        app.store.run<hearth::store::Message>(
+            [reply](hearth::store::Store& s) { return s.message(reply); },
+            [&](hearth::Result<hearth::store::Message> m) {
+                if (m) stored = m->stats.error;
+                read = true;
+            });
+        QTRY_VERIFY(read);
+        QVERIFY(stored && stored->contains(QStringLiteral("injected fault")));
 
         // The chat goes on.
         const int next = send_and_wait(app, QStringLiteral("And about the lighthouse"));

@@ -97,6 +97,7 @@ class TestStoreExchange : public QObject {
         stats.seed = 0xfffffffffffffff0ULL;  // past int64 and past a double's integers
         stats.finish_reason = FinishReason::Cancelled;
         stats.reasoning_ms = 1234.5;
+        stats.error = QStringLiteral("the forward pass failed: \"quoted\", ünïcode");
         if (auto f = store_->finish_reply(*r, stats, MessageState::Interrupted); !f)
             return f.error();
         return conv->id;
@@ -168,6 +169,8 @@ class TestStoreExchange : public QObject {
         QCOMPARE(b->back().message.stats.seed, std::optional(0xfffffffffffffff0ULL));
         QCOMPARE(b->back().message.stats.finish_reason, std::optional(FinishReason::Cancelled));
         QCOMPARE(b->back().message.stats.reasoning_ms, std::optional(1234.5));
+        QCOMPARE(b->back().message.stats.error,
+                 std::optional(QStringLiteral("the forward pass failed: \"quoted\", ünïcode")));
         auto personas = store_->personas();
         HEARTH_CHECK(personas);
         QCOMPARE(personas->size(), std::size_t{1});
@@ -313,6 +316,7 @@ class TestStoreExchange : public QObject {
             << stat("finish_reason", QStringLiteral("bored")) << "messages[2].stats.finish_reason";
         QTest::addRow("negative seed") << stat("seed", QStringLiteral("-1")) << "stats.seed";
         QTest::addRow("negative reasoning time") << stat("reasoning_ms", -5) << "messages[2].stats";
+        QTest::addRow("error not a string") << stat("error", 42) << "messages[2].stats.error";
         QTest::addRow("thinking not a bool") << Mutation([](QJsonObject& o) {
             QJsonObject c = o[QStringLiteral("conversation")].toObject();
             c[QStringLiteral("sampling")] = QJsonObject{{"thinking", "no"}};

@@ -164,6 +164,7 @@ class TestStoreSchema : public QObject {
         // v6's too.
         QVERIFY(!c->sampling.thinking);
         QVERIFY(!reply->stats.reasoning_ms);
+        QVERIFY(!reply->stats.error);  // and v7's
         auto persona = store->persona(1);
         HEARTH_CHECK(persona);
         QCOMPARE(persona->name, QStringLiteral("Ada"));

@@ -6,13 +6,13 @@
 #include <QUrl>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include <deque>
 #include <map>
 #include <mutex>
 
 #include "chat/chat_template.h"
 #include "chat/prompt_builder.h"
 #include "common/log.h"
+#include "common/mailbox.h"
 #include "gguf/gguf_file.h"
 #include "model/model_config.h"
 #include "model/model_name.h"
@@ -46,35 +46,27 @@ struct LoadedEngine {
 
 // Posts engine events to the bridge. Engine threads call post(); the bridge's destructor
 // calls detach() (under the same lock), after which nothing is posted, and what is queued
-// already is dropped. The events wait in a queue of the relay's own, under its std::mutex,
-// and the call posted to wake the bridge (a named slot, once per batch) carries nothing:
-// Qt's event queue is locked inside the uninstrumented Qt library, where ThreadSanitizer
-// could not see an event handed over inside a posted lambda.
+// already is dropped. Events travel through a Mailbox (common/mailbox.h), one wake-up per
+// batch, not inside posted lambdas, so that ThreadSanitizer sees the hand-off.
 struct EngineBridge::Relay {
     std::mutex mutex;
     EngineBridge* bridge = nullptr;
-    std::deque<sched::Event> queue;
+    Mailbox<sched::Event> events;
 
     void post(sched::Event event) {
         std::lock_guard lock(mutex);
-        if (!bridge) return;
-        queue.push_back(std::move(event));
-        if (queue.size() == 1)
+        if (bridge && events.post(std::move(event)))
             QMetaObject::invokeMethod(bridge, "drain_events", Qt::QueuedConnection);
-    }
-    std::deque<sched::Event> take() {
-        std::lock_guard lock(mutex);
-        return std::exchange(queue, {});
     }
     void detach() {
         std::lock_guard lock(mutex);
         bridge = nullptr;
-        queue.clear();
+        events.clear();
     }
 };
 
 void EngineBridge::drain_events() {
-    for (const sched::Event& e : relay_->take()) deliver(e);
+    for (const sched::Event& e : relay_->events.take()) deliver(e);
 }
 
 namespace {

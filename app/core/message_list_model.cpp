@@ -352,12 +352,8 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
                                          : stats.generated_tokens.value_or(0));
         case InContextRole:
             return in_context(index.row());
-        case ErrorRole: {
-            if (s && !s->error.isEmpty()) return s->error;
-            auto it = errors_.find(m.id);
-            if (it != errors_.end()) return it->second;
-            return m.stats.error.value_or(QString());  // kept by the history
-        }
+        case ErrorRole:  // why it failed: the stream's, or kept by the history
+            return stats.error.value_or(QString());
         case CreatedAtRole:
             return m.created_at;
         case ParentIdRole:

@@ -221,8 +221,7 @@ class MessageListModel : public RowListModel {
         bool reasoning_closed = false;  // its </think> arrived (or it has none)
         bool begin_failed = false;
         hearth::store::MessageState end_state = hearth::store::MessageState::Complete;
-        hearth::store::GenerationStats stats;
-        QString error;
+        hearth::store::GenerationStats stats;  // stats.error: why it failed
     };
 
     void set_error(const QString& error);
@@ -257,11 +256,10 @@ class MessageListModel : public RowListModel {
     std::optional<hearth::store::Conversation> conversation_record_;
     std::optional<hearth::store::Persona> persona_;
     std::vector<hearth::store::ThreadEntry> rows_;
-    std::map<qint64, Stream> streams_;             // by backend request id
-    std::map<qint64, int> dropped_;                // per conversation: rows left out
-    std::map<qint64, int> setting_up_;             // conversation -> replies being set up
-    std::map<qint64, bool> stop_requested_;        // stop() during set-up
-    std::map<hearth::store::Id, QString> errors_;  // why a reply failed (this session)
+    std::map<qint64, Stream> streams_;       // by backend request id
+    std::map<qint64, int> dropped_;          // per conversation: rows left out
+    std::map<qint64, int> setting_up_;       // conversation -> replies being set up
+    std::map<qint64, bool> stop_requested_;  // stop() during set-up
     ReplyWriter writer_;
     mutable SegmentsCache segments_;
     // Row updates waiting for the next flush: message id -> roles.

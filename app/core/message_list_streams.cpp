@@ -192,9 +192,8 @@ void MessageListModel::on_event(const sched::Event& e) {
         case sched::EventKind::Error:
             s.end_state = st::MessageState::Failed;
             s.stats.finish_reason = st::FinishReason::Error;
-            s.error = QString::fromStdString(e.error);
-            s.stats.error = s.error;  // stored with the reply
-            set_error(s.error);
+            s.stats.error = QString::fromStdString(e.error);  // stored with the reply
+            set_error(*s.stats.error);
             break;
     }
     s.ended = true;
@@ -233,7 +232,6 @@ void MessageListModel::end_stream(qint64 request_id) {
             m.stats = s.stats;
         }
     }
-    if (!s.error.isEmpty()) errors_[reply] = s.error;
     streams_.erase(it);
     if (conversation == conversation_) update_row(reply);
     QPointer<MessageListModel> self(this);

@@ -2,20 +2,13 @@
 
 #include <QTimer>
 
-#include <deque>
-#include <mutex>
-
 #include "common/log.h"
 
 namespace hearth::store {
 
-// Owns the Store on the worker thread. Every member but the job queue is touched only on
-// that thread.
-//
-// Jobs travel in a queue of their own under a std::mutex, and the event posted to wake the
-// worker carries nothing (a named slot): Qt's event queue is locked inside the
-// uninstrumented Qt library, so ThreadSanitizer could not see a job handed over inside a
-// posted lambda, and would report every one of them. The same for deliveries back.
+// Owns the Store on the worker thread. Every member but the mailbox is touched only on
+// that thread. Jobs arrive through a Mailbox (common/mailbox.h), not inside posted
+// lambdas, so that ThreadSanitizer sees the hand-off; the same for deliveries back.
 class StoreWorker : public QObject {
     Q_OBJECT
 
@@ -23,37 +16,21 @@ class StoreWorker : public QObject {
     std::optional<Store> store;
     QTimer* flush_timer = nullptr;
 
-    // Deleted once its thread has stopped: taking the lock orders the worker's last job
-    // (drain() takes it after every job) before what is destroyed here.
-    ~StoreWorker() override {
-        std::lock_guard lock(mu_);
-        jobs_.clear();
-    }
+    // Deleted once its thread has stopped: clearing the mailbox orders the worker's last
+    // job (drain() takes the mailbox's lock) before what is destroyed here.
+    ~StoreWorker() override { jobs_.clear(); }
 
     void push(std::function<void()> job) {
-        {
-            std::lock_guard lock(mu_);
-            jobs_.push_back(std::move(job));
-        }
-        QMetaObject::invokeMethod(this, "drain", Qt::QueuedConnection);
+        if (jobs_.post(std::move(job)))
+            QMetaObject::invokeMethod(this, "drain", Qt::QueuedConnection);
     }
 
   private:
     Q_INVOKABLE void drain() {
-        for (;;) {
-            std::function<void()> job;
-            {
-                std::lock_guard lock(mu_);
-                if (jobs_.empty()) return;
-                job = std::move(jobs_.front());
-                jobs_.pop_front();
-            }
-            job();
-        }
+        for (auto& job : jobs_.take()) job();
     }
 
-    std::mutex mu_;
-    std::deque<std::function<void()>> jobs_;
+    Mailbox<std::function<void()>> jobs_;
 };
 
 namespace {
@@ -95,8 +72,7 @@ AsyncStore::~AsyncStore() {
     });
     thread_.wait();
     delete worker_;
-    std::lock_guard lock(deliveries_mu_);  // after the worker's last deliver()
-    deliveries_.clear();
+    deliveries_.clear();  // after the worker's last deliver()
 }
 
 void AsyncStore::post(std::function<void(Store*)> work) {
@@ -111,24 +87,12 @@ void AsyncStore::post(std::function<void(Store*)> work) {
 void AsyncStore::deliver(std::function<void()> call) {
     // Safe from the worker: this object outlives the worker thread (the destructor joins
     // it); calls still queued when it is destroyed are dropped with it.
-    {
-        std::lock_guard lock(deliveries_mu_);
-        deliveries_.push_back(std::move(call));
-    }
-    QMetaObject::invokeMethod(this, "run_deliveries", Qt::QueuedConnection);
+    if (deliveries_.post(std::move(call)))
+        QMetaObject::invokeMethod(this, "run_deliveries", Qt::QueuedConnection);
 }
 
 void AsyncStore::run_deliveries() {
-    for (;;) {
-        std::function<void()> call;
-        {
-            std::lock_guard lock(deliveries_mu_);
-            if (deliveries_.empty()) return;
-            call = std::move(deliveries_.front());
-            deliveries_.pop_front();
-        }
-        call();
-    }
+    for (auto& call : deliveries_.take()) call();
 }
 
 void AsyncStore::report_error(const Error& error) {

@@ -8,16 +8,15 @@
 // callbacks still undelivered at that point are dropped.
 #pragma once
 
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
 #include <QObject>
 #include <QThread>
 
+#include "common/mailbox.h"
 #include "common/result.h"
 #include "store/store.h"
 
@@ -86,8 +85,7 @@ class AsyncStore : public QObject {
     QThread thread_;
     bool open_ = false;
     StoreWorker* worker_ = nullptr;  // lives on thread_, deleted after it stops
-    std::mutex deliveries_mu_;
-    std::deque<std::function<void()>> deliveries_;
+    Mailbox<std::function<void()>> deliveries_;
 };
 
 template <typename T>

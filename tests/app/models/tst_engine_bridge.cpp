@@ -33,6 +33,9 @@ class TestEngineBridge : public QObject {
             f << "this is not a GGUF file at all, just some text";
         }
         bridge.load(bad);
+        // Loading until the result is handled on this thread, also once the loading thread
+        // has finished with it (a bad file fails in microseconds).
+        QThread::msleep(200);
         QVERIFY(bridge.loading());
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLoadTimeoutMs);
         QCOMPARE(finished.at(0).at(0).toBool(), false);

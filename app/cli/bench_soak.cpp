@@ -17,6 +17,7 @@ namespace hearth::cli {
 int bench_soak(const Args& args, const EngineConfig& config) {
     SoakOptions o;
     o.model_path = config.model_path;
+    o.device = config.device;
     o.n_threads = config.n_threads;
     auto phases = args.integer("phases", 5, 1, 1000);
     auto requests = args.integer("requests", 400, 1, 1'000'000);
@@ -65,8 +66,15 @@ int bench_soak(const Args& args, const EngineConfig& config) {
         j["prompt_tokens_cached"] = static_cast<double>(p.prompt_tokens_cached);
         j["generated_tokens"] = static_cast<double>(p.generated_tokens);
         j["preemptions"] = static_cast<double>(p.preemptions);
+        j["recomputed_tokens"] = static_cast<double>(p.recomputed_tokens);
         j["evictions"] = static_cast<double>(p.evictions);
+        j["parked_reclaims"] = static_cast<double>(p.parked_reclaims);
+        j["persona_edits"] = p.persona_edits;
+        j["pins"] = p.pins;
+        j["unpins"] = p.unpins;
+        j["pins_failed"] = p.pins_failed;
         j["seconds"] = p.seconds;
+        j["reference_seconds"] = p.reference_seconds;
         phases_json.append(j);
     }
     for (const std::string& f : report->failures) failures.append(QString::fromStdString(f));

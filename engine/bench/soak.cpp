@@ -110,14 +110,7 @@ class Soak {
 
     // The persona's prefix as the app pins it: BOS and the system segment.
     std::vector<int32_t> persona_prefix(int persona) const {
-        chat::TurnInput t;
-        t.system_prompt = personas_[static_cast<std::size_t>(persona)];
-        t.messages.push_back({chat::Role::User, "hello", std::nullopt});
-        t.max_tokens = 1;
-        auto planned = chat::plan_turn(builder_, context_, t);
-        if (!planned) return {};
-        return {planned->prompt.begin(),
-                planned->prompt.begin() + static_cast<std::ptrdiff_t>(planned->persona_prefix)};
+        return builder_.persona_prefix(personas_[static_cast<std::size_t>(persona)]);
     }
 
     void pin_all(Engine& engine, SoakPhase& phase) {
@@ -349,7 +342,7 @@ Result<SoakReport> run_soak(const SoakOptions& o) {
     // The reference: no prefix caching, the default (roomy) cache.
     EngineConfig rc;
     rc.model_path = o.model_path;
-    rc.device = "cpu";
+    rc.device = o.device;
     rc.n_threads = o.n_threads;
     rc.prefix_caching = false;
     rc.kv_disk_dir.clear();
@@ -389,7 +382,7 @@ Result<SoakReport> run_soak(const SoakOptions& o) {
         const std::vector<Issued> done = soak.run_phase(**engine, phase);
         const kv::KvCacheStats kv = (*engine)->stats().kv;
         phase.evictions = kv.evictions;
-        phase.parked_reclaims = (*engine)->stats().kv.parked_reclaims;
+        phase.parked_reclaims = kv.parked_reclaims;
         soak.compare(ref, done, phase);
         report.phases.push_back(phase);
         if (o.progress) {

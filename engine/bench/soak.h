@@ -23,6 +23,7 @@ namespace hearth {
 
 struct SoakOptions {
     std::string model_path;
+    std::string device = "cpu";  // EngineConfig::device, for both engines
     int n_threads = 0;
     int phases = 3;               // a model reload between phases
     int requests_per_phase = 40;  // turns, in all conversations together

@@ -2,7 +2,8 @@
 // docs/reliability.md). A failpoint armed with n makes the nth pass through it from then
 // fail, once. Armed by a test with arm_failpoint(), or for a whole run by the environment:
 //   HEARTH_FAILPOINTS="forward=40,disk.write=3" hearth ...
-// Unarmed, a pass costs one relaxed atomic load.
+// Unarmed, a pass costs call_once's check (the environment is read once) and one relaxed
+// atomic load.
 //
 // The failpoints:
 //   forward     Scheduler::step: the forward pass fails (an engine error mid-reply)

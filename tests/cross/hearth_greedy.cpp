@@ -10,7 +10,6 @@
 //   hearth-greedy MODEL [--prompt TEXT] [--max-tokens N] [--threads N]
 #include <algorithm>
 #include <chrono>
-#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +24,7 @@
 
 #include "chat/prompt_builder.h"
 #include "chat/turn_planner.h"
+#include "common/sha256.h"
 #include "cpu/cpu_backend.h"
 #include "engine.h"
 #include "generation/generator.h"
@@ -36,6 +36,8 @@
 namespace {
 
 using namespace hearth;
+
+constexpr int32_t kContext = 2048;  // planned prompt and served model alike
 
 struct Options {
     std::string model;
@@ -157,13 +159,6 @@ std::string ask_server(const std::string& url, const std::string& prompt, int32_
     }
 }
 
-uint64_t fnv1a(const void* data, std::size_t n) {
-    uint64_t h = 1469598103934665603ull;
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 int fail(const std::string& what) {
     std::fprintf(stderr, "hearth-greedy: %s\n", what.c_str());
     return 1;
@@ -185,7 +180,7 @@ int main(int argc, char** argv) {
     turn.messages.push_back({chat::Role::User, opt.prompt, std::nullopt});
     turn.policy = chat::ContextPolicy::Fail;
     turn.max_tokens = opt.max_tokens;
-    auto planned = chat::plan_turn(builder, 2048, turn);
+    auto planned = chat::plan_turn(builder, kContext, turn);
     if (!planned) return fail(planned.message());
     const std::vector<int32_t>& prompt = planned->prompt;
     print_ids("prompt", prompt);
@@ -231,7 +226,7 @@ int main(int argc, char** argv) {
         served->engine = engine->get();
         served->builder = &builder;
         served->id = "default";
-        served->context_length = 2048;
+        served->context_length = kContext;
         server::ServerConfig sc;
         sc.port = 0;
         auto api = server::ApiServer::start(sc, [served] { return served; });
@@ -263,8 +258,9 @@ int main(int argc, char** argv) {
     std::partial_sort(order.begin(), order.begin() + 5, order.end(), [&](int32_t a, int32_t b) {
         return (*logits)[a] > (*logits)[b] || ((*logits)[a] == (*logits)[b] && a < b);
     });
-    std::printf("logits: %zu values, fnv1a %016" PRIx64 ", best", logits->size(),
-                fnv1a(logits->data(), logits->size() * sizeof(float)));
+    Sha256 hash;
+    hash.update(logits->data(), logits->size() * sizeof(float));
+    std::printf("logits: %zu values, sha256 %s, best", logits->size(), hash.finish_hex().c_str());
     for (int i = 0; i < 5; ++i) std::printf(" %d:%.6f", order[i], (*logits)[order[i]]);
     std::printf("\n");
     std::fprintf(stderr, "backend: %s\n", backend.name().c_str());

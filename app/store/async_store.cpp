@@ -17,7 +17,8 @@ class StoreWorker : public QObject {
     QTimer* flush_timer = nullptr;
 
     // Deleted once its thread has stopped: clearing the mailbox orders the worker's last
-    // job (drain() takes the mailbox's lock) before what is destroyed here.
+    // job before what is destroyed here (drain() takes the mailbox's lock once more after
+    // its last job, finding it empty).
     ~StoreWorker() override { jobs_.clear(); }
 
     void push(std::function<void()> job) {
@@ -27,7 +28,8 @@ class StoreWorker : public QObject {
 
   private:
     Q_INVOKABLE void drain() {
-        for (auto& job : jobs_.take()) job();
+        for (auto jobs = jobs_.take(); !jobs.empty(); jobs = jobs_.take())
+            for (auto& job : jobs) job();
     }
 
     Mailbox<std::function<void()>> jobs_;

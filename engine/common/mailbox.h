@@ -2,7 +2,8 @@
 // ThreadSanitizer sees (Qt's event queue, locked inside the uninstrumented Qt library, it
 // does not). The sender posts and, when post() says the box was empty, wakes the receiver
 // once (in the app: a named slot invoked queued, carrying nothing); the receiver takes
-// everything in order.
+// everything in order, until a take() finds the box empty: that last take() is what orders
+// the receiver's work before a clear() by whoever tears it down.
 #pragma once
 
 #include <deque>

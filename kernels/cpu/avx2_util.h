@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cpu/weight_pack.h"
 #include "quant/quant_types.h"
 
 // Fully unrolls the next loop. The kernels index small register arrays (accumulators
@@ -93,34 +94,38 @@ static inline __m128 fp16x2(const void* p) {
 
 // 16 bytes of packed nibbles → 32 bytes: byte j = low nibble of p[j], byte 16 + j = high
 // nibble of p[j] (the element order of Q4_0/Q4_1/Q5_0/Q5_1 blocks).
-static inline __m256i nibbles32(const uint8_t* p) {
-    const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+static inline __m256i nibbles32(__m128i t) {
     const __m256i b = _mm256_insertf128_si256(_mm256_castsi128_si256(t), _mm_srli_epi16(t, 4), 1);
     return _mm256_and_si256(b, _mm256_set1_epi8(0x0f));
+}
+static inline __m256i nibbles32(const uint8_t* p) {
+    return nibbles32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+
+// quant::kIq4nlValues in both halves of a register, for pshufb.
+static inline __m256i iq4_grid() {
+    return _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(quant::kIq4nlValues)));
 }
 
 // The 32 signed grid values of an IQ4 block's 16 index bytes at qs (low nibbles, then
 // high ones), looked up in quant::kIq4nlValues.
 static inline __m256i iq4_values(const uint8_t* qs) {
-    const __m256i grid = _mm256_broadcastsi128_si256(
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(quant::kIq4nlValues)));
-    return _mm256_shuffle_epi8(grid, nibbles32(qs));
+    return _mm256_shuffle_epi8(iq4_grid(), nibbles32(qs));
 }
 
-// The Q8_0 kernels' weight blocks: Q8_0's own, or IQ4_NL's looked up into the same 32
-// signed bytes. Bytes of one block in the file, and the block at p (scale at p, quants
-// from p + 2) as signed bytes.
-template <quant::TensorType T>
-inline constexpr std::size_t kQ8FileBlockBytes = T == quant::TensorType::IQ4_NL
-                                                     ? sizeof(quant::BlockIQ4_NL)
-                                                     : sizeof(quant::BlockQ8_0);
-template <quant::TensorType T>
-static inline __m256i q8_block_weights(const uint8_t* p) {
-    if constexpr (T == quant::TensorType::IQ4_NL) {
-        return iq4_values(p + 2);
-    } else {
-        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
-    }
+// IQ4_NL rows repacked 8 at a time (weight_pack.h: an IQ4_NL block has Q4_0's shape, so
+// it takes the Q4_0x8 layout unchanged): block b of row `lane` in the group at g, as its
+// scale bits and its 32 grid values (the same bytes iq4_values gives from the file).
+static inline uint16_t iq4_x8_scale(const uint8_t* g, int lane, int64_t b) {
+    return load_u16(g + static_cast<std::size_t>(b) * kQ4_0x8BlockBytes + 2 * lane);
+}
+static inline __m256i iq4_x8_values(const uint8_t* g, int lane, int64_t b) {
+    const uint8_t* q = g + static_cast<std::size_t>(b) * kQ4_0x8BlockBytes + 16 + 4 * lane;
+    const __m128i t =
+        _mm_setr_epi32(static_cast<int>(load_u32(q)), static_cast<int>(load_u32(q + 32)),
+                       static_cast<int>(load_u32(q + 64)), static_cast<int>(load_u32(q + 96)));
+    return _mm256_shuffle_epi8(iq4_grid(), nibbles32(t));
 }
 
 // 32 bits → 32 bytes, byte i = 0x10 where bit i is set (the 5th bit of Q5_0/Q5_1).

@@ -1,6 +1,6 @@
 // AVX2 kernels for Q8_0 and IQ4_NL weights against Q8x32 activations (Q8_0 sums), in the
 // Q8_0 order of the AVX-512 level (gemm_avx512_q8_0.cpp), so both levels give the same
-// bits for Q8_0 (IQ4_NL has no AVX-512 kernel of its own):
+// bits:
 //
 //   for row r and token t, block by block (b = 0, 1, ..):
 //     S = Σ_{i<32} w_i·a_i   (int32, exact; IQ4_NL: w_i = kIq4nlValues[index_i])
@@ -8,16 +8,19 @@
 //
 // Both byte operands are signed; maddubs wants one unsigned, so each product is taken as
 // |w| · (a with w's sign), a pair sum of at most 2 · 128 · 127 = 32512 (no saturation),
-// widened to int32 by madd. An IQ4_NL block is looked up into the 32 signed bytes of a
-// Q8_0 block (pshufb on its nibbles) and runs the same code.
+// widened to int32 by madd. IQ4_NL rows are read repacked 8 at a time (weight_pack.h),
+// their indices looked up into signed bytes (pshufb).
 //
 //   - tiles of 8 tokens or more: tokens in the lanes of a register, as the K-quant tiles
 //     (gemm_avx2_kquant.cpp): the product's activations transposed once (ActPacker; 8
-//     tokens × 4 bytes per register), a weight row's 4 bytes broadcast straight from the
-//     file's rows, 2 rows × 2 groups of 8 tokens per micro-kernel, and the float steps
-//     for 8 tokens at once.
-//   - fewer tokens (decode, a tile's last few): row after row, one prefetched weight
-//     stream, the float steps in scalar registers.
+//     tokens × 4 bytes per register), a weight row's 4 bytes broadcast (Q8_0: straight
+//     from the file's rows; IQ4_NL: from a pass's rows looked up once into Q8_0 blocks),
+//     2 rows × 2 groups of 8 tokens per micro-kernel, and the float steps for 8 tokens at
+//     once.
+//   - fewer tokens (decode, a tile's last few): Q8_0 row after row, one prefetched weight
+//     stream, the float steps in scalar registers; IQ4_NL 8 rows side by side in the
+//     lanes (nl_x8_tokens), its 18-byte blocks being too few bytes to hide the per-row
+//     reductions behind the memory.
 //
 // tst_cpu_ops checks both against a scalar model of the order, bit for bit. Built with
 // -mavx2 -mfma -mf16c; internal linkage only (see avx2_util.h).
@@ -146,12 +149,20 @@ static inline void micro(const uint8_t* const* urows, const float (*d)[kUnit], i
 // nr ≤ 64, nt ≤ 256.
 template <TensorType T>
 static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) {
-    constexpr std::size_t kFileBytes = avx2::kQ8FileBlockBytes<T>;
     const int groups = nt / kLanes;
     const int bands = (nr + kBand - 1) / kBand;
-    const uint8_t* rows[kPassRows];
-    for (int i = 0; i < bands * kBand; ++i)  // rows past the last: the last, lanes unused
-        rows[i] = a.w + static_cast<std::size_t>(r0 + (i < nr ? i : nr - 1)) * a.w_stride;
+    const uint8_t* rows[kPassRows];  // Q8_0: the row; IQ4_NL: its group of 8 (weight_pack.h)
+    int lanes[kPassRows];            // IQ4_NL: the row's place in its group
+    for (int i = 0; i < bands * kBand; ++i) {  // rows past the last: the last, lanes unused
+        const int r = r0 + (i < nr ? i : nr - 1);
+        if constexpr (T == TensorType::IQ4_NL) {
+            rows[i] = a.w + static_cast<std::size_t>(r / kQ4_0x8Rows) * a.w_stride;
+            lanes[i] = r % kQ4_0x8Rows;
+        } else {
+            rows[i] = a.w + static_cast<std::size_t>(r) * a.w_stride;
+            lanes[i] = 0;
+        }
+    }
     for (int g = 0; g < groups; ++g)
         for (int i = 0; i < bands * kBand; ++i) _mm256_store_ps(s.acc[g][i], _mm256_setzero_ps());
     const std::size_t nu = units(a.nb);
@@ -161,18 +172,21 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
         const int nj = a.nb - ui * kUnit < kUnit ? static_cast<int>(a.nb - ui * kUnit) : kUnit;
         const uint8_t* urows[kPassRows];
         for (int i = 0; i < bands * kBand; ++i) {
-            const uint8_t* unit = rows[i] + static_cast<std::size_t>(ui * kUnit) * kFileBytes;
-            for (int j = 0; j < nj; ++j)
-                s.d[i][j] =
-                    avx2::fp16(avx2::load_u16(unit + static_cast<std::size_t>(j) * kFileBytes));
             if constexpr (T == TensorType::IQ4_NL) {  // looked up once for every token group
-                for (int j = 0; j < nj; ++j)
+                for (int j = 0; j < nj; ++j) {
+                    const int64_t b = ui * kUnit + j;
+                    s.d[i][j] = avx2::fp16(avx2::iq4_x8_scale(rows[i], lanes[i], b));
                     _mm256_storeu_si256(
                         reinterpret_cast<__m256i*>(s.conv[i] +
                                                    static_cast<std::size_t>(j) * kBlockBytes + 2),
-                        avx2::q8_block_weights<T>(unit + static_cast<std::size_t>(j) * kFileBytes));
+                        avx2::iq4_x8_values(rows[i], lanes[i], b));
+                }
                 urows[i] = s.conv[i];
             } else {
+                const uint8_t* unit = rows[i] + static_cast<std::size_t>(ui * kUnit) * kBlockBytes;
+                for (int j = 0; j < nj; ++j)
+                    s.d[i][j] = avx2::fp16(
+                        avx2::load_u16(unit + static_cast<std::size_t>(j) * kBlockBytes));
                 urows[i] = unit;
             }
         }
@@ -214,9 +228,8 @@ static inline __m128i pair_sums(__m256i v0, __m256i v1) {
 // side by side with their sums transposed for vector float steps, as the K-quants do,
 // left memory idle during the float steps: 1B-shaped decode products at ~45 % of this
 // kernel's bandwidth.)
-template <TensorType T, int N>
-static void tokens_n(const GemmArgs& a, int t0) {
-    constexpr std::size_t kFileBytes = avx2::kQ8FileBlockBytes<T>;
+template <int N>
+static void q8_tokens(const GemmArgs& a, int t0) {
     Q8x32Token tok[N];
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) tok[t] = token_q8(a, t0 + t);
@@ -231,14 +244,15 @@ static void tokens_n(const GemmArgs& a, int t0) {
         for (int t = 0; t < N; ++t) acc[t] = _mm_setzero_ps();
         int64_t b = 0;
         for (; b + 2 <= a.nb; b += 2) {
-            const uint8_t* p = row + static_cast<std::size_t>(b) * kFileBytes;
+            const uint8_t* p = row + static_cast<std::size_t>(b) * kBlockBytes;
             avx2::prefetch_ahead(p);
-            const __m256i w0 = avx2::q8_block_weights<T>(p);
-            const __m256i w1 = avx2::q8_block_weights<T>(p + kFileBytes);
+            const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
+            const __m256i w1 =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kBlockBytes + 2));
             const __m256i a0 = _mm256_abs_epi8(w0), a1 = _mm256_abs_epi8(w1);
             // [dw0, dw1] as floats.
             const __m128 dw = _mm_cvtph_ps(_mm_insert_epi16(_mm_cvtsi32_si128(avx2::load_u16(p)),
-                                                            avx2::load_u16(p + kFileBytes), 1));
+                                                            avx2::load_u16(p + kBlockBytes), 1));
             HEARTH_UNROLL
             for (int t = 0; t < N; ++t) {
                 const __m128 f =
@@ -250,8 +264,8 @@ static void tokens_n(const GemmArgs& a, int t0) {
             }
         }
         if (b < a.nb) {  // an odd last block
-            const uint8_t* p = row + static_cast<std::size_t>(b) * kFileBytes;
-            const __m256i w0 = avx2::q8_block_weights<T>(p);
+            const uint8_t* p = row + static_cast<std::size_t>(b) * kBlockBytes;
+            const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
             const __m256i a0 = _mm256_abs_epi8(w0);
             const __m128 dw = _mm_set_ss(avx2::fp16(avx2::load_u16(p)));
             HEARTH_UNROLL
@@ -268,6 +282,75 @@ static void tokens_n(const GemmArgs& a, int t0) {
     }
 }
 
+// IQ4_NL, few tokens, on its rows repacked 8 at a time (weight_pack.h): the 8 rows of a
+// group side by side in the lanes, so a block's 8 exact sums end in one register with no
+// horizontal adds and its float steps are one 8-lane multiply and fma. Each lane runs the
+// order above, block by block, so the bits are the row-by-row kernel's. The look-up is
+// made once per block for the N tokens: one 32-byte load holds 4 indices of each row
+// (weight bytes 4c..4c+3: elements 4c.. in the low nibbles and 16 + 4c.. in the high),
+// multiplied against those 4 activation bytes broadcast to every lane.
+template <int N>
+static void nl_x8_tokens(const GemmArgs& a, int t0) {
+    constexpr std::size_t kX8 = kQ4_0x8BlockBytes;
+    Q8x32Token tok[N];
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) tok[t] = token_q8(a, t0 + t);
+    const __m256i grid = avx2::iq4_grid();
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    const auto act4 = [&](int t, int64_t b, int k) {
+        return _mm256_set1_epi32(
+            static_cast<int>(avx2::load_u32(tok[t].qs + b * 32 * tok[t].G + 4 * k)));
+    };
+    const int n_groups = (a.n_rows + kQ4_0x8Rows - 1) / kQ4_0x8Rows;
+    for (int g = 0; g < n_groups; ++g) {
+        const uint8_t* w = a.w + static_cast<std::size_t>(g) * a.w_stride;
+        __m256 acc[N];
+        HEARTH_UNROLL
+        for (int t = 0; t < N; ++t) acc[t] = _mm256_setzero_ps();
+        for (int64_t b = 0; b < a.nb; ++b) {
+            const uint8_t* p = w + static_cast<std::size_t>(b) * kX8;
+            avx2::prefetch_ahead(p);
+            avx2::prefetch_ahead(p + 64);
+            avx2::prefetch_ahead(p + 128);
+            __m256i sum[N];
+            HEARTH_UNROLL
+            for (int c = 0; c < 4; ++c) {
+                const __m256i v =
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16 + 32 * c));
+                const __m256i lo = _mm256_shuffle_epi8(grid, _mm256_and_si256(v, m4));
+                const __m256i hi =
+                    _mm256_shuffle_epi8(grid, _mm256_and_si256(_mm256_srli_epi16(v, 4), m4));
+                const __m256i lo_abs = _mm256_abs_epi8(lo), hi_abs = _mm256_abs_epi8(hi);
+                HEARTH_UNROLL
+                for (int t = 0; t < N; ++t) {
+                    const __m256i s = _mm256_add_epi32(dot4(lo_abs, lo, act4(t, b, c)),
+                                                       dot4(hi_abs, hi, act4(t, b, 4 + c)));
+                    sum[t] = c == 0 ? s : _mm256_add_epi32(sum[t], s);
+                }
+            }
+            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+            HEARTH_UNROLL
+            for (int t = 0; t < N; ++t) {
+                const __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(sum[t]), dw);
+                acc[t] = _mm256_fmadd_ps(f, _mm256_set1_ps(tok[t].ds[b * 2 * tok[t].G]), acc[t]);
+            }
+        }
+        const int r = g * kQ4_0x8Rows;
+        const int n = a.n_rows - r < kQ4_0x8Rows ? a.n_rows - r : kQ4_0x8Rows;
+        HEARTH_UNROLL
+        for (int t = 0; t < N; ++t) {
+            float* o = a.out + static_cast<std::size_t>(t0 + t) * a.out_stride + r;
+            if (n == kQ4_0x8Rows) {
+                _mm256_storeu_ps(o, acc[t]);
+            } else {
+                alignas(32) float tmp[kQ4_0x8Rows];
+                _mm256_store_ps(tmp, acc[t]);
+                for (int i = 0; i < n; ++i) o[i] = tmp[i];
+            }
+        }
+    }
+}
+
 // Whole groups of 8 tokens with the activations packed by matmul (TypeKernels::pack_act);
 // the rest (fewer than 8), or a caller that did not pack: the few-token kernel, same bits.
 template <TensorType T>
@@ -280,8 +363,13 @@ static void gemm_q8(const GemmArgs& a) {
         });
     }
     // Up to 4 tokens per pass over the weights.
-    avx2::token_runs<4>(done, a.n_tokens,
-                        [&](auto n, int t0) { tokens_n<T, decltype(n)::value>(a, t0); });
+    avx2::token_runs<4>(done, a.n_tokens, [&](auto n, int t0) {
+        if constexpr (T == TensorType::IQ4_NL) {
+            nl_x8_tokens<decltype(n)::value>(a, t0);
+        } else {
+            q8_tokens<decltype(n)::value>(a, t0);
+        }
+    });
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
-// AVX-512 kernels for Q8_0 weights against Q8x32 activations (Q8_0 sums), in a float order
-// of their own, the AVX2 level's too (gemm_avx2_q8_0.cpp; the scalar fallback keeps
-// llama.cpp's):
+// AVX-512 kernels for Q8_0 and IQ4_NL weights against Q8x32 activations (Q8_0 sums), in
+// a float order of their own, the AVX2 level's too (gemm_avx2_q8_0.cpp; the scalar
+// fallback keeps llama.cpp's):
 //
 //   for row r and token t, block by block (b = 0, 1, ..):
-//     S = Σ_{i<32} w_i·a_i   (int32, exact)
+//     S = Σ_{i<32} w_i·a_i   (int32, exact; IQ4_NL: w_i = kIq4nlValues[index_i])
 //     f = fl(S) · dw_b;   acc = fma(f, da_b, acc)     (acc starts at 0; the result is acc)
 //
 // with dw_b the weight block's scale and da_b the activations' (both fp16 values). Every
@@ -17,7 +17,9 @@
 //     per micro-kernel; the offset's share, 128 · Σ w per row and block, starts each sum.
 //   - fewer tokens (decode): row after row, as the AVX2 decode kernel streams them, each
 //     block's sum with vpdpbusd (the weights offset by 128, the token's 128 · Σ a taken
-//     off) and the float steps in scalar registers.
+//     off) and the float steps in scalar registers. IQ4_NL's rows are read repacked 8 at
+//     a time (weight_pack.h): the tiles look a pass's rows up once into Q8_0 blocks, and
+//     decode runs 8 rows side by side in the lanes (nl_x8_tokens).
 //
 // tst_cpu_ops checks both against a scalar model of the order, bit for bit. Built with
 // AVX-512 F/BW/VL/VNNI enabled; internal linkage only (see avx2_util.h).
@@ -111,23 +113,24 @@ static void pack_group(const GemmArgs& a, int g, uint8_t* dst) {
 // where row i's Q8_0 blocks of the unit start (IQ4_NL: looked up into ru.conv once for
 // every token group).
 template <TensorType T>
-static void prepare_rows(const uint8_t* const* rows, int n, int64_t nb, int64_t u, RowsUnit& ru,
-                         const uint8_t** urows) {
+static void prepare_rows(const uint8_t* const* rows, const int* lanes, int n, int64_t nb, int64_t u,
+                         RowsUnit& ru, const uint8_t** urows) {
     const __m256i ones8 = _mm256_set1_epi8(1);
     const __m256i ones16 = _mm256_set1_epi16(1);
     for (int i = 0; i < n; ++i) {
-        const uint8_t* unit =
-            rows[i] + static_cast<std::size_t>(u * kUnit) * avx2::kQ8FileBlockBytes<T>;
+        const uint8_t* unit;
         if constexpr (T == TensorType::IQ4_NL) {
             for (int j = 0; j < kUnit && u * kUnit + j < nb; ++j) {
-                const uint8_t* p = unit + static_cast<std::size_t>(j) * avx2::kQ8FileBlockBytes<T>;
+                const int64_t b = u * kUnit + j;
                 uint8_t* q = ru.conv[i] + static_cast<std::size_t>(j) * kBlockBytes;
-                q[0] = p[0];
-                q[1] = p[1];
+                const uint16_t d = avx2::iq4_x8_scale(rows[i], lanes[i], b);
+                std::memcpy(q, &d, 2);
                 _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + 2),
-                                    avx2::q8_block_weights<T>(p));
+                                    avx2::iq4_x8_values(rows[i], lanes[i], b));
             }
             unit = ru.conv[i];
+        } else {
+            unit = rows[i] + static_cast<std::size_t>(u * kUnit) * kBlockBytes;
         }
         urows[i] = unit;
         for (int j = 0; j < kUnit; ++j) {
@@ -204,9 +207,18 @@ template <TensorType T>
 static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) {
     const int groups = (nt + kLanes - 1) / kLanes;
     const int bands = (nr + kBand - 1) / kBand;
-    const uint8_t* rows[kPassRows];
-    for (int i = 0; i < bands * kBand; ++i)  // rows past the last: the last, lanes unused
-        rows[i] = a.w + static_cast<std::size_t>(r0 + (i < nr ? i : nr - 1)) * a.w_stride;
+    const uint8_t* rows[kPassRows];  // Q8_0: the row; IQ4_NL: its group of 8 (weight_pack.h)
+    int lanes[kPassRows];            // IQ4_NL: the row's place in its group
+    for (int i = 0; i < bands * kBand; ++i) {  // rows past the last: the last, lanes unused
+        const int r = r0 + (i < nr ? i : nr - 1);
+        if constexpr (T == TensorType::IQ4_NL) {
+            rows[i] = a.w + static_cast<std::size_t>(r / kQ4_0x8Rows) * a.w_stride;
+            lanes[i] = r % kQ4_0x8Rows;
+        } else {
+            rows[i] = a.w + static_cast<std::size_t>(r) * a.w_stride;
+            lanes[i] = 0;
+        }
+    }
     for (int g = 0; g < groups; ++g)
         for (int i = 0; i < bands * kBand; ++i) _mm512_store_ps(s.acc[g][i], _mm512_setzero_ps());
     const std::size_t nu = units(a.nb);
@@ -214,7 +226,7 @@ static void pass(const GemmArgs& a, Scratch& s, int r0, int nr, int t0, int nt) 
     for (std::size_t u = 0; u < nu; ++u) {
         const auto ui = static_cast<int64_t>(u);
         const uint8_t* urows[kPassRows];
-        prepare_rows<T>(rows, nr, a.nb, ui, s.w, urows);
+        prepare_rows<T>(rows, lanes, nr, a.nb, ui, s.w, urows);
         for (int i = nr; i < bands * kBand; ++i) {
             urows[i] = urows[nr - 1];
             for (int j = 0; j < kUnit; ++j) {
@@ -261,94 +273,66 @@ static void activation_offsets(const Q8x32Token& q8, int64_t nb, int32_t* off) {
     }
 }
 
-// The exact sums of four blocks' 8-lane vectors, [S0, S1, S2, S3].
-static inline __m128i sums4(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
-    const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(v0, v1), _mm256_hadd_epi32(v2, v3));
-    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-}
-
-// IQ4_NL, few tokens. Its 18-byte blocks make the products compute- and latency-bound
-// where Q8_0's are memory-bound, so: two rows at a time (two independent chains of float
-// steps per token, where one row's chain alone waited on each fma), and four blocks'
-// sums reduced together, their float products made in one register; the fma chain
-// itself is unchanged, block by block, so the bits are those of the per-block kernel.
-// (A last odd row runs twice, its copy discarded; the blocks past a multiple of 4 one by
-// one.)
+// IQ4_NL, few tokens, on its rows repacked 8 at a time (weight_pack.h), as the AVX2
+// kernel (gemm_avx2_q8_0.cpp, nl_x8_tokens): the 8 rows of a group in the lanes, the
+// look-up once per block for the N tokens. Here the grid is looked up as w + 128, which
+// makes the weights vpdpbusd's unsigned operand, and each sum starts at −128 · Σ a
+// (offs), so it is the exact S; the float steps are the per-block order's, lane by lane.
 template <int N>
-static void nl_rows(const GemmArgs& a, int t0, const Q8x32Token* tok, const int32_t* const* offs) {
-    constexpr std::size_t kNl = sizeof(quant::BlockIQ4_NL);
-    const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
-    const auto x_at = [&](int t, int64_t b) {
-        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tok[t].qs + b * 32 * tok[t].G));
+static void nl_x8_tokens(const GemmArgs& a, int t0, const Q8x32Token* tok,
+                         const int32_t* const* offs) {
+    constexpr std::size_t kX8 = kQ4_0x8BlockBytes;
+    const __m256i grid =
+        _mm256_xor_si256(avx2::iq4_grid(), _mm256_set1_epi8(static_cast<char>(0x80)));
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    const auto act4 = [&](int t, int64_t b, int k) {
+        return _mm256_set1_epi32(
+            static_cast<int>(avx2::load_u32(tok[t].qs + b * 32 * tok[t].G + 4 * k)));
     };
-    const auto da_at = [&](int t, int64_t b) { return tok[t].ds[b * 2 * tok[t].G]; };
-    for (int r = 0; r < a.n_rows; r += 2) {
-        const uint8_t* rows[2] = {
-            a.w + static_cast<std::size_t>(r) * a.w_stride,
-            a.w + static_cast<std::size_t>(r + 1 < a.n_rows ? r + 1 : r) * a.w_stride};
-        __m128 acc[2][N];
+    const int n_groups = (a.n_rows + kQ4_0x8Rows - 1) / kQ4_0x8Rows;
+    for (int g = 0; g < n_groups; ++g) {
+        const uint8_t* w = a.w + static_cast<std::size_t>(g) * a.w_stride;
+        __m256 acc[N];
         HEARTH_UNROLL
-        for (int k = 0; k < 2; ++k) {
+        for (int t = 0; t < N; ++t) acc[t] = _mm256_setzero_ps();
+        for (int64_t b = 0; b < a.nb; ++b) {
+            const uint8_t* p = w + static_cast<std::size_t>(b) * kX8;
+            avx2::prefetch_ahead(p);
+            avx2::prefetch_ahead(p + 64);
+            avx2::prefetch_ahead(p + 128);
+            __m256i lo_sum[N], hi_sum[N];  // two chains per token
             HEARTH_UNROLL
-            for (int t = 0; t < N; ++t) acc[k][t] = _mm_setzero_ps();
-        }
-        int64_t b = 0;
-        for (; b + 4 <= a.nb; b += 4) {
+            for (int t = 0; t < N; ++t) {
+                lo_sum[t] = _mm256_set1_epi32(-offs[t][b]);
+                hi_sum[t] = _mm256_setzero_si256();
+            }
             HEARTH_UNROLL
-            for (int k = 0; k < 2; ++k) {
-                const uint8_t* p = rows[k] + static_cast<std::size_t>(b) * kNl;
-                avx2::prefetch_ahead(p);
-                avx2::prefetch_ahead(p + 64);
-                __m256i u[4];
-                HEARTH_UNROLL
-                for (int j = 0; j < 4; ++j)
-                    u[j] = _mm256_xor_si256(avx2::iq4_values(p + j * kNl + 2), flip);
-                const __m128 dw = _mm_cvtph_ps(
-                    _mm_setr_epi16(static_cast<short>(avx2::load_u16(p)),
-                                   static_cast<short>(avx2::load_u16(p + kNl)),
-                                   static_cast<short>(avx2::load_u16(p + 2 * kNl)),
-                                   static_cast<short>(avx2::load_u16(p + 3 * kNl)), 0, 0, 0, 0));
+            for (int c = 0; c < 4; ++c) {
+                const __m256i v =
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16 + 32 * c));
+                const __m256i lo = _mm256_shuffle_epi8(grid, _mm256_and_si256(v, m4));
+                const __m256i hi =
+                    _mm256_shuffle_epi8(grid, _mm256_and_si256(_mm256_srli_epi16(v, 4), m4));
                 HEARTH_UNROLL
                 for (int t = 0; t < N; ++t) {
-                    const __m256i z = _mm256_setzero_si256();
-                    const __m128i s = _mm_sub_epi32(
-                        sums4(_mm256_dpbusd_epi32(z, u[0], x_at(t, b)),
-                              _mm256_dpbusd_epi32(z, u[1], x_at(t, b + 1)),
-                              _mm256_dpbusd_epi32(z, u[2], x_at(t, b + 2)),
-                              _mm256_dpbusd_epi32(z, u[3], x_at(t, b + 3))),
-                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(offs[t] + b)));
-                    const __m128 f = _mm_mul_ps(_mm_cvtepi32_ps(s), dw);
-                    __m128 c = acc[k][t];
-                    c = _mm_fmadd_ss(f, _mm_set_ss(da_at(t, b)), c);
-                    c = _mm_fmadd_ss(_mm_movehdup_ps(f), _mm_set_ss(da_at(t, b + 1)), c);
-                    c = _mm_fmadd_ss(_mm_movehl_ps(f, f), _mm_set_ss(da_at(t, b + 2)), c);
-                    c = _mm_fmadd_ss(_mm_shuffle_ps(f, f, 3), _mm_set_ss(da_at(t, b + 3)), c);
-                    acc[k][t] = c;
+                    lo_sum[t] = _mm256_dpbusd_epi32(lo_sum[t], lo, act4(t, b, c));
+                    hi_sum[t] = _mm256_dpbusd_epi32(hi_sum[t], hi, act4(t, b, 4 + c));
                 }
             }
-        }
-        for (; b < a.nb; ++b) {
+            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
             HEARTH_UNROLL
-            for (int k = 0; k < 2; ++k) {
-                const uint8_t* p = rows[k] + static_cast<std::size_t>(b) * kNl;
-                const __m256i u = _mm256_xor_si256(avx2::iq4_values(p + 2), flip);
-                const __m128 dw = _mm_set_ss(avx2::fp16(avx2::load_u16(p)));
-                HEARTH_UNROLL
-                for (int t = 0; t < N; ++t) {
-                    const int32_t sum =
-                        avx2::hsum_i32(_mm256_dpbusd_epi32(_mm256_setzero_si256(), u, x_at(t, b))) -
-                        offs[t][b];
-                    const __m128 f = _mm_mul_ss(_mm_cvtsi32_ss(_mm_setzero_ps(), sum), dw);
-                    acc[k][t] = _mm_fmadd_ss(f, _mm_set_ss(da_at(t, b)), acc[k][t]);
-                }
+            for (int t = 0; t < N; ++t) {
+                const __m256 f =
+                    _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(lo_sum[t], hi_sum[t])), dw);
+                acc[t] = _mm256_fmadd_ps(f, _mm256_set1_ps(tok[t].ds[b * 2 * tok[t].G]), acc[t]);
             }
         }
-        for (int k = 0; k < 2 && r + k < a.n_rows; ++k) {
-            HEARTH_UNROLL
-            for (int t = 0; t < N; ++t)
-                a.out[static_cast<std::size_t>(t0 + t) * a.out_stride +
-                      static_cast<std::size_t>(r + k)] = _mm_cvtss_f32(acc[k][t]);
-        }
+        const int r = g * kQ4_0x8Rows;
+        const int n = a.n_rows - r < kQ4_0x8Rows ? a.n_rows - r : kQ4_0x8Rows;
+        HEARTH_UNROLL
+        for (int t = 0; t < N; ++t)
+            _mm256_mask_storeu_ps(a.out + static_cast<std::size_t>(t0 + t) * a.out_stride + r,
+                                  static_cast<__mmask8>((1u << n) - 1u), acc[t]);
     }
 }
 
@@ -359,7 +343,6 @@ static void nl_rows(const GemmArgs& a, int t0, const Q8x32Token* tok, const int3
 // columns, else on the heap.
 template <TensorType T, int N>
 static void tokens_n(const GemmArgs& a, int t0) {
-    constexpr std::size_t kFileBytes = avx2::kQ8FileBlockBytes<T>;
     constexpr int64_t kMaxBlocks = 1024;
     int32_t stack[N][kMaxBlocks];
     int32_t* heap = a.nb > kMaxBlocks ? new int32_t[static_cast<std::size_t>(a.nb) * N] : nullptr;
@@ -374,7 +357,7 @@ static void tokens_n(const GemmArgs& a, int t0) {
     }
     const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
     if constexpr (T == TensorType::IQ4_NL) {
-        nl_rows<N>(a, t0, tok, offs);
+        nl_x8_tokens<N>(a, t0, tok, offs);
         delete[] heap;
         return;
     }
@@ -384,9 +367,10 @@ static void tokens_n(const GemmArgs& a, int t0) {
         HEARTH_UNROLL
         for (int t = 0; t < N; ++t) acc[t] = _mm_setzero_ps();
         for (int64_t b = 0; b < a.nb; ++b) {
-            const uint8_t* p = row + static_cast<std::size_t>(b) * kFileBytes;
+            const uint8_t* p = row + static_cast<std::size_t>(b) * kBlockBytes;
             if ((b & 1) == 0) avx2::prefetch_ahead(p);  // a line per two blocks
-            const __m256i u = _mm256_xor_si256(avx2::q8_block_weights<T>(p), flip);
+            const __m256i u =
+                _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2)), flip);
             const __m128 dw = _mm_set_ss(avx2::fp16(avx2::load_u16(p)));
             HEARTH_UNROLL
             for (int t = 0; t < N; ++t) {

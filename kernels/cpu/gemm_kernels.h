@@ -95,7 +95,7 @@ void gemm_avx2_q6_k(const GemmArgs& a);
 void gemm_avx2_q2_k(const GemmArgs& a);
 void gemm_avx2_q3_k(const GemmArgs& a);
 void gemm_avx2_iq4_xs(const GemmArgs& a);
-void gemm_avx2_iq4_nl(const GemmArgs& a);  // the Q8_0 kernels on looked-up blocks
+void gemm_avx2_iq4_nl(const GemmArgs& a);  // Packing::Q4_0x8; the Q8_0 kernels' order
 extern const ActPacker kAvx2PackQ4_K, kAvx2PackQ5_K, kAvx2PackQ6_K, kAvx2PackQ8_0;
 extern const ActPacker kAvx2PackQ2_K, kAvx2PackQ3_K, kAvx2PackIQ4_XS;
 
@@ -112,7 +112,7 @@ void gemm_avx512_q6_k(const GemmArgs& a);
 void gemm_avx512_q2_k(const GemmArgs& a);
 void gemm_avx512_q3_k(const GemmArgs& a);
 void gemm_avx512_iq4_xs(const GemmArgs& a);
-void gemm_avx512_iq4_nl(const GemmArgs& a);  // the Q8_0 kernels on looked-up blocks
+void gemm_avx512_iq4_nl(const GemmArgs& a);  // Packing::Q4_0x8; the Q8_0 kernels' order
 extern const ActPacker kAvx512PackQ4_K, kAvx512PackQ5_K, kAvx512PackQ6_K, kAvx512PackQ8_0;
 extern const ActPacker kAvx512PackQ2_K, kAvx512PackQ3_K, kAvx512PackIQ4_XS;
 

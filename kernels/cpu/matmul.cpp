@@ -35,7 +35,7 @@ const TypeKernels kAvx2Q3_K{ActFormat::Q8xK, gemm_avx2_q3_k, Packing::None, kAvx
                             &kAvx2PackQ3_K};
 const TypeKernels kAvx2IQ4_XS{ActFormat::Q8xK, gemm_avx2_iq4_xs, Packing::None, kAvx2TileTokens,
                               &kAvx2PackIQ4_XS};
-const TypeKernels kAvx2IQ4_NL{ActFormat::Q8x32, gemm_avx2_iq4_nl, Packing::None, kAvx2TileTokens,
+const TypeKernels kAvx2IQ4_NL{ActFormat::Q8x32, gemm_avx2_iq4_nl, Packing::Q4_0x8, kAvx2TileTokens,
                               &kAvx2PackQ8_0};
 
 const TypeKernels* gemm_kernels_avx2(TensorType type) {
@@ -102,7 +102,7 @@ const TypeKernels kAvx512Q2_K{ActFormat::Q8xK, gemm_avx512_q2_k, Packing::None, 
                               &kAvx512PackQ2_K};
 const TypeKernels kAvx512Q3_K{ActFormat::Q8xK, gemm_avx512_q3_k, Packing::None, kAvx512TileTokens,
                               &kAvx512PackQ3_K};
-const TypeKernels kAvx512IQ4_NL{ActFormat::Q8x32, gemm_avx512_iq4_nl, Packing::None,
+const TypeKernels kAvx512IQ4_NL{ActFormat::Q8x32, gemm_avx512_iq4_nl, Packing::Q4_0x8,
                                 kAvx512TileTokens, &kAvx512PackQ8_0};
 const TypeKernels kAvx512IQ4_XS{ActFormat::Q8xK, gemm_avx512_iq4_xs, Packing::None,
                                 kAvx512TileTokens, &kAvx512PackIQ4_XS};
@@ -193,7 +193,8 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
             const float* x, int32_t n_tokens, float* out, const float* bias) {
     if (n_tokens <= 0 || w.rows <= 0) return;
     const TypeKernels* k = gemm_kernels(w.type, level);
-    // A kernel that reads a packed copy, without the copy: the portable kernel, same bits.
+    // A kernel that reads a packed copy, without the copy: the portable kernel (Q4_0's
+    // bits; IQ4_NL's portable kernel keeps llama.cpp's order, so CpuWeight always packs).
     if (k->packing != Packing::None && !w.packed) k = gemm_kernels_scalar(w.type);
     const bool packed = k->packing != Packing::None;
 #ifdef HEARTH_HAVE_AVX2_KERNELS

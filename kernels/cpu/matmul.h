@@ -34,7 +34,8 @@ bool matmul_supports(quant::TensorType type, int64_t cols);
 
 // Bytes of the packed copy of w the kernel at `level` reads (0: it reads the file layout),
 // and that copy made at dst (64-byte aligned); matmul_pack also sets w.packed_group_bytes.
-// Without the copy (w.packed null) matmul runs the portable kernel, with the same bits.
+// Without the copy (w.packed null) matmul runs the portable kernel: the same bits for
+// Q4_0, not for IQ4_NL (whose portable kernel keeps llama.cpp's order).
 std::size_t matmul_packed_bytes(SimdLevel level, const WeightView& w);
 void matmul_pack(SimdLevel level, WeightView& w, uint8_t* dst);
 

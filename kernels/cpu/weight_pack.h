@@ -3,7 +3,8 @@
 // from the mapped file; a packed copy is made only for the types whose kernel at the
 // backend's SIMD level asks for one (TypeKernels::packed).
 //
-// Q4_0x8 — Q4_0 rows in groups of 8 (the last group padded with zero rows). Group g
+// Q4_0x8 — Q4_0 rows (or IQ4_NL rows: the same 18-byte block, a fp16 scale and 16 bytes
+// of 4-bit indices) in groups of 8 (the last group padded with zero rows). Group g
 // holds, for each block b of the row, kQ4_0x8BlockBytes bytes:
 //     uint16_t d[8]          the fp16 scales of rows 8g..8g+7
 //     uint8_t  qs[4][8][4]   qs[c][i][j] = byte 4c + j of row 8g+i's block: low nibble

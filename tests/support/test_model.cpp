@@ -12,6 +12,13 @@ QString default_model_path_if_present() {
     return QFileInfo(path).isFile() ? path : QString();
 }
 
+QString gemma3_model_path_if_present() {
+    QString path = qEnvironmentVariable("HEARTH_GEMMA3_MODEL");
+    if (path.isEmpty())
+        path = QString::fromStdString(paths::data_dir()) + "/models/gemma-3-270m-q4_k_m.gguf";
+    return QFileInfo(path).isFile() ? path : QString();
+}
+
 bool in_ci() {
     return qEnvironmentVariable("CI") == QLatin1String("true");
 }

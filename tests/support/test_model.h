@@ -9,6 +9,11 @@ namespace hearth::test {
 // it is not there. Use HEARTH_REQUIRE_MODEL in a test function instead of calling this.
 QString default_model_path_if_present();
 
+// Path of Gemma 3 270M Q4_K_M ($HEARTH_GEMMA3_MODEL or gemma-3-270m-q4_k_m.gguf next to the
+// default model: scripts/fetch-model --model gemma3-270m), or an empty string when it is not
+// there. Use HEARTH_REQUIRE_GEMMA3_MODEL in a test function instead of calling this.
+QString gemma3_model_path_if_present();
+
 // True when running in CI (CI=true), where a missing model is a failure, not a skip.
 bool in_ci();
 
@@ -24,4 +29,17 @@ QString source_dir();
         if (::hearth::test::in_ci())                                                             \
             QFAIL("default model missing in CI: run scripts/fetch-model (or set HEARTH_MODEL)"); \
         QSKIP("default model not found: run scripts/fetch-model or set HEARTH_MODEL");           \
+    }
+
+// Declares `const QString model_path` for Gemma 3 270M or skips (fails in CI) when missing.
+#define HEARTH_REQUIRE_GEMMA3_MODEL(model_path)                                            \
+    const QString model_path = ::hearth::test::gemma3_model_path_if_present();             \
+    if ((model_path).isEmpty()) {                                                          \
+        if (::hearth::test::in_ci())                                                       \
+            QFAIL(                                                                         \
+                "Gemma 3 270M missing in CI: run scripts/fetch-model --model gemma3-270m " \
+                "(or set HEARTH_GEMMA3_MODEL)");                                           \
+        QSKIP(                                                                             \
+            "Gemma 3 270M not found: run scripts/fetch-model --model gemma3-270m or set "  \
+            "HEARTH_GEMMA3_MODEL");                                                        \
     }

@@ -292,6 +292,26 @@ EXTRA_STRINGS = {
         "[PAD151646]", "a[PAD151702]b [PAD151650] c", "[PAD151646][PAD151647]", "<|endoftext|><|im_end|>",
         " <|im_start|> <|im_end|> ", "<|im_start|>user\n\n\n<|im_end|>", "\n\n<|im_start|>", "<|im_end|>\n\n\n",
     ],
+    # Gemma 3 (262,144 tokens, byte fallback, no space prefix): <pad> <eos> <bos> <unk>
+    # <mask>, <start_of_turn>, <end_of_turn>, <start_of_image>, <unusedN> are control
+    # tokens; [multimodal], runs of 1-31 newlines, spaces and tabs and a set of HTML tags
+    # (<table>, <h1>, <strong>, <s>...) are user-defined (split out even with special
+    # tokens off); </s> is text but an end-of-generation token.
+    "gemma3": [
+        "<start_of_turn>user\nHello<end_of_turn>\n<start_of_turn>model\n",
+        "<bos><start_of_turn>user\nYou are helpful.\n\nHi<end_of_turn>\n<start_of_turn>model\nHello!<end_of_turn>\n",
+        " <start_of_turn> spaced <end_of_turn> ", "<start_of_turn><end_of_turn><end_of_turn>",
+        "<eos>", "text<eos>more", "<pad><unk><mask>", "<bos>", "x<unk>y",
+        "[multimodal]", "a[multimodal]b", "<unused0><unused99> z", "<unused6241>",
+        "<start_of_image><end_of_image>", "<start_of_turn", "end_of_turn>", "<start_of_turn>model\n\n\nHi",
+        "<table><tr><td>1</td></tr></table>", "<h1>Title</h1>\n<strong>bold</strong> <em>it</em>",
+        "<s>struck</s>", "x</s>y", "</s>", "<div><span>a</span></div><br>",
+        "\t\tindent\t", "line\n\n\nbreaks\n\n\n\n\n", "a" + " " * 40 + "b", "\t" * 40, "\n" * 33,
+        "code:\n    if x:\n        return 1\n", "\u00a0nbsp\u00a0", "\r\n\r\n", "\u2581\u2581x \u2581",
+        "\U00020000\U0002a6a5\U0003134a", "\u0001\u007f\u0080",
+        # A BOM inside the text (Qt's JSON reader drops one that opens a string).
+        "a\ufeffBOM \ufeff",
+    ],
 }
 
 # Malformed UTF-8 (hex), which a JSON string cannot hold: stray continuation bytes,

@@ -71,8 +71,7 @@ QVariantMap facts_of(const gguf::GgufFile& f, const Tokenizer* tokenizer,
     } else {
         m["tokenizer"] = QString::fromStdString("unusable: " + tokenizer_error);
     }
-    m["templateFamily"] =
-        qs(chat::family_name(chat::choose_family(f.get_string("tokenizer.chat_template"))));
+    m["templateFamily"] = qs(chat::family_name(chat::ChatTemplate::from_gguf(f).family()));
     m["fingerprint"] = QString::fromStdString(f.fingerprint()).left(16);
     return m;
 }

@@ -166,7 +166,7 @@ int run_info(const CommandArgs& argv) {
     QJsonObject chat;
     const auto template_text = f.get_string("tokenizer.chat_template");
     chat["has_template"] = template_text.has_value();
-    chat["family"] = qs(chat::family_name(chat::choose_family(template_text)));
+    chat["family"] = qs(chat::family_name(chat::ChatTemplate::from_gguf(f).family()));
     out["chat_template"] = chat;
 
     if (args->flag("tensors")) {

@@ -178,15 +178,22 @@ std::string_view trim_text(std::string_view text) {
 ChatTemplate::ChatTemplate(TemplateFamily family, std::string default_system_prompt)
     : family_(family), default_system_(std::move(default_system_prompt)) {}
 
-ChatTemplate ChatTemplate::from_template_text(std::optional<std::string_view> text) {
-    const TemplateFamily family = choose_family(text);
+ChatTemplate ChatTemplate::from_template_text(std::optional<std::string_view> text,
+                                              std::optional<TemplateFamily> vocabulary_guess) {
+    const TemplateFamily family = choose_family(text, vocabulary_guess);
     ChatTemplate t(family, text ? literal_default_system_prompt(family, *text) : "");
     if (text) t.set_reasoning(detect_reasoning(*text));
     return t;
 }
 
 ChatTemplate ChatTemplate::from_gguf(const gguf::GgufFile& file) {
-    return from_template_text(file.get_string("tokenizer.chat_template"));
+    const auto text = file.get_string("tokenizer.chat_template");
+    std::optional<TemplateFamily> guess;
+    if (!text || text->empty()) {
+        if (const auto tokens = file.get_array("tokenizer.ggml.tokens"))
+            if (const auto strings = tokens->strings()) guess = family_from_vocabulary(*strings);
+    }
+    return from_template_text(text, guess);
 }
 
 MessageLayout ChatTemplate::layout(Role role, LayoutState state) const {

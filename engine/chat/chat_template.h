@@ -95,10 +95,14 @@ struct Plan {
 class ChatTemplate {
   public:
     explicit ChatTemplate(TemplateFamily family, std::string default_system_prompt = {});
-    // The family detected from a template text (ChatML with a warning when missing or
-    // unknown) and the literal default system prompt written in it, if any.
-    static ChatTemplate from_template_text(std::optional<std::string_view> text);
-    // Same, from the model's tokenizer.chat_template.
+    // The family detected from a template text (without one, vocabulary_guess if given;
+    // ChatML with a warning when missing or unknown) and the literal default system
+    // prompt written in it, if any.
+    static ChatTemplate from_template_text(
+        std::optional<std::string_view> text,
+        std::optional<TemplateFamily> vocabulary_guess = std::nullopt);
+    // Same, from the model's tokenizer.chat_template, or, when it has none, from the turn
+    // markers in its vocabulary (family_from_vocabulary).
     static ChatTemplate from_gguf(const gguf::GgufFile& file);
 
     TemplateFamily family() const { return family_; }

@@ -109,7 +109,35 @@ Detection detect_template(std::string_view tmpl) {
     return {std::nullopt, {}};
 }
 
-TemplateFamily choose_family(std::optional<std::string_view> template_text) {
+std::optional<TemplateFamily> family_from_vocabulary(const std::vector<std::string_view>& tokens) {
+    bool turn = false, header = false, im_start = false, im_sep = false, assistant = false,
+         end = false;
+    for (std::string_view t : tokens) {
+        // Every marker starts with '<'; most tokens do not.
+        if (t.empty() || t.front() != '<') continue;
+        turn = turn || t == "<start_of_turn>";
+        header = header || t == "<|start_header_id|>";
+        im_start = im_start || t == "<|im_start|>";
+        im_sep = im_sep || t == "<|im_sep|>";
+        assistant = assistant || t == "<|assistant|>";
+        end = end || t == "<|end|>";
+    }
+    if (turn) return TemplateFamily::Gemma;
+    if (header) return TemplateFamily::Llama3;
+    if (im_start) return im_sep ? TemplateFamily::Phi4 : TemplateFamily::ChatML;
+    if (assistant && end) return TemplateFamily::Phi3;
+    return std::nullopt;
+}
+
+TemplateFamily choose_family(std::optional<std::string_view> template_text,
+                             std::optional<TemplateFamily> vocabulary_guess) {
+    if ((!template_text || template_text->empty()) && vocabulary_guess) {
+        log::get("chat")->info(
+            "the model has no tokenizer.chat_template; using {}, whose turn markers its "
+            "vocabulary has",
+            family_name(*vocabulary_guess));
+        return *vocabulary_guess;
+    }
     if (!template_text || template_text->empty()) {
         log::get("chat")->warn(
             "the model has no tokenizer.chat_template; using ChatML, which may not be the "

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hearth::chat {
 
@@ -66,9 +67,18 @@ struct Detection {
 // <|start_header_id|> is not mistaken for Llama 3.
 Detection detect_template(std::string_view template_text);
 
-// The family to use for a model: the detected one, or ChatML, logged as a warning on
+// The format a model without a chat template most likely speaks, from the turn markers
+// its vocabulary has as tokens (a base model's file, as Gemma 3 270M's, often has no
+// template but the markers its instruction-tuned sibling uses): <start_of_turn> Gemma,
+// <|start_header_id|> Llama 3, <|im_start|> ChatML (Phi-4 with <|im_sep|>), <|assistant|>
+// with <|end|> Phi-3. nullopt when it has none of them.
+std::optional<TemplateFamily> family_from_vocabulary(const std::vector<std::string_view>& tokens);
+
+// The family to use for a model: the detected one; without a template, the vocabulary's
+// guess (family_from_vocabulary) logged as such; otherwise ChatML, logged as a warning on
 // the "chat" logger, when the template is missing, unknown or not rendered by Hearth.
-TemplateFamily choose_family(std::optional<std::string_view> template_text);
+TemplateFamily choose_family(std::optional<std::string_view> template_text,
+                             std::optional<TemplateFamily> vocabulary_guess = std::nullopt);
 
 // A default system prompt written literally in the template, as SmolLM2's and Qwen2.5's
 // are: `'<|im_start|>system\nYou are ...<|im_end|>\n'` inside a Jinja string. Found by

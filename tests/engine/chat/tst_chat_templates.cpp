@@ -189,6 +189,45 @@ class TestChatTemplates : public QObject {
         for (const auto& l : lines) QVERIFY(QString::fromStdString(l).contains("ChatML"));
     }
 
+    // A file without a template: the turn markers its vocabulary has choose the format.
+    void familyFromVocabulary() {
+        using V = std::vector<std::string_view>;
+        using hearth::chat::family_from_vocabulary;
+        QCOMPARE(family_from_vocabulary(V{"<bos>", "<start_of_turn>", "<end_of_turn>", "a"}),
+                 TemplateFamily::Gemma);
+        QCOMPARE(family_from_vocabulary(V{"<|begin_of_text|>", "<|start_header_id|>", "x"}),
+                 TemplateFamily::Llama3);
+        QCOMPARE(family_from_vocabulary(V{"<|im_start|>", "<|im_end|>"}), TemplateFamily::ChatML);
+        QCOMPARE(family_from_vocabulary(V{"<|im_start|>", "<|im_sep|>", "<|im_end|>"}),
+                 TemplateFamily::Phi4);
+        QCOMPARE(family_from_vocabulary(V{"<|user|>", "<|assistant|>", "<|end|>"}),
+                 TemplateFamily::Phi3);
+        QVERIFY(!family_from_vocabulary(V{"<|assistant|>", "<s>", "</s>", "start_of_turn", ""}));
+        QVERIFY(!family_from_vocabulary(V{}));
+
+        auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(8);
+        auto logger = hearth::log::get("chat");
+        logger->sinks().push_back(sink);
+        const auto level = logger->level();
+        logger->set_level(spdlog::level::info);
+        QCOMPARE(hearth::chat::choose_family(std::nullopt, TemplateFamily::Gemma),
+                 TemplateFamily::Gemma);
+        // A template, even one Hearth does not know, wins over the vocabulary.
+        QCOMPARE(
+            hearth::chat::choose_family(std::string_view("<|im_start|>"), TemplateFamily::Gemma),
+            TemplateFamily::ChatML);
+        QCOMPARE(
+            hearth::chat::ChatTemplate::from_template_text(std::nullopt, TemplateFamily::Llama3)
+                .family(),
+            TemplateFamily::Llama3);
+        const auto lines = sink->last_formatted();
+        logger->sinks().pop_back();
+        logger->set_level(level);
+        QCOMPARE(lines.size(), size_t(2));  // said once per choice made from the vocabulary
+        QVERIFY(QString::fromStdString(lines[0]).contains("using gemma"));
+        QVERIFY(!QString::fromStdString(lines[0]).contains("[warning]"));
+    }
+
     void literalDefaultSystemPrompt_data() {
         QTest::addColumn<QString>("tmpl");
         QTest::addColumn<QString>("expected");

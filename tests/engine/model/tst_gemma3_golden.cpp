@@ -178,13 +178,14 @@ class TestGemma3Golden : public QObject {
                                            return;
                                        ++checked;
                                        if (best != expected[i] && failure.isEmpty())
-                                           failure = QString("step %1: Hearth %2, llama.cpp %3 "
-                                                             "(leading by %4)")
-                                                         .arg(i)
-                                                         .arg(best)
-                                                         .arg(expected[i])
-                                                         .arg(gaps[static_cast<qsizetype>(i)]
-                                                                  .toDouble());
+                                           failure =
+                                               QString(
+                                                   "step %1: Hearth %2, llama.cpp %3 "
+                                                   "(leading by %4)")
+                                                   .arg(i)
+                                                   .arg(best)
+                                                   .arg(expected[i])
+                                                   .arg(gaps[static_cast<qsizetype>(i)].toDouble());
                                    });
         QVERIFY2(r, r ? "" : r.message().c_str());
         qInfo("prompt %d: best token equal at %d/%zu steps; %d steps lead by %.1f or more", index,
@@ -242,6 +243,9 @@ class TestGemma3Golden : public QObject {
         QCOMPARE(file_->get_string("general.architecture").value_or(""), "gemma3");
         QCOMPARE(file_->get_string("tokenizer.ggml.model").value_or(""), "llama");
         QVERIFY(!file_->get_string("tokenizer.chat_template"));
+        // No template, but Gemma's turn markers in the vocabulary: Hearth speaks Gemma
+        // (llama.cpp falls back to ChatML, whose markers are not tokens here).
+        QCOMPARE(chat::ChatTemplate::from_gguf(*file_).family(), chat::TemplateFamily::Gemma);
         QCOMPARE(tokenizer_->kind(), TokenizerKind::SentencePiece);
         QCOMPARE(tokenizer_->vocab_size(), 262144);
         QCOMPARE(n_vocab_, 262144);
@@ -258,7 +262,8 @@ class TestGemma3Golden : public QObject {
         for (int64_t l = 0; l < c.n_layer; ++l) local += c.is_swa(l) ? 1 : 0;
         QCOMPARE(local, 15);  // every 6th layer is global
         std::map<std::string, int> types;
-        for (const auto& t : file_->tensors()) ++types[std::string(quant::type_name(static_cast<uint32_t>(t.type)))];
+        for (const auto& t : file_->tensors())
+            ++types[std::string(quant::type_name(static_cast<uint32_t>(t.type)))];
         QString histogram;
         for (const auto& [name, n] : types) histogram += QString(" %1:%2").arg(name.c_str()).arg(n);
         qInfo("tensor types:%s", qPrintable(histogram));
@@ -299,17 +304,18 @@ class TestGemma3Golden : public QObject {
         for (size_t i = 0; i < table.size(); ++i)
             table[i] = static_cast<int32_t>((i * 5) % table.size());  // not contiguous
         for (int32_t chunk : {static_cast<int32_t>(ids.size()), 7}) {
-            auto kv = KvStorage::create(*backend_,
-                                        {static_cast<int32_t>(c.n_layer),
-                                         static_cast<int32_t>(c.n_head_kv),
-                                         static_cast<int32_t>(c.head_dim), 16},
-                                        16);
+            auto kv = KvStorage::create(
+                *backend_,
+                {static_cast<int32_t>(c.n_layer), static_cast<int32_t>(c.n_head_kv),
+                 static_cast<int32_t>(c.head_dim), 16},
+                16);
             QVERIFY(kv);
             std::vector<float> logits;
             for (int32_t done = 0; done < static_cast<int32_t>(ids.size()); done += chunk) {
                 const int32_t n = std::min<int32_t>(chunk, static_cast<int32_t>(ids.size()) - done);
                 SequenceStep s;
-                s.tokens = std::span(ids).subspan(static_cast<size_t>(done), static_cast<size_t>(n));
+                s.tokens =
+                    std::span(ids).subspan(static_cast<size_t>(done), static_cast<size_t>(n));
                 s.start_pos = done;
                 s.block_table = table;
                 QVERIFY(model_->forward(std::span(&s, 1), **kv, logits));
@@ -395,8 +401,8 @@ class TestGemma3Golden : public QObject {
                 }
                 QCOMPARE(last.tokens, own_greedy(static_cast<int>(i)));
                 if (f32_) {
-                    const Continuation cmp = compare(last.tokens, ints(p["greedy"].toArray()),
-                                                     p["top2_gap"].toArray());
+                    const Continuation cmp =
+                        compare(last.tokens, ints(p["greedy"].toArray()), p["top2_gap"].toArray());
                     QVERIFY2(cmp.all(last.tokens.size()),
                              qPrintable(QString("prompt %1: greedy differs at token %2 of %3")
                                             .arg(i)

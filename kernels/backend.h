@@ -52,6 +52,11 @@ struct WeightSource {
     // copying them, so they must stay valid and unchanged for the Weight's lifetime;
     // device backends copy them during load_weight.
     const void* data = nullptr;
+    // The bytes lie in a read-only mapping of a file, which backs them: a backend that
+    // keeps a copy of its own (the CPU backend's repacked weights) may drop their pages
+    // from the process (they read back from the file if touched again). Never set for
+    // other memory, whose dropped pages would read back as zeros.
+    bool file_backed = false;
 };
 
 class Weight {

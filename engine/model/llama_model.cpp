@@ -48,7 +48,7 @@ Result<std::unique_ptr<kernels::Weight>> weight(kernels::Backend& b, const gguf:
                                                 int64_t rows) {
     auto t = tensor(f, name, {cols, rows});
     if (!t) return t.error();
-    kernels::WeightSource src{name, (*t)->type, rows, cols, (*t)->data};
+    kernels::WeightSource src{name, (*t)->type, rows, cols, (*t)->data, true};
     return b.load_weight(src);
 }
 
@@ -61,7 +61,11 @@ Result<std::unique_ptr<kernels::Weight>> weight_rows(kernels::Backend& b, const 
     const int64_t row_bytes = quant::quantized_size(t.type, cols);
     if (row_bytes <= 0) return make_error("tensor " + name + " has a type Hearth cannot read");
     kernels::WeightSource src{name + " rows " + std::to_string(row0) + "+" + std::to_string(n),
-                              t.type, n, cols, t.data + row0 * row_bytes};
+                              t.type,
+                              n,
+                              cols,
+                              t.data + row0 * row_bytes,
+                              true};
     return b.load_weight(src);
 }
 

@@ -51,12 +51,31 @@ constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 // A weight read in place from the mapped model file, with the copy repacked for the
 // matmul kernel where it wants one (weight_pack.h).
+// The whole pages inside [data, data + bytes) of a read-only file mapping, dropped from
+// the process (Linux; elsewhere nothing is done).
+void release_file_pages([[maybe_unused]] const uint8_t* data, [[maybe_unused]] std::size_t bytes) {
+#if defined(__linux__)
+    const auto page = static_cast<std::uintptr_t>(4096);
+    const auto lo = (reinterpret_cast<std::uintptr_t>(data) + page - 1) & ~(page - 1);
+    const auto hi = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(page - 1);
+    if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);  // advice only
+#endif
+}
+
+// With a packed copy, the file's pages of the weight are dropped from the process where
+// the file backs them (WeightSource::file_backed): the products read only the copy, so
+// the pages would otherwise stay resident beside it (a 1B-shaped IQ4_NL model: 1.28 GB
+// resident where its file is 0.64 GB). The embedding look-up and the model's checks read
+// a few of them back from the page cache.
 class CpuWeight final : public Weight {
   public:
-    CpuWeight(const cpu::WeightView& v, cpu::SimdLevel level)
+    CpuWeight(const cpu::WeightView& v, cpu::SimdLevel level, bool file_backed)
         : Weight(v.type, v.rows, v.cols), view_(v) {
-        if (const std::size_t bytes = cpu::matmul_packed_bytes(level, view_); bytes > 0)
+        if (const std::size_t bytes = cpu::matmul_packed_bytes(level, view_); bytes > 0) {
             cpu::matmul_pack(level, view_, packed_.get_as<uint8_t>(bytes));
+            if (file_backed)
+                release_file_pages(v.data, static_cast<std::size_t>(v.rows) * v.row_bytes);
+        }
     }
     const cpu::WeightView& view() const { return view_; }
 
@@ -165,7 +184,7 @@ std::unique_ptr<Weight> CpuBackend::load_weight(const WeightSource& source) {
     v.cols = source.cols;
     v.data = static_cast<const uint8_t*>(source.data);
     v.row_bytes = static_cast<std::size_t>(source.cols / tr->block_elems * tr->block_bytes);
-    return std::make_unique<CpuWeight>(v, impl_->level);
+    return std::make_unique<CpuWeight>(v, impl_->level, source.file_backed);
 }
 
 void CpuBackend::embed(const Weight& table, const int32_t* ids, int32_t n, float* out) {

@@ -1,5 +1,7 @@
 #include "support/test_model.h"
 
+#include <QCryptographicHash>
+#include <QFile>
 #include <QFileInfo>
 #include <QtGlobal>
 
@@ -25,6 +27,14 @@ bool in_ci() {
 
 QString source_dir() {
     return QStringLiteral(HEARTH_SOURCE_DIR);
+}
+
+QString sha256_of_file(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    hash.addData(&f);
+    return QString::fromLatin1(hash.result().toHex());
 }
 
 }  // namespace hearth::test

@@ -20,6 +20,10 @@ bool in_ci();
 // Root of the source tree (for golden data under tests/data).
 QString source_dir();
 
+// The file's SHA-256 in hex, or an empty string when it cannot be read: suites check that
+// a model or vocabulary file is the one their goldens were recorded on.
+QString sha256_of_file(const QString& path);
+
 }  // namespace hearth::test
 
 // Declares `const QString model_path` or skips (fails in CI) when the model is missing.

@@ -20,7 +20,6 @@
 // and 10 chat prompts built by PromptBuilder with Gemma 3's chat template
 // (tests/data/chat/templates/google-gemma-3-it.jinja) equal, id for id, the template's text
 // as llama.cpp renders and tokenizes it.
-#include <QCryptographicHash>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -65,14 +64,6 @@ std::vector<int32_t> ints(const QJsonArray& a) {
     std::vector<int32_t> v;
     for (const auto& x : a) v.push_back(x.toInt());
     return v;
-}
-
-QString sha256_of_file(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    hash.addData(&f);
-    return QString::fromLatin1(hash.result().toHex());
 }
 
 // How many of `got` equal llama.cpp's greedy tokens before a difference; a difference at
@@ -239,7 +230,7 @@ class TestGemma3Golden : public QObject {
 
     // The file is the one llama.cpp ran, and what it says it is.
     void fileIsGemma3() {
-        QCOMPARE(sha256_of_file(path_), root_["model_sha256"].toString());
+        QCOMPARE(hearth::test::sha256_of_file(path_), root_["model_sha256"].toString());
         QCOMPARE(file_->get_string("general.architecture").value_or(""), "gemma3");
         QCOMPARE(file_->get_string("tokenizer.ggml.model").value_or(""), "llama");
         QVERIFY(!file_->get_string("tokenizer.chat_template"));

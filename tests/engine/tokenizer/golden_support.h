@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QStringList>
 #include <QTest>
 
@@ -34,6 +35,13 @@ inline std::vector<TokenId> ids_of(const QJsonValue& v) {
 
 inline std::string from_hex(const QJsonValue& v) {
     return QByteArray::fromHex(v.toString().toLatin1()).toStdString();
+}
+
+// The expected bytes of a golden "detok"/"detok_hex" pair (key "detok" or
+// "special_detok"): the text, or its hex where it is not valid UTF-8.
+inline std::string expected_text(const QJsonObject& c, const QString& key) {
+    if (c.contains(key)) return c[key].toString().toStdString();
+    return from_hex(c[key + "_hex"]);
 }
 
 inline QString show(const std::vector<TokenId>& ids) {
@@ -92,6 +100,38 @@ class Mismatches {
     int count_ = 0;
     QStringList lines_;
 };
+
+// The vocabulary's size, special ids and every token's attribute against llama.cpp's
+// ("vocab": n_tokens, bos, eos, eot, add_bos, eog, attrs by id where not normal); fails the
+// calling test on a difference. compare_eot false: where the file names no EOT token and
+// several tokens could be it, llama.cpp takes whichever its hash map yields first (SmolLM2:
+// <|endoftext|>), Hearth the first in its order of preference (<|im_end|>); both end
+// generation on all of them.
+inline void check_vocabulary(const Tokenizer& tok, const QJsonObject& v, bool compare_eot = true) {
+    QCOMPARE(tok.vocab_size(), v["n_tokens"].toInt());
+    QCOMPARE(tok.bos(), v["bos"].toInt());
+    QCOMPARE(tok.eos(), v["eos"].toInt());
+    if (compare_eot) QCOMPARE(tok.eot(), v["eot"].toInt());
+    QCOMPARE(tok.add_bos(), v["add_bos"].toBool());
+    QCOMPARE(tok.end_of_generation_tokens(), ids_of(v["eog"]));
+    const QJsonObject attrs = v["attrs"].toObject();
+    const QMap<QString, TokenAttr> names = {
+        {"control", TokenAttr::Control}, {"user_defined", TokenAttr::UserDefined},
+        {"unknown", TokenAttr::Unknown}, {"byte", TokenAttr::Byte},
+        {"unused", TokenAttr::Unused},   {"undefined", TokenAttr::Undefined}};
+    Mismatches m;
+    for (TokenId id = 0; id < tok.vocab_size(); ++id) {
+        const QString key = QString::number(id);
+        const TokenAttr want =
+            attrs.contains(key) ? names.value(attrs[key].toString()) : TokenAttr::Normal;
+        if (tok.token_attr(id) != want)
+            m.add(QString("token %1 '%2': llama.cpp says %3")
+                      .arg(id)
+                      .arg(QString::fromStdString(tok.token_text(id)))
+                      .arg(attrs.contains(key) ? attrs[key].toString() : "normal"));
+    }
+    m.check("token attributes", tok.vocab_size());
+}
 
 // Every golden case's text encoded with special tokens off and on against llama.cpp's ids
 // ("ids", "ids_special"); fails the calling test on a difference.

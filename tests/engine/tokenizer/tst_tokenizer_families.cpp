@@ -10,17 +10,16 @@
 // and decode to its text (tests/data/tokenizer/{phi3,qwen2}-goldens.json, written by
 // scripts/goldens/tokenizer.py --extra), and llama.cpp's own test data next to the file
 // (.inp/.out, read by its tests/test-tokenizer-0.cpp) must give its ids.
-#include <QMap>
 
 #include <map>
 
 #include "golden_support.h"
 #include "vocab_files.h"
 
-using hearth::TokenAttr;
 using hearth::TokenId;
 using hearth::Tokenizer;
 using hearth::TokenizerKind;
+using hearth::test::expected_text;
 
 using hearth::test::ids_of;
 using hearth::test::Mismatches;
@@ -42,11 +41,6 @@ const std::map<QString, Family>& families() {
         {"qwen2", {"ggml-vocab-qwen2.gguf", "qwen2-goldens.json", TokenizerKind::Bpe, "qwen2"}},
     };
     return f;
-}
-
-std::string expected_text(const QJsonObject& c, const QString& key) {
-    if (c.contains(key)) return c[key].toString().toStdString();
-    return hearth::test::from_hex(c[key + "_hex"]);
 }
 
 // llama.cpp's tests/test-tokenizer-0.cpp format: inputs separated by
@@ -125,32 +119,9 @@ class TestTokenizerFamilies : public QObject {
         HEARTH_REQUIRE_VOCAB_FILE(path, f.vocab_file);
         const Tokenizer* tok = load(name, path);
         QVERIFY(tok);
-        const QJsonObject v = goldens_[name]["vocab"].toObject();
         QCOMPARE(tok->kind(), f.kind);
         QCOMPARE(tok->pre_tokenizer(), f.pre);
-        QCOMPARE(tok->vocab_size(), v["n_tokens"].toInt());
-        QCOMPARE(tok->bos(), v["bos"].toInt());
-        QCOMPARE(tok->eos(), v["eos"].toInt());
-        QCOMPARE(tok->eot(), v["eot"].toInt());
-        QCOMPARE(tok->add_bos(), v["add_bos"].toBool());
-        QCOMPARE(tok->end_of_generation_tokens(), ids_of(v["eog"]));
-        const QJsonObject attrs = v["attrs"].toObject();
-        const QMap<QString, TokenAttr> names = {
-            {"control", TokenAttr::Control}, {"user_defined", TokenAttr::UserDefined},
-            {"unknown", TokenAttr::Unknown}, {"byte", TokenAttr::Byte},
-            {"unused", TokenAttr::Unused},   {"undefined", TokenAttr::Undefined}};
-        Mismatches m;
-        for (TokenId id = 0; id < tok->vocab_size(); ++id) {
-            const QString key = QString::number(id);
-            const TokenAttr want =
-                attrs.contains(key) ? names.value(attrs[key].toString()) : TokenAttr::Normal;
-            if (tok->token_attr(id) != want)
-                m.add(QString("token %1 '%2': llama.cpp says %3")
-                          .arg(id)
-                          .arg(QString::fromStdString(tok->token_text(id)))
-                          .arg(attrs.contains(key) ? attrs[key].toString() : "normal"));
-        }
-        m.check("token attributes", tok->vocab_size());
+        hearth::test::check_vocabulary(*tok, goldens_[name]["vocab"].toObject());
     }
 
     void encodeMatchesLlamaCpp_data() { add_rows(); }

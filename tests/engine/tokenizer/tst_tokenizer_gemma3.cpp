@@ -6,37 +6,18 @@
 // llama.cpp's ids with special tokens off and on, decode to llama.cpp's text and round
 // trip (tests/data/tokenizer/gemma3-goldens.json, scripts/goldens/tokenizer.py --extra
 // gemma3), and malformed UTF-8 must give llama.cpp's ids.
-#include <QCryptographicHash>
-#include <QMap>
 
 #include "gguf/gguf_file.h"
 #include "golden_support.h"
 
-using hearth::TokenAttr;
 using hearth::TokenId;
 using hearth::Tokenizer;
 using hearth::TokenizerKind;
+using hearth::test::expected_text;
 
 using hearth::test::ids_of;
 using hearth::test::Mismatches;
 using hearth::test::quoted;
-
-namespace {
-
-QString sha256_of_file(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    hash.addData(&f);
-    return QString::fromLatin1(hash.result().toHex());
-}
-
-std::string expected_text(const QJsonObject& c, const QString& key) {
-    if (c.contains(key)) return c[key].toString().toStdString();
-    return hearth::test::from_hex(c[key + "_hex"]);
-}
-
-}  // namespace
 
 class TestTokenizerGemma3 : public QObject {
     Q_OBJECT
@@ -62,36 +43,13 @@ class TestTokenizerGemma3 : public QObject {
 
     // The file is the one the goldens were recorded on.
     void fileMatchesGoldens() {
-        QCOMPARE(sha256_of_file(path_), goldens_["model_sha256"].toString());
+        QCOMPARE(hearth::test::sha256_of_file(path_), goldens_["model_sha256"].toString());
     }
 
     void vocabulary() {
-        const QJsonObject v = goldens_["vocab"].toObject();
         QCOMPARE(tok_->kind(), TokenizerKind::SentencePiece);
         QCOMPARE(tok_->vocab_size(), 262144);
-        QCOMPARE(tok_->vocab_size(), v["n_tokens"].toInt());
-        QCOMPARE(tok_->bos(), v["bos"].toInt());
-        QCOMPARE(tok_->eos(), v["eos"].toInt());
-        QCOMPARE(tok_->eot(), v["eot"].toInt());
-        QCOMPARE(tok_->add_bos(), v["add_bos"].toBool());
-        QCOMPARE(tok_->end_of_generation_tokens(), ids_of(v["eog"]));
-        const QJsonObject attrs = v["attrs"].toObject();
-        const QMap<QString, TokenAttr> names = {
-            {"control", TokenAttr::Control}, {"user_defined", TokenAttr::UserDefined},
-            {"unknown", TokenAttr::Unknown}, {"byte", TokenAttr::Byte},
-            {"unused", TokenAttr::Unused},   {"undefined", TokenAttr::Undefined}};
-        Mismatches m;
-        for (TokenId id = 0; id < tok_->vocab_size(); ++id) {
-            const QString key = QString::number(id);
-            const TokenAttr want =
-                attrs.contains(key) ? names.value(attrs[key].toString()) : TokenAttr::Normal;
-            if (tok_->token_attr(id) != want)
-                m.add(QString("token %1 '%2': llama.cpp says %3")
-                          .arg(id)
-                          .arg(QString::fromStdString(tok_->token_text(id)))
-                          .arg(attrs.contains(key) ? attrs[key].toString() : "normal"));
-        }
-        m.check("token attributes", tok_->vocab_size());
+        hearth::test::check_vocabulary(*tok_, goldens_["vocab"].toObject());
     }
 
     void encodeMatchesLlamaCpp() {

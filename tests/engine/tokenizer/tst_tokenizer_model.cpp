@@ -7,23 +7,13 @@
 #include "gguf/gguf_file.h"
 #include "golden_support.h"
 
-using hearth::TokenAttr;
 using hearth::TokenId;
 using hearth::Tokenizer;
+using hearth::test::expected_text;
 
 using hearth::test::ids_of;
 using hearth::test::Mismatches;
 using hearth::test::quoted;
-
-namespace {
-
-// The expected bytes of a golden "detok"/"detok_hex" pair.
-std::string expected_text(const QJsonObject& c, const QString& key) {
-    if (c.contains(key)) return c[key].toString().toStdString();
-    return hearth::test::from_hex(c[key + "_hex"]);
-}
-
-}  // namespace
 
 class TestTokenizerModel : public QObject {
     Q_OBJECT
@@ -53,31 +43,11 @@ class TestTokenizerModel : public QObject {
         HEARTH_REQUIRE_MODEL(model_path);
         load(model_path);
         QVERIFY(tok_);
-        const QJsonObject v = goldens_["vocab"].toObject();
         QCOMPARE(tok_->kind(), hearth::TokenizerKind::Bpe);
         QCOMPARE(tok_->pre_tokenizer(), std::string_view("smollm"));
-        QCOMPARE(tok_->vocab_size(), v["n_tokens"].toInt());
-        QCOMPARE(tok_->bos(), v["bos"].toInt());
-        QCOMPARE(tok_->eos(), v["eos"].toInt());
-        QCOMPARE(tok_->add_bos(), v["add_bos"].toBool());
-        QCOMPARE(tok_->end_of_generation_tokens(), ids_of(v["eog"]));
         QCOMPARE(tok_->find_token("<|im_start|>"), 1);
-        // Every token llama.cpp does not call normal, with its attribute.
-        const QJsonObject attrs = v["attrs"].toObject();
-        const QMap<QString, TokenAttr> names = {
-            {"control", TokenAttr::Control}, {"user_defined", TokenAttr::UserDefined},
-            {"unknown", TokenAttr::Unknown}, {"byte", TokenAttr::Byte},
-            {"unused", TokenAttr::Unused},   {"undefined", TokenAttr::Undefined}};
-        for (TokenId id = 0; id < tok_->vocab_size(); ++id) {
-            const QString key = QString::number(id);
-            const TokenAttr want =
-                attrs.contains(key) ? names.value(attrs[key].toString()) : TokenAttr::Normal;
-            if (tok_->token_attr(id) != want)
-                QFAIL(qPrintable(QString("token %1 '%2': attribute differs from llama.cpp's %3")
-                                     .arg(id)
-                                     .arg(QString::fromStdString(tok_->token_text(id)))
-                                     .arg(attrs[key].toString())));
-        }
+        // Sizes, special ids, and every token llama.cpp does not call normal.
+        hearth::test::check_vocabulary(*tok_, goldens_["vocab"].toObject(), false);
     }
 
     void encodeMatchesLlamaCpp() {

@@ -3,7 +3,6 @@
 // vocab_files). Shared by the tokenizer and chat golden suites.
 #pragma once
 
-#include <QCryptographicHash>
 #include <QFile>
 #include <QFileInfo>
 #include <QString>
@@ -28,14 +27,6 @@ namespace hearth::test {
 inline QString vocab_file_path_if_present(const QString& name) {
     const QString path = QStringLiteral(HEARTH_VOCAB_FILES_DIR) + "/" + name;
     return QFileInfo(path).isFile() ? path : QString();
-}
-
-inline QString sha256_of_file(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    hash.addData(&f);
-    return QString::fromLatin1(hash.result().toHex());
 }
 
 // A vocabulary-only GGUF file and the tokenizer read from it.

@@ -72,6 +72,14 @@ ApplicationWindow {
     function fileUrl(path) {
         return path.startsWith("/") ? "file://" + path : "file:///" + path
     }
+    // The file dialog, in the loaded model's folder (where the next one usually is).
+    function openModelDialog() {
+        const path = bridge.modelPath
+        const cut = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"))
+        if (cut > 0)
+            modelDialog.currentFolder = window.fileUrl(path.substring(0, cut))
+        modelDialog.open()
+    }
 
     HistoryStore {
         id: history
@@ -317,7 +325,7 @@ ApplicationWindow {
                         visible: !window.activeBackend.ready
                         bridge: bridge
                         subtleText: window.subtleText
-                        onOpenFileRequested: modelDialog.open()
+                        onOpenFileRequested: window.openModelDialog()
                     }
                 }
                 PersonasPage {
@@ -341,7 +349,7 @@ ApplicationWindow {
                     objectName: "modelPage"
                     inspector: inspector
                     bridge: bridge
-                    onOpenFileRequested: modelDialog.open()
+                    onOpenFileRequested: window.openModelDialog()
                 }
                 SettingsPage {
                     objectName: "settingsPage"
@@ -395,6 +403,7 @@ ApplicationWindow {
 
     FileDialog {
         id: modelDialog
+        objectName: "modelDialog"
         title: qsTr("Open a GGUF model")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
         onAccepted: bridge.load(selectedFile.toString())

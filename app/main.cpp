@@ -11,7 +11,7 @@
 
 #include "app_logging.h"
 #include "common/log.h"
-#include "common/paths.h"
+#include "core/app_settings.h"
 #include "render_backend.h"
 #include "window_setup.h"
 
@@ -51,12 +51,12 @@ int main(int argc, char* argv[]) {
                                   render.software ? "Qt Quick software renderer" : "GPU",
                                   render.reason.toStdString());
 
-    // The model on the command line, else the default one ($HEARTH_MODEL or the data
-    // folder's); the history at its default location ($HEARTH_STORE overrides it).
+    // The model on the command line, else $HEARTH_MODEL, else the one open last time,
+    // else the default one (startup_model_path); the history at its default location
+    // ($HEARTH_STORE overrides it).
     hearth::ui::WindowOptions options;
-    options.modelPath = parser.positionalArguments().value(0);
-    if (options.modelPath.isEmpty())
-        options.modelPath = QString::fromStdString(hearth::paths::default_model_path());
+    options.modelPath = hearth::ui::startup_model_path(parser.positionalArguments().value(0),
+                                                       AppSettings().lastModelPath());
     options.logFolder = log_dir;
     options = hearth::ui::with_environment(options);
 

@@ -1,6 +1,7 @@
 #include "window_setup.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QQmlAbstractUrlInterceptor>
 #include <QQmlApplicationEngine>
 #include <QQmlContext>
@@ -33,6 +34,13 @@ WindowOptions with_environment(WindowOptions o) {
     if (qEnvironmentVariableIsSet("HEARTH_THEME"))
         o.theme = qEnvironmentVariable("HEARTH_THEME").toLower();
     return o;
+}
+
+QString startup_model_path(const QString& argument, const QString& last_model) {
+    if (!argument.isEmpty()) return argument;
+    const QString fallback = QString::fromStdString(paths::default_model_path());
+    if (qEnvironmentVariableIsSet("HEARTH_MODEL")) return fallback;  // the variable's path
+    return !last_model.isEmpty() && QFileInfo(last_model).isFile() ? last_model : fallback;
 }
 
 QObject* load_main_window(QQmlApplicationEngine& engine, const WindowOptions& o) {

@@ -23,6 +23,11 @@ struct WindowOptions {
 // o with $HEARTH_STORE (storePath) and $HEARTH_THEME (theme) applied where set.
 WindowOptions with_environment(WindowOptions o);
 
+// The model the window opens at start: the command line's, else $HEARTH_MODEL, else the
+// one open when the app last ran (AppSettings::lastModelPath) while its file is there,
+// else the default model's path.
+QString startup_model_path(const QString& argument, const QString& last_model);
+
 // Sets the context properties and loads Main.qml; returns the window, or nullptr (logged).
 QObject* load_main_window(QQmlApplicationEngine& engine, const WindowOptions& options);
 

@@ -4,6 +4,7 @@
 // switcher that finds nothing while the sidebar searches, a tooltip over its own menu,
 // numbers that disagree between the status bar and the Memory page, raw milliseconds,
 // warnings in the log, and no Ctrl+Q.
+#include <QFile>
 #include <QImage>
 #include <QQmlComponent>
 #include <QQmlContext>
@@ -16,6 +17,7 @@
 #include <QNetworkReply>
 #include <QTcpServer>
 
+#include "common/paths.h"
 #include "core/connection_settings.h"
 #include "core/conversation_list_model.h"
 #include "core/engine_bridge.h"
@@ -25,6 +27,7 @@
 #include "core/persona_list_model.h"
 #include "glyphs.h"
 #include "ui_harness.h"
+#include "window_setup.h"
 
 namespace {
 
@@ -162,6 +165,29 @@ class TestUiWindow : public QObject {
         QTRY_VERIFY((note = ui_.item(QStringLiteral("deviceNote"))) && note->isVisible());
         QCOMPARE(prop(note, "value").toString(), ui_.bridge->deviceNote());
         ui_.show_page(QStringLiteral("chat"));
+    }
+
+    // At start: the command line's model, else $HEARTH_MODEL, else the one open last
+    // time while its file is there, else the default model.
+    void startupModelIsTheLastOneOpen() {
+        const QByteArray saved = qgetenv("HEARTH_MODEL");
+        const bool had = qEnvironmentVariableIsSet("HEARTH_MODEL");
+        qunsetenv("HEARTH_MODEL");
+        const QString fallback = QString::fromStdString(hearth::paths::default_model_path());
+        const QString last = ui_.dir.filePath(QStringLiteral("last.gguf"));
+        QFile(last).open(QIODevice::WriteOnly);
+        using hearth::ui::startup_model_path;
+        QCOMPARE(startup_model_path(QStringLiteral("/x/arg.gguf"), last),
+                 QStringLiteral("/x/arg.gguf"));
+        QCOMPARE(startup_model_path({}, last), last);
+        QCOMPARE(startup_model_path({}, ui_.dir.filePath(QStringLiteral("gone.gguf"))), fallback);
+        QCOMPARE(startup_model_path({}, {}), fallback);
+        qputenv("HEARTH_MODEL", QByteArrayLiteral("/y/env.gguf"));
+        QCOMPARE(startup_model_path({}, last), QStringLiteral("/y/env.gguf"));
+        if (had)
+            qputenv("HEARTH_MODEL", saved);
+        else
+            qunsetenv("HEARTH_MODEL");
     }
 
     void humanUnits() {

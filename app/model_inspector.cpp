@@ -4,8 +4,6 @@
 #include <QVariantMap>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include <map>
-
 #include "chat/chat_template.h"
 #include "common/log.h"
 #include "common/paths.h"
@@ -39,19 +37,9 @@ QVariantMap facts_of(const gguf::GgufFile& f, const Tokenizer* tokenizer,
     m["name"] = qs(readable_model_name(f, path.toStdString()));
     m["architecture"] = qs(f.get_string("general.architecture").value_or("unknown"));
     qint64 params = 0;
-    std::map<std::string, qint64> bytes_by_type;
-    for (const auto& t : f.tensors()) {
-        params += t.n_elements();
-        bytes_by_type[std::string(quant::type_name(static_cast<uint32_t>(t.type)))] +=
-            static_cast<qint64>(t.nbytes);
-    }
+    for (const auto& t : f.tensors()) params += t.n_elements();
     m["parameters"] = params;
-    // The quantisation is the type holding most of the bytes (norms are small F32).
-    std::string main_type;
-    qint64 most = -1;
-    for (const auto& [type, bytes] : bytes_by_type)
-        if (bytes > most) most = bytes, main_type = type;
-    m["quantization"] = QString::fromStdString(main_type);
+    m["quantization"] = qs(quantisation_label(f));
     if (auto config = ModelConfig::from_gguf(f)) {
         m["contextLength"] = static_cast<qint64>(config->context_length);
         m["layers"] = static_cast<qint64>(config->n_layer);

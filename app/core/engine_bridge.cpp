@@ -6,7 +6,6 @@
 #include <QUrl>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include <map>
 #include <mutex>
 
 #include "chat/chat_template.h"
@@ -80,19 +79,6 @@ QString to_local_path(const QString& path_or_url) {
     return path_or_url;
 }
 
-// The tensor type holding most of the bytes (norms are small F32 tensors).
-QString main_quantisation(const gguf::GgufFile& f) {
-    std::map<std::string, qint64> bytes_by_type;
-    for (const auto& t : f.tensors())
-        bytes_by_type[std::string(quant::type_name(static_cast<uint32_t>(t.type)))] +=
-            static_cast<qint64>(t.nbytes);
-    std::string main_type;
-    qint64 most = -1;
-    for (const auto& [type, bytes] : bytes_by_type)
-        if (bytes > most) most = bytes, main_type = type;
-    return QString::fromStdString(main_type);
-}
-
 std::shared_ptr<LoadedEngine> load_engine(const QString& path, EngineConfig config) {
     auto loaded = std::make_shared<LoadedEngine>();
     loaded->path = path;
@@ -123,7 +109,7 @@ std::shared_ptr<LoadedEngine> load_engine(const QString& path, EngineConfig conf
         e.tokenizer(), chat::ChatTemplate::from_gguf(e.file()));
     loaded->name = QString::fromStdString(readable_model_name(e.file(), path.toStdString()));
     loaded->architecture = qs(mc.architecture);
-    loaded->quantisation = main_quantisation(e.file());
+    loaded->quantisation = QString::fromStdString(quantisation_label(e.file()));
     loaded->backend = QString::fromStdString(e.backend_name());
     loaded->device_note = QString::fromStdString(e.device().cpu_reason);
     if (const Engine::DeviceMemory m = e.device_memory(); m.held_bytes > 0) {

@@ -1,9 +1,13 @@
 #include "model/model_name.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <cstdint>
+#include <map>
 
 #include "gguf/gguf_file.h"
+#include "quant/quant_types.h"
 
 namespace hearth {
 namespace {
@@ -107,6 +111,27 @@ std::string readable_model_name(const gguf::GgufFile& file, std::string_view pat
     if (!name.empty()) return name;
     if (!stem.empty()) return stem;
     return "model";
+}
+
+std::string quantisation_label(const gguf::GgufFile& file) {
+    // llama.cpp's LLAMA_FTYPE_* (llama.h), by value; empty where it names none.
+    constexpr std::array<std::string_view, 42> kFileTypes = {
+        "F32",    "F16",    "Q4_0",    "Q4_1",      "",       "",        "",
+        "Q8_0",   "Q5_0",   "Q5_1",    "Q2_K",      "Q3_K_S", "Q3_K_M",  "Q3_K_L",
+        "Q4_K_S", "Q4_K_M", "Q5_K_S",  "Q5_K_M",    "Q6_K",   "IQ2_XXS", "IQ2_XS",
+        "Q2_K_S", "IQ3_XS", "IQ3_XXS", "IQ1_S",     "IQ4_NL", "IQ3_S",   "IQ3_M",
+        "IQ2_S",  "IQ2_M",  "IQ4_XS",  "IQ1_M",     "BF16",   "",        "",
+        "",       "TQ1_0",  "TQ2_0",   "MXFP4_MOE", "NVFP4",  "Q1_0",    "Q2_0"};
+    if (const auto ftype = file.get_u32("general.file_type"); ftype && *ftype < kFileTypes.size())
+        if (const std::string_view name = kFileTypes[*ftype]; !name.empty())
+            return std::string(name);
+    std::map<uint32_t, uint64_t> bytes_by_type;
+    for (const auto& t : file.tensors()) bytes_by_type[static_cast<uint32_t>(t.type)] += t.nbytes;
+    uint32_t main_type = 0;
+    uint64_t most = 0;
+    for (const auto& [type, bytes] : bytes_by_type)
+        if (bytes > most) most = bytes, main_type = type;
+    return most == 0 ? std::string() : std::string(quant::type_name(main_type));
 }
 
 }  // namespace hearth

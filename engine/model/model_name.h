@@ -24,4 +24,11 @@ class GgufFile;
 // path may be empty (a model parsed from memory); '/' and '\' both separate folders.
 std::string readable_model_name(const gguf::GgufFile& file, std::string_view path);
 
+// The quantisation people call the file by: the llama.cpp recipe named by general.file_type
+// ("Q4_K_M", "IQ4_XS", "F16"), which mixes tensor types; for a file without one (or with a
+// value llama.cpp does not name), the tensor type holding most of the bytes. The mix can
+// differ from the name: Gemma 3 270M's "Q4_K_M" holds most of its bytes in its Q8_0
+// embedding table. Empty for a file with no tensors and no file type.
+std::string quantisation_label(const gguf::GgufFile& file);
+
 }  // namespace hearth

@@ -4,10 +4,12 @@
 #include <QTest>
 
 #include <optional>
+#include <vector>
 
 #include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
 #include "model/model_name.h"
+#include "quant/quant_types.h"
 
 using namespace hearth;
 
@@ -128,6 +130,39 @@ class TestModelName : public QObject {
         };
         const auto file = file_with(given(name), given(basename));
         QCOMPARE(QString::fromStdString(readable_model_name(*file, path.toStdString())), expected);
+    }
+
+    // The recipe named by general.file_type, else the type holding most bytes.
+    void quantisationLabel() {
+        const auto parse = [](const gguf::GgufWriter& w) {
+            auto f = gguf::GgufFile::parse(w.bytes());
+            if (!f) qFatal("%s", f.message().c_str());
+            return std::move(f).value();
+        };
+        gguf::GgufWriter w;
+        w.add_string("general.architecture", "gemma3");
+        // Most bytes in Q8_0 (the embedding table), fewer in Q4_K: as Gemma 3 270M's.
+        const std::vector<std::byte> q8(34 * 8 * 4), q4k(144 * 2);
+        const int64_t q8_shape[] = {256, 4};
+        const int64_t q4k_shape[] = {256, 2};
+        QVERIFY(w.add_tensor("token_embd.weight", quant::TensorType::Q8_0, q8_shape, q8).ok());
+        QVERIFY(w.add_tensor("blk.0.ffn_up.weight", quant::TensorType::Q4_K, q4k_shape, q4k).ok());
+        QCOMPARE(quantisation_label(*parse(w)), std::string("Q8_0"));  // no file type
+        gguf::GgufWriter named = w;
+        named.add_u32("general.file_type", 15);
+        QCOMPARE(quantisation_label(*parse(named)), std::string("Q4_K_M"));
+        gguf::GgufWriter f16 = w;
+        f16.add_u32("general.file_type", 1);
+        QCOMPARE(quantisation_label(*parse(f16)), std::string("F16"));
+        gguf::GgufWriter unknown = w;  // a value llama.cpp does not name: the bytes decide
+        unknown.add_u32("general.file_type", 4);
+        QCOMPARE(quantisation_label(*parse(unknown)), std::string("Q8_0"));
+        gguf::GgufWriter future = w;
+        future.add_u32("general.file_type", 1000);
+        QCOMPARE(quantisation_label(*parse(future)), std::string("Q8_0"));
+        gguf::GgufWriter empty;
+        empty.add_string("general.architecture", "llama");
+        QCOMPARE(quantisation_label(*parse(empty)), std::string());
     }
 };
 

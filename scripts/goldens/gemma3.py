@@ -35,6 +35,7 @@ import argparse
 import hashlib
 import json
 import os
+import random
 import sys
 
 import numpy as np
@@ -52,14 +53,26 @@ N_PREDICT = 32
 LOGITS_PROMPTS = 2  # the Q4_K_M file's; the F32 file's: all
 
 
+def long_notes():
+    """About 620 tokens of deterministic prose: with the chat turns, a prompt longer than
+    Gemma 3 270M's 512-token sliding window, so its local layers attend to a window that
+    no longer starts at the prompt's beginning."""
+    rng = random.Random(7)
+    words = ("the sea is wide and deep ships sail over waves under a grey sky while gulls cry "
+             "near the harbour wall and old sailors tell stories of storms").split()
+    return " ".join(rng.choice(words) for _ in range(600))
+
+
 def conversations():
-    """Nine single questions (every other one with a system message) and a multi-turn chat."""
+    """Nine single questions (every other one with a system message), a multi-turn chat, and
+    one question longer than the sliding window."""
     convs = []
     for i, user in enumerate(CHAT_USER[:9]):
         msgs = [("system", SYSTEM)] if i % 2 == 0 else []
         convs.append(msgs + [("user", user)])
     convs.append([("system", SYSTEM), ("user", "What is 2 + 2?"), ("assistant", "2 + 2 = 4."),
                   ("user", "And 3 + 3? Answer with a number.")])
+    convs.append([("user", "Summarise these notes in one sentence: " + long_notes())])
     return convs
 
 

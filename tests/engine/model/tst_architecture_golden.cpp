@@ -27,22 +27,21 @@
 #include "cpu/cpu_backend.h"
 #include "engine.h"
 #include "gguf/gguf_file.h"
+#include "greedy_goldens.h"
 #include "kv/kv_storage.h"
 #include "model/llama_model.h"
 #include "model/synthetic_model.h"
 
 using namespace hearth;
 
+using hearth::test::compare_greedy;
+using hearth::test::Continuation;
+using hearth::test::ints;
+using hearth::test::kTie;
+
 namespace {
 
 constexpr double kMaxRelL2 = 1e-3;
-constexpr double kTie = 1e-3;  // llama.cpp's top-2 gap under which either token may win
-
-std::vector<int32_t> ints(const QJsonArray& a) {
-    std::vector<int32_t> v;
-    for (const auto& x : a) v.push_back(x.toInt());
-    return v;
-}
 
 double rel_l2(const float* a, const QJsonArray& want) {
     double d = 0, n = 0;
@@ -96,25 +95,6 @@ SyntheticModelSpec spec_of(const QJsonObject& j) {
     if (j.contains("rope_attn_factor"))
         s.rope_attn_factor = static_cast<float>(j["rope_attn_factor"].toDouble());
     return s;
-}
-
-// How many of `got` equal llama.cpp's greedy tokens before a difference; a difference at
-// a near tie (llama.cpp's gap there below kTie) ends the comparison as a match.
-struct Continuation {
-    int matched = 0;
-    bool tie = false;
-};
-Continuation compare(const std::vector<int32_t>& got, const std::vector<int32_t>& want,
-                     const QJsonArray& gaps) {
-    Continuation c;
-    for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
-        if (got[i] != want[i]) {
-            c.tie = gaps[static_cast<qsizetype>(i)].toDouble() < kTie;
-            return c;
-        }
-        ++c.matched;
-    }
-    return c;
 }
 
 }  // namespace
@@ -222,7 +202,7 @@ class TestArchitectureGolden : public QObject {
                     s.block_table = table;
                     QVERIFY((*model)->forward(std::span(&s, 1), **kv, logits));
                 }
-                const Continuation cmp = compare(got, want, p["top2_gap"].toArray());
+                const Continuation cmp = compare_greedy(got, want, p["top2_gap"].toArray());
                 if (cmp.tie) ++ties;
                 QVERIFY2(cmp.tie || cmp.matched == static_cast<int>(want.size()),
                          qPrintable(QString("prompt of %1, chunks of %2: greedy differs at "
@@ -280,7 +260,7 @@ class TestArchitectureGolden : public QObject {
                         continue;
                     }
                     const Continuation cmp =
-                        compare(got, ints(p["greedy"].toArray()), p["top2_gap"].toArray());
+                        compare_greedy(got, ints(p["greedy"].toArray()), p["top2_gap"].toArray());
                     QVERIFY2(cmp.tie || cmp.matched == static_cast<int>(got.size()),
                              qPrintable(QString("prompt %1, cache %2: greedy differs at token %3 "
                                                 "of %4")

@@ -37,6 +37,7 @@
 #include "engine.h"
 #include "generation/generator.h"
 #include "gguf/gguf_file.h"
+#include "greedy_goldens.h"
 #include "kv/kv_storage.h"
 #include "model/llama_model.h"
 #include "quant/fp16.h"
@@ -46,10 +47,14 @@
 
 using namespace hearth;
 
+using hearth::test::compare_greedy;
+using hearth::test::Continuation;
+using hearth::test::ints;
+using hearth::test::kTie;
+
 namespace {
 
 constexpr double kMaxRelL2 = 1e-3;
-constexpr double kTie = 1e-3;  // llama.cpp's top-2 gap under which either token may win
 // Q4_K_M: 3 times llama.cpp's own largest spread on these prompts (3.3 %, see above), far
 // below what an unpacking, scale or architecture error gives (tens of per cent and up).
 // Seen: 1.7 % and 2.9 %.
@@ -60,32 +65,6 @@ constexpr double kMargin = 1.0;
 
 bool f32_variant() {
     return qEnvironmentVariable("HEARTH_GEMMA3_VARIANT") == QLatin1String("f32");
-}
-
-std::vector<int32_t> ints(const QJsonArray& a) {
-    std::vector<int32_t> v;
-    for (const auto& x : a) v.push_back(x.toInt());
-    return v;
-}
-
-// How many of `got` equal llama.cpp's greedy tokens before a difference; a difference at
-// a near tie (llama.cpp's gap there below kTie) ends the comparison as a match.
-struct Continuation {
-    int matched = 0;
-    bool tie = false;
-    bool all(size_t n) const { return tie || matched == static_cast<int>(n); }
-};
-Continuation compare(const std::vector<int32_t>& got, const std::vector<int32_t>& want,
-                     const QJsonArray& gaps) {
-    Continuation c;
-    for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
-        if (got[i] != want[i]) {
-            c.tie = gaps[static_cast<qsizetype>(i)].toDouble() < kTie;
-            return c;
-        }
-        ++c.matched;
-    }
-    return c;
 }
 
 int32_t argmax(const std::vector<float>& x) {
@@ -336,7 +315,7 @@ class TestGemma3Golden : public QObject {
         const QJsonObject p = prompts_[index].toObject();
         const auto expected = ints(p["greedy"].toArray());
         const std::vector<int32_t> got = own_greedy(index);
-        const Continuation cmp = compare(got, expected, p["top2_gap"].toArray());
+        const Continuation cmp = compare_greedy(got, expected, p["top2_gap"].toArray());
         qInfo("prompt %d: %d/%zu greedy tokens match%s", index, cmp.matched, expected.size(),
               cmp.tie ? " (then a near tie)" : "");
         QVERIFY2(cmp.all(expected.size()),
@@ -398,8 +377,8 @@ class TestGemma3Golden : public QObject {
                 }
                 QCOMPARE(last.tokens, own_greedy(static_cast<int>(i)));
                 if (f32_) {
-                    const Continuation cmp =
-                        compare(last.tokens, ints(p["greedy"].toArray()), p["top2_gap"].toArray());
+                    const Continuation cmp = compare_greedy(
+                        last.tokens, ints(p["greedy"].toArray()), p["top2_gap"].toArray());
                     QVERIFY2(cmp.all(last.tokens.size()),
                              qPrintable(QString("prompt %1: greedy differs at token %2 of %3")
                                             .arg(i)

@@ -28,12 +28,16 @@
 #include "cpu/cpu_features.h"
 #include "generation/generator.h"
 #include "gguf/gguf_file.h"
+#include "greedy_goldens.h"
 #include "model/llama_model.h"
 #include "quant/fp16.h"
 #include "support/test_model.h"
 #include "tokenizer/tokenizer.h"
 
 using namespace hearth;
+
+using hearth::test::ints;
+using hearth::test::kTie;
 
 namespace {
 
@@ -46,7 +50,6 @@ const QSet<QString> kSameArithmetic = {"F32", "Q4_1", "Q5_1"};
 
 // A step where llama.cpp's two best logits are closer than this may go either way under
 // float rounding alone (same arithmetic: only the goldens' fp16 storage).
-constexpr double kTie = 1e-3;
 
 // Another summation order. This 30-layer model amplifies rounding: llama.cpp against
 // itself on these very files (its flash-attention path against its default one, the same
@@ -59,12 +62,6 @@ constexpr double kTie = 1e-3;
 // out of 320 steps per type of which 56-72 % lead by 1 or more.
 constexpr double kOtherOrderL2 = 0.4;
 constexpr double kMargin = 1.0;
-
-std::vector<int32_t> ints(const QJsonArray& a) {
-    std::vector<int32_t> v;
-    for (const auto& x : a) v.push_back(x.toInt());
-    return v;
-}
 
 std::string file_sha256(const QString& path) {
     std::ifstream in(path.toStdString(), std::ios::binary);

@@ -151,4 +151,22 @@ inline void check_encodings(const Tokenizer& tok, const QJsonArray& cases) {
     on.check("parse_special=true", cases.size());
 }
 
+// Byte strings that are not valid UTF-8 ("invalid_utf8": hex, ids, ids_special) encoded
+// with special tokens off and on against llama.cpp's ids; fails the calling test on a
+// difference.
+inline void check_malformed_utf8(const Tokenizer& tok, const QJsonArray& cases) {
+    QVERIFY(!cases.isEmpty());
+    Mismatches m;
+    for (const QJsonValue& value : cases) {
+        const QJsonObject c = value.toObject();
+        const std::string raw = from_hex(c["hex"]);
+        for (const bool special : {false, true}) {
+            const std::vector<TokenId> want = ids_of(c[special ? "ids_special" : "ids"]);
+            const std::vector<TokenId> got = tok.encode(raw, special);
+            if (got != want) m.add_ids(raw, want, got);
+        }
+    }
+    m.check("malformed UTF-8", cases.size() * 2);
+}
+
 }  // namespace hearth::test

@@ -169,18 +169,7 @@ class TestTokenizerFamilies : public QObject {
         const Tokenizer* tok = load(name, path);
         QVERIFY(tok);
         const QJsonArray cases = goldens_[name]["invalid_utf8"].toArray();
-        QVERIFY(!cases.isEmpty());
-        Mismatches m;
-        for (const QJsonValue& value : cases) {
-            const QJsonObject c = value.toObject();
-            const std::string raw = hearth::test::from_hex(c["hex"]);
-            for (const bool special : {false, true}) {
-                const std::vector<TokenId> want = ids_of(c[special ? "ids_special" : "ids"]);
-                const std::vector<TokenId> got = tok->encode(raw, special);
-                if (got != want) m.add_ids(raw, want, got);
-            }
-        }
-        m.check("malformed UTF-8", cases.size() * 2);
+        hearth::test::check_malformed_utf8(*tok, cases);
     }
 
     // llama.cpp's own test data for the file (special tokens off, no BOS, as its

@@ -88,19 +88,7 @@ class TestTokenizerModel : public QObject {
         HEARTH_REQUIRE_MODEL(model_path);
         load(model_path);
         QVERIFY(tok_);
-        const QJsonArray cases = goldens_["invalid_utf8"].toArray();
-        QVERIFY(!cases.isEmpty());
-        Mismatches m;
-        for (const QJsonValue& value : cases) {
-            const QJsonObject c = value.toObject();
-            const std::string raw = hearth::test::from_hex(c["hex"]);
-            for (const bool special : {false, true}) {
-                const std::vector<TokenId> want = ids_of(c[special ? "ids_special" : "ids"]);
-                const std::vector<TokenId> got = tok_->encode(raw, special);
-                if (got != want) m.add_ids(raw, want, got);
-            }
-        }
-        m.check("malformed UTF-8", static_cast<int>(cases.size()) * 2);
+        hearth::test::check_malformed_utf8(*tok_, goldens_["invalid_utf8"].toArray());
     }
 
     void throughput() {

@@ -19,10 +19,11 @@ messages itself), then tokenized by llama.cpp with BOS and special tokens parsed
 
 Writes gemma3-goldens.json (per prompt the messages, the rendered text, its ids, 32
 greedy tokens and the gap between llama.cpp's two best logits at every generated step) and
-gemma3-logits.f16 (the logits at the last prompt position of the first LOGITS_PROMPTS
-prompts, float16 little-endian, prompts in order); with --f32, for the same model
-dequantised to F32 by llama-quantize (every weight the Q4_K_M file's value),
-gemma3-f32-goldens.json and gemma3-f32-logits.f16 with the logits of every prompt.
+gemma3-logits.f16 (the logits at the last prompt position of the prompts the JSON's
+logits_prompts lists, float16 little-endian, in that order: LOGITS_PROMPTS); with --f32,
+for the same model dequantised to F32 by llama-quantize (every weight the Q4_K_M file's
+value), gemma3-f32-goldens.json and gemma3-f32-logits.f16 (LOGITS_PROMPTS_F32, which adds
+the prompt past the sliding window).
 
 The Q4_K_M file's logits cannot be matched to 1e-3: llama.cpp's own equally valid paths
 differ by more on it (activations are rounded to 8 bits before every quantised product,
@@ -50,7 +51,10 @@ TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", 
                         "chat", "templates", "google-gemma-3-it.jinja")
 SYSTEM = "You are a helpful, concise assistant."
 N_PREDICT = 32
-LOGITS_PROMPTS = 2  # the Q4_K_M file's; the F32 file's: all
+# The prompts whose last-position logits are kept: two short ones, and on F32 also the
+# long one past the sliding window (index -1). All of them would be 512 KiB each.
+LOGITS_PROMPTS = [0, 1]
+LOGITS_PROMPTS_F32 = [0, 1, -1]
 
 
 def long_notes():
@@ -101,7 +105,7 @@ def main():
     n_vocab = llm.n_vocab()
 
     records = []
-    logits_out = bytearray()
+    lasts = []  # every prompt's last-position logits
     for conv in conversations():
         text = tmpl.render(messages=[{"role": r, "content": c} for r, c in conv], bos_token=bos,
                            eos_token="<eos>", add_generation_prompt=True)
@@ -109,16 +113,16 @@ def main():
         ids = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
         llm.reset()
         llm.eval(ids)
-        last = np.array(llm.scores[len(ids) - 1], dtype=np.float32)
-        if args.f32 or len(records) < LOGITS_PROMPTS:
-            logits_out += last.astype("<f2").tobytes()
+        lasts.append(np.array(llm.scores[len(ids) - 1], dtype=np.float32))
         generated, gaps = greedy_with_gaps(llm, ids, N_PREDICT)
         records.append({"messages": [[r, c] for r, c in conv], "text": text, "prompt_ids": ids,
                         "greedy": generated,
                         "greedy_text": llm.detokenize(generated).decode("utf-8", "replace"),
                         "top2_gap": gaps})
 
-    n_logits = len(logits_out) // (2 * n_vocab)
+    kept = [i % len(records) for i in (LOGITS_PROMPTS_F32 if args.f32 else LOGITS_PROMPTS)]
+    logits_out = b"".join(lasts[i].astype("<f2").tobytes() for i in kept)
+    n_logits = len(kept)
     del llm
     spread = {}
     for path, kw in [("flash_attn", {"flash_attn": True}), ("one_token_per_step", {"n_batch": 1, "n_ubatch": 1})]:
@@ -126,8 +130,8 @@ def main():
                       seed=0, verbose=False, **kw)
         ref = np.frombuffer(bytes(logits_out), dtype="<f2").astype(np.float64).reshape(n_logits, n_vocab)
         spread[path] = []
-        for r, want in zip(records, ref):
-            ids = r["prompt_ids"]
+        for i, want in zip(kept, ref):
+            ids = records[i]["prompt_ids"]
             other.reset()
             other.eval(ids)
             got = np.array(other.scores[len(ids) - 1], dtype=np.float64)
@@ -142,7 +146,7 @@ def main():
     head = {"generator": "scripts/goldens/gemma3.py", "model": os.path.basename(args.model),
             "model_sha256": sha, "n_vocab": n_vocab, "n_predict": N_PREDICT,
             "template": "tests/data/chat/templates/google-gemma-3-it.jinja",
-            "logits_file": f"{name}-logits.f16", "logits_prompts": n_logits,
+            "logits_file": f"{name}-logits.f16", "logits_prompts": kept,
             "llama_cpp_self_spread": spread}
     write_lines(os.path.join(args.out, f"{name}-goldens.json"), head, "prompts", records)
     with open(os.path.join(args.out, f"{name}-logits.f16"), "wb") as f:

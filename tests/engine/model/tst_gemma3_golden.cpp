@@ -95,7 +95,7 @@ class TestGemma3Golden : public QObject {
     std::string template_text_;
     std::vector<uint16_t> golden_logits_;
     int n_vocab_ = 0;
-    int logits_prompts_ = 0;
+    std::vector<int> logits_prompts_;  // the prompts whose logits the .f16 file holds, in order
     bool f32_ = f32_variant();
     std::map<int, std::vector<int32_t>> own_greedy_;  // Hearth's Generator, by prompt
 
@@ -120,9 +120,10 @@ class TestGemma3Golden : public QObject {
         return own_greedy_[index] = result->tokens;
     }
 
-    double rel_l2(const std::vector<float>& logits, int index) const {
+    // Against row `row` of the logits file (the prompt logits_prompts_[row]).
+    double rel_l2(const std::vector<float>& logits, int row) const {
         const uint16_t* g =
-            golden_logits_.data() + static_cast<size_t>(index) * static_cast<size_t>(n_vocab_);
+            golden_logits_.data() + static_cast<size_t>(row) * static_cast<size_t>(n_vocab_);
         double diff = 0, ref = 0;
         for (int i = 0; i < n_vocab_; ++i) {
             const double r = quant::fp16_to_f32(g[i]);
@@ -188,9 +189,17 @@ class TestGemma3Golden : public QObject {
         QFile bin(dir + "inference/" + root_["logits_file"].toString());
         QVERIFY(bin.open(QIODevice::ReadOnly));
         const QByteArray raw = bin.readAll();
-        logits_prompts_ = root_["logits_prompts"].toInt();
-        QCOMPARE(logits_prompts_, f32_ ? static_cast<int>(prompts_.size()) : 2);
-        QCOMPARE(raw.size(), static_cast<qsizetype>(logits_prompts_) * n_vocab_ * 2);
+        for (const auto& i : root_["logits_prompts"].toArray()) {
+            QVERIFY(i.toInt() >= 0 && i.toInt() < prompts_.size());
+            logits_prompts_.push_back(i.toInt());
+        }
+        // Two short prompts; on F32 also the one past the sliding window.
+        QCOMPARE(logits_prompts_.size(), size_t(f32_ ? 3 : 2));
+        if (f32_)
+            QVERIFY(
+                ints(prompts_[logits_prompts_.back()].toObject()["prompt_ids"].toArray()).size() >
+                512);
+        QCOMPARE(raw.size(), static_cast<qsizetype>(logits_prompts_.size()) * n_vocab_ * 2);
         golden_logits_.resize(static_cast<size_t>(raw.size() / 2));
         std::memcpy(golden_logits_.data(), raw.constData(), static_cast<size_t>(raw.size()));
         QFile tmpl(dir + "chat/templates/google-gemma-3-it.jinja");
@@ -267,10 +276,12 @@ class TestGemma3Golden : public QObject {
         }
     }
 
-    void lastLogits_data() { rows(logits_prompts_); }
+    void lastLogits_data() { rows(static_cast<int>(logits_prompts_.size())); }
     void lastLogits() {
-        QFETCH(int, index);
-        const std::vector<int32_t> ids = ints(prompts_[index].toObject()["prompt_ids"].toArray());
+        QFETCH(int, index);  // the row of the logits file
+        const int row = index;
+        const int prompt = logits_prompts_[static_cast<size_t>(row)];
+        const std::vector<int32_t> ids = ints(prompts_[prompt].toObject()["prompt_ids"].toArray());
         const ModelConfig& c = model_->config();
         // Enough 16-token blocks for the prompt (the long one needs 41), at least 16, and
         // a count 5 does not divide, so that i · 5 mod n visits every block once.
@@ -297,8 +308,8 @@ class TestGemma3Golden : public QObject {
                 QVERIFY(model_->forward(std::span(&s, 1), **kv, logits));
             }
             QCOMPARE(logits.size(), static_cast<size_t>(n_vocab_));
-            const double rel = rel_l2(logits, index);
-            qInfo("prompt %d (%zu tokens), chunks of %d: relative L2 error %.2e, argmax %d", index,
+            const double rel = rel_l2(logits, row);
+            qInfo("prompt %d (%zu tokens), chunks of %d: relative L2 error %.2e, argmax %d", prompt,
                   ids.size(), chunk, rel, argmax(logits));
             const double bound = f32_ ? kMaxRelL2 : kOtherOrderL2;
             QVERIFY2(rel < bound,

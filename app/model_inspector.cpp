@@ -59,7 +59,12 @@ QVariantMap facts_of(const gguf::GgufFile& f, const Tokenizer* tokenizer,
     } else {
         m["tokenizer"] = QString::fromStdString("unusable: " + tokenizer_error);
     }
-    m["templateFamily"] = qs(chat::family_name(chat::ChatTemplate::from_gguf(f).family()));
+    const chat::ChatTemplate tmpl = chat::ChatTemplate::from_gguf(f);
+    m["templateFamily"] = qs(chat::family_name(tmpl.family()));
+    // The tokenizer panel's first text: a user turn in the model's own format, so that its
+    // turn markers show as the single tokens they are (BOS left out: it is not text).
+    const chat::MessageLayout user = tmpl.layout(chat::Role::User, {});
+    m["sampleText"] = qs(user.open + user.lead + "Hello, Hearth! 你好 👋" + user.end_of_turn);
     m["fingerprint"] = QString::fromStdString(f.fingerprint()).left(16);
     return m;
 }

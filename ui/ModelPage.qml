@@ -170,7 +170,7 @@ Page {
                     id: input
                     Layout.fillWidth: true
                     placeholderText: qsTr("Type text to see how the model reads it")
-                    text: "<|im_start|>user\nHello, Hearth! 你好 👋<|im_end|>"
+                    text: page.inspector.facts.sampleText || "Hello, Hearth! 你好 👋"
                     wrapMode: TextEdit.Wrap
                 }
                 ScrollView {

@@ -181,6 +181,11 @@ class TestEngineBridge : public QObject {
         QCOMPARE(inspector.facts().value(QStringLiteral("name")).toString(), bridge.modelName());
         QCOMPARE(inspector.facts().value(QStringLiteral("architecture")).toString(),
                  QStringLiteral("llama"));
+        // The tokenizer panel starts from a user turn in the model's own format.
+        QCOMPARE(inspector.facts().value(QStringLiteral("templateFamily")).toString(),
+                 QStringLiteral("chatml"));
+        QCOMPARE(inspector.facts().value(QStringLiteral("sampleText")).toString(),
+                 QStringLiteral("<|im_start|>user\nHello, Hearth! 你好 👋<|im_end|>"));
         const QVariantList tokens = inspector.tokenize(QStringLiteral("héllo"), false);
         std::vector<int32_t> ids;
         for (const QVariant& t : tokens)

@@ -33,19 +33,40 @@ struct Candidate {
     }
 };
 
-// Per-thread scratch space, so that encoding a word allocates nothing once warm.
-constexpr size_t kKeepScratch = 1 << 16;  // symbols kept between calls at most
-struct Scratch {
+constexpr size_t kKeepScratch = 1 << 16;  // symbols a pooled scratch keeps at most
+constexpr size_t kPooledScratches = 8;    // idle scratches kept (threads encoding at once)
+
+}  // namespace
+
+struct BpeTokenizer::Scratch {
     std::vector<Symbol> symbols;
     std::vector<Candidate> heap;
     std::string word;
 };
-Scratch& scratch() {
-    thread_local Scratch s;
-    return s;
+
+BpeTokenizer::~BpeTokenizer() = default;
+
+std::unique_ptr<BpeTokenizer::Scratch> BpeTokenizer::take_scratch() const {
+    {
+        const std::lock_guard lock(scratch_mutex_);
+        if (!scratch_pool_.empty()) {
+            std::unique_ptr<Scratch> s = std::move(scratch_pool_.back());
+            scratch_pool_.pop_back();
+            return s;
+        }
+    }
+    return std::make_unique<Scratch>();
 }
 
-}  // namespace
+void BpeTokenizer::return_scratch(std::unique_ptr<Scratch> s) const {
+    // A huge piece (a pasted blob without spaces) must not keep its memory.
+    if (s->symbols.capacity() > kKeepScratch) {
+        s->symbols = {};
+        s->heap = {};
+    }
+    const std::lock_guard lock(scratch_mutex_);
+    if (scratch_pool_.size() < kPooledScratches) scratch_pool_.push_back(std::move(s));
+}
 
 BpeTokenizer::MergeTable::MergeTable(size_t count) {
     size_t size = 16;
@@ -144,13 +165,15 @@ void BpeTokenizer::encode_text(std::string_view text, bool /*follows_special*/,
     // llama.cpp works on code points: malformed bytes become U+FFFD before splitting.
     const SanitizedText clean = sanitize_utf8(text);
     const std::string_view bytes = clean.text;
+    std::unique_ptr<Scratch> s = take_scratch();
     for (const Piece& piece : pre_.split(clean.match))
-        encode_word(bytes.substr(piece.begin, piece.end - piece.begin), out);
+        encode_word(bytes.substr(piece.begin, piece.end - piece.begin), out, *s);
+    return_scratch(std::move(s));
 }
 
-void BpeTokenizer::encode_word(std::string_view piece, std::vector<TokenId>& out) const {
+void BpeTokenizer::encode_word(std::string_view piece, std::vector<TokenId>& out,
+                               Scratch& s) const {
     const Vocab& v = vocab();
-    Scratch& s = scratch();
     if (v.ignore_merges) {
         // llama3: a piece that is a whole token is taken as is, merges or not.
         s.word.clear();
@@ -216,11 +239,6 @@ void BpeTokenizer::encode_word(std::string_view piece, std::vector<TokenId>& out
         // UTF-8 form up as a one-byte token and skips those it cannot find.
         for (const char c : byte_to_unicode(static_cast<unsigned char>(piece[sym.begin])))
             if (const TokenId id = v.find(std::string_view(&c, 1)); id >= 0) out.push_back(id);
-    }
-    // A huge piece (a pasted blob without spaces) must not pin its memory to the thread.
-    if (symbols.capacity() > kKeepScratch) {
-        symbols = {};
-        s.heap = {};
     }
 }
 

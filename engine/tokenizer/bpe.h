@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "tokenizer/pretokenizer.h"
@@ -17,6 +18,7 @@ class BpeTokenizer final : public Tokenizer {
   public:
     // Reads tokenizer.ggml.pre and .merges, then the common vocabulary.
     static Result<std::unique_ptr<Tokenizer>> create(const gguf::GgufFile& file);
+    ~BpeTokenizer() override;
 
   protected:
     void encode_text(std::string_view text, bool follows_special,
@@ -65,12 +67,23 @@ class BpeTokenizer final : public Tokenizer {
 
     BpeTokenizer(std::unique_ptr<Vocab> vocab, PreTokenizer pre, MergeTable merges);
 
+    // Working memory of one encode_text call, reused by later calls so that encoding
+    // allocates nothing once warm. Kept in a pool on the tokenizer rather than per thread:
+    // a thread_local with a destructor crashed at thread exit in the MinGW build (its
+    // TLS storage is freed before thread_local destructors run), and the server's
+    // connection threads come and go.
+    struct Scratch;
+    std::unique_ptr<Scratch> take_scratch() const;
+    void return_scratch(std::unique_ptr<Scratch> s) const;
+
     // Merges one piece (raw bytes of sanitized text) and appends its tokens.
-    void encode_word(std::string_view piece, std::vector<TokenId>& out) const;
+    void encode_word(std::string_view piece, std::vector<TokenId>& out, Scratch& s) const;
 
     PreTokenizer pre_;
     MergeTable merges_;
     std::array<TokenId, 256> byte_ids_;  // token of each byte's byte-level character, or -1
+    mutable std::mutex scratch_mutex_;
+    mutable std::vector<std::unique_ptr<Scratch>> scratch_pool_;  // idle, at most a few
 };
 
 }  // namespace hearth::tok

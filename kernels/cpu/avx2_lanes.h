@@ -131,11 +131,21 @@ class ThreadScratch {
     S* s_ = nullptr;
 };
 
-// This thread's S.
+// This thread's S. MinGW-w64 frees a thread's TLS storage before its thread_local
+// destructors run, so a destructor there reads freed memory at thread exit (seen: the
+// Wine run of hearth-greedy crashing as threads ended). There the S is held by a plain
+// pointer and left to the process: one per pool thread and kernel type, made again only
+// when a new engine starts its pool. (The shipped Windows build is MSVC's.)
 template <typename S>
 S& thread_scratch() {
+#if defined(__MINGW32__)
+    static thread_local S* s = nullptr;
+    if (!s) s = static_cast<S*>(::operator new (sizeof(S), std::align_val_t{alignof(S)}));
+    return *s;
+#else
     static thread_local ThreadScratch<S> holder;
     return holder.get();
+#endif
 }
 
 }  // namespace

@@ -26,3 +26,16 @@ function(hearth_warnings target)
         -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wimplicit-fallthrough>)
   endif()
 endfunction()
+
+# Executables keep their debug information compressed (zstd). The test programs link the
+# engine and the app statically, about 100 MB each uncompressed and most of a build tree's
+# 7 GB; compressed, 40 % of that, for a tenth of a second more per link (measured on
+# tst_ui: 117 -> 45 MB, 1.7 -> 1.9 s). gdb (Qt Test's crash backtraces) and strip read it.
+# Not for the sanitizer and fuzzing builds, whose symbolizers may predate zstd sections.
+if(NOT WIN32 AND NOT APPLE AND HEARTH_SANITIZER STREQUAL "" AND NOT HEARTH_FUZZ)
+  include(CheckLinkerFlag)
+  check_linker_flag(CXX "-Wl,--compress-debug-sections=zstd" HEARTH_LINKER_ZSTD)
+  if(HEARTH_LINKER_ZSTD)
+    add_link_options($<$<LINK_LANGUAGE:C,CXX>:-Wl,--compress-debug-sections=zstd>)
+  endif()
+endif()

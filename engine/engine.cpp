@@ -236,6 +236,9 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
     impl->cache = std::make_unique<kv::KvCacheManager>(kc);
     impl->scheduler = std::make_unique<sched::Scheduler>(*impl->model, *impl->storage, *impl->cache,
                                                          *impl->tokenizer, config.scheduler);
+    // A pass that read the weights' file while another program truncated it read zeros
+    // (gguf/truncation_guard.h): its requests fail instead of sampling from them.
+    impl->scheduler->set_weights_check([raw = impl.get()] { return raw->check_model_file(); });
     impl->open_disk_tier(shape);
     if (!impl->storage->host_visible() && config.prefix_caching && config.kv_host_mb > 0) {
         impl->host =

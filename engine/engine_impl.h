@@ -132,6 +132,8 @@ struct Engine::Impl {
     void handle(Command& c, std::vector<sched::Event>& events);
     void dispatch(std::vector<sched::Event>& events);
     void update_stats();
+    // Sets model_unusable when the model file changed on disk; returns it.
+    const std::string& check_model_file();
 
     // engine_pins.cpp
     void pin_prefix(Pin& p, std::vector<sched::Event>& events);

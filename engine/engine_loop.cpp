@@ -109,6 +109,17 @@ void Engine::Impl::dispatch(std::vector<Event>& events) {
     events.clear();
 }
 
+const std::string& Engine::Impl::check_model_file() {
+    if (model_unusable.empty()) {
+        if (const std::string why = file->changed_on_disk(); !why.empty()) {
+            model_unusable = "the model file " + config.model_path + " " + why +
+                             " while in use; load the model again";
+            log::get("engine")->error("{}", model_unusable);
+        }
+    }
+    return model_unusable;
+}
+
 void Engine::Impl::update_stats() {
     const sched::SchedulerStats ss = scheduler->stats();
     const sched::DecodeRate live = scheduler->decode_rate(std::chrono::steady_clock::now());
@@ -145,13 +156,7 @@ void Engine::Impl::run() {
         dispatch(events);
         // The weights are read from the mapped file: one truncated or rewritten by another
         // program must not be read again (past a truncated end: SIGBUS).
-        if (scheduler->has_work() && model_unusable.empty()) {
-            if (const std::string why = file->changed_on_disk(); !why.empty()) {
-                model_unusable = "the model file " + config.model_path + " " + why +
-                                 " while in use; load the model again";
-                log::get("engine")->error("{}", model_unusable);
-            }
-        }
+        if (scheduler->has_work()) check_model_file();
         if (scheduler->has_work() && !model_unusable.empty()) {
             scheduler->fail_all(model_unusable, events);
             dispatch(events);

@@ -1,5 +1,7 @@
 #include "gguf/file_mapping.h"
 
+#include "gguf/truncation_guard.h"
+
 #include <cerrno>
 #include <cstring>
 
@@ -111,6 +113,7 @@ Result<std::unique_ptr<FileMapping>> FileMapping::open(const std::string& path) 
             return make_error("cannot map " + path + ": " + std::strerror(err));
         }
         m->data_ = static_cast<const std::byte*>(addr);
+        m->guard_ = truncation_guard::watch(addr, m->size_);
     }
     m->fd_ = fd;
     m->mtime_ns_ = mtime_ns(st);
@@ -126,6 +129,9 @@ std::string FileMapping::changed() const {
                " bytes left)";
     if (now > size_) return "was rewritten (it grew to " + std::to_string(now) + " bytes)";
     if (mtime_ns(st) != mtime_ns_) return "was rewritten in place";
+    // Cut short and grown back (or rewritten within the same second on a file system with
+    // coarse times) after a read past its end found nothing there.
+    if (truncation_guard::faulted(guard_)) return "was truncated while in use";
     return {};
 }
 
@@ -140,6 +146,7 @@ void FileMapping::prefetch() const {
 }
 
 FileMapping::~FileMapping() {
+    truncation_guard::unwatch(guard_);
     if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
     if (fd_ >= 0) ::close(fd_);
 }

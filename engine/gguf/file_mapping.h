@@ -29,6 +29,8 @@ class FileMapping {
     // truncated, grown or rewritten in place. A file replaced by a rename, or deleted,
     // leaves this mapping intact and is not a change. Windows forbids writing to the
     // file while it is mapped (it is opened with read sharing only): always empty there.
+    // A truncation in the middle of a read does not end the process: the pages past the
+    // new end read as zeros (truncation_guard.h), and this says what happened.
     std::string changed() const;
 
   private:
@@ -41,6 +43,7 @@ class FileMapping {
 #else
     int fd_ = -1;  // kept open to ask what became of the file
     long long mtime_ns_ = 0;
+    int guard_ = -1;  // truncation_guard slot
 #endif
 };
 

@@ -421,6 +421,8 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
     auto forward = failpoint("forward")
                        ? Result<void>(make_error("an injected fault (failpoint forward)"))
                        : model_.forward(steps, storage_, logits_);
+    if (forward && weights_check_)
+        if (std::string why = weights_check_(); !why.empty()) forward = make_error(why);
     if (!forward) {
         for (Seq* s : batch) fail(*s, "the forward pass failed: " + forward.message(), events);
         remove_finished();

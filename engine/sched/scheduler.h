@@ -150,6 +150,12 @@ class Scheduler {
     // The host-RAM tier (a device backend's): blocks written down also go there, and
     // admission takes them from it first, uploaded at once (no loading state).
     void set_host_tier(kv::HostTier* tier) { host_ = tier; }
+    // Asked after every forward pass: a non-empty answer (the weights' file changed under
+    // the pass, which then read zeros past a truncated end) fails the step's requests as a
+    // failed pass would, before anything of it is sampled or marked computed.
+    void set_weights_check(std::function<std::string()> check) {
+        weights_check_ = std::move(check);
+    }
 
     bool has_work() const { return !running_.empty() || !waiting_.empty(); }
     // The last step ran nothing because its requests wait for loads: the caller may sleep
@@ -207,6 +213,7 @@ class Scheduler {
     uint64_t admit_counter_ = 0;
     StepLogits logits_;
     kv::DiskTier* tier_ = nullptr;
+    std::function<std::string()> weights_check_;
     kv::HostTier* host_ = nullptr;
     bool idle_step_ = false;
 };

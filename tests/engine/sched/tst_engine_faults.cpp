@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "common/failpoint.h"
 #include "engine.h"
@@ -89,6 +90,53 @@ class TestEngineFaults : public QObject {
         // Every later request says the same, at once.
         QCOMPARE(run(*engine, kPrompt, 4).last.kind, sched::EventKind::Error);
         engine.reset();  // unloading is safe: nothing touches the mapping any more
+    }
+
+    void modelFileTruncatedDuringAReply() {
+        // Cut short by another thread while replies are computed: nearly always inside a
+        // forward pass, whose reads past the new end then give zeros instead of SIGBUS
+        // (gguf/truncation_guard.h); the check after the pass fails the step. Between
+        // steps, the check before the next one does. Either way: the error, and no token
+        // computed from the zeros.
+        HEARTH_REQUIRE_MODEL(model);
+        const std::string path = copy_of(model, "cut-mid-reply.gguf");
+        auto engine = start(path);
+        const Outcome reference = run(*engine, kPrompt, 64);
+        QCOMPARE(reference.last.kind, sched::EventKind::Finished);
+        sched::Request r;
+        r.prompt = kPrompt;
+        r.max_tokens = 64;
+        r.stop_at_end_of_generation = false;
+        auto h = engine->submit(std::move(r));
+        Outcome cut;
+        for (;;) {
+            auto e = h->next(std::chrono::milliseconds(30'000));
+            QVERIFY2(e, "no event for 30 s");
+            if (e->kind == sched::EventKind::Token && e->token >= 0) {
+                cut.tokens.push_back(e->token);
+                if (cut.tokens.size() == 20) {
+                    // Into the next pass rather than between passes (a step of this model
+                    // takes about 4 ms on 2 cores; the event comes out right after one).
+                    std::this_thread::sleep_for(std::chrono::microseconds(1500));
+                    std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+                }
+            }
+            if (is_last_event(*e)) {
+                cut.last = std::move(*e);
+                break;
+            }
+        }
+        qInfo("%zu tokens, then: %s", cut.tokens.size(), cut.last.error.c_str());
+        QCOMPARE(cut.last.kind, sched::EventKind::Error);
+        QVERIFY2(cut.last.error.find("was truncated") != std::string::npos, cut.last.error.c_str());
+        QVERIFY(cut.last.error.find(path) != std::string::npos);
+        QVERIFY(cut.tokens.size() >= 20 && cut.tokens.size() < reference.tokens.size());
+        QVERIFY(std::equal(cut.tokens.begin(), cut.tokens.end(), reference.tokens.begin()));
+        engine->wait_idle();
+        const auto audit = engine->audit();
+        QVERIFY2(audit.ok(), audit.ok() ? "" : audit.message().c_str());
+        QCOMPARE(run(*engine, kPrompt, 4).last.kind, sched::EventKind::Error);
+        engine.reset();
     }
 
     void modelFileRewrittenInPlace() {

@@ -80,7 +80,8 @@ class TestFileMapping : public QObject {
         QCOMPARE(read_at(bytes, 8 * 4096), static_cast<unsigned char>(0));
         // What is still in the file still reads as the file.
         QCOMPARE(read_at(bytes, 5), static_cast<unsigned char>(6));
-        QCOMPARE(read_at(bytes, 3 * 4096 + 99), static_cast<unsigned char>(1 + (3 * 4096 + 99) % 251));
+        QCOMPARE(read_at(bytes, 3 * 4096 + 99),
+                 static_cast<unsigned char>(1 + (3 * 4096 + 99) % 251));
         const std::string why = (*m)->changed();
         QVERIFY2(why.find("was truncated") != std::string::npos, why.c_str());
         m->reset();  // unmapping the zero pages with the rest is fine

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "common/failpoint.h"
@@ -23,7 +24,9 @@ struct Outcome {
     sched::Event last;
 };
 
-Outcome run(Engine& engine, std::vector<int32_t> prompt, int32_t max_tokens) {
+// on_token(n) is called on the test's thread after the nth token arrives.
+Outcome run(Engine& engine, std::vector<int32_t> prompt, int32_t max_tokens,
+            const std::function<void(std::size_t)>& on_token = {}) {
     sched::Request r;
     r.prompt = std::move(prompt);
     r.max_tokens = max_tokens;
@@ -33,7 +36,10 @@ Outcome run(Engine& engine, std::vector<int32_t> prompt, int32_t max_tokens) {
     for (;;) {
         auto e = h->next(std::chrono::milliseconds(30'000));
         if (!e) qFatal("no event for 30 s");
-        if (e->kind == sched::EventKind::Token) out.tokens.push_back(e->token);
+        if (e->kind == sched::EventKind::Token && e->token >= 0) {
+            out.tokens.push_back(e->token);
+            if (on_token) on_token(out.tokens.size());
+        }
         if (is_last_event(*e)) {
             out.last = std::move(*e);
             return out;
@@ -103,29 +109,13 @@ class TestEngineFaults : public QObject {
         auto engine = start(path);
         const Outcome reference = run(*engine, kPrompt, 64);
         QCOMPARE(reference.last.kind, sched::EventKind::Finished);
-        sched::Request r;
-        r.prompt = kPrompt;
-        r.max_tokens = 64;
-        r.stop_at_end_of_generation = false;
-        auto h = engine->submit(std::move(r));
-        Outcome cut;
-        for (;;) {
-            auto e = h->next(std::chrono::milliseconds(30'000));
-            QVERIFY2(e, "no event for 30 s");
-            if (e->kind == sched::EventKind::Token && e->token >= 0) {
-                cut.tokens.push_back(e->token);
-                if (cut.tokens.size() == 20) {
-                    // Into the next pass rather than between passes (a step of this model
-                    // takes about 4 ms on 2 cores; the event comes out right after one).
-                    std::this_thread::sleep_for(std::chrono::microseconds(1500));
-                    std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
-                }
-            }
-            if (is_last_event(*e)) {
-                cut.last = std::move(*e);
-                break;
-            }
-        }
+        const Outcome cut = run(*engine, kPrompt, 64, [&](std::size_t n) {
+            if (n != 20) return;
+            // Into the next pass rather than between passes (a step of this model takes
+            // about 4 ms on 2 cores; the event comes out right after one).
+            std::this_thread::sleep_for(std::chrono::microseconds(1500));
+            std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+        });
         qInfo("%zu tokens, then: %s", cut.tokens.size(), cut.last.error.c_str());
         QCOMPARE(cut.last.kind, sched::EventKind::Error);
         QVERIFY2(cut.last.error.find("was truncated") != std::string::npos, cut.last.error.c_str());

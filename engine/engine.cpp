@@ -198,6 +198,7 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
     // The shared cache serves KV computed in other steps (decode or prefill chunks): it
     // must equal what recomputing it would give (docs/architecture.md, batch invariance).
     impl->model->set_batch_invariant(config.batch_invariant);
+    impl->model->set_step_graphs(config.step_graphs);
     impl->model->reserve_activations(std::max(config.scheduler.max_batch_tokens, 1));
     auto tokenizer = Tokenizer::from_gguf(*impl->file);
     if (!tokenizer) return make_error(config.model_path + ": " + tokenizer.message());

@@ -63,6 +63,10 @@ struct EngineConfig {
     // KV. Off only to measure what invariance costs (benchmarks): the fastest kernels for
     // each step's size, and the prefix cache is then no longer exact.
     bool batch_invariant = true;
+    // Decode steps as step graphs where the backend has them (CUDA graphs: each decode
+    // shape captured once, then one launch a step; model/step_graph.h). The same results
+    // either way; off to measure what they bring.
+    bool step_graphs = true;
     // The engine thread and its compute workers are background threads
     // (kernels/cpu/thread_pool.h, mark_current_thread_background): their fair share of the
     // CPU, but an interactive program's UI thread gets a core at once when it wakes (the

@@ -104,6 +104,10 @@ struct PagedKvLayer {
 // within s) sits at position kv_len[s] - q_len[s] + i and attends to context positions
 // ≤ its own: the cached prefix unmasked, the new tokens causally.
 // block_tables holds each sequence's table at offset block_table_start[s].
+// The CUDA attention cuts contexts into chunks of this many positions (at fixed
+// boundaries); AttentionBatch::chunk_bound counts them.
+inline constexpr int32_t kAttentionChunk = 256;
+
 struct AttentionBatch {
     int32_t n_seqs = 0;
     const int32_t* q_start = nullptr;            // [n_seqs]
@@ -133,6 +137,11 @@ struct AttentionBatch {
     // models pass as 1, scaling Q instead) → tanh(s · (1/softcap)) · softcap before the
     // softmax, in llama.cpp's float steps. 0: none.
     float softcap = 0.0f;
+    // > 0 (a device backend capturing a step graph): every sequence is decode-like and no
+    // row sees more than chunk_bound context chunks (kAttentionChunk positions each); the
+    // launch is sized for that bound instead of for these lengths, so that a replay serves
+    // later steps whose contexts grew within it. The results are the same. 0: sized exactly.
+    int32_t chunk_bound = 0;
 };
 
 class Backend {
@@ -163,6 +172,22 @@ class Backend {
     virtual void download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) = 0;
     virtual std::unique_ptr<Weight> load_weight(const WeightSource& source) = 0;
     virtual void synchronize() = 0;
+
+    // --- step graphs (CUDA graphs) ---------------------------------------------
+    // The ops issued between begin_capture() and end_capture() are recorded instead of run;
+    // replay(graph) runs them again, as one launch. The caller keeps every pointer and size
+    // given to those ops valid and unchanged for each replay (only the contents of buffers
+    // change, e.g. by an upload before the replay), and issues no upload, download or
+    // synchronize while capturing. drop_graphs() forgets them all (before any buffer they
+    // use is freed). Only where supports_graphs(); the others throw BackendError.
+    virtual bool supports_graphs() const { return false; }
+    virtual void begin_capture() { throw BackendError(name() + ": no step graphs"); }
+    virtual int32_t end_capture() { throw BackendError(name() + ": no step graphs"); }
+    virtual void replay(int32_t graph) {
+        (void)graph;
+        throw BackendError(name() + ": no step graphs");
+    }
+    virtual void drop_graphs() {}
 
     // --- ops ------------------------------------------------------------------
     // out[t, :] = dequantised row ids[t] of table.                 out [n, table.cols]

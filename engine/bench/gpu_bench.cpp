@@ -124,8 +124,9 @@ BatchResult run_batch(Engine& engine, std::vector<std::vector<int32_t>> prompts,
 }
 
 EngineConfig engine_config(const GpuBenchOptions& o, const std::string& path, bool caching,
-                           bool invariant) {
+                           bool invariant, bool graphs = true) {
     EngineConfig c;
+    c.step_graphs = graphs;
     c.model_path = path;
     c.device = o.device;
     c.kv_mb = 8192;
@@ -143,16 +144,24 @@ Result<std::string> measure_model(const GpuBenchOptions& o, const std::string& p
     std::string json = "{\"model\": " + json_string(label) + ", \"type\": " + json_string(type);
     const auto file_bytes = static_cast<double>(std::filesystem::file_size(path));
     json += ", \"weight_bytes\": " + num(file_bytes, 0);
-    for (bool invariant : {true, false}) {
-        auto engine = Engine::create(engine_config(o, path, true, invariant));
+    // Batch-invariant numerics with step graphs (the default), the fastest kernels, and
+    // invariant without graphs (what the graphs bring to decode).
+    struct Mode {
+        const char* name;
+        bool invariant, graphs;
+    };
+    for (const Mode m : {Mode{"invariant", true, true}, Mode{"fastest", false, true},
+                         Mode{"invariant_no_graphs", true, false}}) {
+        const bool invariant = m.invariant;
+        auto engine = Engine::create(engine_config(o, path, true, invariant, m.graphs));
         if (!engine) return make_error(label + " " + type + ": " + engine.message());
         const auto vocab = static_cast<int32_t>((*engine)->model_config().n_vocab);
         const double params = matmul_params((*engine)->model_config());
         TokenStream tokens(vocab, 7);
         (void)run_batch(**engine, {tokens.take(64)}, 4);  // warm-up
-        std::string mode = invariant ? "invariant" : "fastest";
+        const std::string mode = m.name;
         json += ", " + json_string(mode) + ": {";
-        if (invariant) {
+        if (invariant && m.graphs) {
             auto pre = run_batch(**engine, {tokens.take(o.prefill_tokens)}, 1);
             if (!pre.error.empty()) return make_error(label + ": " + pre.error);
             const double tps = o.prefill_tokens / (pre.stats.at(0).ttft_ms / 1000.0);

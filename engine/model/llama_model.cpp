@@ -94,7 +94,9 @@ Result<void> take(T& dst, Result<T> r) {
 
 LlamaModel::LlamaModel(const ModelConfig& config, kernels::Backend& backend)
     : config_(config), backend_(backend) {}
-LlamaModel::~LlamaModel() = default;
+LlamaModel::~LlamaModel() {
+    drop_graphs();
+}
 
 // A device backend reports a failed allocation, copy or launch by throwing (backend.h):
 // loading and stepping turn that into an error result, as a bad file is.
@@ -237,6 +239,9 @@ void LlamaModel::ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t 
     const auto f32 = [this](int64_t n) {
         return backend_.alloc_scratch(static_cast<std::size_t>(n) * sizeof(float));
     };
+    // Step graphs point into these buffers: any that moves drops them first.
+    if (n_tokens > scratch_tokens_ || n_logits > scratch_logits_ || n_index_ints > scratch_ints_)
+        drop_graphs();
     if (n_tokens > scratch_tokens_) {
         const int64_t T = n_tokens, E = config_.n_embd, D = config_.head_dim;
         x_ = f32(T * E);
@@ -255,8 +260,10 @@ void LlamaModel::ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t 
         scratch_logits_ = n_logits;
     }
     if (n_index_ints > scratch_ints_) {
-        ints_ = backend_.alloc(n_index_ints * sizeof(int32_t));
-        scratch_ints_ = n_index_ints;
+        // Doubling: the block tables at its end grow a block at a time as contexts do.
+        const std::size_t n = std::max(n_index_ints, 2 * scratch_ints_);
+        ints_ = backend_.alloc(n * sizeof(int32_t));
+        scratch_ints_ = n;
     }
 }
 
@@ -327,6 +334,13 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
         return make_error("too many logit rows in one step");
     if (out.top_k > config_.n_vocab) return make_error("top-k logits: k exceeds the vocabulary");
 
+    // A decode step on a backend with graphs runs its shape's graph (captured the first
+    // time), its picks padded to the key's count (flat index 0: a real logit, unread).
+    std::optional<StepGraphKey> key;
+    if (step_graphs()) key = step_graph_key(seqs, out.top_k);
+    const auto real_picks = static_cast<int32_t>(picks.size());
+    if (key) picks.resize(static_cast<size_t>(key->picks), 0);
+
     staged.clear();
     std::array<size_t, 10> at{};
     size_t part_index = 0;
@@ -336,7 +350,19 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
         staged.insert(staged.end(), part->begin(), part->end());
     }
     ensure_scratch(T, std::max(L, 1), staged.size());
+    const int32_t K = out.top_k;
+    const auto P = static_cast<int32_t>(picks.size());
     kernels::Backend& b = backend_;
+    if (L > 0 && K > 0) {
+        // ids[L·k] | invalid[L] | values[L·k] | picked[P], computed on the backend, one copy.
+        const auto words =
+            static_cast<size_t>(L) * (2 * static_cast<size_t>(K) + 1) + static_cast<size_t>(P);
+        if (words > top_words_) {
+            drop_graphs();
+            top_ = b.alloc(words * sizeof(std::uint32_t));
+            top_words_ = words;
+        }
+    }
     b.upload(*ints_, 0, staged.data(), staged.size() * sizeof(int32_t));
     const int32_t* dev = ints_->as<int32_t>();
 
@@ -355,6 +381,58 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
     batch.batch_invariant = batch_invariant_;
     batch.softcap = config_.attn_softcap;
 
+    if (key) {
+        // The graphs write into the cache they were captured on: its layers' addresses.
+        std::uint64_t sig = 1469598103934665603ull;
+        const auto mix = [&sig](std::uintptr_t v) { sig = (sig ^ v) * 1099511628211ull; };
+        mix(static_cast<std::uintptr_t>(kv.n_blocks()));
+        for (int32_t l = 0; l < static_cast<int32_t>(layers_.size()); ++l) {
+            const kernels::PagedKvLayer layer = kv.layer(l);
+            mix(reinterpret_cast<std::uintptr_t>(layer.k));
+            mix(reinterpret_cast<std::uintptr_t>(layer.v));
+        }
+        if (sig != graph_kv_) {
+            drop_graphs();
+            graph_kv_ = sig;
+        }
+    }
+    auto graph = graphs_.end();
+    if (key) {
+        batch.chunk_bound = key->chunk_bound;
+        graph = graphs_.find(*key);
+        if (graph == graphs_.end()) {
+            constexpr std::size_t kMaxGraphs = 64;  // shapes seen; past that, start again
+            if (graphs_.size() >= kMaxGraphs) drop_graphs();
+            try {
+                b.begin_capture();
+                issue_step(batch, kv, T, at, L, P, K);
+                graph = graphs_.emplace(*key, b.end_capture()).first;
+            } catch (const kernels::BackendError& e) {
+                drop_graphs();
+                graphs_on_ = false;
+                log::get("model")->warn("step graphs off, running op by op: {}", e.what());
+                graph = graphs_.end();
+            }
+        }
+    }
+    if (graph != graphs_.end()) {
+        b.replay(graph->second);
+        ++graph_replays_;
+    } else {
+        batch.chunk_bound = 0;
+        issue_step(batch, kv, T, at, L, P, K);
+    }
+    read_logits(L, P, real_picks, out);
+    return {};
+}
+
+void LlamaModel::issue_step(const kernels::AttentionBatch& step_batch, KvStorage& kv,
+                            int32_t n_tokens, const std::array<size_t, 10>& at, int32_t n_logits,
+                            int32_t n_picks, int32_t top_k) {
+    kernels::Backend& b = backend_;
+    kernels::AttentionBatch batch = step_batch;
+    const int32_t* dev = ints_->as<int32_t>();
+    const int32_t T = n_tokens, L = n_logits;
     const ModelConfig& c = config_;
     const auto E = static_cast<int32_t>(c.n_embd), H = static_cast<int32_t>(c.n_head),
                HKV = static_cast<int32_t>(c.n_head_kv), D = static_cast<int32_t>(c.head_dim),
@@ -405,53 +483,45 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
         if (ly.ffn_post_norm) b.rms_norm(h, ly.ffn_post_norm->as<float>(), T, E, c.rms_eps, h);
         b.add(x, h, int64_t{T} * E);
     }
-    if (L == 0) {
-        read_logits(0, nullptr, 0, out);
-        b.synchronize();
-        return {};
-    }
+    if (L == 0) return;
     float* sel = sel_->as<float>();
+    float* logits = logits_->as<float>();
     b.gather_rows(x, dev + at[7], L, E, sel);
     b.rms_norm(sel, output_norm_->as<float>(), L, E, c.rms_eps, sel);
-    b.matmul(output_ ? *output_ : *token_embd_, sel, L, logits_->as<float>());
-    if (c.final_softcap > 0.0f)
-        b.softcap(logits_->as<float>(), int64_t{L} * c.n_vocab, c.final_softcap);
-    read_logits(L, dev + at[8], static_cast<int32_t>(picks.size()), out);
-    return {};
+    b.matmul(output_ ? *output_ : *token_embd_, sel, L, logits);
+    if (c.final_softcap > 0.0f) b.softcap(logits, int64_t{L} * c.n_vocab, c.final_softcap);
+    if (top_k == 0) return;
+    auto* ids = top_->as<int32_t>();
+    auto* values = reinterpret_cast<float*>(ids + int64_t{L} * (top_k + 1));
+    b.top_k(logits, L, static_cast<int32_t>(c.n_vocab), top_k, ids, values,
+            ids + int64_t{L} * top_k);
+    if (n_picks > 0) b.gather_rows(logits, dev + at[8], n_picks, 1, values + int64_t{L} * top_k);
 }
 
-void LlamaModel::read_logits(int32_t n_logits, const int32_t* dev_picks, int32_t n_picks,
+void LlamaModel::read_logits(int32_t n_logits, int32_t n_picks, int32_t n_real_picks,
                              StepLogits& out) {
     const auto L = static_cast<size_t>(n_logits);
     const auto V = static_cast<size_t>(config_.n_vocab);
     const auto K = static_cast<size_t>(out.top_k);
-    const auto P = static_cast<size_t>(n_picks);
+    const auto P = static_cast<size_t>(n_picks), real = static_cast<size_t>(n_real_picks);
     kernels::Backend& b = backend_;
     if (K == 0) {
         for (auto* v : {&out.top_ids, &out.invalid}) v->clear();
         for (auto* v : {&out.top_values, &out.picked}) v->clear();
         out.rows.resize(L * V);
-        if (L > 0) b.download(out.rows.data(), *logits_, 0, out.rows.size() * sizeof(float));
+        if (L > 0)
+            b.download(out.rows.data(), *logits_, 0, out.rows.size() * sizeof(float));
+        else
+            b.synchronize();
         return;
     }
     out.rows.clear();
     out.top_ids.resize(L * K);
     out.top_values.resize(L * K);
     out.invalid.resize(L);
-    out.picked.resize(P);
-    if (L == 0) return;
-    // ids[L·k] | invalid[L] | values[L·k] | picked[P], computed on the backend, one copy.
+    out.picked.resize(real);
+    if (L == 0) return b.synchronize();
     const size_t words = L * (2 * K + 1) + P;
-    if (words > top_words_) {
-        top_ = b.alloc(words * sizeof(std::uint32_t));
-        top_words_ = words;
-    }
-    auto* ids = top_->as<int32_t>();
-    auto* values = reinterpret_cast<float*>(ids + L * (K + 1));
-    const float* logits = logits_->as<float>();
-    b.top_k(logits, n_logits, static_cast<int32_t>(config_.n_vocab), out.top_k, ids, values,
-            ids + L * K);
-    if (P > 0) b.gather_rows(logits, dev_picks, n_picks, 1, values + L * K);
     top_host_.resize(words);
     b.download(top_host_.data(), *top_, 0, words * sizeof(std::uint32_t));
     const std::uint32_t* h = top_host_.data();
@@ -459,7 +529,23 @@ void LlamaModel::read_logits(int32_t n_logits, const int32_t* dev_picks, int32_t
     std::memcpy(out.invalid.data(), h + L * K, L * sizeof(int32_t));
     std::memcpy(out.top_values.data(), h + L * (K + 1), L * K * sizeof(float));
     // (No picks: picked is empty and its data() may be null, which memcpy must not see.)
-    if (P > 0) std::memcpy(out.picked.data(), h + L * (2 * K + 1), P * sizeof(float));
+    if (real > 0) std::memcpy(out.picked.data(), h + L * (2 * K + 1), real * sizeof(float));
+}
+
+void LlamaModel::drop_graphs() {
+    if (graphs_.empty()) return;
+    graphs_.clear();
+    backend_.drop_graphs();
+}
+
+void LlamaModel::set_step_graphs(bool on) {
+    graphs_on_ = on;
+    if (!on) drop_graphs();
+}
+
+void LlamaModel::set_batch_invariant(bool on) {
+    if (on != batch_invariant_) drop_graphs();  // the captured kernels are the other ones
+    batch_invariant_ = on;
 }
 
 }  // namespace hearth

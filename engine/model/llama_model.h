@@ -2,14 +2,18 @@
 // written once against the kernels::Backend op set, over a paged KV cache.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "backend.h"
 #include "common/result.h"
 #include "model/model_config.h"
+#include "model/step_graph.h"
 
 namespace hearth::gguf {
 class GgufFile;
@@ -59,9 +63,15 @@ class LlamaModel {
     // Batch-invariant numerics (kernels::AttentionBatch::batch_invariant): every token's
     // results independent of the step that computed it, as the shared prefix cache needs.
     // Off (the default): llama.cpp's orders of summation, bit for bit on the CPU backend.
-    void set_batch_invariant(bool on) { batch_invariant_ = on; }
+    void set_batch_invariant(bool on);
     bool batch_invariant() const { return batch_invariant_; }
     kernels::Backend& backend() { return backend_; }
+    // Step graphs (model/step_graph.h), where the backend supports them: each decode shape
+    // is captured once and replayed, one launch per step instead of one per op. On by
+    // default; the same results either way. If a capture fails, they turn off (logged).
+    void set_step_graphs(bool on);
+    bool step_graphs() const { return graphs_on_ && backend_.supports_graphs(); }
+    int64_t graph_replays() const { return graph_replays_; }
 
     // Runs one step over several sequences. `logits` receives n_vocab floats for each
     // sequence with want_logits, in order. Errors: a step that does not fit the cache or
@@ -90,8 +100,17 @@ class LlamaModel {
     static Result<std::unique_ptr<LlamaModel>> load_weights(const gguf::GgufFile& file,
                                                             kernels::Backend& backend);
     Result<void> run_forward(std::span<const SequenceStep> seqs, KvStorage& kv, StepLogits& out);
-    // The step's logit rows (sel_ → logits_) reduced to what `out` asks for, downloaded.
-    void read_logits(int32_t n_logits, const int32_t* dev_picks, int32_t n_picks, StepLogits& out);
+    // The ops of a step after the index upload: the layers, then the logit rows reduced to
+    // what `out` asks for (whole rows, or top-k and picks into top_). Recorded as they are
+    // into a step graph.
+    void issue_step(const kernels::AttentionBatch& batch, KvStorage& kv, int32_t n_tokens,
+                    const std::array<size_t, 10>& at, int32_t n_logits, int32_t n_picks,
+                    int32_t top_k);
+    // Reads the step's results back (one download), into `out`: n_picks were computed, the
+    // first n_real_picks asked for (the rest pad a graph's shape).
+    void read_logits(int32_t n_logits, int32_t n_picks, int32_t n_real_picks, StepLogits& out);
+    // Forgets every captured graph (their buffers are about to change).
+    void drop_graphs();
 
     ModelConfig config_;
     kernels::Backend& backend_;
@@ -124,6 +143,12 @@ class LlamaModel {
             picks, tables, staged;
     };
     StepIndex step_;
+
+    // Step graphs by key, and what they were captured against.
+    bool graphs_on_ = true;
+    std::map<StepGraphKey, int32_t> graphs_;
+    std::uint64_t graph_kv_ = 0;  // a hash of the KV layers' addresses they were captured on
+    int64_t graph_replays_ = 0;
 };
 
 }  // namespace hearth

@@ -34,10 +34,13 @@ struct ScanSmem {
 };
 
 // The sequence whose blocks hold block `target`: each thread counts a sequence (seq_key),
-// then a block-wide exclusive scan of the counts, kThreads sequences at a time.
+// then a block-wide exclusive scan of the counts, kThreads sequences at a time. seq = -1
+// when target is past every sequence's blocks (a grid sized for a chunk bound).
 // locate_on_host repeats it step by step.
 __device__ Located locate(const Params& p, long long target, bool by_rows, ScanSmem& sm) {
     const int t = static_cast<int>(threadIdx.x), lane = t % 32, warp = t / 32;
+    if (t == 0) sm.found = {-1, 0, 0};
+    __syncthreads();
     long long carry_key = 0, carry_part = 0;
     for (int32_t base = 0; base < p.n_seqs; base += kThreads) {
         const SeqKey mine = seq_key(p, base + t, by_rows);
@@ -77,6 +80,7 @@ __global__ void __launch_bounds__(kThreads) attention_items_kernel(Params p) {
     __shared__ ScanSmem scan;
     const int t = static_cast<int>(threadIdx.x), lane = t % 32, warp = t / 32;
     const Located at = locate(p, blockIdx.x, false, scan);
+    if (at.seq < 0) return;  // past the items (the same for every thread of the block)
     const Item it = decode_item(p, at.seq, blockIdx.x - at.first, at.partial_base);
     const Geometry& g = p.geo;
     const int32_t D = g.head_dim, W = D / 2, nv = it.n_rows * it.n_h;
@@ -133,6 +137,7 @@ __global__ void __launch_bounds__(kThreads) attention_items_kernel(Params p) {
 __global__ void __launch_bounds__(kThreads) attention_combine_kernel(Params p) {
     __shared__ ScanSmem scan;
     const Located at = locate(p, blockIdx.x, true, scan);
+    if (at.seq < 0) return;
     combine_row(p, at.seq, static_cast<int32_t>(blockIdx.x - at.first), at.partial_base,
                 static_cast<int>(threadIdx.x));
 }
@@ -151,7 +156,7 @@ float tree_on_host(float* v, Op op) {
 
 // locate() step by step: the shuffle-up scans and the warps' totals.
 Located locate_on_host(const Params& p, long long target, bool by_rows) {
-    Located found{};
+    Located found{-1, 0, 0};
     long long carry_key = 0, carry_part = 0;
     for (int32_t base = 0; base < p.n_seqs; base += kThreads) {
         SeqKey mine[kThreads];
@@ -253,10 +258,12 @@ void run_on_host(const Params& p, const AttentionPlan& plan) {
     std::vector<ThreadAcc<R>> th(kThreads);
     for (long long b = 0; b < plan.split_items + plan.whole_items; ++b) {
         const Located at = locate_on_host(p, b, false);
+        if (at.seq < 0) continue;
         run_item_on_host<R>(p, decode_item(p, at.seq, b - at.first, at.partial_base), *s, th);
     }
     for (long long b = 0; b < plan.split_rows; ++b) {
         const Located at = locate_on_host(p, b, true);
+        if (at.seq < 0) continue;
         for (int t = 0; t < kThreads; ++t)
             combine_row(p, at.seq, static_cast<int32_t>(b - at.first), at.partial_base, t);
     }

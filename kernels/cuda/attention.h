@@ -31,6 +31,12 @@
 // a whole item's tile has 16 / heads rows, at least one). Both shapes run the same chunk
 // routine and the same fold, so they give the same bits; a mixed batch is one launch of
 // the item kernel plus, when rows were split, one launch of the combine kernel.
+//
+// Blocks find their item on the device (a scan of q_len and kv_len), so a launch depends
+// on the host only through its grid size. With AttentionBatch::chunk_bound (step graphs:
+// decode-like sequences only) the grid is sized for every split row seeing that many
+// chunks and the blocks past the real items return at once: a captured launch then serves
+// every later step whose rows see at most that many chunks, with the same bits.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -49,8 +55,8 @@ enum class AttentionShape { Planned, AllSplit, AllWhole };
 
 namespace attention_detail {
 
-inline constexpr int32_t kChunk = 256;         // positions per context chunk (fixed boundaries)
-inline constexpr int32_t kThreads = 128;       // threads per CUDA block
+inline constexpr int32_t kChunk = kernels::kAttentionChunk;  // positions per context chunk
+inline constexpr int32_t kThreads = 128;                     // threads per CUDA block
 inline constexpr int32_t kMaxVecs = 16;        // query vectors (rows × heads) per work item
 inline constexpr int32_t kAccRegs = 16;        // output accumulators per thread
 inline constexpr int32_t kKvTileWords = 4096;  // shared K/V sub-tile: 16 KiB of fp16 pairs
@@ -121,8 +127,9 @@ struct AttentionPlan {
 
 // The plan of a call; false for arguments attention_cuda rejects as sizes: n_heads not a
 // positive multiple of n_kv_heads, head_dim odd or outside [2, 256], n_seqs < 0, missing
-// host_q_len / host_kv_len, q_len < 0, kv_len < q_len, a query with no context, or more
-// items than a grid holds.
+// host_q_len / host_kv_len, q_len < 0, kv_len < q_len, a query with no context, more items
+// than a grid holds, or a chunk_bound that a sequence exceeds or does not split under.
+// With a chunk_bound, the items and partials are the bound's (upper bounds).
 bool plan_attention(const kernels::AttentionBatch& batch, int32_t n_heads, int32_t n_kv_heads,
                     int32_t head_dim, AttentionShape shape, AttentionPlan* plan);
 

@@ -53,9 +53,18 @@ bool plan_attention(const kernels::AttentionBatch& batch, int32_t n_heads, int32
         return false;
     AttentionPlan p;
     p.geometry = make_geometry(n_heads, n_kv_heads, head_dim, shape);
+    const int32_t bound = batch.chunk_bound;
+    if (bound < 0) return false;
     for (int32_t s = 0; s < batch.n_seqs; ++s) {
         const int32_t q_len = batch.host_q_len[s];
-        const SeqCounts c = seq_counts(p.geometry, q_len, batch.host_kv_len[s]);
+        SeqCounts c = seq_counts(p.geometry, q_len, batch.host_kv_len[s]);
+        if (bound > 0 && q_len > 0) {
+            // Sized for the bound: every row of a split sequence as if it saw bound chunks.
+            const int32_t last_row_chunks = (batch.host_kv_len[s] - 1) / kChunk + 1;
+            if (!seq_splits(q_len, shape) || last_row_chunks > bound) return false;
+            c.partials = int64_t{q_len} * bound;
+            c.items = int64_t{p.geometry.n_kv_heads} * p.geometry.head_slices * c.partials;
+        }
         if (q_len > 0 && seq_splits(q_len, shape)) {
             p.split_rows += q_len;
             p.split_items += c.items;
@@ -75,12 +84,15 @@ bool plan_attention(const kernels::AttentionBatch& batch, int32_t n_heads, int32
 
 std::size_t attention_workspace_bytes(const kernels::AttentionBatch& batch, int32_t n_heads,
                                       int32_t head_dim, AttentionShape shape) {
-    if (n_heads < 1 || !head_dim_ok(head_dim) || !host_lengths_ok(batch)) return 0;
+    if (n_heads < 1 || !head_dim_ok(head_dim) || !host_lengths_ok(batch) || batch.chunk_bound < 0)
+        return 0;
     int64_t partials = 0;
     for (int32_t s = 0; s < batch.n_seqs; ++s) {
         const int32_t q_len = batch.host_q_len[s];
         if (q_len > 0 && seq_splits(q_len, shape))
-            partials += partials_before(batch.host_kv_len[s] - q_len, q_len);
+            partials += batch.chunk_bound > 0
+                            ? int64_t{q_len} * batch.chunk_bound
+                            : partials_before(batch.host_kv_len[s] - q_len, q_len);
     }
     return static_cast<std::size_t>(partials) * static_cast<std::size_t>(n_heads) *
            static_cast<std::size_t>(head_dim + 2) * sizeof(float);

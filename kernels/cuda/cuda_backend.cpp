@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "cuda/attention.h"
 #include "cuda/cuda_buffer.h"
@@ -103,6 +105,11 @@ struct CudaBackend::Impl {
     std::shared_ptr<Usage> usage = std::make_shared<Usage>();
     gpu::MatmulMode matmul_mode = gpu::MatmulMode::Invariant;
     gpu::DeviceBuffer<float> attention_workspace;
+    // Step graphs (Backend::begin_capture): instantiated graphs by id, and the attention
+    // workspaces outgrown while graphs may still point into them (freed with the graphs).
+    std::vector<cudaGraphExec_t> graphs;
+    std::vector<gpu::DeviceBuffer<float>> retired_workspaces;
+    bool capturing = false;
 
     // Makes the device current on the calling thread (the engine creates the backend on
     // one thread and runs it on another); a thread-local cache keeps this off the op path.
@@ -142,6 +149,7 @@ std::unique_ptr<CudaBackend> CudaBackend::create(int device, std::string* error)
 CudaBackend::CudaBackend(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CudaBackend::~CudaBackend() {
     if (impl_->stream.get()) cudaStreamSynchronize(impl_->stream.get());
+    drop_graphs();
 }
 
 std::string CudaBackend::name() const {
@@ -174,6 +182,7 @@ std::unique_ptr<Buffer> CudaBackend::alloc(std::size_t bytes) {
 
 void CudaBackend::upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) {
     if (offset + bytes > dst.bytes()) throw BackendError("cuda: upload past the end of a buffer");
+    if (impl_->capturing) throw BackendError("cuda: an upload while capturing a step graph");
     if (bytes == 0) return;
     // From pageable memory the copy is staged before the call returns, so `src` may be
     // reused at once; it runs in stream order with the ops.
@@ -184,6 +193,7 @@ void CudaBackend::upload(Buffer& dst, std::size_t offset, const void* src, std::
 
 void CudaBackend::download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) {
     if (offset + bytes > src.bytes()) throw BackendError("cuda: download past the end of a buffer");
+    if (impl_->capturing) throw BackendError("cuda: a download while capturing a step graph");
     if (bytes == 0) return synchronize();
     const auto* from = static_cast<const char*>(static_cast<const CudaBuffer&>(src).cdata());
     check(cudaMemcpyAsync(dst, from + offset, bytes, cudaMemcpyDeviceToHost, impl_->s()),
@@ -211,8 +221,57 @@ std::unique_ptr<Weight> CudaBackend::load_weight(const WeightSource& source) {
 }
 
 void CudaBackend::synchronize() {
+    if (impl_->capturing) throw BackendError("cuda: synchronizing while capturing a step graph");
     impl_->current();
     check(cudaStreamSynchronize(impl_->s()), "running the step");
+}
+
+bool CudaBackend::supports_graphs() const {
+    return true;
+}
+
+void CudaBackend::begin_capture() {
+    if (impl_->capturing) throw BackendError("cuda: a step graph is being captured already");
+    impl_->current();
+    // Relaxed: the attention workspace may still grow (cudaMalloc) inside a capture.
+    check(cudaStreamBeginCapture(impl_->s(), cudaStreamCaptureModeRelaxed),
+          "starting a step graph capture");
+    impl_->capturing = true;
+}
+
+int32_t CudaBackend::end_capture() {
+    if (!impl_->capturing) throw BackendError("cuda: end_capture without begin_capture");
+    impl_->capturing = false;
+    cudaGraph_t graph = nullptr;
+    check(cudaStreamEndCapture(impl_->s(), &graph), "ending a step graph capture");
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t err = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    check(err, "instantiating a step graph");
+    impl_->graphs.push_back(exec);
+    return static_cast<int32_t>(impl_->graphs.size() - 1);
+}
+
+void CudaBackend::replay(int32_t graph) {
+    if (graph < 0 || graph >= static_cast<int32_t>(impl_->graphs.size()))
+        throw BackendError("cuda: no step graph " + std::to_string(graph));
+    impl_->current();
+    check(cudaGraphLaunch(impl_->graphs[static_cast<std::size_t>(graph)], impl_->s()),
+          "replaying a step graph");
+}
+
+void CudaBackend::drop_graphs() {
+    if (impl_->capturing) {  // a capture an error cut short: end it and throw its graph away
+        impl_->capturing = false;
+        cudaGraph_t graph = nullptr;
+        if (cudaStreamEndCapture(impl_->s(), &graph) == cudaSuccess && graph)
+            cudaGraphDestroy(graph);
+        cudaGetLastError();
+    }
+    if (!impl_->graphs.empty()) cudaStreamSynchronize(impl_->s());
+    for (cudaGraphExec_t g : impl_->graphs) cudaGraphExecDestroy(g);
+    impl_->graphs.clear();
+    impl_->retired_workspaces.clear();
 }
 
 void CudaBackend::embed(const Weight& table, const int32_t* ids, int32_t n, float* out) {
@@ -250,7 +309,12 @@ void CudaBackend::attention(const float* q, const PagedKvLayer& cache, const Att
     gpu::DeviceBuffer<float>& ws = impl_->attention_workspace;
     if (ws.bytes() < need) {
         // Grows to the largest step seen (cudaFree waits for the kernels using the old one).
+        // Step graphs may point into the old one: it then lives as long as they do (and no
+        // cudaFree, which synchronizes, may run while capturing; the capture is relaxed, so
+        // cudaMalloc may).
         const std::size_t floats = (need + sizeof(float) - 1) / sizeof(float);
+        if (impl_->capturing || !impl_->graphs.empty())
+            impl_->retired_workspaces.push_back(std::move(ws));
         ws.reset();
         if (cudaError_t err = ws.allocate(floats + floats / 4); err != cudaSuccess) {
             cudaGetLastError();

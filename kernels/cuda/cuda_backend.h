@@ -42,6 +42,14 @@ class CudaBackend final : public Backend {
     std::unique_ptr<Weight> load_weight(const WeightSource& source) override;
     void synchronize() override;
 
+    // Step graphs: CUDA stream capture (relaxed) into instantiated graphs, replayed on the
+    // backend's stream. Uploads, downloads and synchronize() throw while capturing.
+    bool supports_graphs() const override;
+    void begin_capture() override;
+    int32_t end_capture() override;
+    void replay(int32_t graph) override;
+    void drop_graphs() override;
+
     void embed(const Weight& table, const int32_t* ids, int32_t n, float* out) override;
     void rms_norm(const float* x, const float* weight, int32_t rows, int32_t n, float eps,
                   float* out) override;

@@ -357,6 +357,39 @@ class TstCudaAttention : public QObject {
         QCOMPARE(g::attention_workspace_bytes(empty, 4, 64), size_t{0});
     }
 
+    // A launch sized for a chunk bound (step graphs): the bound's items and workspace, the
+    // blocks past the real items do nothing, and the rows are the exact launch's bits;
+    // a bound a row exceeds, or a sequence that does not split, is refused.
+    void boundedLaunches() {
+        std::mt19937 rng(17);
+        Cache c(rng, 16, 2, 8, 64, {700, 40, 300});
+        const Step st(c, {{0, 699, 700}, {1, 39, 40}, {2, 296, 300}});  // 3, 1 and 2 chunks
+        const std::vector<float> exact = run_host(c, st, AttentionShape::Planned);
+        for (int32_t bound : {3, 4, 64}) {
+            AttentionBatch b = st.batch(c.tables.data());
+            b.chunk_bound = bound;
+            g::AttentionPlan p;
+            QVERIFY(
+                g::plan_attention(b, c.n_heads, c.n_kv, c.head_dim, AttentionShape::Planned, &p));
+            QCOMPARE(p.split_rows, int64_t{6});
+            QCOMPARE(p.partials, int64_t{6} * bound);
+            QCOMPARE(p.split_items, p.partials * c.n_kv);
+            const size_t ws_bytes = g::attention_workspace_bytes(b, c.n_heads, c.head_dim);
+            QCOMPARE(ws_bytes, p.workspace_bytes);
+            std::vector<float> ws(ws_bytes / 4), out(exact.size(), std::nanf(""));
+            QVERIFY(g::attention_on_host(st.q.data(), c.layer(), b, c.n_heads, c.scale(),
+                                         out.data(), ws.data(), ws.size() * 4));
+            QVERIFY2(std::memcmp(out.data(), exact.data(), exact.size() * 4) == 0,
+                     qPrintable(QString("bound %1: other bits").arg(bound)));
+        }
+        AttentionBatch b = st.batch(c.tables.data());
+        g::AttentionPlan p;
+        b.chunk_bound = 2;  // the first row sees 3 chunks
+        QVERIFY(!g::plan_attention(b, c.n_heads, c.n_kv, c.head_dim, AttentionShape::Planned, &p));
+        b.chunk_bound = 4;
+        QVERIFY(!g::plan_attention(b, c.n_heads, c.n_kv, c.head_dim, AttentionShape::AllWhole, &p));
+    }
+
     void invalidCallsAreRefused() {
         std::mt19937 rng(7003);
         Cache c(rng, 4, 2, 4, 64, {9, 3});

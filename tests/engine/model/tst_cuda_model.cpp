@@ -12,6 +12,7 @@
 //    the comparison);
 //  - batch invariance on the GPU, bit for bit: a prompt in one step vs in three chunks,
 //    a decode token alone vs in company;
+//  - step graphs (CUDA graphs of decode steps) give the bits of the same steps op by op;
 //  - without a device, creating the backend fails with a reason, not a crash.
 #include <QtTest>
 
@@ -25,6 +26,7 @@
 #include "cuda/host_twin_backend.h"
 #include "gguf/gguf_file.h"
 #include "gpu/gpu_test.h"
+#include "graph_recording_backend.h"
 #include "kv/kv_storage.h"
 #include "model/llama_model.h"
 #include "model/synthetic_model.h"
@@ -232,6 +234,69 @@ QString check_other_architectures(kernels::Backend& backend) {
     return {};
 }
 
+// Decode steps through step graphs against the same steps op by op (model/step_graph.h):
+// three sequences after a prefill, top-8 candidates at every step and the raw logits of
+// the second sequence's last few tokens (as penalties pick them: 1 to 5, padded to 1, 2,
+// 4 or 8), the third leaving after six steps. The first sequence's row sees 3 chunks of 256
+// positions when its graphs are captured (a bound of 4) and 4 after position 768: a
+// replay then needs the launch sized for the bound, not for the capture. The same ids and
+// values bit for bit; `replays` counts the graph launches. A description of the first
+// failure, or empty.
+QString check_step_graphs(const gguf::GgufFile& file, kernels::Backend& backend, int64_t* replays) {
+    constexpr int32_t kTop = 8, kSteps = 12;
+    const std::vector<int32_t> lengths = {760, 30, 7};
+    std::vector<std::vector<std::uint32_t>> results[2];  // per mode: each step's bits
+    for (int mode = 0; mode < 2; ++mode) {
+        Loaded m = load(file, backend, 150);
+        m.model->set_step_graphs(mode == 1);
+        const auto vocab = static_cast<uint32_t>(m.model->config().n_vocab);
+        std::mt19937 rng(21);
+        std::vector<std::vector<int32_t>> prompts, tables;
+        std::vector<SequenceStep> steps;
+        for (size_t i = 0; i < lengths.size(); ++i) {
+            prompts.emplace_back(static_cast<size_t>(lengths[i]));
+            for (int32_t& t : prompts.back()) t = static_cast<int32_t>(rng() % vocab);
+            tables.push_back(table(static_cast<int32_t>(i) * 50, 50));
+        }
+        for (size_t i = 0; i < lengths.size(); ++i)
+            steps.push_back({prompts[i], 0, tables[i], true, {}});
+        StepLogits out;
+        out.top_k = kTop;
+        std::vector<std::vector<int32_t>> next(lengths.size());
+        std::vector<int32_t> generated, picked;  // the second sequence's, its picks
+        std::vector<int32_t> pos = lengths;
+        for (int s = 0; s <= kSteps; ++s) {
+            if (auto r = m.model->forward(steps, *m.kv, out); !r)
+                return QString("step %1: %2").arg(s).arg(QString::fromStdString(r.message()));
+            std::vector<std::uint32_t> bits(out.top_values.size());
+            std::memcpy(bits.data(), out.top_values.data(), bits.size() * 4);
+            bits.insert(bits.end(), out.top_ids.begin(), out.top_ids.end());
+            bits.insert(bits.end(), out.invalid.begin(), out.invalid.end());
+            const size_t at = bits.size();
+            bits.resize(at + out.picked.size());
+            std::memcpy(bits.data() + at, out.picked.data(), out.picked.size() * 4);
+            results[mode].push_back(std::move(bits));
+            const size_t active = s < 6 ? lengths.size() : 2;
+            steps.clear();
+            for (size_t i = 0; i < active; ++i) {
+                next[i] = {out.top_ids[i * kTop]};
+                if (s > 0) ++pos[i];
+                steps.push_back({next[i], pos[i], tables[i], true, {}});
+            }
+            generated.push_back(next[1][0]);
+            const size_t n_picks = std::min<size_t>(generated.size(), 5);
+            picked.assign(generated.end() - static_cast<std::ptrdiff_t>(n_picks), generated.end());
+            steps[1].pick = picked;
+        }
+        if (mode == 1 && replays) *replays = m.model->graph_replays();
+    }
+    for (size_t s = 0; s < results[0].size(); ++s)
+        if (results[0][s] != results[1][s])
+            return backend.name().c_str() +
+                   QString(": step %1's candidates differ with step graphs").arg(s);
+    return {};
+}
+
 // Small enough for the host twins.
 SyntheticModelSpec small_shape(quant::TensorType type) {
     return shape(256, 2, 8, 2, 512, type, 13);
@@ -309,7 +374,34 @@ class TstCudaModel : public QObject {
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 
+    // Decode steps captured once and replayed give the bits of the same steps op by op.
+    void stepGraphsOnTheGpu() {
+        HEARTH_REQUIRE_CUDA_DEVICE();
+        auto backend = cuda_backend();
+        int64_t replays = 0;
+        const QString failure = check_step_graphs(*synthetic(smollm_shape(quant::TensorType::Q4_1)),
+                                                  *backend, &replays);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        QCOMPARE(replays, int64_t{12});
+    }
+
     // --- the kernels' host twins (everywhere) --------------------------------------------
+
+    // The same through the twins, with graphs recorded and replayed on the host
+    // (graph_recording_backend.h): what a graph freezes (pointers, sizes, the attention's
+    // launch shape) from the capture, the contents from each replay.
+    void hostTwinsReplayStepGraphs() {
+        auto twins = kernels::make_cuda_host_twin_backend();
+        test::GraphRecordingBackend recorder(*twins);
+        int64_t replays = 0;
+        const QString failure =
+            check_step_graphs(*synthetic(small_shape(quant::TensorType::Q8_0)), recorder, &replays);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        // Steps 1-6: three sequences with 1, 2, 4, 4, 8 and 8 picks (padded); 7-12: two,
+        // 8 picks, the first crossing position 768: five shapes.
+        QCOMPARE(recorder.captures(), 5);
+        QCOMPARE(replays, int64_t{12});
+    }
 
     // The CUDA backend's kernels, run by their host twins, through whole small models in
     // every family of weight type: the reference backend's logits within 2e-3 and its clear

@@ -1,0 +1,161 @@
+// Step graphs on the host, for tests: a Backend that forwards every op to another one and,
+// between begin_capture() and end_capture(), records the ops instead of running them;
+// replay() runs the recording again with the same arguments, as a CUDA graph does. Around
+// the CUDA kernels' host twins, a model's captured decode steps then run through the
+// kernels' code with what a graph would freeze: pointers, sizes and launch shapes from the
+// capture (the attention's planning arrays are copied then, and a bounded launch is planned
+// from them), contents from the replay. Uploads, downloads and synchronize() throw while
+// capturing, as on the device.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend.h"
+
+namespace hearth::test {
+
+class GraphRecordingBackend final : public kernels::Backend {
+  public:
+    explicit GraphRecordingBackend(kernels::Backend& inner) : inner_(inner) {}
+
+    std::string name() const override { return inner_.name() + " + recorded graphs"; }
+    std::string numerics() const override { return inner_.numerics(); }
+    std::unique_ptr<kernels::Buffer> alloc(std::size_t bytes) override {
+        return inner_.alloc(bytes);
+    }
+    std::unique_ptr<kernels::Buffer> alloc_scratch(std::size_t bytes) override {
+        return inner_.alloc_scratch(bytes);
+    }
+    bool host_memory() const override { return inner_.host_memory(); }
+    void populate(kernels::Buffer& b) override { inner_.populate(b); }
+    void upload(kernels::Buffer& dst, std::size_t offset, const void* src,
+                std::size_t bytes) override {
+        refuse_while_capturing("upload");
+        inner_.upload(dst, offset, src, bytes);
+    }
+    void download(void* dst, const kernels::Buffer& src, std::size_t offset,
+                  std::size_t bytes) override {
+        refuse_while_capturing("download");
+        inner_.download(dst, src, offset, bytes);
+    }
+    std::unique_ptr<kernels::Weight> load_weight(const kernels::WeightSource& source) override {
+        return inner_.load_weight(source);
+    }
+    void synchronize() override {
+        refuse_while_capturing("synchronize");
+        inner_.synchronize();
+    }
+
+    bool supports_graphs() const override { return true; }
+    void begin_capture() override {
+        if (capturing_) throw kernels::BackendError("recorder: already capturing");
+        capturing_ = true;
+        recording_.clear();
+    }
+    int32_t end_capture() override {
+        if (!capturing_) throw kernels::BackendError("recorder: not capturing");
+        capturing_ = false;
+        graphs_.push_back(std::move(recording_));
+        recording_.clear();
+        ++captures_;
+        return static_cast<int32_t>(graphs_.size() - 1);
+    }
+    void replay(int32_t graph) override {
+        if (graph < 0 || graph >= static_cast<int32_t>(graphs_.size()))
+            throw kernels::BackendError("recorder: no graph " + std::to_string(graph));
+        for (const auto& op : graphs_[static_cast<std::size_t>(graph)]) op();
+        ++replays_;
+    }
+    void drop_graphs() override {
+        capturing_ = false;
+        recording_.clear();
+        graphs_.clear();
+    }
+    int captures() const { return captures_; }
+    int replays() const { return replays_; }
+
+    void embed(const kernels::Weight& table, const int32_t* ids, int32_t n, float* out) override {
+        run([=, this, &table] { inner_.embed(table, ids, n, out); });
+    }
+    void rms_norm(const float* x, const float* weight, int32_t rows, int32_t n, float eps,
+                  float* out) override {
+        run([=, this] { inner_.rms_norm(x, weight, rows, n, eps, out); });
+    }
+    void matmul(const kernels::Weight& w, const float* x, int32_t n_tokens, float* out,
+                const float* bias) override {
+        run([=, this, &w] { inner_.matmul(w, x, n_tokens, out, bias); });
+    }
+    void rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
+              int32_t head_dim, const kernels::RopeParams& params) override {
+        run([=, this] { inner_.rope(x, positions, n_tokens, n_heads, head_dim, params); });
+    }
+    void kv_append(const kernels::PagedKvLayer& cache, const float* k, const float* v,
+                   const int32_t* slot_ids, int32_t n_tokens) override {
+        run([=, this] { inner_.kv_append(cache, k, v, slot_ids, n_tokens); });
+    }
+    void attention(const float* q, const kernels::PagedKvLayer& cache,
+                   const kernels::AttentionBatch& batch, int32_t n_heads, float scale,
+                   float* out) override {
+        if (!capturing_) return inner_.attention(q, cache, batch, n_heads, scale, out);
+        // The host arrays as they were at the capture: a graph's launch shape is frozen.
+        const auto n = static_cast<std::size_t>(batch.n_seqs);
+        auto frozen = std::make_shared<std::vector<int32_t>>();
+        for (const int32_t* a : {batch.host_q_start, batch.host_q_len, batch.host_kv_len})
+            frozen->insert(frozen->end(), a, a + n);
+        recording_.push_back([=, this] {
+            kernels::AttentionBatch b = batch;
+            b.host_q_start = frozen->data();
+            b.host_q_len = frozen->data() + n;
+            b.host_kv_len = frozen->data() + 2 * n;
+            inner_.attention(q, cache, b, n_heads, scale, out);
+        });
+    }
+    void swiglu(const float* gate, const float* up, int64_t n, float* out) override {
+        run([=, this] { inner_.swiglu(gate, up, n, out); });
+    }
+    void geglu(const float* gate, const float* up, int64_t n, float* out) override {
+        run([=, this] { inner_.geglu(gate, up, n, out); });
+    }
+    void add(float* x, const float* y, int64_t n) override {
+        run([=, this] { inner_.add(x, y, n); });
+    }
+    void scale(float* x, int64_t n, float s) override {
+        run([=, this] { inner_.scale(x, n, s); });
+    }
+    void softcap(float* x, int64_t n, float cap) override {
+        run([=, this] { inner_.softcap(x, n, cap); });
+    }
+    void gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
+                     float* out) override {
+        run([=, this] { inner_.gather_rows(x, rows, count, n, out); });
+    }
+    void top_k(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids,
+               float* values, int32_t* invalid) override {
+        run([=, this] { inner_.top_k(logits, rows, n, k, ids, values, invalid); });
+    }
+
+  private:
+    void run(std::function<void()> op) {
+        if (capturing_)
+            recording_.push_back(std::move(op));
+        else
+            op();
+    }
+    void refuse_while_capturing(const char* what) const {
+        if (capturing_)
+            throw kernels::BackendError(std::string("recorder: ") + what + " while capturing");
+    }
+
+    kernels::Backend& inner_;
+    bool capturing_ = false;
+    std::vector<std::function<void()>> recording_;
+    std::vector<std::vector<std::function<void()>>> graphs_;
+    int captures_ = 0;
+    int replays_ = 0;
+};
+
+}  // namespace hearth::test

@@ -133,8 +133,8 @@ class GraphRecordingBackend final : public kernels::Backend {
                      float* out) override {
         run([=, this] { inner_.gather_rows(x, rows, count, n, out); });
     }
-    void top_k(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids,
-               float* values, int32_t* invalid) override {
+    void top_k(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids, float* values,
+               int32_t* invalid) override {
         run([=, this] { inner_.top_k(logits, rows, n, k, ids, values, invalid); });
     }
 

@@ -29,17 +29,16 @@ class TstStepGraph : public QObject {
     // (a row at position p sees p / 256 + 1 chunks of 256 positions).
     void boundIsAPowerOfTwoOfChunks() {
         const std::vector<std::pair<int32_t, int32_t>> cases = {
-            {0, 1},    {255, 1},  {256, 2},  {511, 2},   {512, 4},
-            {767, 4},  {768, 4},  {1023, 4}, {1024, 8},  {131071, 512}};
+            {0, 1},   {255, 1}, {256, 2},  {511, 2},  {512, 4},
+            {767, 4}, {768, 4}, {1023, 4}, {1024, 8}, {131071, 512}};
         for (const auto& [pos, bound] : cases) {
             const std::vector<SequenceStep> steps = {decode(3), decode(pos)};
             const auto key = step_graph_key(steps, 1);
             QVERIFY(key);
-            QVERIFY2(key->chunk_bound == bound,
-                     qPrintable(QString("position %1: bound %2, want %3")
-                                    .arg(pos)
-                                    .arg(key->chunk_bound)
-                                    .arg(bound)));
+            QVERIFY2(key->chunk_bound == bound, qPrintable(QString("position %1: bound %2, want %3")
+                                                               .arg(pos)
+                                                               .arg(key->chunk_bound)
+                                                               .arg(bound)));
         }
     }
 

@@ -421,12 +421,15 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
     auto forward = failpoint("forward")
                        ? Result<void>(make_error("an injected fault (failpoint forward)"))
                        : model_.forward(steps, storage_, logits_);
-    if (forward && weights_check_)
-        if (std::string why = weights_check_(); !why.empty()) forward = make_error(why);
-    if (!forward) {
-        for (Seq* s : batch) fail(*s, "the forward pass failed: " + forward.message(), events);
+    // The weights' file changed under the pass: its reason alone says what to do.
+    std::string why_weights;
+    if (forward && weights_check_) why_weights = weights_check_();
+    if (!forward || !why_weights.empty()) {
+        const std::string why =
+            forward ? why_weights : "the forward pass failed: " + forward.message();
+        for (Seq* s : batch) fail(*s, why, events);
         remove_finished();
-        return forward;
+        return make_error(why);
     }
 
     // 4. Bookkeeping and sampling.

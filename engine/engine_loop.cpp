@@ -161,7 +161,8 @@ void Engine::Impl::run() {
             scheduler->fail_all(model_unusable, events);
             dispatch(events);
         } else if (scheduler->has_work()) {
-            if (auto r = scheduler->step(events); !r)
+            // (A changed model file was logged when it was found.)
+            if (auto r = scheduler->step(events); !r && model_unusable.empty())
                 log::get("engine")->error("step failed: {}", r.message());
             dispatch(events);
         }

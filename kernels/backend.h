@@ -107,6 +107,10 @@ struct PagedKvLayer {
 // The CUDA attention cuts contexts into chunks of this many positions (at fixed
 // boundaries); AttentionBatch::chunk_bound counts them.
 inline constexpr int32_t kAttentionChunk = 256;
+// The chunks a query at position pos sees: 0 .. pos / kAttentionChunk.
+inline constexpr int32_t chunks_seen(int32_t pos) {
+    return pos / kAttentionChunk + 1;
+}
 
 struct AttentionBatch {
     int32_t n_seqs = 0;

@@ -131,7 +131,7 @@ std::string FileMapping::changed() const {
     if (mtime_ns(st) != mtime_ns_) return "was rewritten in place";
     // Cut short and grown back (or rewritten within the same second on a file system with
     // coarse times) after a read past its end found nothing there.
-    if (truncation_guard::faulted(guard_)) return "was truncated while in use";
+    if (truncation_guard::faulted(guard_)) return "was truncated and grew back";
     return {};
 }
 

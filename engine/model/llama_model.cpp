@@ -381,6 +381,7 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
     batch.batch_invariant = batch_invariant_;
     batch.softcap = config_.attn_softcap;
 
+    auto graph = graphs_.end();
     if (key) {
         // The graphs write into the cache they were captured on: its layers' addresses.
         std::uint64_t sig = 1469598103934665603ull;
@@ -395,9 +396,6 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
             drop_graphs();
             graph_kv_ = sig;
         }
-    }
-    auto graph = graphs_.end();
-    if (key) {
         batch.chunk_bound = key->chunk_bound;
         graph = graphs_.find(*key);
         if (graph == graphs_.end()) {

@@ -12,7 +12,7 @@ std::optional<StepGraphKey> step_graph_key(std::span<const SequenceStep> seqs, i
     int64_t picks = 0;
     for (const SequenceStep& s : seqs) {
         if (s.tokens.size() != 1 || !s.want_logits || s.start_pos < 0) return std::nullopt;
-        max_chunks = std::max(max_chunks, s.start_pos / kernels::kAttentionChunk + 1);
+        max_chunks = std::max(max_chunks, kernels::chunks_seen(s.start_pos));
         picks += static_cast<int64_t>(s.pick.size());
     }
     const auto pow2 = [](int64_t n) {

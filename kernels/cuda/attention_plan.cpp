@@ -44,6 +44,14 @@ Geometry make_geometry(int32_t n_heads, int32_t n_kv_heads, int32_t head_dim,
     return g;
 }
 
+// The (row, chunk) partials of a split sequence: those its rows see, or with a chunk
+// bound (step graphs) the bound for every row; -1 when a row sees more than the bound.
+int64_t split_partials(int32_t q_len, int32_t kv_len, int32_t bound) {
+    if (bound == 0) return partials_before(kv_len - q_len, q_len);
+    if (kernels::chunks_seen(kv_len - 1) > bound) return -1;
+    return int64_t{q_len} * bound;
+}
+
 }  // namespace
 
 bool plan_attention(const kernels::AttentionBatch& batch, int32_t n_heads, int32_t n_kv_heads,
@@ -58,11 +66,9 @@ bool plan_attention(const kernels::AttentionBatch& batch, int32_t n_heads, int32
     for (int32_t s = 0; s < batch.n_seqs; ++s) {
         const int32_t q_len = batch.host_q_len[s];
         SeqCounts c = seq_counts(p.geometry, q_len, batch.host_kv_len[s]);
-        if (bound > 0 && q_len > 0) {
-            // Sized for the bound: every row of a split sequence as if it saw bound chunks.
-            const int32_t last_row_chunks = (batch.host_kv_len[s] - 1) / kChunk + 1;
-            if (!seq_splits(q_len, shape) || last_row_chunks > bound) return false;
-            c.partials = int64_t{q_len} * bound;
+        if (bound > 0 && q_len > 0) {  // every row of a split sequence sees bound chunks
+            c.partials = split_partials(q_len, batch.host_kv_len[s], bound);
+            if (!seq_splits(q_len, shape) || c.partials < 0) return false;
             c.items = int64_t{p.geometry.n_kv_heads} * p.geometry.head_slices * c.partials;
         }
         if (q_len > 0 && seq_splits(q_len, shape)) {
@@ -89,10 +95,10 @@ std::size_t attention_workspace_bytes(const kernels::AttentionBatch& batch, int3
     int64_t partials = 0;
     for (int32_t s = 0; s < batch.n_seqs; ++s) {
         const int32_t q_len = batch.host_q_len[s];
-        if (q_len > 0 && seq_splits(q_len, shape))
-            partials += batch.chunk_bound > 0
-                            ? int64_t{q_len} * batch.chunk_bound
-                            : partials_before(batch.host_kv_len[s] - q_len, q_len);
+        if (q_len <= 0 || !seq_splits(q_len, shape)) continue;
+        const int64_t n = split_partials(q_len, batch.host_kv_len[s], batch.chunk_bound);
+        if (n < 0) return 0;
+        partials += n;
     }
     return static_cast<std::size_t>(partials) * static_cast<std::size_t>(n_heads) *
            static_cast<std::size_t>(head_dim + 2) * sizeof(float);

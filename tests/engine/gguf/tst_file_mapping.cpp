@@ -96,7 +96,7 @@ class TestFileMapping : public QObject {
         QCOMPARE(read_at((*m)->bytes(), 10 * 4096), static_cast<unsigned char>(0));
         std::filesystem::resize_file(path, kBytes);
         std::filesystem::last_write_time(path, mtime);  // as if nothing happened
-        QCOMPARE((*m)->changed(), std::string("was truncated while in use"));
+        QCOMPARE((*m)->changed(), std::string("was truncated and grew back"));
     }
 
     void sigbusElsewhereStillEndsTheProcess() {

@@ -6,7 +6,9 @@
 // backend that runs it (host memory for the CPU backend, device memory for CUDA),
 // allocated with Backend::alloc. Weights are prepared once with Backend::load_weight
 // from the bytes of a GGUF tensor. Ops are issued in order; results are visible to the
-// host after synchronize() (download() synchronises).
+// host after synchronize() (download() synchronises). On an asynchronous backend (a GPU's
+// stream) the calls return before the work is done, so that the host can prepare the next
+// step meanwhile; read_back() then collects a step's results without waiting.
 //
 // Shapes are written [outer, ..., inner]; the last index is contiguous.
 #pragma once
@@ -16,6 +18,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "quant/quant_types.h"
 
@@ -176,6 +179,20 @@ class Backend {
     virtual void download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) = 0;
     virtual std::unique_ptr<Weight> load_weight(const WeightSource& source) = 0;
     virtual void synchronize() = 0;
+    // Ops and copies still run after their calls return (a device's stream), until
+    // synchronize(). False: each op is done when its call returns (the CPU backend).
+    virtual bool asynchronous() const { return false; }
+    // Starts copying `bytes` of src (from `offset`) to host memory the backend owns, after
+    // the ops issued so far, and returns at once with where they will be: readable once
+    // synchronize() has returned, until the next read_back() or op. The results of a step
+    // come back this way, so that the host waits only when it needs them. (This default
+    // downloads at once; the CPU backend gives the buffer's own memory, CUDA copies into
+    // pinned memory on its stream.)
+    virtual const void* read_back(const Buffer& src, std::size_t offset, std::size_t bytes) {
+        read_back_.resize(bytes);
+        download(read_back_.data(), src, offset, bytes);
+        return read_back_.data();
+    }
 
     // --- step graphs (CUDA graphs) ---------------------------------------------
     // The ops issued between begin_capture() and end_capture() are recorded instead of run;
@@ -250,6 +267,9 @@ class Backend {
     static constexpr int32_t kMaxTopK = 64;
     virtual void top_k(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids,
                        float* values, int32_t* invalid) = 0;
+
+  private:
+    std::vector<std::byte> read_back_;  // the default read_back's copy
 };
 
 }  // namespace hearth::kernels

@@ -124,9 +124,11 @@ BatchResult run_batch(Engine& engine, std::vector<std::vector<int32_t>> prompts,
 }
 
 EngineConfig engine_config(const GpuBenchOptions& o, const std::string& path, bool caching,
-                           bool invariant, bool graphs = true) {
+                           bool invariant, bool graphs = true, bool overlap = true) {
     EngineConfig c;
     c.step_graphs = graphs;
+    c.scheduler.overlap =
+        overlap ? sched::SchedulerConfig::Overlap::Auto : sched::SchedulerConfig::Overlap::Off;
     c.model_path = path;
     c.device = o.device;
     c.kv_mb = 8192;
@@ -144,16 +146,21 @@ Result<std::string> measure_model(const GpuBenchOptions& o, const std::string& p
     std::string json = "{\"model\": " + json_string(label) + ", \"type\": " + json_string(type);
     const auto file_bytes = static_cast<double>(std::filesystem::file_size(path));
     json += ", \"weight_bytes\": " + num(file_bytes, 0);
-    // Batch-invariant numerics with step graphs (the default), the fastest kernels, and
-    // invariant without graphs (what the graphs bring to decode).
+    // Batch-invariant numerics with step graphs and overlapped steps (the default), the
+    // fastest kernels, and invariant without graphs or without overlap (what each brings
+    // to decode; batches 1 and 32 only).
     struct Mode {
         const char* name;
-        bool invariant, graphs;
+        bool invariant, graphs, overlap;
+        std::vector<int> batches;
     };
-    for (const Mode m : {Mode{"invariant", true, true}, Mode{"fastest", false, true},
-                         Mode{"invariant_no_graphs", true, false}}) {
+    const std::vector<Mode> modes = {Mode{"invariant", true, true, true, {1, 8, 32}},
+                                     Mode{"fastest", false, true, true, {1, 8, 32}},
+                                     Mode{"invariant_no_graphs", true, false, true, {1, 32}},
+                                     Mode{"invariant_no_overlap", true, true, false, {1, 32}}};
+    for (const Mode& m : modes) {
         const bool invariant = m.invariant;
-        auto engine = Engine::create(engine_config(o, path, true, invariant, m.graphs));
+        auto engine = Engine::create(engine_config(o, path, true, invariant, m.graphs, m.overlap));
         if (!engine) return make_error(label + " " + type + ": " + engine.message());
         const auto vocab = static_cast<int32_t>((*engine)->model_config().n_vocab);
         const double params = matmul_params((*engine)->model_config());
@@ -161,7 +168,7 @@ Result<std::string> measure_model(const GpuBenchOptions& o, const std::string& p
         (void)run_batch(**engine, {tokens.take(64)}, 4);  // warm-up
         const std::string mode = m.name;
         json += ", " + json_string(mode) + ": {";
-        if (invariant && m.graphs) {
+        if (invariant && m.graphs && m.overlap) {
             auto pre = run_batch(**engine, {tokens.take(o.prefill_tokens)}, 1);
             if (!pre.error.empty()) return make_error(label + ": " + pre.error);
             const double tps = o.prefill_tokens / (pre.stats.at(0).ttft_ms / 1000.0);
@@ -174,7 +181,7 @@ Result<std::string> measure_model(const GpuBenchOptions& o, const std::string& p
         }
         std::string rates;
         double b1 = 0;
-        for (int b : {1, 8, 32}) {
+        for (int b : m.batches) {
             std::vector<std::vector<int32_t>> prompts;
             for (int i = 0; i < b; ++i) prompts.push_back(tokens.take(32));
             auto dec = run_batch(**engine, std::move(prompts), o.decode_tokens);

@@ -95,6 +95,12 @@ Result<void> take(T& dst, Result<T> r) {
 LlamaModel::LlamaModel(const ModelConfig& config, kernels::Backend& backend)
     : config_(config), backend_(backend) {}
 LlamaModel::~LlamaModel() {
+    if (pending_.active) {
+        try {
+            backend_.synchronize();  // a step still writing into buffers about to be freed
+        } catch (const kernels::BackendError&) {  // NOLINT(bugprone-empty-catch): moot now
+        }
+    }
     drop_graphs();
 }
 
@@ -123,14 +129,61 @@ Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& 
 
 Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& kv,
                                  StepLogits& out) {
-    if (out.top_k < 0 || out.top_k > kernels::Backend::kMaxTopK)
-        return make_error("top-k logits: k = " + std::to_string(out.top_k) + " is outside 0.." +
+    if (auto r = launch(seqs, kv, out.top_k); !r) return r;
+    return collect(out);
+}
+
+Result<void> LlamaModel::launch(std::span<const SequenceStep> seqs, KvStorage& kv, int32_t top_k) {
+    if (pending_.active) return make_error("a step is already in flight (collect it first)");
+    if (top_k < 0 || top_k > kernels::Backend::kMaxTopK)
+        return make_error("top-k logits: k = " + std::to_string(top_k) + " is outside 0.." +
                           std::to_string(kernels::Backend::kMaxTopK));
     try {
-        return run_forward(seqs, kv, out);
+        return run_launch(seqs, kv, top_k);
+    } catch (const kernels::BackendError& e) {
+        // Whatever was issued before the failure ends (or fails) before anything else runs.
+        try {
+            backend_.synchronize();
+        } catch (const kernels::BackendError&) {  // NOLINT(bugprone-empty-catch): reported
+        }
+        return make_error(e.what());
+    }
+}
+
+Result<void> LlamaModel::collect(StepLogits& out) {
+    if (!pending_.active) return make_error("no step in flight");
+    const Pending p = pending_;
+    pending_ = {};
+    try {
+        backend_.synchronize();
     } catch (const kernels::BackendError& e) {
         return make_error(e.what());
     }
+    const auto L = static_cast<size_t>(p.n_logits);
+    const auto V = static_cast<size_t>(config_.n_vocab);
+    const auto K = static_cast<size_t>(p.top_k);
+    out.top_k = p.top_k;
+    if (K == 0) {
+        for (auto* v : {&out.top_ids, &out.invalid}) v->clear();
+        for (auto* v : {&out.top_values, &out.picked}) v->clear();
+        out.rows.resize(L * V);
+        if (L > 0) std::memcpy(out.rows.data(), p.results, L * V * sizeof(float));
+        return {};
+    }
+    const auto real = static_cast<size_t>(p.n_real_picks);
+    out.rows.clear();
+    out.top_ids.resize(L * K);
+    out.top_values.resize(L * K);
+    out.invalid.resize(L);
+    out.picked.resize(real);
+    if (L == 0) return {};
+    const auto* h = static_cast<const std::uint32_t*>(p.results);
+    std::memcpy(out.top_ids.data(), h, L * K * sizeof(int32_t));
+    std::memcpy(out.invalid.data(), h + L * K, L * sizeof(int32_t));
+    std::memcpy(out.top_values.data(), h + L * (K + 1), L * K * sizeof(float));
+    // (No picks: picked is empty and its data() may be null, which memcpy must not see.)
+    if (real > 0) std::memcpy(out.picked.data(), h + L * (2 * K + 1), real * sizeof(float));
+    return {};
 }
 
 Result<std::unique_ptr<LlamaModel>> LlamaModel::load_weights(const gguf::GgufFile& file,
@@ -267,8 +320,8 @@ void LlamaModel::ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t 
     }
 }
 
-Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStorage& kv,
-                                     StepLogits& out) {
+Result<void> LlamaModel::run_launch(std::span<const SequenceStep> seqs, KvStorage& kv,
+                                    int32_t top_k) {
     // Host-side index arrays, uploaded in one buffer:
     //   ids[T] | positions[T] | slots[T] | q_start[S] | q_len[S] | kv_len[S] | bt_start[S] |
     //   logit_rows[L] | picks[P] | tables
@@ -308,7 +361,7 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
             pos.push_back(p);
             slots.push_back(s.block_table[static_cast<size_t>(p / bs)] * bs + p % bs);
         }
-        if (s.want_logits && out.top_k > 0) {
+        if (s.want_logits && top_k > 0) {
             if (s.pick.size() > static_cast<size_t>(kernels::Backend::kMaxTopK))
                 return make_error("top-k logits: more than " +
                                   std::to_string(kernels::Backend::kMaxTopK) +
@@ -332,12 +385,12 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
 
     if (int64_t{L} * config_.n_vocab > std::numeric_limits<int32_t>::max())
         return make_error("too many logit rows in one step");
-    if (out.top_k > config_.n_vocab) return make_error("top-k logits: k exceeds the vocabulary");
+    if (top_k > config_.n_vocab) return make_error("top-k logits: k exceeds the vocabulary");
 
     // A decode step on a backend with graphs runs its shape's graph (captured the first
     // time), its picks padded to the key's count (flat index 0: a real logit, unread).
     std::optional<StepGraphKey> key;
-    if (step_graphs()) key = step_graph_key(seqs, out.top_k);
+    if (step_graphs()) key = step_graph_key(seqs, top_k);
     const auto real_picks = static_cast<int32_t>(picks.size());
     if (key) picks.resize(static_cast<size_t>(key->picks), 0);
 
@@ -350,7 +403,7 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
         staged.insert(staged.end(), part->begin(), part->end());
     }
     ensure_scratch(T, std::max(L, 1), staged.size());
-    const int32_t K = out.top_k;
+    const int32_t K = top_k;
     const auto P = static_cast<int32_t>(picks.size());
     kernels::Backend& b = backend_;
     if (L > 0 && K > 0) {
@@ -420,7 +473,7 @@ Result<void> LlamaModel::run_forward(std::span<const SequenceStep> seqs, KvStora
         batch.chunk_bound = 0;
         issue_step(batch, kv, T, at, L, P, K);
     }
-    read_logits(L, P, real_picks, out);
+    read_back(L, P, real_picks, K);
     return {};
 }
 
@@ -496,38 +549,19 @@ void LlamaModel::issue_step(const kernels::AttentionBatch& step_batch, KvStorage
     if (n_picks > 0) b.gather_rows(logits, dev + at[8], n_picks, 1, values + int64_t{L} * top_k);
 }
 
-void LlamaModel::read_logits(int32_t n_logits, int32_t n_picks, int32_t n_real_picks,
-                             StepLogits& out) {
+void LlamaModel::read_back(int32_t n_logits, int32_t n_picks, int32_t n_real_picks, int32_t top_k) {
     const auto L = static_cast<size_t>(n_logits);
-    const auto V = static_cast<size_t>(config_.n_vocab);
-    const auto K = static_cast<size_t>(out.top_k);
-    const auto P = static_cast<size_t>(n_picks), real = static_cast<size_t>(n_real_picks);
-    kernels::Backend& b = backend_;
-    if (K == 0) {
-        for (auto* v : {&out.top_ids, &out.invalid}) v->clear();
-        for (auto* v : {&out.top_values, &out.picked}) v->clear();
-        out.rows.resize(L * V);
-        if (L > 0)
-            b.download(out.rows.data(), *logits_, 0, out.rows.size() * sizeof(float));
-        else
-            b.synchronize();
-        return;
-    }
-    out.rows.clear();
-    out.top_ids.resize(L * K);
-    out.top_values.resize(L * K);
-    out.invalid.resize(L);
-    out.picked.resize(real);
-    if (L == 0) return b.synchronize();
-    const size_t words = L * (2 * K + 1) + P;
-    top_host_.resize(words);
-    b.download(top_host_.data(), *top_, 0, words * sizeof(std::uint32_t));
-    const std::uint32_t* h = top_host_.data();
-    std::memcpy(out.top_ids.data(), h, L * K * sizeof(int32_t));
-    std::memcpy(out.invalid.data(), h + L * K, L * sizeof(int32_t));
-    std::memcpy(out.top_values.data(), h + L * (K + 1), L * K * sizeof(float));
-    // (No picks: picked is empty and its data() may be null, which memcpy must not see.)
-    if (real > 0) std::memcpy(out.picked.data(), h + L * (2 * K + 1), real * sizeof(float));
+    const void* results = nullptr;
+    if (L > 0 && top_k == 0)
+        results = backend_.read_back(*logits_, 0,
+                                     L * static_cast<size_t>(config_.n_vocab) * sizeof(float));
+    else if (L > 0)
+        // ids[L·k] | invalid[L] | values[L·k] | picked[P]
+        results = backend_.read_back(
+            *top_, 0,
+            (L * (2 * static_cast<size_t>(top_k) + 1) + static_cast<size_t>(n_picks)) *
+                sizeof(std::uint32_t));
+    pending_ = {true, n_logits, n_picks, n_real_picks, top_k, results};
 }
 
 void LlamaModel::drop_graphs() {

@@ -80,7 +80,20 @@ class LlamaModel {
                          std::vector<float>& logits);
     // The same step returning `out` (its top_k chooses whole rows or the best few).
     // Reuses out's vectors, so that a step allocates nothing once shapes have been seen.
+    // launch() then collect().
     Result<void> forward(std::span<const SequenceStep> seqs, KvStorage& kv, StepLogits& out);
+
+    // A step in two halves. launch() stages and issues it, its results already on their
+    // way back (Backend::read_back), and returns without waiting: on an asynchronous
+    // backend the device runs the step while the host does other work (the scheduler
+    // plans its next step and the engine delivers the last step's tokens). collect() waits
+    // for the results and fills `out` (whole rows when top_k was 0, else the best top_k of
+    // each row and the picks). One step at a time: launch() with a step in flight is an
+    // error. The sequences' spans are read during launch() only. An error from launch()
+    // issued nothing that needs collecting; one from collect() ends the step.
+    Result<void> launch(std::span<const SequenceStep> seqs, KvStorage& kv, int32_t top_k);
+    Result<void> collect(StepLogits& out);
+    bool in_flight() const { return pending_.active; }
 
     // Allocates the activations of a step of up to n_tokens tokens now (the engine's
     // largest step, at model load), so that the first prompt does not allocate them or
@@ -99,16 +112,16 @@ class LlamaModel {
     void ensure_scratch(int32_t n_tokens, int32_t n_logits, std::size_t n_index_ints);
     static Result<std::unique_ptr<LlamaModel>> load_weights(const gguf::GgufFile& file,
                                                             kernels::Backend& backend);
-    Result<void> run_forward(std::span<const SequenceStep> seqs, KvStorage& kv, StepLogits& out);
+    Result<void> run_launch(std::span<const SequenceStep> seqs, KvStorage& kv, int32_t top_k);
     // The ops of a step after the index upload: the layers, then the logit rows reduced to
     // what `out` asks for (whole rows, or top-k and picks into top_). Recorded as they are
     // into a step graph.
     void issue_step(const kernels::AttentionBatch& batch, KvStorage& kv, int32_t n_tokens,
                     const std::array<size_t, 10>& at, int32_t n_logits, int32_t n_picks,
                     int32_t top_k);
-    // Reads the step's results back (one download), into `out`: n_picks were computed, the
-    // first n_real_picks asked for (the rest pad a graph's shape).
-    void read_logits(int32_t n_logits, int32_t n_picks, int32_t n_real_picks, StepLogits& out);
+    // Starts reading the step's results back (one copy): n_picks were computed, the first
+    // n_real_picks asked for (the rest pad a graph's shape). collect() unpacks them.
+    void read_back(int32_t n_logits, int32_t n_picks, int32_t n_real_picks, int32_t top_k);
     // Forgets every captured graph (their buffers are about to change).
     void drop_graphs();
 
@@ -132,7 +145,14 @@ class LlamaModel {
     //   ids[L·k] | invalid[L] | values[L·k] | picked[P]   (32-bit words)
     std::unique_ptr<kernels::Buffer> top_;
     std::size_t top_words_ = 0;
-    std::vector<std::uint32_t> top_host_;
+
+    // The step launched and not yet collected: its shape, and where its results arrive.
+    struct Pending {
+        bool active = false;
+        int32_t n_logits = 0, n_picks = 0, n_real_picks = 0, top_k = 0;
+        const void* results = nullptr;  // null when the step has no logit rows
+    };
+    Pending pending_;
 
     // A step's index arrays on the host, kept between steps so that a step allocates
     // nothing once the shapes have been seen: ids | positions | slots | q_start | q_len |

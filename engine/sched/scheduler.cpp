@@ -36,9 +36,14 @@ Scheduler::Scheduler(LlamaModel& model, KvStorage& storage, kv::KvCacheManager& 
     : model_(model), storage_(storage), cache_(cache), tokenizer_(tokenizer), config_(config) {
     config_.max_batch_tokens = std::max(config_.max_batch_tokens, 1);
     config_.max_running = std::max(config_.max_running, 1);
+    overlap_ =
+        config_.overlap == SchedulerConfig::Overlap::On ||
+        (config_.overlap == SchedulerConfig::Overlap::Auto && model_.backend().asynchronous());
 }
 
-Scheduler::~Scheduler() = default;
+Scheduler::~Scheduler() {
+    if (flight_.active) (void)model_.collect(logits_);  // nobody waits for its results now
+}
 
 bool Scheduler::has_foreground_work() const {
     const auto fg = [](const auto& s) { return !s->req.background; };
@@ -164,6 +169,13 @@ void Scheduler::fail(Seq& s, const std::string& message, std::vector<Event>& eve
 }
 
 void Scheduler::fail_all(const std::string& message, std::vector<Event>& events) {
+    if (flight_.active) {
+        // Its requests are failed below; what it computed is not wanted.
+        (void)model_.collect(logits_);
+        flight_.active = false;
+        for (Seq* s : flight_.batch) s->in_flight = false;
+        retired_.clear();
+    }
     for (auto& s : running_)
         if (!s->done) fail(*s, message, events);
     for (auto& s : waiting_)
@@ -172,9 +184,19 @@ void Scheduler::fail_all(const std::string& message, std::vector<Event>& events)
 }
 
 void Scheduler::remove_finished() {
-    const auto done = [](const std::unique_ptr<Seq>& s) { return s->done; };
-    running_.erase(std::remove_if(running_.begin(), running_.end(), done), running_.end());
-    waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(), done), waiting_.end());
+    // A sequence of the step in flight stays alive (retired_) until the step is collected.
+    const auto sweep = [this](auto& seqs) {
+        auto kept = seqs.begin();
+        for (auto& s : seqs) {
+            if (!s->done)
+                *kept++ = std::move(s);
+            else if (s->in_flight)
+                retired_.push_back(std::move(s));
+        }
+        seqs.erase(kept, seqs.end());
+    };
+    sweep(running_);
+    sweep(waiting_);
 }
 
 bool Scheduler::preempt_newest(const Seq* keep) {
@@ -353,12 +375,25 @@ void Scheduler::accept(Seq& s, int32_t token, std::span<const float> logits,
 }
 
 Result<void> Scheduler::step(std::vector<Event>& events) {
-    if (!has_work()) return {};
+    if (!flight_.active) {
+        if (!has_work()) return {};
+        if (auto r = start_step(events); !r) return r;
+        if (!flight_.active) return {};  // nothing to run (requests wait for loads)
+    }
+    auto r = finish_step(events);
+    // Overlapped: the next step runs on the device while the caller delivers these events.
+    if (overlap_ && r && (!running_.empty() || !waiting_.empty()))
+        if (auto next = start_step(events); !next) return next;
+    return r;
+}
+
+Result<void> Scheduler::start_step(std::vector<Event>& events) {
     idle_step_ = false;
     if (tier_) finish_loads(events);
     ++steps_;
     int32_t budget = config_.max_batch_tokens;
-    std::vector<Seq*> batch;
+    std::vector<Seq*>& batch = flight_.batch;
+    batch.clear();
 
     // 1. Running sequences, oldest first.
     for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
@@ -401,9 +436,9 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
         return {};
     }
 
-    // 3. One forward pass over the batch.
-    std::vector<SequenceStep> steps;
-    steps.reserve(batch.size());
+    // 3. One forward pass over the batch, launched.
+    std::vector<SequenceStep>& steps = flight_.steps;
+    steps.clear();
     for (Seq* s : batch) {
         const kv::SeqId conv = s->req.conversation;
         const auto known = cache_.tokens(conv);
@@ -418,21 +453,41 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
         tokens_computed_ += s->take;
     }
     plan_logits(batch, steps);
-    auto forward = failpoint("forward")
-                       ? Result<void>(make_error("an injected fault (failpoint forward)"))
-                       : model_.forward(steps, storage_, logits_);
-    // The weights' file changed under the pass: its reason alone says what to do.
-    std::string why_weights;
-    if (forward && weights_check_) why_weights = weights_check_();
-    if (!forward || !why_weights.empty()) {
-        const std::string why =
-            forward ? why_weights : "the forward pass failed: " + forward.message();
+    auto launched = failpoint("forward")
+                        ? Result<void>(make_error("an injected fault (failpoint forward)"))
+                        : model_.launch(steps, storage_, logits_.top_k);
+    if (!launched) {
+        const std::string why = "the forward pass failed: " + launched.message();
         for (Seq* s : batch) fail(*s, why, events);
         remove_finished();
         return make_error(why);
     }
+    for (Seq* s : batch) s->in_flight = true;
+    flight_.active = true;
+    return {};
+}
 
-    // 4. Bookkeeping and sampling.
+Result<void> Scheduler::finish_step(std::vector<Event>& events) {
+    flight_.active = false;
+    const std::vector<Seq*>& batch = flight_.batch;
+    const std::vector<SequenceStep>& steps = flight_.steps;
+    auto collected = model_.collect(logits_);
+    for (Seq* s : batch) s->in_flight = false;
+    // The weights' file changed under the pass: its reason alone says what to do.
+    std::string why_weights;
+    if (collected && weights_check_) why_weights = weights_check_();
+    if (!collected || !why_weights.empty()) {
+        const std::string why =
+            collected ? why_weights : "the forward pass failed: " + collected.message();
+        for (Seq* s : batch)
+            if (!s->done) fail(*s, why, events);
+        retired_.clear();
+        remove_finished();
+        return make_error(why);
+    }
+
+    // 4. Bookkeeping and sampling. (A sequence cancelled or failed while the step was in
+    // flight is done: its results are dropped.)
     std::size_t logit_row = 0, pick = 0;
     for (std::size_t i = 0; i < batch.size(); ++i) {
         Seq& s = *batch[i];
@@ -442,6 +497,7 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
             ++logit_row;
             pick += s.pick.size();
         }
+        if (s.done) continue;
         if (auto r = cache_.mark_computed(conv, s.take); !r) {
             fail(s, r.message(), events);
             continue;
@@ -463,6 +519,7 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
         if (s.req.max_tokens == 0 && computed == to_i32(cache_.tokens(conv).size()))
             finish(s, StopReason::MaxTokens, events);
     }
+    retired_.clear();
     remove_finished();
     return {};
 }

@@ -104,6 +104,13 @@ struct SchedulerConfig {
     // falls back to whole rows when a request records logits or its sampler needs more
     // than Backend::kMaxTopK candidates (top-k off or above 64).
     bool top_k_sampling = true;
+    // Overlapped steps: step() launches the next step before it returns, so that the
+    // device computes it while the caller delivers this step's events (and the host then
+    // plans while the device runs); its results are collected by the next step(). Auto:
+    // where the backend is asynchronous (Backend::asynchronous, a GPU). The same tokens
+    // either way; a request submitted meanwhile is admitted one step later.
+    enum class Overlap { Auto, On, Off };
+    Overlap overlap = Overlap::Auto;
 };
 
 // How fast the requests that are producing tokens produce them, each by RequestStats'
@@ -138,7 +145,8 @@ class Scheduler {
     // Unknown or finished ids: no-op.
     void cancel(RequestId id, std::vector<Event>& events);
     // Fails every queued and running request with `message` (an Error event each), their
-    // blocks released: the model can no longer be used (its file changed on disk).
+    // blocks released, and drops the step in flight: the model can no longer be used (its
+    // file changed on disk).
     void fail_all(const std::string& message, std::vector<Event>& events);
 
     // Blocks below the resident tier: at admission a request whose prompt continues on
@@ -157,14 +165,19 @@ class Scheduler {
         weights_check_ = std::move(check);
     }
 
-    bool has_work() const { return !running_.empty() || !waiting_.empty(); }
+    bool has_work() const { return !running_.empty() || !waiting_.empty() || flight_.active; }
     // The last step ran nothing because its requests wait for loads: the caller may sleep
     // until a load ends (DiskTier::set_on_loaded) or something is submitted.
     bool waiting_for_loads() const;
     bool has_foreground_work() const;
-    // One forward step. A model error fails the requests of the step (Error events)
-    // and is returned; the scheduler stays usable.
+    // One forward step: plans and launches it, then collects its results and samples.
+    // Overlapped (SchedulerConfig::overlap), it collects the step in flight since the last
+    // call and launches the next one before returning. A model error fails the requests
+    // of the step (Error events) and is returned; the scheduler stays usable.
     Result<void> step(std::vector<Event>& events);
+    bool overlapped() const { return overlap_; }
+    // A step is in flight (overlapped steps only, between step() calls).
+    bool in_flight() const { return flight_.active; }
 
     SchedulerStats stats() const;
     // Over running and preempted requests that have produced their first token.
@@ -176,6 +189,10 @@ class Scheduler {
     struct Seq;
     using Clock = std::chrono::steady_clock;
 
+    // Plans a step (running sequences, then admissions) and launches it; nothing to run
+    // leaves flight_ inactive. finish_step collects it: bookkeeping and sampling.
+    Result<void> start_step(std::vector<Event>& events);
+    Result<void> finish_step(std::vector<Event>& events);
     void admit(int32_t& budget, std::vector<Seq*>& batch, std::vector<Event>& events);
     bool preempt_newest(const Seq* keep);
     void finish(Seq& s, StopReason stop, std::vector<Event>& events);
@@ -216,6 +233,17 @@ class Scheduler {
     std::function<std::string()> weights_check_;
     kv::HostTier* host_ = nullptr;
     bool idle_step_ = false;
+    bool overlap_ = false;
+
+    // The step launched and not yet collected. Its sequences stay alive until it is:
+    // one cancelled or failed meanwhile waits in retired_ (its results are dropped).
+    struct Flight {
+        bool active = false;
+        std::vector<Seq*> batch;
+        std::vector<SequenceStep> steps;  // after the launch only want_logits is read
+    };
+    Flight flight_;
+    std::vector<std::unique_ptr<Seq>> retired_;
 };
 
 }  // namespace sched

@@ -171,6 +171,11 @@ void CpuBackend::download(void* dst, const Buffer& src, std::size_t offset, std:
                 bytes);
 }
 
+const void* CpuBackend::read_back(const Buffer& src, std::size_t offset, std::size_t bytes) {
+    (void)bytes;
+    return static_cast<const char*>(static_cast<const CpuBuffer&>(src).cdata()) + offset;
+}
+
 std::unique_ptr<Weight> CpuBackend::load_weight(const WeightSource& source) {
     const auto tr = quant::traits(source.type);
     if (!tr || !cpu::matmul_supports(source.type, source.cols) || source.rows <= 0 || !source.data)

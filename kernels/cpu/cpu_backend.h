@@ -40,6 +40,8 @@ class CpuBackend final : public Backend {
     std::unique_ptr<Buffer> alloc_scratch(std::size_t bytes) override;
     void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) override;
     void download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) override;
+    // The buffer's own memory: the ops have finished when their calls return.
+    const void* read_back(const Buffer& src, std::size_t offset, std::size_t bytes) override;
     // Throws std::invalid_argument for a type the backend cannot multiply with or a
     // column count that is not a multiple of the type's block size.
     std::unique_ptr<Weight> load_weight(const WeightSource& source) override;

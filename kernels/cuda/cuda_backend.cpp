@@ -110,6 +110,7 @@ struct CudaBackend::Impl {
     std::vector<cudaGraphExec_t> graphs;
     std::vector<gpu::DeviceBuffer<float>> retired_workspaces;
     bool capturing = false;
+    gpu::PinnedBuffer read_back;  // where read_back() copies a step's results
 
     // Makes the device current on the calling thread (the engine creates the backend on
     // one thread and runs it on another); a thread-local cache keeps this off the op path.
@@ -199,6 +200,26 @@ void CudaBackend::download(void* dst, const Buffer& src, std::size_t offset, std
     check(cudaMemcpyAsync(dst, from + offset, bytes, cudaMemcpyDeviceToHost, impl_->s()),
           "copying from the device");
     synchronize();
+}
+
+const void* CudaBackend::read_back(const Buffer& src, std::size_t offset, std::size_t bytes) {
+    if (offset + bytes > src.bytes())
+        throw BackendError("cuda: a read-back past the end of a buffer");
+    if (impl_->capturing) throw BackendError("cuda: a read-back while capturing a step graph");
+    impl_->current();
+    gpu::PinnedBuffer& host = impl_->read_back;
+    if (host.bytes() < bytes) {
+        // The previous copy may still be on its way into the old memory.
+        check(cudaStreamSynchronize(impl_->s()), "running the step");
+        std::size_t grown = 4096;
+        while (grown < bytes) grown *= 2;
+        check(host.allocate(grown), "allocating pinned host memory for a step's results");
+    }
+    if (bytes == 0) return host.data();
+    const auto* from = static_cast<const char*>(static_cast<const CudaBuffer&>(src).cdata());
+    check(cudaMemcpyAsync(host.data(), from + offset, bytes, cudaMemcpyDeviceToHost, impl_->s()),
+          "copying a step's results from the device");
+    return host.data();
 }
 
 std::unique_ptr<Weight> CudaBackend::load_weight(const WeightSource& source) {

@@ -41,6 +41,10 @@ class CudaBackend final : public Backend {
     void download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) override;
     std::unique_ptr<Weight> load_weight(const WeightSource& source) override;
     void synchronize() override;
+    // The stream runs on after the calls return; a step's results come back through pinned
+    // memory with one asynchronous copy, waited for by synchronize().
+    bool asynchronous() const override { return true; }
+    const void* read_back(const Buffer& src, std::size_t offset, std::size_t bytes) override;
 
     // Step graphs: CUDA stream capture (relaxed) into instantiated graphs, replayed on the
     // backend's stream. Uploads, downloads and synchronize() throw while capturing.

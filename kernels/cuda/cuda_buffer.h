@@ -1,5 +1,5 @@
-// RAII owners for CUDA device memory and streams. Plain C++ (includable from .cpp files
-// compiled by the host compiler); errors are returned as cudaError_t, never thrown, so
+// RAII owners for CUDA device memory, pinned host memory and streams. Plain C++ (includable from
+// .cpp files compiled by the host compiler); errors are returned as cudaError_t, never thrown, so
 // callers decide how a failed allocation surfaces (an engine error, a skipped test).
 #pragma once
 
@@ -70,6 +70,47 @@ class DeviceBuffer {
   private:
     T* ptr_ = nullptr;
     size_t size_ = 0;
+};
+
+// Page-locked host memory (cudaMallocHost), freed on destruction. Move-only. A copy from
+// the device into it is asynchronous: the host goes on until it needs the bytes.
+class PinnedBuffer {
+  public:
+    PinnedBuffer() = default;
+    ~PinnedBuffer() { reset(); }
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    PinnedBuffer(PinnedBuffer&& o) noexcept
+        : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+    PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+        if (this != &o) {
+            reset();
+            ptr_ = std::exchange(o.ptr_, nullptr);
+            bytes_ = std::exchange(o.bytes_, 0);
+        }
+        return *this;
+    }
+
+    cudaError_t allocate(size_t bytes) {
+        reset();
+        if (cudaError_t err = cudaMallocHost(&ptr_, bytes == 0 ? 1 : bytes); err != cudaSuccess) {
+            ptr_ = nullptr;
+            return err;
+        }
+        bytes_ = bytes;
+        return cudaSuccess;
+    }
+    void reset() {
+        if (ptr_) cudaFreeHost(ptr_);
+        ptr_ = nullptr;
+        bytes_ = 0;
+    }
+    void* data() { return ptr_; }
+    size_t bytes() const { return bytes_; }
+
+  private:
+    void* ptr_ = nullptr;
+    size_t bytes_ = 0;
 };
 
 // A non-blocking CUDA stream (it does not synchronise with the legacy default stream),

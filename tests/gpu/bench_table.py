@@ -13,16 +13,17 @@ def main(path):
           f"{d['nominal_fp16_tensor_tflops']:.0f} TFLOP/s")
     print(f"{'model':10} {'type':5} {'prefill t/s':>11} {'peak':>6} "
           f"{'b1 t/s':>8} {'bw':>6} {'b8 t/s':>8} {'b32 t/s':>8} {'b1 fast':>8} "
-          f"{'b1 nograph':>10} {'b32 nograph':>11}")
+          f"{'b1 nograph':>10} {'b32 nograph':>11} {'b1 serial':>9} {'b32 serial':>10}")
     for m in r["models"]:
         inv, fast = m["invariant"], m["fastest"]
         dec, fdec = inv["decode_tokens_per_s"], fast["decode_tokens_per_s"]
         ndec = m.get("invariant_no_graphs", {}).get("decode_tokens_per_s", {})
+        sdec = m.get("invariant_no_overlap", {}).get("decode_tokens_per_s", {})
         print(f"{m['model']:10} {m['type']:5} {inv.get('prefill_tokens_per_s', 0):11.0f} "
               f"{inv.get('prefill_peak_fraction', 0):6.3f} {dec['1']:8.1f} "
               f"{inv.get('decode_b1_bandwidth_fraction', 0):6.3f} {dec['8']:8.1f} "
               f"{dec['32']:8.1f} {fdec['1']:8.1f} {ndec.get('1', 0):10.1f} "
-              f"{ndec.get('32', 0):11.1f}")
+              f"{ndec.get('32', 0):11.1f} {sdec.get('1', 0):9.1f} {sdec.get('32', 0):10.1f}")
     p = r.get("shared_persona")
     if p:
         for run in p["runs"]:

@@ -4,8 +4,8 @@
 // the CUDA kernels' host twins, a model's captured decode steps then run through the
 // kernels' code with what a graph would freeze: pointers, sizes and launch shapes from the
 // capture (the attention's planning arrays are copied then, and a bounded launch is planned
-// from them), contents from the replay. Uploads, downloads and synchronize() throw while
-// capturing, as on the device.
+// from them), contents from the replay. Uploads, downloads, read-backs and synchronize() throw
+// while capturing, as on the device.
 #pragma once
 
 #include <functional>
@@ -48,6 +48,12 @@ class GraphRecordingBackend final : public kernels::Backend {
     void synchronize() override {
         refuse_while_capturing("synchronize");
         inner_.synchronize();
+    }
+    bool asynchronous() const override { return inner_.asynchronous(); }
+    const void* read_back(const kernels::Buffer& src, std::size_t offset,
+                          std::size_t bytes) override {
+        refuse_while_capturing("read_back");
+        return inner_.read_back(src, offset, bytes);
     }
 
     bool supports_graphs() const override { return true; }

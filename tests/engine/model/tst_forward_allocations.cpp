@@ -2,11 +2,13 @@
 // per-step metadata lives in kept scratch and is uploaded in one copy). Every operator
 // new of this binary is counted; the second of two identical steps, on the CPU backend
 // with its worker threads, must count zero, for a prefill chunk and for a batch of
-// decode tokens, with whole logit rows and with top-k candidates.
+// decode tokens, with whole logit rows and with top-k candidates, and through the step's
+// two halves (launch, collect).
 #include <QTest>
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include "cpu/cpu_backend.h"
@@ -107,6 +109,40 @@ class TestForwardAllocations : public QObject {
         QCOMPARE(run_top(), 0L);
         QCOMPARE(top.top_ids.size(), std::size_t{80});
         QCOMPARE(top.picked.size(), std::size_t{4});
+
+        // The step in two halves (what overlapped scheduler steps call): the same results,
+        // nothing allocated either; one step in flight at a time.
+        StepLogits halves;
+        const auto run_halves = [&] {
+            const long before = g_allocations.load();
+            auto launched = (*model)->launch(decode_top, **kv, 40);
+            if (!launched) qFatal("launch: %s", launched.message().c_str());
+            const bool flying = (*model)->in_flight();
+            auto collected = (*model)->collect(halves);
+            const long count = g_allocations.load() - before;
+            if (!collected || !flying || (*model)->in_flight()) qFatal("collect failed");
+            return count;
+        };
+        run_halves();
+        QCOMPARE(run_halves(), 0L);
+        QCOMPARE(halves.top_k, 40);
+        QCOMPARE(halves.top_ids, top.top_ids);
+        QCOMPARE(halves.invalid, top.invalid);
+        QCOMPARE(std::memcmp(halves.top_values.data(), top.top_values.data(),
+                             top.top_values.size() * sizeof(float)),
+                 0);
+        QCOMPARE(std::memcmp(halves.picked.data(), top.picked.data(), 4 * sizeof(float)), 0);
+        auto nothing = (*model)->collect(halves);
+        QVERIFY(!nothing);
+        QVERIFY2(nothing.message().find("no step in flight") != std::string::npos,
+                 nothing.message().c_str());
+        QVERIFY((*model)->launch(decode_top, **kv, 40));
+        auto twice = (*model)->launch(decode_top, **kv, 40);
+        QVERIFY(!twice);
+        QVERIFY2(twice.message().find("already in flight") != std::string::npos,
+                 twice.message().c_str());
+        QVERIFY((*model)->collect(halves));
+        QCOMPARE(halves.top_ids, top.top_ids);
     }
 };
 

@@ -51,9 +51,11 @@ class TestEngine : public QObject {
     QTemporaryDir dir_;
     std::string model_path_;
 
-    std::unique_ptr<Engine> make(std::size_t kv_mb = 8, double pinned_share = 0.25,
-                                 bool background = false) {
+    std::unique_ptr<Engine> make(
+        std::size_t kv_mb = 8, double pinned_share = 0.25, bool background = false,
+        sched::SchedulerConfig::Overlap overlap = sched::SchedulerConfig::Overlap::Auto) {
         EngineConfig c;
+        c.scheduler.overlap = overlap;
         c.background_priority = background;
         c.model_path = model_path_;
         c.n_threads = 2;
@@ -245,6 +247,66 @@ class TestEngine : public QObject {
         QVERIFY(last.tokens.size() < 900);
         engine->wait_idle();
         QCOMPARE(engine->stats().kv.blocks_used, 0);
+    }
+
+    // Overlapped steps (on by default only on a GPU) in the engine: events delivered while
+    // the next step runs, the same tokens as plain steps for requests arriving from
+    // several threads, a cancellation that lands while its step is in flight, and a
+    // shutdown with a step in flight.
+    void overlappedStepsInTheEngine() {
+        using Overlap = sched::SchedulerConfig::Overlap;
+        std::vector<std::vector<int32_t>> expected(6), got(6);
+        for (int run = 0; run < 2; ++run) {
+            auto engine = make(8, 0.25, false, run == 0 ? Overlap::Off : Overlap::On);
+            auto& out = run == 0 ? expected : got;
+            std::vector<std::thread> threads;
+            for (int t = 0; t < 3; ++t)
+                threads.emplace_back([&, t] {
+                    std::vector<std::shared_ptr<RequestHandle>> mine;
+                    for (int k = 0; k < 2; ++k) {
+                        const int i = t * 2 + k;
+                        mine.push_back(engine->submit(greedy(200 + i, tokens(40 + i, 25 + i), 10)));
+                    }
+                    for (int k = 0; k < 2; ++k)
+                        out[static_cast<std::size_t>(t * 2 + k)] =
+                            mine[static_cast<std::size_t>(k)]->wait().tokens;
+                });
+            for (auto& th : threads) th.join();
+        }
+        for (int i = 0; i < 6; ++i) {
+            QCOMPARE(got[static_cast<std::size_t>(i)].size(), std::size_t{10});
+            QCOMPARE(got[static_cast<std::size_t>(i)], expected[static_cast<std::size_t>(i)]);
+        }
+
+        auto engine = make(8, 0.25, false, Overlap::On);
+        auto h = engine->submit(greedy(1, tokens(3, 30), 900));
+        auto other = engine->submit(greedy(2, tokens(4, 30), 900));
+        int seen = 0;
+        while (seen < 5) {
+            const auto e = h->next();
+            QVERIFY(e && !is_last_event(*e));
+            if (e->kind == sched::EventKind::Token && e->token >= 0) ++seen;
+        }
+        engine->cancel(h->id());
+        int after_last = 0;
+        const sched::Event last = h->wait([&](const sched::Event& e) {
+            if (is_last_event(e)) return;
+            if (e.kind == sched::EventKind::Token && e.token >= 0) ++after_last;
+        });
+        QCOMPARE(last.kind, sched::EventKind::Finished);
+        QCOMPARE(last.stop, StopReason::Cancelled);
+        QCOMPARE(last.tokens.size(), static_cast<std::size_t>(seen + after_last));
+        QVERIFY(!h->next(std::chrono::milliseconds(20)));  // nothing after the last event
+        engine->cancel(other->id());
+        QCOMPARE(other->wait().stop, StopReason::Cancelled);
+        engine->wait_idle();
+        QCOMPARE(engine->stats().kv.blocks_used, 0);
+        auto in_flight = engine->submit(greedy(3, tokens(5, 30), 900));
+        QVERIFY(in_flight->next());
+        engine.reset();  // stops with a step in flight
+        const sched::Event end = in_flight->wait();
+        QVERIFY(end.kind == sched::EventKind::Error ||
+                (end.kind == sched::EventKind::Finished && end.stop == StopReason::Cancelled));
     }
 
     void pinnedPrefixIsWarmedAndServed() {

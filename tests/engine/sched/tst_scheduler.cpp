@@ -5,6 +5,9 @@
 // frees everything; bad requests are errors.
 #include <QTest>
 
+#include <algorithm>
+#include <map>
+
 #include "sched_rig.h"
 
 using namespace hearth;
@@ -38,12 +41,18 @@ class TestScheduler : public QObject {
         QTest::addColumn<int>("nBlocks");
         QTest::addColumn<int>("maxRunning");
         QTest::addColumn<bool>("pressure");
-        QTest::newRow("F32 bs16 roomy") << TensorType::F32 << 16 << 512 << 8 << false;
-        QTest::newRow("F32 bs1 roomy") << TensorType::F32 << 1 << 4096 << 8 << false;
-        QTest::newRow("Q8_0 bs7 roomy") << TensorType::Q8_0 << 7 << 512 << 8 << false;
-        QTest::newRow("F32 bs3 pressure") << TensorType::F32 << 3 << 90 << 8 << true;
-        QTest::newRow("Q4_1 bs32 pressure") << TensorType::Q4_1 << 32 << 7 << 8 << true;
-        QTest::newRow("F16 bs16 pressure") << TensorType::F16 << 16 << 13 << 8 << true;
+        QTest::addColumn<bool>("overlap");
+        QTest::newRow("F32 bs16 roomy") << TensorType::F32 << 16 << 512 << 8 << false << false;
+        QTest::newRow("F32 bs1 roomy") << TensorType::F32 << 1 << 4096 << 8 << false << false;
+        QTest::newRow("Q8_0 bs7 roomy") << TensorType::Q8_0 << 7 << 512 << 8 << false << false;
+        QTest::newRow("F32 bs3 pressure") << TensorType::F32 << 3 << 90 << 8 << true << false;
+        QTest::newRow("Q4_1 bs32 pressure") << TensorType::Q4_1 << 32 << 7 << 8 << true << false;
+        QTest::newRow("F16 bs16 pressure") << TensorType::F16 << 16 << 13 << 8 << true << false;
+        // Overlapped steps (SchedulerConfig::overlap): the same bits.
+        QTest::newRow("F32 bs16 roomy overlapped")
+            << TensorType::F32 << 16 << 512 << 8 << false << true;
+        QTest::newRow("F32 bs3 pressure overlapped")
+            << TensorType::F32 << 3 << 90 << 8 << true << true;
     }
     void cachingOnEqualsOff() {
         QFETCH(TensorType, type);
@@ -51,6 +60,7 @@ class TestScheduler : public QObject {
         QFETCH(int, nBlocks);
         QFETCH(int, maxRunning);
         QFETCH(bool, pressure);
+        QFETCH(bool, overlap);
         const Workload w = Workload::random(kSeed, 8, 3, 2, synthetic_vocab_size());
 
         RigOptions off;
@@ -70,6 +80,7 @@ class TestScheduler : public QObject {
         on.prefix_caching = true;
         on.scheduler.max_running = maxRunning;
         on.scheduler.max_batch_tokens = 64;  // several prefill chunks per prompt
+        if (overlap) on.scheduler.overlap = sched::SchedulerConfig::Overlap::On;
         auto rig = Rig::make(on);
         QVERIFY2(run_workload(*rig, w, got, error), error.c_str());
 
@@ -236,6 +247,143 @@ class TestScheduler : public QObject {
             QVERIFY(stats_on.top_k_steps >= (n == 8 ? 1 : 24));
             if (n == 8) QVERIFY(stats_on.top_k_steps <= stats_on.steps - 24);
         }
+    }
+
+    // Overlapped steps (the next step launched before step() returns, collected by the
+    // next call) give every request the tokens and logits of plain steps: with requests
+    // submitted while a step is in flight, random sampling, penalties, recorded logits,
+    // prefill-only requests, replies of different lengths, a cancellation mid-flight, and
+    // a cache small enough to preempt. A cancelled request hears nothing more.
+    void overlappedStepsMatchPlainSteps() {
+        const Workload w = Workload::random(kSeed + 6, 10, 1, 3, synthetic_vocab_size());
+        const auto request = [&](int c) {
+            std::vector<int32_t> p = w.personas[static_cast<std::size_t>(w.persona_of[c])];
+            p.insert(p.end(), w.user[c][0].begin(), w.user[c][0].end());
+            sched::Request r = greedy(c, p, 4 + 5 * c);
+            if (c % 3 == 1) {
+                r.sampling.temperature = 0.9f;
+                r.sampling.seed = static_cast<uint64_t>(c);
+                r.sampling.repeat_penalty = 1.1f;
+            }
+            if (c == 2) r.record_logits = true;
+            if (c == 5) r.max_tokens = 0;  // prefill only
+            return r;
+        };
+        constexpr int kCancelled = 8;
+        struct Outcome {
+            std::map<sched::RequestId, std::vector<int32_t>> tokens;
+            std::map<sched::RequestId, std::vector<std::vector<float>>> logits;
+            std::map<sched::RequestId, int> last_events;
+            std::map<sched::RequestId, StopReason> stop;
+            bool late_event = false;
+            int in_flight_returns = 0;
+            int64_t preemptions = 0;
+        };
+        const auto run = [&](sched::SchedulerConfig::Overlap overlap) {
+            RigOptions o;
+            o.n_blocks = 12;  // 10 conversations of 40-90 tokens in 16-token blocks: preemption
+            o.scheduler.max_batch_tokens = 48;
+            o.scheduler.overlap = overlap;
+            auto rig = Rig::make(o);
+            Outcome out;
+            std::vector<sched::Event> ev;
+            const auto take = [&] {
+                for (const sched::Event& e : ev) {
+                    if (out.last_events[e.request] > 0) out.late_event = true;
+                    if (e.kind == sched::EventKind::Token && e.token >= 0) {
+                        out.tokens[e.request].push_back(e.token);
+                        if (!e.logits.empty()) out.logits[e.request].push_back(e.logits);
+                    }
+                    if (e.kind == sched::EventKind::Error) qWarning("%s", e.error.c_str());
+                    if (e.kind == sched::EventKind::Finished) out.stop[e.request] = e.stop;
+                    if (e.kind == sched::EventKind::Finished || e.kind == sched::EventKind::Error)
+                        ++out.last_events[e.request];
+                }
+                ev.clear();
+            };
+            for (int c = 0; c < 5; ++c)
+                if (!rig->scheduler->submit(300 + c, request(c))) return out;
+            bool cancelled = false;
+            for (int i = 0; rig->scheduler->has_work() && i < 100000; ++i) {
+                if (i == 4)
+                    for (int c = 5; c < 10; ++c)
+                        if (!rig->scheduler->submit(300 + c, request(c))) return out;
+                // Cancelled once its third token is out: overlapped, its next step is then
+                // in flight, and what that step computed for it is dropped.
+                if (!cancelled && out.tokens[300 + kCancelled].size() >= 3) {
+                    rig->scheduler->cancel(300 + kCancelled, ev);
+                    cancelled = true;
+                }
+                if (!rig->scheduler->step(ev)) return out;
+                if (rig->scheduler->in_flight()) ++out.in_flight_returns;
+                take();
+            }
+            take();
+            if (rig->cache->stats().blocks_used > 0 && !rig->cache->pool().check_consistency())
+                out.late_event = true;
+            out.preemptions = rig->scheduler->stats().preemptions;
+            qInfo("overlap %d: %lld steps, %lld preemptions, %d returns with a step in flight",
+                  static_cast<int>(overlap), static_cast<long long>(rig->scheduler->stats().steps),
+                  static_cast<long long>(rig->scheduler->stats().preemptions),
+                  out.in_flight_returns);
+            return out;
+        };
+        const Outcome plain = run(sched::SchedulerConfig::Overlap::Off);
+        const Outcome overlapped = run(sched::SchedulerConfig::Overlap::On);
+        QCOMPARE(plain.in_flight_returns, 0);
+        QVERIFY(overlapped.in_flight_returns > 20);
+        QVERIFY(plain.preemptions > 0);
+        QVERIFY(overlapped.preemptions > 0);
+        QVERIFY(!plain.late_event);
+        QVERIFY(!overlapped.late_event);
+        for (int c = 0; c < 10; ++c) {
+            const sched::RequestId id = 300 + c;
+            QCOMPARE(plain.last_events.at(id), 1);
+            QCOMPARE(overlapped.last_events.at(id), 1);
+            QCOMPARE(overlapped.stop.at(id), plain.stop.at(id));
+            const std::vector<int32_t> none;
+            const auto& a = overlapped.tokens.count(id) ? overlapped.tokens.at(id) : none;
+            const auto& b = plain.tokens.count(id) ? plain.tokens.at(id) : none;
+            QVERIFY2(a == b, qPrintable(QString("request %1").arg(c)));
+            if (c == kCancelled) {
+                QCOMPARE(plain.stop.at(id), StopReason::Cancelled);
+                QCOMPARE(a.size(), std::size_t{3});
+            }
+        }
+        QCOMPARE(overlapped.tokens.at(300 + 9).size(), std::size_t{49});
+        QCOMPARE(overlapped.logits.at(302).size(), std::size_t{14});
+        QCOMPARE(overlapped.logits.at(302).size(), plain.logits.at(302).size());
+        for (std::size_t i = 0; i < plain.logits.at(302).size(); ++i) {
+            const std::string diff =
+                first_difference(overlapped.logits.at(302)[i], plain.logits.at(302)[i]);
+            QVERIFY2(diff.empty(), diff.c_str());
+        }
+    }
+
+    // A model that can no longer be used fails every request, the one in a step in flight
+    // too, and leaves nothing to do (the engine would otherwise spin on has_work()).
+    void failAllDropsTheStepInFlight() {
+        RigOptions o;
+        o.scheduler.overlap = sched::SchedulerConfig::Overlap::On;
+        o.prefix_caching = false;
+        auto rig = Rig::make(o);
+        const Workload w = Workload::random(kSeed + 7, 3, 1, 1, synthetic_vocab_size());
+        for (int c = 0; c < 3; ++c) {
+            std::vector<int32_t> p = w.personas[0];
+            p.insert(p.end(), w.user[c][0].begin(), w.user[c][0].end());
+            QVERIFY(rig->scheduler->submit(400 + c, greedy(c, p, 30)));
+        }
+        std::vector<sched::Event> ev;
+        for (int i = 0; i < 3; ++i) QVERIFY(rig->scheduler->step(ev));
+        QVERIFY(rig->scheduler->in_flight());
+        ev.clear();
+        rig->scheduler->fail_all("the model file changed", ev);
+        QCOMPARE(ev.size(), std::size_t{3});
+        for (const sched::Event& e : ev) QCOMPARE(e.kind, sched::EventKind::Error);
+        QVERIFY(!rig->scheduler->in_flight());
+        QVERIFY(!rig->scheduler->has_work());
+        QCOMPARE(rig->cache->stats().blocks_used, 0);
+        QVERIFY(rig->cache->pool().check_consistency());
     }
 
     void cancelFreesEverything() {

@@ -179,22 +179,32 @@ Result<std::string> measure_model(const GpuBenchOptions& o, const std::string& p
             if (o.progress)
                 o.progress(label + " " + type + ": prefill " + num(tps, 0) + " tokens/s");
         }
-        std::string rates;
+        std::string rates, host;
         double b1 = 0;
         for (int b : m.batches) {
             std::vector<std::vector<int32_t>> prompts;
             for (int i = 0; i < b; ++i) prompts.push_back(tokens.take(32));
+            const sched::SchedulerStats before = (*engine)->stats().scheduler;
             auto dec = run_batch(**engine, std::move(prompts), o.decode_tokens);
             if (!dec.error.empty()) return make_error(label + ": " + dec.error);
+            (*engine)->wait_idle();
+            const sched::SchedulerStats after = (*engine)->stats().scheduler;
             double tps = 0;  // the sum of the conversations' own rates
             for (const auto& s : dec.stats) tps += s.decode_tokens_per_s();
             if (b == 1) b1 = tps;
             rates += (b == 1 ? "" : ", ") + json_string(std::to_string(b)) + ": " + num(tps);
+            // The scheduler's host time per step (planning, sampling, bookkeeping).
+            const int64_t steps = after.steps - before.steps;
+            const double host_us = steps > 0 ? static_cast<double>(after.host_ns - before.host_ns) /
+                                                   1e3 / static_cast<double>(steps)
+                                             : 0;
+            host += (b == 1 ? "" : ", ") + json_string(std::to_string(b)) + ": " + num(host_us, 1);
             if (o.progress)
                 o.progress(label + " " + type + " (" + mode + "): decode batch " +
                            std::to_string(b) + " " + num(tps, 0) + " tokens/s");
         }
         json += "\"decode_tokens_per_s\": {" + rates + "}";
+        json += ", \"host_us_per_step\": {" + host + "}";
         // Weight bytes read per token over the time per token, against the copy bandwidth.
         if (bandwidth > 0)
             json += ", \"decode_b1_bandwidth_fraction\": " + num(file_bytes * b1 / bandwidth, 3);

@@ -56,6 +56,7 @@ SchedulerStats Scheduler::stats() const {
                       tokens_computed_,        tokens_generated_,       top_k_steps_};
     for (const auto& s : running_)
         if (s->load_job != 0) ++st.loading;
+    st.host_ns = host_ns_;
     return st;
 }
 
@@ -375,15 +376,31 @@ void Scheduler::accept(Seq& s, int32_t token, std::span<const float> logits,
 }
 
 Result<void> Scheduler::step(std::vector<Event>& events) {
-    if (!flight_.active) {
-        if (!has_work()) return {};
-        if (auto r = start_step(events); !r) return r;
-        if (!flight_.active) return {};  // nothing to run (requests wait for loads)
-    }
-    auto r = finish_step(events);
-    // Overlapped: the next step runs on the device while the caller delivers these events.
-    if (overlap_ && r && (!running_.empty() || !waiting_.empty()))
-        if (auto next = start_step(events); !next) return next;
+    if (!has_work()) return {};
+    const auto began = Clock::now();
+    model_ns_ = 0;
+    auto r = [&]() -> Result<void> {
+        if (!flight_.active) {
+            if (auto started = start_step(events); !started) return started;
+            if (!flight_.active) return {};  // nothing to run (requests wait for loads)
+        }
+        auto finished = finish_step(events);
+        // Overlapped: the next step runs on the device while the caller delivers these
+        // events.
+        if (overlap_ && finished && (!running_.empty() || !waiting_.empty()))
+            if (auto next = start_step(events); !next) return next;
+        return finished;
+    }();
+    host_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - began).count() -
+                model_ns_;
+    return r;
+}
+
+template <typename F>
+auto Scheduler::timed(F&& call) {
+    const auto began = Clock::now();
+    auto r = call();
+    model_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - began).count();
     return r;
 }
 
@@ -455,7 +472,7 @@ Result<void> Scheduler::start_step(std::vector<Event>& events) {
     plan_logits(batch, steps);
     auto launched = failpoint("forward")
                         ? Result<void>(make_error("an injected fault (failpoint forward)"))
-                        : model_.launch(steps, storage_, logits_.top_k);
+                        : timed([&] { return model_.launch(steps, storage_, logits_.top_k); });
     if (!launched) {
         const std::string why = "the forward pass failed: " + launched.message();
         for (Seq* s : batch) fail(*s, why, events);
@@ -471,7 +488,7 @@ Result<void> Scheduler::finish_step(std::vector<Event>& events) {
     flight_.active = false;
     const std::vector<Seq*>& batch = flight_.batch;
     const std::vector<SequenceStep>& steps = flight_.steps;
-    auto collected = model_.collect(logits_);
+    auto collected = timed([&] { return model_.collect(logits_); });
     for (Seq* s : batch) s->in_flight = false;
     // The weights' file changed under the pass: its reason alone says what to do.
     std::string why_weights;

@@ -129,6 +129,10 @@ struct SchedulerStats {
     int64_t tokens_generated = 0;
     int64_t top_k_steps = 0;  // steps whose logit rows came back as top-k candidates
     int32_t loading = 0;      // running requests waiting for blocks from the disk tier
+    // Time in step() outside the model's launch and collect: planning, sampling and
+    // bookkeeping (staging a step's arrays is part of the launch). With overlapped steps
+    // on a device, most of what the device waits for between steps.
+    int64_t host_ns = 0;
     friend bool operator==(const SchedulerStats&, const SchedulerStats&) = default;
 };
 
@@ -193,6 +197,9 @@ class Scheduler {
     // leaves flight_ inactive. finish_step collects it: bookkeeping and sampling.
     Result<void> start_step(std::vector<Event>& events);
     Result<void> finish_step(std::vector<Event>& events);
+    // Runs a call into the model, its time counted in model_ns_ (not in host_ns_).
+    template <typename F>
+    auto timed(F&& call);
     void admit(int32_t& budget, std::vector<Seq*>& batch, std::vector<Event>& events);
     bool preempt_newest(const Seq* keep);
     void finish(Seq& s, StopReason stop, std::vector<Event>& events);
@@ -227,6 +234,8 @@ class Scheduler {
     int64_t tokens_computed_ = 0;
     int64_t tokens_generated_ = 0;
     int64_t top_k_steps_ = 0;
+    int64_t host_ns_ = 0;
+    int64_t model_ns_ = 0;  // in the model's launch and collect, this step() call
     uint64_t admit_counter_ = 0;
     StepLogits logits_;
     kv::DiskTier* tier_ = nullptr;

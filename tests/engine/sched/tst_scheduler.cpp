@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "deferred_backend.h"
 #include "sched_rig.h"
 
 using namespace hearth;
@@ -278,12 +279,24 @@ class TestScheduler : public QObject {
             bool late_event = false;
             int in_flight_returns = 0;
             int64_t preemptions = 0;
+            long deferred_ops = 0;
+            std::size_t deepest_queue = 0;
+            bool overlapped = false;
+            int64_t host_hits = 0;
         };
-        const auto run = [&](sched::SchedulerConfig::Overlap overlap) {
+        const auto run = [&](sched::SchedulerConfig::Overlap overlap, bool deferred) {
             RigOptions o;
             o.n_blocks = 12;  // 10 conversations of 40-90 tokens in 16-token blocks: preemption
             o.scheduler.max_batch_tokens = 48;
             o.scheduler.overlap = overlap;
+            if (deferred) {
+                // As on a GPU: ops run when waited for, KV blocks go down to a host tier.
+                o.backend = [] {
+                    return std::make_unique<DeferredBackend>(
+                        std::make_unique<kernels::CpuBackend>(2));
+                };
+                o.host_budget_bytes = 64u << 20;
+            }
             auto rig = Rig::make(o);
             Outcome out;
             std::vector<sched::Event> ev;
@@ -322,14 +335,34 @@ class TestScheduler : public QObject {
             if (rig->cache->stats().blocks_used > 0 && !rig->cache->pool().check_consistency())
                 out.late_event = true;
             out.preemptions = rig->scheduler->stats().preemptions;
+            if (deferred) {
+                const auto& d = static_cast<const DeferredBackend&>(*rig->backend);
+                out.deferred_ops = d.deferred_ops();
+                out.deepest_queue = d.deepest_queue();
+                out.overlapped = rig->scheduler->overlapped();
+                out.host_hits = rig->host->stats().hits;
+                qInfo(
+                    "deferred backend: %ld ops run late, at most %zu waiting; host tier: %lld "
+                    "blocks served",
+                    out.deferred_ops, out.deepest_queue, static_cast<long long>(out.host_hits));
+            }
             qInfo("overlap %d: %lld steps, %lld preemptions, %d returns with a step in flight",
                   static_cast<int>(overlap), static_cast<long long>(rig->scheduler->stats().steps),
                   static_cast<long long>(rig->scheduler->stats().preemptions),
                   out.in_flight_returns);
             return out;
         };
-        const Outcome plain = run(sched::SchedulerConfig::Overlap::Off);
-        const Outcome overlapped = run(sched::SchedulerConfig::Overlap::On);
+        const Outcome plain = run(sched::SchedulerConfig::Overlap::Off, false);
+        const Outcome overlapped = run(sched::SchedulerConfig::Overlap::On, false);
+        // Auto on an asynchronous backend: overlapped, each step's ops still queued when
+        // step() returns (a whole step: more than 30 ops).
+        const Outcome deferred = run(sched::SchedulerConfig::Overlap::Auto, true);
+        QVERIFY(deferred.overlapped);
+        QVERIFY(deferred.in_flight_returns > 20);
+        QVERIFY(deferred.deepest_queue > 30);
+        QVERIFY(deferred.deferred_ops > 1000);
+        QVERIFY(deferred.host_hits > 0);  // preempted requests came back through the tier
+        QVERIFY(!deferred.late_event);
         QCOMPARE(plain.in_flight_returns, 0);
         QVERIFY(overlapped.in_flight_returns > 20);
         QVERIFY(plain.preemptions > 0);
@@ -345,6 +378,10 @@ class TestScheduler : public QObject {
             const auto& a = overlapped.tokens.count(id) ? overlapped.tokens.at(id) : none;
             const auto& b = plain.tokens.count(id) ? plain.tokens.at(id) : none;
             QVERIFY2(a == b, qPrintable(QString("request %1").arg(c)));
+            QCOMPARE(deferred.last_events.at(id), 1);
+            QCOMPARE(deferred.stop.at(id), plain.stop.at(id));
+            QVERIFY2((deferred.tokens.count(id) ? deferred.tokens.at(id) : none) == b,
+                     qPrintable(QString("request %1 on the deferred backend").arg(c)));
             if (c == kCancelled) {
                 QCOMPARE(plain.stop.at(id), StopReason::Cancelled);
                 QCOMPARE(a.size(), std::size_t{3});
@@ -353,10 +390,13 @@ class TestScheduler : public QObject {
         QCOMPARE(overlapped.tokens.at(300 + 9).size(), std::size_t{49});
         QCOMPARE(overlapped.logits.at(302).size(), std::size_t{14});
         QCOMPARE(overlapped.logits.at(302).size(), plain.logits.at(302).size());
+        QCOMPARE(deferred.logits.at(302).size(), plain.logits.at(302).size());
         for (std::size_t i = 0; i < plain.logits.at(302).size(); ++i) {
-            const std::string diff =
-                first_difference(overlapped.logits.at(302)[i], plain.logits.at(302)[i]);
-            QVERIFY2(diff.empty(), diff.c_str());
+            for (const Outcome* o : {&overlapped, &deferred}) {
+                const std::string diff =
+                    first_difference(o->logits.at(302)[i], plain.logits.at(302)[i]);
+                QVERIFY2(diff.empty(), diff.c_str());
+            }
         }
     }
 

@@ -53,6 +53,8 @@ std::vector<OptionSpec> bench_options() {
         {"concurrency", true, "soak: requests in flight (default 12)"},
         {"kv-share", true, "soak: KV cache as a share of the working set (default 0.10)"},
         {"cancel-rate", true, "soak: share of requests cancelled (default 0.10)"},
+        {"overlap", true,
+         "soak: overlapped steps: auto (default: on a GPU), on or off (the reference's: off)"},
         {"rounds", true, "switch: round-robin rounds (default 5)"},
         {"dump-workload", true, "switch, restart: write the workload (token ids) as JSON and exit"},
         {"peer", true,

@@ -42,6 +42,13 @@ int bench_soak(const Args& args, const EngineConfig& config) {
     o.seed = static_cast<uint64_t>(*seed);
     o.kv_share = *kv_share;
     o.cancel_rate = *cancel_rate;
+    const std::string overlap = args.value("overlap").value_or("auto");
+    if (overlap == "on")
+        o.overlap = sched::SchedulerConfig::Overlap::On;
+    else if (overlap == "off")
+        o.overlap = sched::SchedulerConfig::Overlap::Off;
+    else if (overlap != "auto")
+        return fail(2, "--overlap must be auto, on or off");
     o.progress = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
     auto report = run_soak(o);
     if (!report) return fail(1, report.message());

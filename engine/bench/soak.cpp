@@ -345,6 +345,7 @@ Result<SoakReport> run_soak(const SoakOptions& o) {
     rc.device = o.device;
     rc.n_threads = o.n_threads;
     rc.prefix_caching = false;
+    rc.scheduler.overlap = sched::SchedulerConfig::Overlap::Off;
     rc.kv_disk_dir.clear();
     auto reference = Engine::create(rc);
     if (!reference) return reference.error();
@@ -371,6 +372,7 @@ Result<SoakReport> run_soak(const SoakOptions& o) {
         static_cast<double>(ref.kv_bytes()) / static_cast<double>(std::max(1, ref.kv_blocks()));
     EngineConfig sc = rc;
     sc.prefix_caching = true;
+    sc.scheduler.overlap = o.overlap;
     sc.kv_mb = static_cast<std::size_t>(std::max(1.0, want_blocks * block_bytes / (1 << 20) + 0.5));
 
     for (int phase_no = 0; phase_no < o.phases; ++phase_no) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "sched/scheduler.h"
 
 namespace hearth {
 
@@ -34,6 +35,8 @@ struct SoakOptions {
     int max_prompt_tokens = 384;  // a conversation's history before it starts over
     int max_reply_tokens = 24;    // each reply asks for 4..this many tokens
     double cancel_rate = 0.10;    // requests cancelled, at a random token (or before one)
+    // The soaked engine's steps (SchedulerConfig::overlap); the reference's are plain.
+    sched::SchedulerConfig::Overlap overlap = sched::SchedulerConfig::Overlap::Auto;
     uint64_t seed = 1;
     std::function<void(const std::string&)> progress;  // a line per phase; may be empty
 };

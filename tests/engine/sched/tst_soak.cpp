@@ -1,7 +1,8 @@
 // The engine soak (engine/bench/soak.h), short: two phases on the default model with a
 // reload between them, the KV cache at a tenth of the working set, random cancellations,
-// persona edits, pins and unpins. Every block accounted for, every reply equal to the
-// cache-off reference. The long run: `hearth-cli bench soak` (docs/reliability.md).
+// persona edits, pins and unpins, and once more with overlapped steps. Every block
+// accounted for, every reply equal to the cache-off reference. The long run: `hearth-cli bench
+// soak` (docs/reliability.md).
 #include <QTest>
 
 #include "bench/soak.h"
@@ -42,6 +43,30 @@ class TestSoak : public QObject {
         QVERIFY(evictions > 0);
         QVERIFY(cancelled > 0);
         qInfo("preemptions: %lld", static_cast<long long>(preemptions));
+    }
+
+    // The same soak with overlapped steps (the engine's default on a GPU) on the CPU: each
+    // step launched before the last one's events are delivered, cancellations landing on
+    // steps in flight. Every reply still equals the plain, cache-off reference.
+    void shortSoakOverlapped() {
+        HEARTH_REQUIRE_MODEL(model);
+        SoakOptions o;
+        o.model_path = model.toStdString();
+        o.phases = 1;
+        o.requests_per_phase = 40;
+        o.conversations = 16;
+        o.concurrency = 6;
+        o.max_reply_tokens = 12;
+        o.cancel_rate = 0.2;
+        o.seed = 20261206;
+        o.overlap = sched::SchedulerConfig::Overlap::On;
+        auto report = run_soak(o);
+        QVERIFY2(report.ok(), report.ok() ? "" : report.message().c_str());
+        qInfo("%s", report->table().c_str());
+        QVERIFY2(report->ok(), report->table().c_str());
+        QCOMPARE(report->phases.at(0).requests, 40);
+        QVERIFY(report->phases.at(0).evictions > 0);
+        QVERIFY(report->phases.at(0).cancelled > 0);
     }
 };
 

@@ -1,8 +1,8 @@
 // The engine soak (engine/bench/soak.h), short: two phases on the default model with a
 // reload between them, the KV cache at a tenth of the working set, random cancellations,
 // persona edits, pins and unpins, and once more with overlapped steps. Every block
-// accounted for, every reply equal to the cache-off reference. The long run: `hearth-cli bench
-// soak` (docs/reliability.md).
+// accounted for, every reply equal to the cache-off reference. The long run:
+// `hearth-cli bench soak` (docs/reliability.md).
 #include <QTest>
 
 #include "bench/soak.h"

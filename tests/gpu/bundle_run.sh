@@ -37,12 +37,16 @@ log="$out/gpu-tests.log"
 : >"$log"
 results=()
 status=0
-# tests.tsv: name, executable, arguments (tab-separated), from CTest's list of gpu tests.
-while IFS=$'\t' read -r name exe args; do
+# tests.tsv: name, executable, environment (;-separated, "-" for none; @BUNDLE@ is a
+# folder of the bundle's), arguments (tab-separated), from CTest's list of gpu tests.
+mkdir -p "$here/scratch"
+while IFS=$'\t' read -r name exe envs args; do
     [[ -n "$filter" && ! "$name" =~ $filter ]] && continue
+    env_list=()
+    if [[ "$envs" != "-" ]]; then IFS=';' read -ra env_list <<<"${envs//@BUNDLE@/$here/scratch}"; fi
     t0=$SECONDS
     # shellcheck disable=SC2086  # the arguments are test function names
-    LD_LIBRARY_PATH="$libs" timeout 300 "$here/bin/$exe" $args >>"$log" 2>&1
+    LD_LIBRARY_PATH="$libs" timeout 300 env "${env_list[@]}" "$here/bin/$exe" $args >>"$log" 2>&1
     rc=$?
     secs=$((SECONDS - t0))
     if [[ $rc -eq 0 ]]; then result=Passed; else result="FAILED (rc $rc)"; status=1; fi

@@ -87,16 +87,23 @@ if [[ -n "$bundle" ]]; then
     phase "bundle ($bundle)"
     stage="$(mktemp -d)/gpu-bundle"
     mkdir -p "$stage/bin" "$stage/lib"
-    # tests.tsv: name, executable, arguments, from CTest's own list of the gpu tests.
+    # tests.tsv: name, executable, environment, arguments, from CTest's own list of the gpu
+    # tests. The environment (CTest's ENVIRONMENT property, e.g. the KV tiers test's device)
+    # is ;-separated, "-" when none; paths into this build tree become @BUNDLE@, which the
+    # runner makes a folder of its own.
     ctest --test-dir "$build" -L '^gpu$' --show-only=json-v1 | python3 -c '
 import json, os, shutil, sys
-stage = sys.argv[1]
+stage, build = sys.argv[1], sys.argv[2]
 for t in json.load(sys.stdin)["tests"]:
     cmd = t["command"]
     exe = os.path.basename(cmd[0])
     shutil.copy2(cmd[0], os.path.join(stage, "bin", exe))
-    print("\t".join([t["name"], exe, " ".join(cmd[1:])]))
-' "$stage" >"$stage/tests.tsv"
+    env = []
+    for p in t.get("properties", []):
+        if p["name"] == "ENVIRONMENT":
+            env = [e.replace(build, "@BUNDLE@") for e in p["value"]]
+    print("\t".join([t["name"], exe, ";".join(env) or "-", " ".join(cmd[1:])]))
+' "$stage" "$build" >"$stage/tests.tsv"
     cp "$build/engine/hearth-gpu-bench" "$stage/bin/"
     strip --strip-unneeded "$stage"/bin/*
     # Every library the programs load except the C and C++ runtimes, which the GPU

@@ -14,26 +14,44 @@ class TestSoak : public QObject {
     Q_OBJECT
 
   private slots:
+    // Plain steps over two phases (a model reload between them); overlapped steps (the
+    // engine's default on a GPU) on the CPU over one: each step launched before the last
+    // one's events are delivered, cancellations landing on steps in flight. Every reply
+    // still equals the plain, cache-off reference.
+    void shortSoak_data() {
+        QTest::addColumn<int>("phases");
+        QTest::addColumn<int>("requests");
+        QTest::addColumn<int>("seed");
+        QTest::addColumn<bool>("overlap");
+        QTest::newRow("plain") << 2 << 30 << 20261205 << false;
+        QTest::newRow("overlapped") << 1 << 40 << 20261206 << true;
+    }
     void shortSoak() {
         HEARTH_REQUIRE_MODEL(model);
+        QFETCH(int, phases);
+        QFETCH(int, requests);
+        QFETCH(int, seed);
+        QFETCH(bool, overlap);
         SoakOptions o;
         o.model_path = model.toStdString();
-        o.phases = 2;
-        o.requests_per_phase = 30;
+        o.phases = phases;
+        o.requests_per_phase = requests;
         o.conversations = 16;
         o.concurrency = 6;
         o.max_reply_tokens = 12;
         o.cancel_rate = 0.2;
-        o.seed = 20261205;
+        o.seed = static_cast<uint64_t>(seed);
+        o.overlap =
+            overlap ? sched::SchedulerConfig::Overlap::On : sched::SchedulerConfig::Overlap::Off;
         o.progress = [](const std::string& line) { qInfo("%s", line.c_str()); };
         auto report = run_soak(o);
         QVERIFY2(report.ok(), report.ok() ? "" : report.message().c_str());
         qInfo("%s", report->table().c_str());
         QVERIFY2(report->ok(), report->table().c_str());
-        QCOMPARE(static_cast<int>(report->phases.size()), 2);
+        QCOMPARE(static_cast<int>(report->phases.size()), phases);
         int64_t preemptions = 0, evictions = 0, cancelled = 0;
         for (const SoakPhase& p : report->phases) {
-            QCOMPARE(p.requests, 30);
+            QCOMPARE(p.requests, requests);
             preemptions += p.preemptions;
             evictions += p.evictions;
             cancelled += p.cancelled;
@@ -43,30 +61,6 @@ class TestSoak : public QObject {
         QVERIFY(evictions > 0);
         QVERIFY(cancelled > 0);
         qInfo("preemptions: %lld", static_cast<long long>(preemptions));
-    }
-
-    // The same soak with overlapped steps (the engine's default on a GPU) on the CPU: each
-    // step launched before the last one's events are delivered, cancellations landing on
-    // steps in flight. Every reply still equals the plain, cache-off reference.
-    void shortSoakOverlapped() {
-        HEARTH_REQUIRE_MODEL(model);
-        SoakOptions o;
-        o.model_path = model.toStdString();
-        o.phases = 1;
-        o.requests_per_phase = 40;
-        o.conversations = 16;
-        o.concurrency = 6;
-        o.max_reply_tokens = 12;
-        o.cancel_rate = 0.2;
-        o.seed = 20261206;
-        o.overlap = sched::SchedulerConfig::Overlap::On;
-        auto report = run_soak(o);
-        QVERIFY2(report.ok(), report.ok() ? "" : report.message().c_str());
-        qInfo("%s", report->table().c_str());
-        QVERIFY2(report->ok(), report->table().c_str());
-        QCOMPARE(report->phases.at(0).requests, 40);
-        QVERIFY(report->phases.at(0).evictions > 0);
-        QVERIFY(report->phases.at(0).cancelled > 0);
     }
 };
 

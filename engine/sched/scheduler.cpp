@@ -25,6 +25,19 @@ int32_t to_i32(std::size_t n) {
     return static_cast<int32_t>(n);
 }
 
+int64_t ns_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
+}
+
+// Runs a call into the model, adding its time to `ns`.
+template <typename F>
+auto timed(int64_t& ns, F&& call) {
+    const auto began = Clock::now();
+    auto r = call();
+    ns += ns_between(began, Clock::now());
+    return r;
+}
+
 // Waiting requests looked at when choosing the longest cached prefix: bounds the hashing
 // a step does when the queue is long.
 constexpr std::size_t kAdmissionScan = 64;
@@ -42,7 +55,7 @@ Scheduler::Scheduler(LlamaModel& model, KvStorage& storage, kv::KvCacheManager& 
 }
 
 Scheduler::~Scheduler() {
-    if (flight_.active) (void)model_.collect(logits_);  // nobody waits for its results now
+    if (model_.in_flight()) (void)model_.collect(logits_);  // nobody waits for its results
 }
 
 bool Scheduler::has_foreground_work() const {
@@ -170,13 +183,9 @@ void Scheduler::fail(Seq& s, const std::string& message, std::vector<Event>& eve
 }
 
 void Scheduler::fail_all(const std::string& message, std::vector<Event>& events) {
-    if (flight_.active) {
-        // Its requests are failed below; what it computed is not wanted.
-        (void)model_.collect(logits_);
-        flight_.active = false;
-        for (Seq* s : flight_.batch) s->in_flight = false;
-        retired_.clear();
-    }
+    // The step in flight: its requests are failed below, what it computed is not wanted.
+    if (model_.in_flight()) (void)model_.collect(logits_);
+    retired_.clear();
     for (auto& s : running_)
         if (!s->done) fail(*s, message, events);
     for (auto& s : waiting_)
@@ -185,13 +194,15 @@ void Scheduler::fail_all(const std::string& message, std::vector<Event>& events)
 }
 
 void Scheduler::remove_finished() {
-    // A sequence of the step in flight stays alive (retired_) until the step is collected.
-    const auto sweep = [this](auto& seqs) {
+    // While a step is in flight, its batch points at the sequences: those that end
+    // meanwhile stay alive (retired_) until it is collected.
+    const bool keep = model_.in_flight();
+    const auto sweep = [this, keep](auto& seqs) {
         auto kept = seqs.begin();
         for (auto& s : seqs) {
             if (!s->done)
                 *kept++ = std::move(s);
-            else if (s->in_flight)
+            else if (keep)
                 retired_.push_back(std::move(s));
         }
         seqs.erase(kept, seqs.end());
@@ -380,9 +391,9 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
     const auto began = Clock::now();
     model_ns_ = 0;
     auto r = [&]() -> Result<void> {
-        if (!flight_.active) {
+        if (!model_.in_flight()) {
             if (auto started = start_step(events); !started) return started;
-            if (!flight_.active) return {};  // nothing to run (requests wait for loads)
+            if (!model_.in_flight()) return {};  // nothing to run (requests wait for loads)
         }
         auto finished = finish_step(events);
         // Overlapped: the next step runs on the device while the caller delivers these
@@ -391,16 +402,7 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
             if (auto next = start_step(events); !next) return next;
         return finished;
     }();
-    host_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - began).count() -
-                model_ns_;
-    return r;
-}
-
-template <typename F>
-auto Scheduler::timed(F&& call) {
-    const auto began = Clock::now();
-    auto r = call();
-    model_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - began).count();
+    host_ns_ += ns_between(began, Clock::now()) - model_ns_;
     return r;
 }
 
@@ -470,26 +472,23 @@ Result<void> Scheduler::start_step(std::vector<Event>& events) {
         tokens_computed_ += s->take;
     }
     plan_logits(batch, steps);
-    auto launched = failpoint("forward")
-                        ? Result<void>(make_error("an injected fault (failpoint forward)"))
-                        : timed([&] { return model_.launch(steps, storage_, logits_.top_k); });
+    auto launched =
+        failpoint("forward")
+            ? Result<void>(make_error("an injected fault (failpoint forward)"))
+            : timed(model_ns_, [&] { return model_.launch(steps, storage_, logits_.top_k); });
     if (!launched) {
         const std::string why = "the forward pass failed: " + launched.message();
         for (Seq* s : batch) fail(*s, why, events);
         remove_finished();
         return make_error(why);
     }
-    for (Seq* s : batch) s->in_flight = true;
-    flight_.active = true;
     return {};
 }
 
 Result<void> Scheduler::finish_step(std::vector<Event>& events) {
-    flight_.active = false;
     const std::vector<Seq*>& batch = flight_.batch;
     const std::vector<SequenceStep>& steps = flight_.steps;
-    auto collected = timed([&] { return model_.collect(logits_); });
-    for (Seq* s : batch) s->in_flight = false;
+    auto collected = timed(model_ns_, [&] { return model_.collect(logits_); });
     // The weights' file changed under the pass: its reason alone says what to do.
     std::string why_weights;
     if (collected && weights_check_) why_weights = weights_check_();

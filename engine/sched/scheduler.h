@@ -169,7 +169,7 @@ class Scheduler {
         weights_check_ = std::move(check);
     }
 
-    bool has_work() const { return !running_.empty() || !waiting_.empty() || flight_.active; }
+    bool has_work() const { return !running_.empty() || !waiting_.empty() || in_flight(); }
     // The last step ran nothing because its requests wait for loads: the caller may sleep
     // until a load ends (DiskTier::set_on_loaded) or something is submitted.
     bool waiting_for_loads() const;
@@ -181,7 +181,7 @@ class Scheduler {
     Result<void> step(std::vector<Event>& events);
     bool overlapped() const { return overlap_; }
     // A step is in flight (overlapped steps only, between step() calls).
-    bool in_flight() const { return flight_.active; }
+    bool in_flight() const { return model_.in_flight(); }
 
     SchedulerStats stats() const;
     // Over running and preempted requests that have produced their first token.
@@ -193,13 +193,10 @@ class Scheduler {
     struct Seq;
     using Clock = std::chrono::steady_clock;
 
-    // Plans a step (running sequences, then admissions) and launches it; nothing to run
-    // leaves flight_ inactive. finish_step collects it: bookkeeping and sampling.
+    // Plans a step (running sequences, then admissions) and launches it (nothing to run:
+    // nothing in flight). finish_step collects it: bookkeeping and sampling.
     Result<void> start_step(std::vector<Event>& events);
     Result<void> finish_step(std::vector<Event>& events);
-    // Runs a call into the model, its time counted in model_ns_ (not in host_ns_).
-    template <typename F>
-    auto timed(F&& call);
     void admit(int32_t& budget, std::vector<Seq*>& batch, std::vector<Event>& events);
     bool preempt_newest(const Seq* keep);
     void finish(Seq& s, StopReason stop, std::vector<Event>& events);
@@ -244,10 +241,10 @@ class Scheduler {
     bool idle_step_ = false;
     bool overlap_ = false;
 
-    // The step launched and not yet collected. Its sequences stay alive until it is:
-    // one cancelled or failed meanwhile waits in retired_ (its results are dropped).
+    // The last step launched (in flight while model_.in_flight()). Its sequences stay alive
+    // until it is collected: one cancelled or failed meanwhile waits in retired_ (its
+    // results are dropped).
     struct Flight {
-        bool active = false;
         std::vector<Seq*> batch;
         std::vector<SequenceStep> steps;  // after the launch only want_logits is read
     };

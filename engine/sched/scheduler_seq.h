@@ -36,7 +36,6 @@ struct Scheduler::Seq {
     std::size_t load_blocks = 0;  // whole blocks asked for
     int32_t load_tail = 0;        // then a tail of this many tokens (0: none)
     bool first_admission = false;
-    bool in_flight = false;  // part of the step launched and not yet collected
 
     Seq(RequestId rid, Request r)
         : id(rid), req(std::move(r)), sampler(req.sampling), stream(req.stop_strings) {}

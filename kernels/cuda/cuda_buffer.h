@@ -1,6 +1,7 @@
-// RAII owners for CUDA device memory, pinned host memory and streams. Plain C++ (includable from
-// .cpp files compiled by the host compiler); errors are returned as cudaError_t, never thrown, so
-// callers decide how a failed allocation surfaces (an engine error, a skipped test).
+// RAII owners for CUDA device memory, pinned host memory and streams. Plain C++
+// (includable from .cpp files compiled by the host compiler); errors are returned as
+// cudaError_t, never thrown, so callers decide how a failed allocation surfaces (an engine
+// error, a skipped test).
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -128,7 +128,11 @@ int main(int argc, char** argv) {
         costs = probe->take_frame_costs();
     }
 
-    const int row = ui.chat->rowOf(finished.at(0).at(0).toLongLong());
+    // The reply's row comes with the reload that begin_reply starts; a short reply may end
+    // before it.
+    const qint64 reply_id = finished.at(0).at(0).toLongLong();
+    UiHarness::run_until([&] { return ui.chat->rowOf(reply_id) >= 0; }, 10000);
+    const int row = ui.chat->rowOf(reply_id);
     if (row < 0 || first_ns < 0) return fail(QStringLiteral("no reply row"));
     const QVariantMap reply = ui.chat->get(row);
     const int generated = reply.value(QStringLiteral("generatedTokens")).toInt();

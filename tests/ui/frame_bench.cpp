@@ -91,7 +91,14 @@ int main(int argc, char** argv) {
         if (finished.isEmpty()) return 1;
         probe.stop_recording();
         stream_ns += clock.nsecsElapsed() - t0;
-        const int row = ui.chat->rowOf(finished.at(0).at(0).toLongLong());
+        // (The reply's row comes with a reload that may land after the reply's end.)
+        const qint64 reply_id = finished.at(0).at(0).toLongLong();
+        UiHarness::run_until([&] { return ui.chat->rowOf(reply_id) >= 0; }, 10000);
+        const int row = ui.chat->rowOf(reply_id);
+        if (row < 0) {
+            std::fprintf(stderr, "hearth-ui-frame-bench: no row for the reply\n");
+            return 1;
+        }
         generated += ui.chat->get(row).value(QStringLiteral("generatedTokens")).toInt();
     }
     const std::vector<double> intervals = probe.take_frames();

@@ -197,9 +197,13 @@ class TestUiReplies : public QObject {
         QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
         type_and_send(QStringLiteral("Short now"));
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
-        const int row_of_reply = ui_.chat->rowOf(finished.at(0).at(0).toLongLong());
-        QTRY_COMPARE(ui_.chat->get(row_of_reply).value(QStringLiteral("generatedTokens")).toInt(),
-                     7);
+        // The reply's row comes with the reload that begin_reply starts, and a reply this
+        // short may end first (under load it did): wait for the row, not only the end.
+        const qint64 reply = finished.at(0).at(0).toLongLong();
+        QTRY_VERIFY(ui_.chat->rowOf(reply) > 0);
+        QTRY_COMPARE(
+            ui_.chat->get(ui_.chat->rowOf(reply)).value(QStringLiteral("generatedTokens")).toInt(),
+            7);
     }
 };
 

@@ -31,11 +31,16 @@ QString finish_text(const std::optional<st::FinishReason>& r) {
     return QString();
 }
 
+// Everything a view shows or an action reads (Continue needs the reply's token ids and
+// their fingerprint): a row the model made itself is replaced by the store's copy unless
+// the two agree on all of it.
 bool same_entry(const st::ThreadEntry& a, const st::ThreadEntry& b) {
     return a.message.id == b.message.id && a.message.text == b.message.text &&
            a.message.state == b.message.state && a.message.stats == b.message.stats &&
            a.variant_index == b.variant_index && a.variant_count == b.variant_count &&
-           a.message.updated_at == b.message.updated_at;
+           a.message.updated_at == b.message.updated_at &&
+           a.message.token_fingerprint == b.message.token_fingerprint &&
+           a.message.token_ids == b.message.token_ids;
 }
 
 }  // namespace

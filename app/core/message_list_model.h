@@ -1,11 +1,13 @@
 // MessageListModel: the thread on screen of one conversation, and the chat actions on it.
 //
 // The rows are the store's active thread (AsyncStore::active_thread), reloaded after every
-// change and merged into the model (RowListModel::merge_rows: unchanged rows stay, so
-// views keep their place). A reply being generated is a Streaming row whose text and
-// token ids come from the engine's events; ReplyWriter keeps the store's copy up to date
-// and writes the reply's end with its statistics, the seed it was sampled with and why it
-// ended (its finish reason: a reply cut at its length limit can be continued).
+// change and merged into the model (RowListModel::merge_rows: unchanged rows stay, so views
+// keep their place). A new reply's row is shown as soon as the store has created its
+// message, before the reload brings the store's copy. A reply being generated is a
+// Streaming row whose text and token ids come from the engine's events; ReplyWriter keeps
+// the store's copy up to date and writes the reply's end with its statistics, the seed it
+// was sampled with and why it ended (its finish reason: a reply cut at its length limit can
+// be continued).
 //
 // Starting a reply (send, regenerate, edit and resend, continue) reads the conversation,
 // plans the request (reply_planner.h: the prompt fitted to the context, sampling with a
@@ -207,6 +209,7 @@ class MessageListModel : public RowListModel {
         qint64 conversation = -1;
         hearth::store::Id parent_id = 0;
         std::optional<hearth::store::Id> reply_id;  // once begin_reply returned
+        QString fingerprint;                        // of the model that tokenized it
         // A continued reply: what it had before (the new tokens are appended).
         QString base_text;
         std::vector<std::int32_t> base_ids;
@@ -220,6 +223,7 @@ class MessageListModel : public RowListModel {
         QElapsedTimer clock;            // from the first token: the reasoning block's time
         bool reasoning_closed = false;  // its </think> arrived (or it has none)
         bool begin_failed = false;
+        bool continued = false;  // continues a reply on screen (not a new message)
         hearth::store::MessageState end_state = hearth::store::MessageState::Complete;
         hearth::store::GenerationStats stats;  // stats.error: why it failed
     };
@@ -236,6 +240,8 @@ class MessageListModel : public RowListModel {
     void start_reply(qint64 conversation, hearth::store::Id parent_id,
                      std::optional<hearth::store::Id> continue_reply = std::nullopt);
     void reply_begun(qint64 request_id, hearth::Result<hearth::store::Id> reply);
+    // A new reply's row, shown as soon as the store has created its message.
+    void show_new_reply(const Stream& stream);
     void end_stream(qint64 request_id);
     const Stream* stream_for(hearth::store::Id message_id) const;
     // Tells views that the row changed now, or (later) at the next flush.

@@ -4,6 +4,7 @@
 // most once a frame, and the store's copy (reply_writer.h).
 #include "core/message_list_model.h"
 
+#include <QDateTime>
 #include <QRandomGenerator>
 
 #include <algorithm>
@@ -93,6 +94,7 @@ void MessageListModel::start_reply(qint64 conversation, st::Id parent_id,
             Stream& s = m.streams_[request_id];
             s.conversation = conversation;
             s.parent_id = parent_id;
+            s.fingerprint = fingerprint;
             s.stats.seed = seed;
             m.setup_done(conversation);
             if (continue_reply) {
@@ -106,6 +108,7 @@ void MessageListModel::start_reply(qint64 conversation, st::Id parent_id,
                     s.stats.reasoning_ms = e.message.stats.reasoning_ms;
                     s.reasoning_closed = s.text.contains(QLatin1String("</think>"));
                 }
+                s.continued = true;
                 m.reply_begun(request_id, *continue_reply);
                 return;
             }
@@ -129,6 +132,7 @@ void MessageListModel::reply_begun(qint64 request_id, Result<st::Id> reply) {
         return;
     }
     s.reply_id = *reply;
+    if (!s.continued) show_new_reply(s);
     emit replyStarted(*reply);
     if (s.ended) {
         end_stream(request_id);
@@ -136,7 +140,32 @@ void MessageListModel::reply_begun(qint64 request_id, Result<st::Id> reply) {
         if (s.new_tokens > 0) writer_.update(*s.reply_id, s.text, s.ids, true);
         update_row(*s.reply_id);  // a continued reply is on screen already
     }
-    // A new reply's row arrives with the reload that begin_reply's threadChanged starts.
+}
+
+void MessageListModel::show_new_reply(const Stream& s) {
+    // The store's thread now ends with the reply after its parent (a new variant if the
+    // parent had one). Shown at once, not one store round trip later: a short reply
+    // otherwise ended before its row came, with the reload that begin_reply's
+    // threadChanged starts. That reload, read after begin_reply, brings the store's copy.
+    if (s.conversation != conversation_) return;
+    const int parent = rowOf(s.parent_id);
+    if (parent < 0) return;  // not on screen yet: the reload brings both
+    const auto end = rows_.begin() + parent + 1;
+    std::vector<st::ThreadEntry> thread(rows_.begin(), end);
+    st::ThreadEntry& e = thread.emplace_back();
+    if (end != rows_.end() && end->message.parent_id == s.parent_id) {  // regenerated
+        e.variant_index = end->variant_count;
+        e.variant_count = end->variant_count + 1;
+    }
+    st::Message& m = e.message;
+    m.id = *s.reply_id;
+    m.conversation_id = s.conversation;
+    m.parent_id = s.parent_id;
+    m.role = st::Role::Assistant;
+    m.token_fingerprint = s.fingerprint;
+    m.state = st::MessageState::Streaming;
+    m.created_at = m.updated_at = QDateTime::currentDateTimeUtc();
+    apply_thread(std::move(thread));
 }
 
 void MessageListModel::on_event(const sched::Event& e) {

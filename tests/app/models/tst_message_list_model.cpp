@@ -50,8 +50,22 @@ class TestMessageListModel : public QObject {
                     if (role(app.chat, tl.row(), "state").toString() == QLatin1String("streaming"))
                         lengths_seen.push_back(role(app.chat, tl.row(), "generatedTokens").toInt());
                 });
+        // Where each reply is when it begins: its row is there at once (it used to come one
+        // store round trip later, so a short reply could end before it was seen).
+        QStringList begun;  // "row index/count state rows" per replyStarted
+        connect(&app.chat, &MessageListModel::replyStarted, this, [&](qint64 id) {
+            const int r = app.chat.rowOf(id);
+            begun.append(r < 0 ? QStringLiteral("absent")
+                               : QStringLiteral("%1 %2/%3 %4 %5")
+                                     .arg(r)
+                                     .arg(role(app.chat, r, "variantIndex").toInt())
+                                     .arg(role(app.chat, r, "variantCount").toInt())
+                                     .arg(role(app.chat, r, "state").toString())
+                                     .arg(app.chat.count()));
+        });
         QSignalSpy generating(&app.chat, &MessageListModel::generatingChanged);
         int row = send_and_wait(app, QStringLiteral("Hello there, tell me a story"));
+        QCOMPARE(begun, QStringList{QStringLiteral("1 0/1 streaming 2")});
         QVERIFY(row >= 0);
         QVERIFY(generating.count() >= 2);  // on, then off
         QVERIFY(!app.chat.generating());
@@ -118,8 +132,11 @@ class TestMessageListModel : public QObject {
             p.seed = 99;
             return p;
         }());
+        begun.clear();
         QVERIFY(app.chat.regenerate());
         QVERIFY(finished.wait(kReplyTimeoutMs));
+        // The new variant took the old one's place as soon as it began.
+        QCOMPARE(begun, QStringList{QStringLiteral("3 1/2 streaming 4")});
         QTRY_COMPARE(role(app.chat, 3, "variantCount").toInt(), 2);
         QCOMPARE(role(app.chat, 3, "variantIndex").toInt(), 1);
         QCOMPARE(app.chat.count(), 4);

@@ -565,8 +565,9 @@ void LlamaModel::read_back(int32_t n_logits, int32_t n_picks, int32_t n_real_pic
 }
 
 void LlamaModel::drop_graphs() {
-    if (graphs_.empty()) return;
     graphs_.clear();
+    // Also with no graph kept: a capture that an error cut short (the first one, say) is
+    // ended there, or every later op would be recorded into it instead of run.
     backend_.drop_graphs();
 }
 

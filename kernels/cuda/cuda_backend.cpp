@@ -232,12 +232,17 @@ std::unique_ptr<Weight> CudaBackend::load_weight(const WeightSource& source) {
             std::to_string(source.rows) + " x " + std::to_string(source.cols) + ")");
     const auto bytes =
         static_cast<std::size_t>(source.rows * (source.cols / tr->block_elems) * tr->block_bytes);
+    if (impl_->capturing) throw BackendError("cuda: a weight upload while capturing a step graph");
     impl_->current();
     void* p = device_alloc(bytes, "weight " + source.name);
     auto w =
         std::make_unique<CudaWeight>(source.type, source.rows, source.cols, p, bytes, impl_->usage);
-    // Synchronous: the mapped file's pages are read once, now.
-    check(cudaMemcpy(p, source.data, bytes, cudaMemcpyHostToDevice), "uploading a weight");
+    // Synchronous: the mapped file's pages are read once, now. On the backend's stream and
+    // waited for there: a plain cudaMemcpy from pageable memory may return before its DMA
+    // lands, on the legacy stream, which the non-blocking step stream does not wait for.
+    check(cudaMemcpyAsync(p, source.data, bytes, cudaMemcpyHostToDevice, impl_->s()),
+          "uploading a weight");
+    check(cudaStreamSynchronize(impl_->s()), "uploading a weight");
     return w;
 }
 

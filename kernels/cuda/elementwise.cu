@@ -40,7 +40,9 @@ __host__ __device__ __forceinline__ float round_fp16(float x) {
 }
 
 // ggml's CPU GeGLU without its table: gelu of g rounded to fp16, the result rounded to
-// fp16 (the device's tanhf may differ from the host's in the last bit before rounding).
+// fp16 (the device's tanhf may differ from the host's in the last bit before rounding, and
+// nvcc fuses the inner multiply-add, which the host twin rounds twice: the device is
+// within a rounding of its twin here, not bit-equal).
 __host__ __device__ __forceinline__ float gelu_mul(float g, float u) {
     if (g <= -10.0f) return 0.0f;
     if (g >= 10.0f) return g * u;

@@ -81,6 +81,9 @@ class GraphRecordingBackend final : public kernels::Backend {
         recording_.clear();
         graphs_.clear();
     }
+    // The next capture fails at its n-th op (0-based), as a launch or an allocation that
+    // fails inside a CUDA capture does: the op throws and the capture is left open.
+    void fail_next_capture_at(int op) { fail_at_ = op; }
     int captures() const { return captures_; }
     int replays() const { return replays_; }
 
@@ -146,10 +149,12 @@ class GraphRecordingBackend final : public kernels::Backend {
 
   private:
     void run(std::function<void()> op) {
-        if (capturing_)
-            recording_.push_back(std::move(op));
-        else
-            op();
+        if (!capturing_) return op();
+        if (fail_at_ >= 0 && static_cast<int>(recording_.size()) == fail_at_) {
+            fail_at_ = -1;
+            throw kernels::BackendError("recorder: an op failed while capturing (injected)");
+        }
+        recording_.push_back(std::move(op));
     }
     void refuse_while_capturing(const char* what) const {
         if (capturing_)
@@ -162,6 +167,7 @@ class GraphRecordingBackend final : public kernels::Backend {
     std::vector<std::vector<std::function<void()>>> graphs_;
     int captures_ = 0;
     int replays_ = 0;
+    int fail_at_ = -1;
 };
 
 }  // namespace hearth::test

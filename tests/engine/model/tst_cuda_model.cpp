@@ -12,7 +12,8 @@
 //    the comparison);
 //  - batch invariance on the GPU, bit for bit: a prompt in one step vs in three chunks,
 //    a decode token alone vs in company;
-//  - step graphs (CUDA graphs of decode steps) give the bits of the same steps op by op;
+//  - step graphs (CUDA graphs of decode steps) give the bits of the same steps op by op,
+//    and a capture that fails part-way leaves the model running op by op (host twins);
 //  - without a device, creating the backend fails with a reason, not a crash.
 #include <QtTest>
 
@@ -401,6 +402,21 @@ class TstCudaModel : public QObject {
         // 8 picks, the first crossing position 768: five shapes.
         QCOMPARE(recorder.captures(), 5);
         QCOMPARE(replays, int64_t{12});
+    }
+
+    // A capture that fails part-way (the first one, with no graph kept yet) is ended, and
+    // the model runs op by op from then on with the same bits: it used to stay open, so
+    // every later op was recorded into it and every step failed.
+    void aFailedCaptureRunsOpByOp() {
+        auto twins = kernels::make_cuda_host_twin_backend();
+        test::GraphRecordingBackend recorder(*twins);
+        recorder.fail_next_capture_at(10);
+        int64_t replays = -1;
+        const QString failure =
+            check_step_graphs(*synthetic(small_shape(quant::TensorType::Q8_0)), recorder, &replays);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        QCOMPARE(recorder.captures(), 0);
+        QCOMPARE(replays, int64_t{0});
     }
 
     // The CUDA backend's kernels, run by their host twins, through whole small models in

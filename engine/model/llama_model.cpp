@@ -467,9 +467,19 @@ Result<void> LlamaModel::run_launch(std::span<const SequenceStep> seqs, KvStorag
         }
     }
     if (graph != graphs_.end()) {
-        b.replay(graph->second);
-        ++graph_replays_;
-    } else {
+        try {
+            b.replay(graph->second);
+            ++graph_replays_;
+        } catch (const kernels::BackendError& e) {
+            // Not retried at every step of this shape: op by op from now on, this step too
+            // (its ops write what they would have written; none of it was read yet).
+            drop_graphs();
+            graphs_on_ = false;
+            log::get("model")->warn("step graphs off, running op by op: {}", e.what());
+            graph = graphs_.end();
+        }
+    }
+    if (graph == graphs_.end()) {
         batch.chunk_bound = 0;
         issue_step(batch, kv, T, at, L, P, K);
     }

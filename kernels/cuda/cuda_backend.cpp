@@ -32,6 +32,10 @@ std::string mib(std::size_t bytes) {
 }
 
 [[noreturn]] void fail(const std::string& what, cudaError_t err) {
+    // Clears the runtime's last error: the kernel wrappers report cudaGetLastError() after
+    // each launch, so a non-sticky error left there would fail the next healthy op too.
+    // (A sticky one, a fault, stays: every later call reports it.)
+    cudaGetLastError();
     throw BackendError("cuda: " + what + ": " + gpu::cuda_error_text(err));
 }
 

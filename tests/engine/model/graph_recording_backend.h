@@ -73,7 +73,13 @@ class GraphRecordingBackend final : public kernels::Backend {
     void replay(int32_t graph) override {
         if (graph < 0 || graph >= static_cast<int32_t>(graphs_.size()))
             throw kernels::BackendError("recorder: no graph " + std::to_string(graph));
-        for (const auto& op : graphs_[static_cast<std::size_t>(graph)]) op();
+        const auto& ops = graphs_[static_cast<std::size_t>(graph)];
+        if (replays_ == fail_replay_) {  // half of it runs, then the launch fails
+            for (std::size_t i = 0; i < ops.size() / 2; ++i) ops[i]();
+            fail_replay_ = -1;
+            throw kernels::BackendError("recorder: a replay failed (injected)");
+        }
+        for (const auto& op : ops) op();
         ++replays_;
     }
     void drop_graphs() override {
@@ -84,6 +90,8 @@ class GraphRecordingBackend final : public kernels::Backend {
     // The next capture fails at its n-th op (0-based), as a launch or an allocation that
     // fails inside a CUDA capture does: the op throws and the capture is left open.
     void fail_next_capture_at(int op) { fail_at_ = op; }
+    // The replay that would be the n-th to succeed (0-based) runs half of its ops and fails.
+    void fail_replay(int n) { fail_replay_ = n; }
     int captures() const { return captures_; }
     int replays() const { return replays_; }
 
@@ -168,6 +176,7 @@ class GraphRecordingBackend final : public kernels::Backend {
     int captures_ = 0;
     int replays_ = 0;
     int fail_at_ = -1;
+    int fail_replay_ = -1;
 };
 
 }  // namespace hearth::test

@@ -419,6 +419,20 @@ class TstCudaModel : public QObject {
         QCOMPARE(replays, int64_t{0});
     }
 
+    // A replay that fails (part-way) turns graphs off: that step and the later ones run op
+    // by op, with the same bits, instead of failing at every step of that shape.
+    void aFailedReplayRunsOpByOp() {
+        auto twins = kernels::make_cuda_host_twin_backend();
+        test::GraphRecordingBackend recorder(*twins);
+        recorder.fail_replay(3);  // step 4, the first with a shape seen before
+        int64_t replays = -1;
+        const QString failure =
+            check_step_graphs(*synthetic(small_shape(quant::TensorType::Q8_0)), recorder, &replays);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        QCOMPARE(recorder.captures(), 3);
+        QCOMPARE(replays, int64_t{3});
+    }
+
     // The CUDA backend's kernels, run by their host twins, through whole small models in
     // every family of weight type: the reference backend's logits within 2e-3 and its clear
     // greedy choices.

@@ -172,7 +172,9 @@ void Engine::Impl::open_disk_tier(const KvShape& shape) {
     scheduler->set_disk_tier(disk.get());
 }
 
-Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
+// A function-try-block: a device call that throws (out of memory between the plan and an
+// allocation, a driver error) is an error to return, not an exception out of a load.
+Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) try {
     auto impl = std::make_unique<Impl>();
     impl->config = config;
     auto file = gguf::GgufFile::open(config.model_path);
@@ -185,6 +187,7 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
     auto backend = make_backend(config, impl->device);
     if (!backend) return backend.error();
     impl->backend = std::move(backend).value();
+    if (config.wrap_backend) impl->backend = config.wrap_backend(std::move(impl->backend));
     std::size_t cuda_blocks = 0;  // the KV blocks planned on the device's free memory
     if (impl->device.kind == DeviceKind::Cuda) {
         auto blocks = cuda_kv_blocks(config, *impl->file, *impl->backend);
@@ -261,6 +264,8 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
         raw->run();
     });
     return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+} catch (const kernels::BackendError& e) {
+    return make_error(config.model_path + ": " + e.what());
 }
 
 const ModelConfig& Engine::model_config() const {
@@ -283,7 +288,11 @@ Engine::DeviceMemory Engine::device_memory() const {
         m.weight_bytes = cuda.weight_bytes();
         m.kv_bytes = impl_->storage->bytes();
         m.held_bytes = cuda.bytes_allocated();
-        m.free_bytes = cuda.free_device_bytes();
+        try {
+            m.free_bytes = cuda.free_device_bytes();
+        } catch (const kernels::BackendError&) {
+            m.free_bytes = 0;  // the device did not answer: nothing to report as free
+        }
     }
 #endif
     return m;

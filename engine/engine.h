@@ -35,6 +35,9 @@ namespace hearth {
 namespace gguf {
 class GgufFile;
 }
+namespace kernels {
+class Backend;
+}
 class Tokenizer;
 struct ModelConfig;
 
@@ -73,6 +76,10 @@ struct EngineConfig {
     // desktop app). Off for the CLI and benchmarks.
     bool background_priority = false;
     sched::SchedulerConfig scheduler;
+    // Tests only: wraps the backend the device choice made (a device that fails on cue, a
+    // deferred stream). Empty: the backend as chosen.
+    std::function<std::unique_ptr<kernels::Backend>(std::unique_ptr<kernels::Backend>)>
+        wrap_backend;
 };
 
 struct EngineStats {

@@ -131,6 +131,9 @@ struct Engine::Impl {
     void run();
     void handle(Command& c, std::vector<sched::Event>& events);
     void dispatch(std::vector<sched::Event>& events);
+    // A command or a step threw (the device failed, say): every request ends with the
+    // error, and later ones get it at once (model_unusable).
+    void fail_engine(const char* what, std::vector<sched::Event>& events);
     void update_stats();
     // Sets model_unusable when the model file changed on disk; returns it.
     const std::string& check_model_file();

@@ -1,6 +1,8 @@
 // The engine thread: it takes callers' commands from the inbox between scheduler steps,
 // runs the steps, delivers each request's events to its handle or callback, and
 // publishes the stats snapshot.
+#include <algorithm>
+
 #include "common/log.h"
 #include "engine_impl.h"
 
@@ -135,9 +137,40 @@ void Engine::Impl::update_stats() {
     stats.decode_tokens_per_s = live.decoding > 0 ? live.tokens_per_s : last_decode_tokens_per_s;
 }
 
+void Engine::Impl::fail_engine(const char* what, std::vector<Event>& events) {
+    if (model_unusable.empty()) {
+        model_unusable =
+            "the engine failed on " + backend->name() + ": " + what + "; load the model again";
+        log::get("engine")->error("{}", model_unusable);
+    }
+    try {
+        scheduler->fail_all(model_unusable, events);  // touches no device memory
+    } catch (const std::exception& e) {
+        log::get("engine")->error("failing the requests: {}", e.what());
+    }
+    // Whoever still listens without an end coming (a command cut short) hears it too.
+    for (const auto& [id, l] : listeners) {
+        const bool ends = std::any_of(events.begin(), events.end(), [id = id](const Event& e) {
+            return e.request == id && is_last_event(e);
+        });
+        if (!ends) events.push_back(error_event(id, -1, model_unusable));
+    }
+    dispatch(events);
+}
+
 void Engine::Impl::run() {
     std::vector<Event> events;
     std::vector<Command> commands;
+    // A device failure throws out of the scheduler where no Result carries it (a KV block
+    // copied to the host tier as a request ends, say): it ends the requests, not the
+    // process.
+    const auto guarded = [&](auto&& body) {
+        try {
+            body();
+        } catch (const std::exception& e) {
+            fail_engine(e.what(), events);
+        }
+    };
     for (;;) {
         {
             std::unique_lock lk(mu);
@@ -151,19 +184,21 @@ void Engine::Impl::run() {
             loads_done = false;
             commands.swap(inbox);
         }
-        for (Command& c : commands) handle(c, events);
+        for (Command& c : commands) guarded([&] { handle(c, events); });
         commands.clear();
         dispatch(events);
         // The weights are read from the mapped file: one truncated or rewritten by another
         // program must not be read again (past a truncated end: SIGBUS).
         if (scheduler->has_work()) check_model_file();
         if (scheduler->has_work() && !model_unusable.empty()) {
-            scheduler->fail_all(model_unusable, events);
+            guarded([&] { scheduler->fail_all(model_unusable, events); });
             dispatch(events);
         } else if (scheduler->has_work()) {
-            // (A changed model file was logged when it was found.)
-            if (auto r = scheduler->step(events); !r && model_unusable.empty())
-                log::get("engine")->error("step failed: {}", r.message());
+            guarded([&] {
+                // (A changed model file was logged when it was found.)
+                if (auto r = scheduler->step(events); !r && model_unusable.empty())
+                    log::get("engine")->error("step failed: {}", r.message());
+            });
             dispatch(events);
         }
         update_stats();
@@ -185,9 +220,15 @@ void Engine::Impl::run() {
             }
         inbox.clear();
     }
-    std::vector<RequestId> ids;
-    for (const auto& [id, l] : listeners) ids.push_back(id);
-    for (RequestId id : ids) scheduler->cancel(id, events);
+    if (model_unusable.empty()) {
+        std::vector<RequestId> ids;
+        for (const auto& [id, l] : listeners) ids.push_back(id);
+        guarded([&] {
+            for (RequestId id : ids) scheduler->cancel(id, events);
+        });
+    } else {
+        guarded([&] { scheduler->fail_all(model_unusable, events); });
+    }
     dispatch(events);
     std::lock_guard lk(mu);
     idle = true;

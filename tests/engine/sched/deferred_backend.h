@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -23,6 +24,9 @@ class DeferredBackend final : public kernels::Backend {
   public:
     explicit DeferredBackend(std::unique_ptr<kernels::Backend> inner) : inner_(std::move(inner)) {}
     ~DeferredBackend() override { flush(); }
+
+    // Set from any thread: downloads throw from then on, as a device that failed does.
+    std::atomic<bool> fail_downloads{false};
 
     std::string name() const override { return inner_->name() + " (deferred)"; }
     std::string numerics() const override { return inner_->numerics(); }
@@ -49,6 +53,7 @@ class DeferredBackend final : public kernels::Backend {
     void download(void* dst, const kernels::Buffer& src, std::size_t offset,
                   std::size_t bytes) override {
         flush();
+        if (fail_downloads) throw kernels::BackendError("deferred: the device is gone (injected)");
         inner_->download(dst, src, offset, bytes);
     }
     const void* read_back(const kernels::Buffer& src, std::size_t offset,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #endif
 
+#include "deferred_backend.h"
 #include "engine.h"
 #include "gguf/gguf_file.h"
 #include "kv/kv_storage.h"
@@ -307,6 +308,45 @@ class TestEngine : public QObject {
         const sched::Event end = in_flight->wait();
         QVERIFY(end.kind == sched::EventKind::Error ||
                 (end.kind == sched::EventKind::Finished && end.stop == StopReason::Cancelled));
+    }
+
+    // A device that fails as a request ends (its KV copied to the host tier throws) fails
+    // the requests with the reason, not the process (it used to end it: the exception left
+    // the engine thread); later requests get the reason at once; the engine still stops.
+    void aDeviceFailureEndsRequestsNotTheProcess() {
+        test::DeferredBackend* device = nullptr;
+        EngineConfig c;
+        c.model_path = model_path_;
+        c.device = "cpu";
+        c.n_threads = 2;
+        c.kv_mb = 8;
+        c.wrap_backend = [&device](std::unique_ptr<kernels::Backend> inner) {
+            auto d = std::make_unique<test::DeferredBackend>(std::move(inner));
+            device = d.get();
+            return std::unique_ptr<kernels::Backend>(std::move(d));
+        };
+        auto created = Engine::create(c);
+        QVERIFY2(created, created ? "" : created.message().c_str());
+        auto engine = std::move(created).value();
+        QVERIFY(device);
+        auto h = engine->submit(greedy(1, tokens(3, 40), 900));
+        for (int seen = 0; seen < 5;) {
+            const auto e = h->next();
+            QVERIFY(e && !is_last_event(*e));
+            if (e->kind == sched::EventKind::Token && e->token >= 0) ++seen;
+        }
+        QVERIFY(engine->stats().host_on);  // so the cancel copies its blocks down
+        device->fail_downloads = true;
+        engine->cancel(h->id());
+        const sched::Event last = h->wait();
+        QCOMPARE(last.kind, sched::EventKind::Error);
+        QVERIFY2(last.error.find("the device is gone") != std::string::npos, last.error.c_str());
+        QVERIFY2(last.error.find("load the model again") != std::string::npos, last.error.c_str());
+        auto later = engine->submit(greedy(2, tokens(4, 10), 5));
+        const sched::Event refused = later->wait();
+        QCOMPARE(refused.kind, sched::EventKind::Error);
+        QCOMPARE(refused.error, last.error);
+        engine.reset();
     }
 
     void pinnedPrefixIsWarmedAndServed() {

@@ -262,15 +262,26 @@ void EngineBridge::load(const QString& pathOrUrl) {
     start_load(path);
 }
 
-void EngineBridge::start_load(const QString& path) {
+void EngineBridge::start_load(const QString& path, std::shared_ptr<LoadedEngine> first) {
     loading_path_ = path;
     set_error(QString());
     const EngineConfig config = nextEngineConfig();
     log::get("app")->info("opening {} with {} threads, KV cache {} MB, pinned share {}",
                           path.toStdString(), config.n_threads, config.kv_mb,
                           config.max_pinned_share);
+    // On a GPU the engine being replaced holds most of the device's memory (its KV cache
+    // takes what its model leaves, engine/vram_plan.h): it is unloaded, and gone, before
+    // the new one plans its memory. On the CPU it serves on until the new one is ready.
+    if (loaded_ && loaded_->engine->device().kind == DeviceKind::Cuda && config.device != "cpu") {
+        log::get("app")->info("unloading {} first: it holds the GPU's memory",
+                              model_path_.toStdString());
+        first = take_loaded();
+    }
     loading_ = true;
-    watcher_.setFuture(QtConcurrent::run([path, config] { return load_engine(path, config); }));
+    watcher_.setFuture(QtConcurrent::run([path, config, first = std::move(first)]() mutable {
+        first.reset();  // joins its engine thread: its memory is free after this
+        return load_engine(path, config);
+    }));
     emit loadingChanged();
 }
 
@@ -278,8 +289,8 @@ void EngineBridge::on_load_finished() {
     std::shared_ptr<LoadedEngine> result = watcher_.future().result();
     if (!pending_path_.isEmpty()) {  // superseded: throw this one away, load the newer one
         const QString next = std::exchange(pending_path_, QString());
-        if (result->engine) retire(std::move(result));
-        start_load(next);
+        // Gone before the next one plans its memory (it served nothing: no requests).
+        start_load(next, result->engine ? std::move(result) : nullptr);
         return;
     }
     const bool ok = result->engine != nullptr;
@@ -320,9 +331,14 @@ void EngineBridge::retire(std::shared_ptr<LoadedEngine> old) {
 }
 
 void EngineBridge::unload() {
-    if (!loaded_) return;
+    if (loaded_) retire(take_loaded());
+}
+
+std::shared_ptr<LoadedEngine> EngineBridge::take_loaded() {
     emit aboutToUnload();
-    retire(std::exchange(loaded_, nullptr));
+    std::shared_ptr<LoadedEngine> old = std::exchange(loaded_, nullptr);
+    // Finished(Cancelled) events of its requests still reach us through the relay.
+    old->engine->cancel_all();
     stats_timer_.stop();
     stats_ = EngineStats{};
     pins_.clear();
@@ -330,6 +346,7 @@ void EngineBridge::unload() {
     emit modelChanged();
     emit statsChanged();
     emit pinsChanged();
+    return old;
 }
 
 void EngineBridge::cancelAll() {

@@ -212,7 +212,10 @@ class EngineBridge : public QObject {
   private:
     struct Relay;
     void on_load_finished();
-    void start_load(const QString& path);
+    // first: an engine to destroy (off the GUI thread) before the new one is made.
+    void start_load(const QString& path, std::shared_ptr<LoadedEngine> first = nullptr);
+    // The loaded engine, out of the bridge (as unload() leaves it), its requests cancelled.
+    std::shared_ptr<LoadedEngine> take_loaded();
     void set_error(const QString& error);
     void retire(std::shared_ptr<LoadedEngine> old);  // cancel_all + destroy off the GUI thread
     void deliver(const hearth::sched::Event& event);

@@ -82,6 +82,24 @@ class TestEngineBridge : public QObject {
         QVERIFY(bridge.errorString().isEmpty());
     }
 
+    // A second load while one is under way supersedes it: only the second is reported,
+    // once. (The first engine is handed to the second load, which destroys it before it
+    // plans its memory: on a GPU it would hold most of it.)
+    void aLoadSupersededByAnother() {
+        EngineBridge bridge;
+        bridge.setThreads(1);
+        bridge.setKvMegabytes(8);
+        QSignalSpy finished(&bridge, &EngineBridge::loadFinished);
+        bridge.load(fixture_.model_path());
+        QVERIFY(bridge.loading());
+        bridge.load(fixture_.slow_model_path());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() && !bridge.loading(), kLoadTimeoutMs);
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.at(0).at(0).toBool(), true);
+        QCOMPARE(bridge.modelPath(), fixture_.slow_model_path());
+        QVERIFY(bridge.loaded());
+    }
+
     // The user's engine settings reach the engine the bridge creates (and a change
     // applies when the model is next opened, not to the one running).
     void engineSettingsApplyOnLoad() {

@@ -404,33 +404,33 @@ class TstCudaModel : public QObject {
         QCOMPARE(replays, int64_t{12});
     }
 
-    // A capture that fails part-way (the first one, with no graph kept yet) is ended, and
-    // the model runs op by op from then on with the same bits: it used to stay open, so
-    // every later op was recorded into it and every step failed.
-    void aFailedCaptureRunsOpByOp() {
-        auto twins = kernels::make_cuda_host_twin_backend();
-        test::GraphRecordingBackend recorder(*twins);
-        recorder.fail_next_capture_at(10);
-        int64_t replays = -1;
-        const QString failure =
-            check_step_graphs(*synthetic(small_shape(quant::TensorType::Q8_0)), recorder, &replays);
-        QVERIFY2(failure.isEmpty(), qPrintable(failure));
-        QCOMPARE(recorder.captures(), 0);
-        QCOMPARE(replays, int64_t{0});
+    // A step graph that fails turns graphs off, and the model runs op by op from then on
+    // with the same bits. A capture failing part-way (the first, with no graph kept yet)
+    // is ended: it used to stay open, so every later op was recorded into it and every
+    // step failed. A replay failing half-way is not retried at every step of its shape.
+    void aFailedGraphRunsOpByOp_data() {
+        QTest::addColumn<bool>("capture");  // else a replay fails
+        QTest::addColumn<int>("captures");
+        QTest::addColumn<int>("replays");
+        QTest::newRow("the first capture, at its 10th op") << true << 0 << 0;
+        QTest::newRow("the 4th replay (step 4, a shape seen before)") << false << 3 << 3;
     }
-
-    // A replay that fails (part-way) turns graphs off: that step and the later ones run op
-    // by op, with the same bits, instead of failing at every step of that shape.
-    void aFailedReplayRunsOpByOp() {
+    void aFailedGraphRunsOpByOp() {
+        QFETCH(bool, capture);
+        QFETCH(int, captures);
+        QFETCH(int, replays);
         auto twins = kernels::make_cuda_host_twin_backend();
         test::GraphRecordingBackend recorder(*twins);
-        recorder.fail_replay(3);  // step 4, the first with a shape seen before
-        int64_t replays = -1;
-        const QString failure =
-            check_step_graphs(*synthetic(small_shape(quant::TensorType::Q8_0)), recorder, &replays);
+        if (capture)
+            recorder.fail_next_capture_at(10);
+        else
+            recorder.fail_replay(3);
+        int64_t replayed = -1;
+        const QString failure = check_step_graphs(*synthetic(small_shape(quant::TensorType::Q8_0)),
+                                                  recorder, &replayed);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
-        QCOMPARE(recorder.captures(), 3);
-        QCOMPARE(replays, int64_t{3});
+        QCOMPARE(recorder.captures(), captures);
+        QCOMPARE(replayed, int64_t{replays});
     }
 
     // The CUDA backend's kernels, run by their host twins, through whole small models in

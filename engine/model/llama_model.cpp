@@ -434,7 +434,7 @@ Result<void> LlamaModel::run_launch(std::span<const SequenceStep> seqs, KvStorag
     batch.batch_invariant = batch_invariant_;
     batch.softcap = config_.attn_softcap;
 
-    auto graph = graphs_.end();
+    bool replayed = false;
     if (key) {
         // The graphs write into the cache they were captured on: its layers' addresses.
         std::uint64_t sig = 1469598103934665603ull;
@@ -450,36 +450,28 @@ Result<void> LlamaModel::run_launch(std::span<const SequenceStep> seqs, KvStorag
             graph_kv_ = sig;
         }
         batch.chunk_bound = key->chunk_bound;
-        graph = graphs_.find(*key);
-        if (graph == graphs_.end()) {
-            constexpr std::size_t kMaxGraphs = 64;  // shapes seen; past that, start again
-            if (graphs_.size() >= kMaxGraphs) drop_graphs();
-            try {
+        try {
+            auto graph = graphs_.find(*key);
+            if (graph == graphs_.end()) {
+                constexpr std::size_t kMaxGraphs = 64;  // shapes seen; past that, start again
+                if (graphs_.size() >= kMaxGraphs) drop_graphs();
                 b.begin_capture();
                 issue_step(batch, kv, T, at, L, P, K);
                 graph = graphs_.emplace(*key, b.end_capture()).first;
-            } catch (const kernels::BackendError& e) {
-                drop_graphs();
-                graphs_on_ = false;
-                log::get("model")->warn("step graphs off, running op by op: {}", e.what());
-                graph = graphs_.end();
             }
-        }
-    }
-    if (graph != graphs_.end()) {
-        try {
             b.replay(graph->second);
             ++graph_replays_;
+            replayed = true;
         } catch (const kernels::BackendError& e) {
-            // Not retried at every step of this shape: op by op from now on, this step too
-            // (its ops write what they would have written; none of it was read yet).
+            // A capture or a replay failed: op by op from now on, not retried at every step
+            // of this shape; this step too (what a replay cut short wrote, its ops write
+            // again; none of it was read yet). drop_graphs() ends a capture left open.
             drop_graphs();
             graphs_on_ = false;
             log::get("model")->warn("step graphs off, running op by op: {}", e.what());
-            graph = graphs_.end();
         }
     }
-    if (graph == graphs_.end()) {
+    if (!replayed) {
         batch.chunk_bound = 0;
         issue_step(batch, kv, T, at, L, P, K);
     }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "common/file_lock.h"
 #include "common/log.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/thread_pool.h"
@@ -144,6 +145,7 @@ void Engine::Impl::open_disk_tier(const KvShape& shape) {
         disk_error = "prefix caching is off";
         return;
     }
+    disk_shape = shape;
     kv::TierKey::Parts parts;
     parts.model = file->content_fingerprint();
     parts.numerics =
@@ -157,19 +159,33 @@ void Engine::Impl::open_disk_tier(const KvShape& shape) {
     dc.budget_bytes = static_cast<std::uint64_t>(config.kv_disk_mb) * kMiB;
     auto tier = kv::DiskTier::open(dc, kv::TierKey::make(parts), KvStorage::bytes_per_block(shape));
     if (!tier) {
+        const bool again = disk_lock_held;
+        disk_lock_held = tier.error().code == FileLock::kHeld;
+        disk_retry_at = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        if (!again)
+            log::get("engine")->warn("running without the KV disk tier: {}", tier.message());
+        std::lock_guard lk(snapshot_mu);
         disk_error = tier.message();
-        log::get("engine")->warn("running without the KV disk tier: {}", disk_error);
         return;
     }
-    disk = std::move(tier).value();
-    disk->set_on_loaded([this] {
+    if (disk_lock_held) log::get("engine")->info("the KV disk tier is free now: using it");
+    disk_lock_held = false;
+    tier.value()->set_on_loaded([this] {
         {
             std::lock_guard lk(mu);
             loads_done = true;
         }
         work_cv.notify_one();
     });
-    scheduler->set_disk_tier(disk.get());
+    scheduler->set_disk_tier(tier.value().get());
+    std::lock_guard lk(snapshot_mu);
+    disk = std::move(tier).value();
+    disk_error.clear();
+}
+
+void Engine::Impl::retry_disk_tier() {
+    if (disk_lock_held && std::chrono::steady_clock::now() >= disk_retry_at)
+        open_disk_tier(disk_shape);
 }
 
 // A function-try-block: a device call that throws (out of memory between the plan and an
@@ -354,11 +370,14 @@ EngineStats Engine::stats() const {
     }
     // Asked here, not in the engine thread's per-step snapshot: the tier's worker goes on
     // writing after the engine thread has gone idle, and a step should not pay for it.
-    s.disk_on = impl_->disk != nullptr;
-    if (impl_->disk)
-        s.disk = impl_->disk->stats();
-    else
-        s.disk.status = impl_->disk_error;
+    kv::DiskTier* disk = nullptr;
+    {
+        std::lock_guard lk(impl_->snapshot_mu);
+        disk = impl_->disk.get();
+        if (!disk) s.disk.status = impl_->disk_error;
+    }
+    s.disk_on = disk != nullptr;
+    if (disk) s.disk = disk->stats();  // the tier's own lock; it lives as long as the engine
     return s;
 }
 
@@ -375,12 +394,12 @@ BlockMap Engine::block_map() const {
 }
 
 void Engine::prefetch(std::vector<int32_t> prompt) {
-    if (!impl_->disk || prompt.empty()) return;
+    if (prompt.empty()) return;  // (no disk tier: the engine thread drops it)
     impl_->post(Impl::Prefetch{std::move(prompt)});
 }
 
 void Engine::forget(std::vector<int32_t> prompt) {
-    if ((!impl_->disk && !impl_->host) || prompt.empty()) return;
+    if (prompt.empty()) return;
     impl_->post(Impl::Forget{std::move(prompt)});
 }
 
@@ -413,7 +432,7 @@ void Engine::Impl::forget_on_disk(const std::vector<int32_t>& prompt) {
 }
 
 void Engine::clear_disk_cache() {
-    if (impl_->disk) impl_->post(Impl::ClearDisk{});
+    impl_->post(Impl::ClearDisk{});
 }
 
 Result<void> Engine::audit() const {

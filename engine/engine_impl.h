@@ -105,8 +105,15 @@ struct Engine::Impl {
 
     // Destroyed before the members above (the worker's callback takes mu); the engine
     // thread is joined first (~Engine).
+    // Set on the engine thread (late, when the lock was held), under snapshot_mu: stats()
+    // reads them from any thread.
     std::unique_ptr<kv::DiskTier> disk;
     std::string disk_error;  // why there is no disk tier, when one was asked for
+    // The tier's lock was held (by the engine this one replaces, still closing, or another
+    // Hearth): tried again, at most once a second, as the engine thread wakes.
+    bool disk_lock_held = false;
+    std::chrono::steady_clock::time_point disk_retry_at;
+    KvShape disk_shape{};
     // Prefetches run as internal requests of their own sequence ids, clear of callers'.
     static constexpr kv::SeqId kPrefetchBase = kv::SeqId{1} << 62;
     kv::SeqId next_prefetch = kPrefetchBase;
@@ -124,6 +131,7 @@ struct Engine::Impl {
 
     // engine.cpp
     void open_disk_tier(const KvShape& shape);
+    void retry_disk_tier();
 
     void forget_on_disk(const std::vector<int32_t>& prompt);
 

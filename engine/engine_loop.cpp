@@ -56,6 +56,7 @@ void Engine::Impl::handle(Command& c, std::vector<Event>& events) {
     } else if (auto* a = std::get_if<Audit>(&c)) {
         a->result->set_value(audit_blocks());
     } else if (auto* f = std::get_if<Prefetch>(&c)) {
+        if (!disk) return;  // nothing to read back from
         sched::Request r;
         r.conversation = next_prefetch++;
         r.prompt = std::move(f->prompt);
@@ -184,6 +185,7 @@ void Engine::Impl::run() {
             loads_done = false;
             commands.swap(inbox);
         }
+        retry_disk_tier();  // before the commands: a request submitted now may use it
         for (Command& c : commands) guarded([&] { handle(c, events); });
         commands.clear();
         dispatch(events);

@@ -26,7 +26,7 @@ Result<std::unique_ptr<FileLock>> FileLock::try_acquire(const std::filesystem::p
     if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, MAXDWORD, MAXDWORD,
                     &ov)) {
         CloseHandle(h);
-        return make_error(path.string() + " is locked by another running Hearth");
+        return Error{path.string() + " is locked by another running Hearth", FileLock::kHeld};
     }
     std::unique_ptr<FileLock> lock(new FileLock);
     lock->handle_ = h;
@@ -48,7 +48,7 @@ Result<std::unique_ptr<FileLock>> FileLock::try_acquire(const std::filesystem::p
         const int err = errno;
         ::close(fd);
         if (err == EWOULDBLOCK)
-            return make_error(path.string() + " is locked by another running Hearth");
+            return Error{path.string() + " is locked by another running Hearth", FileLock::kHeld};
         return make_error("cannot lock " + path.string() + ": " + std::strerror(err));
     }
     std::unique_ptr<FileLock> lock(new FileLock);

@@ -13,8 +13,12 @@ namespace hearth {
 
 class FileLock {
   public:
+    // The error code when the lock is held (by another process, or another FileLock of
+    // this one), as opposed to a file that cannot be opened.
+    static constexpr const char* kHeld = "lock held";
+
     // Creates the file if needed and takes an exclusive lock without waiting. Fails with
-    // a message when another process holds it or the file cannot be created.
+    // a message when another process holds it (code kHeld) or the file cannot be created.
     static Result<std::unique_ptr<FileLock>> try_acquire(const std::filesystem::path& path);
     ~FileLock();
     FileLock(const FileLock&) = delete;

@@ -404,6 +404,7 @@ void Engine::forget(std::vector<int32_t> prompt) {
 }
 
 void Engine::Impl::forget_on_disk(const std::vector<int32_t>& prompt) {
+    if (!host && !disk) return;  // no tier keeps anything of it
     // Every full block of the chain, and at each block boundary every tail length that a
     // turn may have ended on (block_size - 1 hashes per boundary).
     const int32_t bs = cache->block_size();

@@ -231,6 +231,18 @@ class Backend {
     virtual void kv_append(const PagedKvLayer& cache, const float* k, const float* v,
                            const int32_t* slots, int32_t n_tokens) = 0;
 
+    // Moves KV rows within the paged cache (a context shift: engine/kv/lineage.h). For each
+    // i: V[dst_slots[i]] = V[src_slots[i]], and K[dst_slots[i]] = K[src_slots[i]] with the
+    // first n_rot dims of each head rotated by the RoPE of deltas[i] positions (rope's
+    // pairing, frequencies, factors and linear scale, in fp32 as rope() computes its angles,
+    // then rounded to fp16; not its attn_factor, which the stored K carries already; the dims
+    // past n_rot are copied). RoPE's angles are linear in the position, so this is K as RoPE
+    // at src position + deltas[i] would have rotated it, up to rounding. No slot is both a
+    // source and a destination.               src_slots, dst_slots, deltas [n]
+    virtual void kv_shift(const PagedKvLayer& cache, const int32_t* src_slots,
+                          const int32_t* dst_slots, const int32_t* deltas, int32_t n,
+                          const RopeParams& rope) = 0;
+
     // Grouped-query attention over the paged cache.   q, out [n_tokens, n_heads, head_dim]
     virtual void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
                            int32_t n_heads, float scale, float* out) = 0;

@@ -5,6 +5,7 @@
 #include <new>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -15,6 +16,7 @@
 #include "cpu/elementwise.h"
 #include "cpu/matmul.h"
 #include "cpu/thread_pool.h"
+#include "quant/dequant_rows.h"
 
 namespace hearth::kernels {
 
@@ -101,6 +103,8 @@ struct CpuBackend::Impl {
     // alternate between two parameter sets within a step.
     cpu::RopeTable rope_tables[2];
     int rope_last = 0;
+    cpu::RopeTable shift_table;  // kv_shift's angles (its positions are deltas)
+    std::vector<float> shift_rows;
     cpu::Attention attention;
 };
 
@@ -219,6 +223,38 @@ void CpuBackend::rope(float* x, const int32_t* positions, int32_t n_tokens, int3
 void CpuBackend::kv_append(const PagedKvLayer& cache, const float* k, const float* v,
                            const int32_t* slots, int32_t n_tokens) {
     cpu::kv_append(impl_->fns, cache, k, v, slots, n_tokens);
+}
+
+void CpuBackend::kv_shift(const PagedKvLayer& cache, const int32_t* src_slots,
+                          const int32_t* dst_slots, const int32_t* deltas, int32_t n,
+                          const RopeParams& rope) {
+    // K rows to fp32, RoPE by the deltas (the model's own rope code and angles; cos and sin
+    // unscaled), back to fp16: in pieces, so the fp32 copy stays small.
+    Impl& im = *impl_;
+    const auto row =
+        static_cast<std::size_t>(cache.n_kv_heads) * static_cast<std::size_t>(cache.head_dim);
+    RopeParams turn = rope;
+    turn.attn_factor = 1.0f;
+    constexpr int32_t kPiece = 256;
+    im.shift_rows.resize(static_cast<std::size_t>(kPiece) * row);
+    float* rows = im.shift_rows.data();
+    for (int32_t at = 0; at < n; at += kPiece) {
+        const int32_t m = std::min(kPiece, n - at);
+        for (int32_t i = 0; i < m; ++i) {
+            const auto src = static_cast<std::size_t>(src_slots[at + i]) * row;
+            quant::dequantize_row_f16(cache.k + src, rows + static_cast<std::size_t>(i) * row,
+                                      static_cast<int64_t>(row));
+        }
+        cpu::rope(im.pool, im.shift_table, rows, deltas + at, m, cache.n_kv_heads, cache.head_dim,
+                  turn);
+        for (int32_t i = 0; i < m; ++i) {
+            const auto src = static_cast<std::size_t>(src_slots[at + i]) * row;
+            const auto dst = static_cast<std::size_t>(dst_slots[at + i]) * row;
+            im.fns.to_fp16(rows + static_cast<std::size_t>(i) * row, static_cast<int64_t>(row),
+                           cache.k + dst);
+            std::memcpy(cache.v + dst, cache.v + src, row * sizeof(uint16_t));
+        }
+    }
 }
 
 void CpuBackend::attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,

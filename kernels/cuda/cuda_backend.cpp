@@ -333,6 +333,12 @@ void CudaBackend::kv_append(const PagedKvLayer& cache, const float* k, const flo
     check(gpu::kv_append_cuda(cache, k, v, slots, n_tokens, impl_->s()), "kv_append");
 }
 
+void CudaBackend::kv_shift(const PagedKvLayer& cache, const int32_t* src_slots,
+                           const int32_t* dst_slots, const int32_t* deltas, int32_t n,
+                           const RopeParams& rope) {
+    check(gpu::kv_shift_cuda(cache, src_slots, dst_slots, deltas, n, rope, impl_->s()), "kv_shift");
+}
+
 void CudaBackend::attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
                             int32_t n_heads, float scale, float* out) {
     const std::size_t need = gpu::attention_workspace_bytes(batch, n_heads, cache.head_dim);

@@ -63,6 +63,8 @@ class CudaBackend final : public Backend {
               int32_t head_dim, const RopeParams& params) override;
     void kv_append(const PagedKvLayer& cache, const float* k, const float* v, const int32_t* slots,
                    int32_t n_tokens) override;
+    void kv_shift(const PagedKvLayer& cache, const int32_t* src_slots, const int32_t* dst_slots,
+                  const int32_t* deltas, int32_t n, const RopeParams& rope) override;
     void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
                    int32_t n_heads, float scale, float* out) override;
     void swiglu(const float* gate, const float* up, int64_t n, float* out) override;

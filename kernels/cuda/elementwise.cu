@@ -150,6 +150,56 @@ __host__ __device__ __forceinline__ void rope_item(float* x, const int32_t* posi
     }
 }
 
+__host__ __device__ __forceinline__ float fp16_bits_to_f32(uint16_t h) {
+#if defined(__CUDA_ARCH__)
+    return __half2float(__ushort_as_half(h));
+#else
+    return quant::fp16_to_f32(h);
+#endif
+}
+
+// The context shift, one (move, element) item of a K/V row (row = n_kv_heads · head_dim):
+// V copied; K's element from its pair rotated by the move's delta, the angle computed as
+// rope_item computes it, cos and sin unscaled (the stored K carries the attention factor).
+__host__ __device__ __forceinline__ void kv_shift_item(const kernels::PagedKvLayer& c,
+                                                       const int32_t* src, const int32_t* dst,
+                                                       const int32_t* deltas, int64_t item,
+                                                       int64_t row, int32_t half, bool neox,
+                                                       float theta_scale, float freq_scale,
+                                                       const float* factors) {
+    const int64_t m = item / row;
+    const int64_t e = item % row;
+    const int64_t s = int64_t{src[m]} * row;
+    const int64_t d = int64_t{dst[m]} * row;
+    c.v[d + e] = c.v[s + e];
+    const int32_t dim = static_cast<int32_t>(e % c.head_dim);
+    if (dim >= 2 * half) {
+        c.k[d + e] = c.k[s + e];
+        return;
+    }
+    const int64_t head = e - dim;
+    const bool first = neox ? dim < half : dim % 2 == 0;
+    const int32_t i = neox ? (first ? dim : dim - half) : dim / 2;
+    const int64_t ia = head + (neox ? i : 2 * i);
+    const int64_t ib = head + (neox ? i + half : 2 * i + 1);
+    float theta = static_cast<float>(deltas[m]);
+    for (int32_t j = 0; j < i; ++j) theta *= theta_scale;
+    const float th = freq_scale * (factors ? theta / factors[i] : theta);
+    const float cs = cosf(th), sn = sinf(th);
+    const float a0 = fp16_bits_to_f32(c.k[s + ia]), b0 = fp16_bits_to_f32(c.k[s + ib]);
+    const float out = first ? fmaf(a0, cs, -(b0 * sn)) : fmaf(a0, sn, b0 * cs);
+    c.k[d + e] = quant::f32_to_fp16(out);
+}
+
+__global__ void kv_shift_kernel(kernels::PagedKvLayer c, const int32_t* src, const int32_t* dst,
+                                const int32_t* deltas, int64_t items, int64_t row, int32_t half,
+                                bool neox, float theta_scale, float freq_scale,
+                                const float* factors) {
+    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < items;
+         i += int64_t{gridDim.x} * blockDim.x)
+        kv_shift_item(c, src, dst, deltas, i, row, half, neox, theta_scale, freq_scale, factors);
+}
+
 __global__ void rope_kernel(float* x, const int32_t* positions, int64_t items, int32_t half,
                             int32_t n_heads, int32_t head_dim, bool neox, float theta_scale,
                             float freq_scale, const float* factors, float attn_factor) {
@@ -338,6 +388,47 @@ bool kv_append_on_host(const kernels::PagedKvLayer& cache, const float* k, const
         cache.k[at] = quant::f32_to_fp16(k[i]);
         cache.v[at] = quant::f32_to_fp16(v[i]);
     }
+    return true;
+}
+
+namespace {
+
+bool kv_shift_args_ok(const kernels::PagedKvLayer& c, const int32_t* src, const int32_t* dst,
+                      const int32_t* deltas, int32_t n, const kernels::RopeParams& p) {
+    if (n < 0 || c.n_kv_heads < 1 || c.head_dim < 1 || p.n_rot < 0 || p.n_rot % 2 != 0 ||
+        p.n_rot > c.head_dim)
+        return false;
+    return n == 0 || (c.k && c.v && src && dst && deltas);
+}
+
+}  // namespace
+
+cudaError_t kv_shift_cuda(const kernels::PagedKvLayer& cache, const int32_t* src_slots,
+                          const int32_t* dst_slots, const int32_t* deltas, int32_t n,
+                          const kernels::RopeParams& p, cudaStream_t stream) {
+    if (!kv_shift_args_ok(cache, src_slots, dst_slots, deltas, n, p)) return cudaErrorInvalidValue;
+    if (n == 0) return cudaSuccess;
+    const int64_t row = int64_t{cache.n_kv_heads} * cache.head_dim;
+    const float theta_scale =
+        p.n_rot > 0 ? std::pow(p.freq_base, -2.0f / static_cast<float>(p.n_rot)) : 1.0f;
+    const int64_t items = int64_t{n} * row;
+    kv_shift_kernel<<<grid_for(items), kThreads, 0, stream>>>(
+        cache, src_slots, dst_slots, deltas, items, row, p.n_rot / 2, p.neox, theta_scale,
+        p.freq_scale, p.freq_factors);
+    return cudaGetLastError();
+}
+
+bool kv_shift_on_host(const kernels::PagedKvLayer& cache, const int32_t* src_slots,
+                      const int32_t* dst_slots, const int32_t* deltas, int32_t n,
+                      const kernels::RopeParams& p) {
+    if (!kv_shift_args_ok(cache, src_slots, dst_slots, deltas, n, p)) return false;
+    const int64_t row = int64_t{cache.n_kv_heads} * cache.head_dim;
+    const float theta_scale =
+        p.n_rot > 0 ? std::pow(p.freq_base, -2.0f / static_cast<float>(p.n_rot)) : 1.0f;
+    // Every element reads its source row, which no move writes: the order is free.
+    for (int64_t i = 0; i < int64_t{n} * row; ++i)
+        kv_shift_item(cache, src_slots, dst_slots, deltas, i, row, p.n_rot / 2, p.neox, theta_scale,
+                      p.freq_scale, p.freq_factors);
     return true;
 }
 

@@ -64,4 +64,15 @@ cudaError_t kv_append_cuda(const kernels::PagedKvLayer& cache, const float* k, c
 bool kv_append_on_host(const kernels::PagedKvLayer& cache, const float* k, const float* v,
                        const int32_t* slots, int32_t n_tokens);
 
+// Backend::kv_shift: a thread per (move, K/V element): V copied, K's element computed
+// from its RoPE pair rotated by the move's delta, with rope_cuda's angle (cos and sin
+// unscaled) and rotation, rounded to fp16. The host twin equals the CPU backend bit for
+// bit; the device differs from it only by its cosf / sinf.
+cudaError_t kv_shift_cuda(const kernels::PagedKvLayer& cache, const int32_t* src_slots,
+                          const int32_t* dst_slots, const int32_t* deltas, int32_t n,
+                          const kernels::RopeParams& params, cudaStream_t stream);
+bool kv_shift_on_host(const kernels::PagedKvLayer& cache, const int32_t* src_slots,
+                      const int32_t* dst_slots, const int32_t* deltas, int32_t n,
+                      const kernels::RopeParams& params);
+
 }  // namespace hearth::gpu

@@ -66,6 +66,10 @@ class TwinBackend final : public Backend {
                    int32_t n_tokens) override {
         check(gpu::kv_append_on_host(c, k, v, slots, n_tokens), "kv_append");
     }
+    void kv_shift(const PagedKvLayer& c, const int32_t* src, const int32_t* dst,
+                  const int32_t* deltas, int32_t n, const RopeParams& rope) override {
+        check(gpu::kv_shift_on_host(c, src, dst, deltas, n, rope), "kv_shift");
+    }
     void attention(const float* q, const PagedKvLayer& c, const AttentionBatch& b, int32_t n_heads,
                    float scale, float* out) override {
         const std::size_t need = gpu::attention_workspace_bytes(b, n_heads, c.head_dim);

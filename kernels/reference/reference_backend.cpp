@@ -49,6 +49,10 @@ class ReferenceBackend final : public Backend {
                    int32_t n_tokens) override {
         reference::kv_append(c, k, v, slots, n_tokens);
     }
+    void kv_shift(const PagedKvLayer& c, const int32_t* src, const int32_t* dst,
+                  const int32_t* deltas, int32_t n, const RopeParams& rope) override {
+        reference::kv_shift(c, src, dst, deltas, n, rope);
+    }
     void attention(const float* q, const PagedKvLayer& c, const AttentionBatch& b, int32_t n_heads,
                    float scale, float* out) override {
         reference::attention(q, c, b, n_heads, scale, out);

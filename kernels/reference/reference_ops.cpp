@@ -161,6 +161,35 @@ void rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
     }
 }
 
+void kv_shift(const PagedKvLayer& cache, const int32_t* src_slots, const int32_t* dst_slots,
+              const int32_t* deltas, int32_t n, const RopeParams& p) {
+    const int64_t row = static_cast<int64_t>(cache.n_kv_heads) * cache.head_dim;
+    const int half = p.n_rot / 2;
+    for (int32_t m = 0; m < n; ++m) {
+        const uint16_t* ks = cache.k + src_slots[m] * row;
+        uint16_t* kd = cache.k + dst_slots[m] * row;
+        for (int64_t i = 0; i < row; ++i) {
+            kd[i] = ks[i];
+            cache.v[dst_slots[m] * row + i] = cache.v[src_slots[m] * row + i];
+        }
+        for (int32_t h = 0; h < cache.n_kv_heads; ++h) {
+            const int64_t at = static_cast<int64_t>(h) * cache.head_dim;
+            for (int i = 0; i < half; ++i) {
+                double freq = std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot);
+                if (p.freq_factors) freq /= p.freq_factors[i];
+                const double theta = static_cast<double>(deltas[m]) * p.freq_scale * freq;
+                const int64_t i0 = at + (p.neox ? i : 2 * i);
+                const int64_t i1 = at + (p.neox ? i + half : 2 * i + 1);
+                const double a = quant::fp16_to_f32(ks[i0]), b = quant::fp16_to_f32(ks[i1]);
+                kd[i0] = quant::f32_to_fp16(
+                    static_cast<float>(a * std::cos(theta) - b * std::sin(theta)));
+                kd[i1] = quant::f32_to_fp16(
+                    static_cast<float>(a * std::sin(theta) + b * std::cos(theta)));
+            }
+        }
+    }
+}
+
 void kv_append(const PagedKvLayer& cache, const float* k, const float* v, const int32_t* slots,
                int32_t n_tokens) {
     const int64_t row = static_cast<int64_t>(cache.n_kv_heads) * cache.head_dim;

@@ -53,6 +53,10 @@ void rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
 void kv_append(const PagedKvLayer& cache, const float* k, const float* v, const int32_t* slots,
                int32_t n_tokens);
 
+// Backend::kv_shift with the angles in double (delta · freq_scale · base^(−2i/n_rot) / ff[i]).
+void kv_shift(const PagedKvLayer& cache, const int32_t* src_slots, const int32_t* dst_slots,
+              const int32_t* deltas, int32_t n, const RopeParams& rope);
+
 void attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
                int32_t n_heads, float scale, float* out);
 

@@ -24,6 +24,7 @@
 #include "cpu/cpu_backend.h"
 #include "cpu/scalar_math.h"
 #include "cpu_backends.h"
+#include "quant/fp16.h"
 #include "reference/reference_ops.h"
 #include "tst_cpu_helpers.h"
 
@@ -334,6 +335,132 @@ class TestCpuElementwise : public QObject {
     // The k best of each row against sorting the row: ties (many equal values, as in a
     // quantised model's logits), -inf masks, rows with fewer finite values than k, and the
     // first NaN or +inf reported.
+    // kv_shift (a context shift): each moved K row equals the K that RoPE at the new
+    // position gives (the reference's, rounded to fp16 as the cache stores it), within
+    //   2^-10 · r + 4e-7 · |delta| · r   per element, r the norm of its rotated pair:
+    // two fp16 roundings (the stored K, the moved one) and the backend's float angles for
+    // the delta (as rope's bound). V and the dims past n_rot are copied bit for bit; the
+    // attention factor the stored K carries is not applied again; every SIMD level and
+    // thread count gives the same bits, and the reference's double angles agree within
+    // the same bound. Rows of source blocks are not touched.
+    void kvShift_data() { rope_data(); }
+    void kvShift() {
+        QFETCH(bool, neox);
+        QFETCH(int, n_rot);
+        QFETCH(float, freq_scale);
+        QFETCH(bool, factors);
+        QFETCH(float, attn_factor);
+        std::mt19937 rng(kSeed + 300);
+        const int head_dim = 64, n_kv_heads = 3, block_size = 7, n_blocks = 40;
+        const std::size_t row = static_cast<std::size_t>(n_kv_heads * head_dim);
+        std::vector<float> ff = random_floats(rng, static_cast<std::size_t>(n_rot / 2), 1.0f, 8.0f);
+        RopeParams p;
+        p.n_rot = n_rot;
+        p.neox = neox;
+        p.freq_base = 500000.0f;
+        p.freq_scale = freq_scale;
+        p.freq_factors = factors ? ff.data() : nullptr;
+        p.attn_factor = attn_factor;
+        // Moves from source rows (blocks 0-19) to destination rows (blocks 20-39), with
+        // positions as a chat's: a kept history thousands of tokens behind its old place.
+        const int32_t n = 100;
+        std::vector<int32_t> src(static_cast<std::size_t>(n)), dst(src.size()), delta(src.size()),
+            pos(src.size()), moved(src.size());
+        for (int32_t i = 0; i < n; ++i) {
+            const auto k = static_cast<std::size_t>(i);
+            src[k] = i * 7 % (20 * block_size);
+            dst[k] = 20 * block_size + i;
+            pos[k] = 3000 + 37 * i;
+            delta[k] = i % 5 == 0 ? 0 : -static_cast<int32_t>(1 + rng() % 6000);
+            moved[k] = pos[k] + delta[k];
+        }
+        std::sort(src.begin(), src.end());
+        src.erase(std::unique(src.begin(), src.end()), src.end());
+        const auto m = static_cast<int32_t>(src.size());
+        // K as the model stores it (RoPE at pos, attention factor included, fp16), and
+        // the K RoPE at the moved position would give.
+        const std::vector<float> k_raw = random_floats(rng, static_cast<std::size_t>(m) * row);
+        std::vector<float> k_at = k_raw, k_want = k_raw;
+        ref::rope(k_at.data(), pos.data(), m, n_kv_heads, head_dim, p);
+        ref::rope(k_want.data(), moved.data(), m, n_kv_heads, head_dim, p);
+        const std::vector<float> v = random_floats(rng, static_cast<std::size_t>(m) * row);
+        const std::size_t n_slots = static_cast<std::size_t>(n_blocks * block_size);
+        std::vector<uint16_t> k0(n_slots * row, 0x7e00),
+            v0(n_slots * row, 0x7e00);  // NaN: unwritten
+        hearth::kernels::PagedKvLayer c0{k0.data(),  v0.data(),  n_blocks,
+                                         block_size, n_kv_heads, head_dim};
+        ref::kv_append(c0, k_at.data(), v.data(), src.data(), m);
+        std::vector<uint16_t> want_k(static_cast<std::size_t>(m) * row);
+        for (std::size_t i = 0; i < want_k.size(); ++i)
+            want_k[i] = hearth::quant::f32_to_fp16(k_want[i]);
+
+        const auto check = [&](const std::vector<uint16_t>& kc, const std::vector<uint16_t>& vc,
+                               const QString& what) {
+            using hearth::quant::fp16_to_f32;
+            for (int32_t i = 0; i < m; ++i) {
+                const auto mi = static_cast<std::size_t>(i);
+                const uint16_t* got = kc.data() + static_cast<std::size_t>(dst[mi]) * row;
+                const uint16_t* want = want_k.data() + mi * row;
+                HEARTH_CHECK(
+                    std::memcmp(vc.data() + static_cast<std::size_t>(dst[mi]) * row,
+                                v0.data() + static_cast<std::size_t>(src[mi]) * row, row * 2) == 0,
+                    what + ": V moved");
+                for (int h = 0; h < n_kv_heads; ++h) {
+                    for (int d = 0; d < head_dim; ++d) {
+                        const std::size_t e = static_cast<std::size_t>(h * head_dim + d);
+                        if (d >= n_rot) {  // copied
+                            HEARTH_CHECK(got[e] == k0[static_cast<std::size_t>(src[mi]) * row + e],
+                                         what + ": dims past n_rot");
+                            continue;
+                        }
+                        const int half = n_rot / 2;
+                        const int pair = neox ? (d < half ? d + half : d - half) : d ^ 1;
+                        const double a = k_want[mi * row + e];
+                        const double b =
+                            k_want[mi * row + static_cast<std::size_t>(h * head_dim + pair)];
+                        const double r = std::sqrt(a * a + b * b);
+                        const double bound = (0x1p-10 + 4e-7 * std::abs(delta[mi])) * r + 1e-7;
+                        const double err = std::abs(fp16_to_f32(got[e]) - fp16_to_f32(want[e]));
+                        HEARTH_CHECK(err <= bound, (what + ": move %1 head %2 dim %3: %4 vs %5")
+                                                       .arg(i)
+                                                       .arg(h)
+                                                       .arg(d)
+                                                       .arg(fp16_to_f32(got[e]))
+                                                       .arg(fp16_to_f32(want[e])));
+                    }
+                }
+            }
+            // Source rows are as they were.
+            for (int32_t i = 0; i < m; ++i) {
+                const std::size_t at =
+                    static_cast<std::size_t>(src[static_cast<std::size_t>(i)]) * row;
+                HEARTH_CHECK(std::memcmp(kc.data() + at, k0.data() + at, row * 2) == 0,
+                             what + ": a source row changed");
+            }
+        };
+
+        std::vector<uint16_t> rk = k0, rv = v0;
+        ref::kv_shift({rk.data(), rv.data(), n_blocks, block_size, n_kv_heads, head_dim},
+                      src.data(), dst.data(), delta.data(), m, p);
+        check(rk, rv, "reference");
+        std::vector<uint16_t> first;
+        for (SimdLevel level : levels()) {
+            for (int threads : {1, 3}) {
+                std::vector<uint16_t> kc = k0, vc = v0;
+                backend(threads, level)
+                    .kv_shift({kc.data(), vc.data(), n_blocks, block_size, n_kv_heads, head_dim},
+                              src.data(), dst.data(), delta.data(), m, p);
+                const QString what = QString("%1 threads %2")
+                                         .arg(QString::fromStdString(std::string(
+                                             hearth::kernels::cpu::simd_level_name(level))))
+                                         .arg(threads);
+                check(kc, vc, what);
+                if (first.empty()) first = kc;
+                HEARTH_CHECK(kc == first, what + ": other bits than the first backend's");
+            }
+        }
+    }
+
     void topK() {
         std::mt19937 rng(kSeed + 400);
         for (int32_t n : {1, 7, 64, 1000, 49152}) {

@@ -154,6 +154,60 @@ class TstCudaElementwise : public QObject {
         QCOMPARE(g::rope_cuda(&x, &pos, 1, 1, 4, odd, nullptr), cudaErrorInvalidValue);
     }
 
+    // The context shift's move (Backend::kv_shift): the host run equals the CPU backend bit
+    // for bit (normal and neox, partial rotation, factors and scaling, an attention factor
+    // that must not be applied again); bad arguments are refused.
+    void kvShiftHostEqualsTheCpuBackend() {
+        std::mt19937 rng(25);
+        hearth::kernels::CpuBackend cpu(1);
+        std::vector<float> factors(32);
+        for (size_t i = 0; i < factors.size(); ++i)
+            factors[i] = 1.0f + 0.25f * static_cast<float>(i % 5);
+        const int32_t heads = 3, dim = 64, bs = 5, blocks = 12;
+        const size_t elems = static_cast<size_t>(blocks) * bs * heads * dim;
+        std::vector<uint16_t> k0(elems), v0(elems);
+        for (size_t i = 0; i < elems; ++i) {
+            k0[i] = hearth::quant::f32_to_fp16(std::uniform_real_distribution<float>(-4, 4)(rng));
+            v0[i] = static_cast<uint16_t>(rng());
+        }
+        const std::vector<int32_t> src = {0, 1, 2, 3, 7, 11, 29},
+                                   dst = {30, 31, 32, 33, 34, 59, 40},
+                                   delta = {0, -1, -17, -4095, -70000, 131, -3};
+        for (bool neox : {false, true}) {
+            for (int n_rot : {64, 32}) {
+                for (bool with_factors : {false, true}) {
+                    hearth::kernels::RopeParams p;
+                    p.n_rot = n_rot;
+                    p.neox = neox;
+                    p.freq_base = 500000.0f;
+                    p.freq_scale = with_factors ? 0.25f : 1.0f;
+                    p.freq_factors = with_factors ? factors.data() : nullptr;
+                    p.attn_factor = with_factors && neox ? 1.19f : 1.0f;
+                    std::vector<uint16_t> wk = k0, wv = v0, gk = k0, gv = v0;
+                    cpu.kv_shift({wk.data(), wv.data(), blocks, bs, heads, dim}, src.data(),
+                                 dst.data(), delta.data(), static_cast<int32_t>(src.size()), p);
+                    QVERIFY(g::kv_shift_on_host({gk.data(), gv.data(), blocks, bs, heads, dim},
+                                                src.data(), dst.data(), delta.data(),
+                                                static_cast<int32_t>(src.size()), p));
+                    QVERIFY2(gk == wk && gv == wv, qPrintable(QString("neox %1 n_rot %2 factors %3")
+                                                                  .arg(neox)
+                                                                  .arg(n_rot)
+                                                                  .arg(with_factors)));
+                }
+            }
+        }
+        hearth::kernels::RopeParams odd;
+        odd.n_rot = 3;
+        std::vector<uint16_t> k = k0, v = v0;
+        QVERIFY(!g::kv_shift_on_host({k.data(), v.data(), blocks, bs, heads, dim}, src.data(),
+                                     dst.data(), delta.data(), 1, odd));
+        QCOMPARE(g::kv_shift_cuda({k.data(), v.data(), blocks, bs, heads, dim}, src.data(),
+                                  dst.data(), delta.data(), -1, {}, nullptr),
+                 cudaErrorInvalidValue);
+        QCOMPARE(g::kv_shift_cuda(PagedKvLayer{}, nullptr, nullptr, nullptr, 1, {}, nullptr),
+                 cudaErrorInvalidValue);
+    }
+
     void invalidCallsAreRefused() {
         float x = 0;
         QCOMPARE(g::rms_norm_cuda(&x, &x, 1, 0, 1e-5f, &x, nullptr), cudaErrorInvalidValue);
@@ -237,6 +291,35 @@ class TstCudaElementwise : public QObject {
                  cudaSuccess);
         QVERIFY(to_host(dkc, elems) == want_k);
         QVERIFY(to_host(dvc, elems) == want_v);
+
+        {  // The context shift's move: V bit for bit, K within the device's cosf / sinf
+            hearth::kernels::RopeParams p;
+            p.n_rot = 128;
+            p.neox = true;
+            p.freq_base = 1000000.0f;
+            const std::vector<int32_t> src = {0, 5, 17, 18, 19, 100},
+                                       dst = {200, 201, 202, 203, 204, 255},
+                                       delta = {-3000, -3000, -1, 0, -12345, -7};
+            const auto n = static_cast<int32_t>(src.size());
+            std::vector<uint16_t> hk(elems), hv = want_v;
+            for (uint16_t& h : hk)
+                h = hearth::quant::f32_to_fp16(std::uniform_real_distribution<float>(-4, 4)(rng));
+            auto sk = on_device(hk), sv = on_device(hv);
+            QVERIFY(g::kv_shift_on_host({hk.data(), hv.data(), blocks, bs, heads, dim}, src.data(),
+                                        dst.data(), delta.data(), n, p));
+            auto ds = on_device(src), dd = on_device(dst), dl = on_device(delta);
+            QCOMPARE(g::kv_shift_cuda({sk.data(), sv.data(), blocks, bs, heads, dim}, ds.data(),
+                                      dd.data(), dl.data(), n, p, nullptr),
+                     cudaSuccess);
+            const auto gk = to_host(sk, elems);
+            QVERIFY(to_host(sv, elems) == hv);
+            for (size_t i = 0; i < elems; ++i) {
+                const float a = hearth::quant::fp16_to_f32(gk[i]);
+                const float b = hearth::quant::fp16_to_f32(hk[i]);
+                QVERIFY2(std::fabs(a - b) <= 2e-3f * (1.0f + std::fabs(b)),
+                         qPrintable(QString("kv_shift %1: %2 vs %3").arg(i).arg(a).arg(b)));
+            }
+        }
     }
 };
 

@@ -114,6 +114,10 @@ class GraphRecordingBackend final : public kernels::Backend {
                    const int32_t* slot_ids, int32_t n_tokens) override {
         run([=, this] { inner_.kv_append(cache, k, v, slot_ids, n_tokens); });
     }
+    void kv_shift(const kernels::PagedKvLayer& cache, const int32_t* src, const int32_t* dst,
+                  const int32_t* deltas, int32_t n, const kernels::RopeParams& rope) override {
+        run([=, this] { inner_.kv_shift(cache, src, dst, deltas, n, rope); });
+    }
     void attention(const float* q, const kernels::PagedKvLayer& cache,
                    const kernels::AttentionBatch& batch, int32_t n_heads, float scale,
                    float* out) override {

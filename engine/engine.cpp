@@ -114,7 +114,10 @@ VramNeeds vram_needs(const EngineConfig& config, const ModelConfig& mc,
     VramNeeds needs;
     needs.weight_bytes = weight_bytes;  // quantised weights stay quantised
     needs.kv_bytes_per_block = KvStorage::bytes_per_block(shape);
-    needs.context_blocks = (mc.context_length + bs - 1) / bs;
+    const int64_t context = config.context_length > 0
+                                ? std::min(config.context_length, mc.context_length)
+                                : mc.context_length;
+    needs.context_blocks = (context + bs - 1) / bs;
     needs.kv_budget_bytes = config.kv_mb * kMiB;
     // The largest step: max_batch_tokens tokens, as many sequences and logit rows at
     // most, each sequence's block table at most a full context.
@@ -214,6 +217,9 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) try {
     auto model = LlamaModel::load(*impl->file, *impl->backend);
     if (!model) return make_error(config.model_path + ": " + model.message());
     impl->model = std::move(model).value();
+    if (config.context_length > 0)
+        if (auto served = impl->model->set_context_length(config.context_length); !served)
+            return make_error(config.model_path + ": " + served.message());
     // The shared cache serves KV computed in other steps (decode or prefill chunks): it
     // must equal what recomputing it would give (docs/architecture.md, batch invariance).
     impl->model->set_batch_invariant(config.batch_invariant);
@@ -393,24 +399,24 @@ BlockMap Engine::block_map() const {
     return out;
 }
 
-void Engine::prefetch(std::vector<int32_t> prompt) {
+void Engine::prefetch(std::vector<int32_t> prompt, kv::Lineage lineage) {
     if (prompt.empty()) return;  // (no disk tier: the engine thread drops it)
-    impl_->post(Impl::Prefetch{std::move(prompt)});
+    impl_->post(Impl::Prefetch{std::move(prompt), lineage});
 }
 
-void Engine::forget(std::vector<int32_t> prompt) {
+void Engine::forget(std::vector<int32_t> prompt, kv::Lineage lineage) {
     if (prompt.empty()) return;
-    impl_->post(Impl::Forget{std::move(prompt)});
+    impl_->post(Impl::Forget{std::move(prompt), lineage});
 }
 
-void Engine::Impl::forget_on_disk(const std::vector<int32_t>& prompt) {
+void Engine::Impl::forget_on_disk(const std::vector<int32_t>& prompt, const kv::Lineage& lineage) {
     if (!host && !disk) return;  // no tier keeps anything of it
     // Every full block of the chain, and at each block boundary every tail length that a
     // turn may have ended on (block_size - 1 hashes per boundary).
     const int32_t bs = cache->block_size();
     const std::span<const int32_t> tokens(prompt);
-    const auto hashes = kv::hash_full_blocks(
-        tokens, bs, tokens.size() / static_cast<std::size_t>(bs), cache->hash_keys());
+    const auto hashes = kv::hash_full_blocks_in(
+        lineage, tokens, bs, tokens.size() / static_cast<std::size_t>(bs), cache->hash_keys());
     std::vector<kv::BlockHash> drop;
     const auto pinned = [&](const kv::BlockHash& h) {
         const kv::BlockId id = cache->pool().get_cached(h);
@@ -423,7 +429,7 @@ void Engine::Impl::forget_on_disk(const std::vector<int32_t>& prompt) {
         const std::size_t at = k * static_cast<std::size_t>(bs);
         for (std::size_t len = 1; len < static_cast<std::size_t>(bs) && at + len <= tokens.size();
              ++len)
-            drop.push_back(kv::hash_block(parent, tokens.subspan(at, len), cache->hash_keys()));
+            drop.push_back(cache->block_hash(lineage, k, parent, tokens.subspan(at, len)));
     }
     if (host) host->erase(drop);
     if (!disk) return;

@@ -50,6 +50,9 @@ struct EngineConfig {
     int n_threads = 0;        // CPU threads; 0: all cores
     std::size_t kv_mb = 0;    // KV cache budget; 0: two full contexts, at most 1 GiB
     int32_t block_size = 16;  // tokens per KV block
+    // The context to serve, in tokens; 0: the model's own. Less saves KV memory (the cache's
+    // default size is two contexts); more than the model was trained for is an error.
+    int64_t context_length = 0;
     double max_pinned_share = 0.25;
     bool prefix_caching = true;
     // The KV cache's disk tier (kv/disk_tier.h): full blocks are written down there when
@@ -177,12 +180,14 @@ class Engine {
     void pin(int64_t key, std::vector<int32_t> prefix);
     // Reads what the disk tier holds of this prompt's KV into memory, in the background,
     // computing nothing: a conversation the user is about to continue (selected in the
-    // sidebar) then starts from memory. No-op without a disk tier.
-    void prefetch(std::vector<int32_t> prompt);
+    // sidebar) then starts from memory. No-op without a disk tier. `lineage`: the chain the
+    // conversation's KV is keyed in (kv/lineage.h), as its next request will ask for it.
+    void prefetch(std::vector<int32_t> prompt, kv::Lineage lineage = {});
     // Deletes what the disk tier holds of this prompt (a deleted conversation's history):
     // its full blocks and the tails kept along it, except blocks pinned now (personas kept
     // warm). Blocks it shares with other conversations go too; they are computed again.
-    void forget(std::vector<int32_t> prompt);
+    // With a salted lineage, its chain's blocks go as well as the plain chain's.
+    void forget(std::vector<int32_t> prompt, kv::Lineage lineage = {});
     // Deletes every block the disk tier holds, of every model.
     void clear_disk_cache();
     void unpin(int64_t key);

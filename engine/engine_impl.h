@@ -51,10 +51,12 @@ struct Engine::Impl {
     };
     struct Prefetch {
         std::vector<int32_t> prompt;
+        kv::Lineage lineage;
     };
     struct ClearDisk {};
     struct Forget {
         std::vector<int32_t> prompt;
+        kv::Lineage lineage;
     };
     using Command = std::variant<Submit, Cancel, CancelAll, Pin, Unpin, SnapshotBlocks, Audit,
                                  Prefetch, ClearDisk, Forget>;
@@ -133,7 +135,7 @@ struct Engine::Impl {
     void open_disk_tier(const KvShape& shape);
     void retry_disk_tier();
 
-    void forget_on_disk(const std::vector<int32_t>& prompt);
+    void forget_on_disk(const std::vector<int32_t>& prompt, const kv::Lineage& lineage);
 
     // engine_loop.cpp
     void run();

@@ -60,6 +60,7 @@ void Engine::Impl::handle(Command& c, std::vector<Event>& events) {
         sched::Request r;
         r.conversation = next_prefetch++;
         r.prompt = std::move(f->prompt);
+        r.lineage = f->lineage;
         r.max_tokens = 0;
         r.load_only = true;
         r.background = true;
@@ -72,7 +73,8 @@ void Engine::Impl::handle(Command& c, std::vector<Event>& events) {
     } else if (std::holds_alternative<ClearDisk>(c)) {
         if (disk) disk->clear();
     } else if (auto* g = std::get_if<Forget>(&c)) {
-        forget_on_disk(g->prompt);
+        forget_on_disk(g->prompt, {});
+        if (g->lineage.salted()) forget_on_disk(g->prompt, g->lineage);
     }
 }
 

@@ -62,6 +62,7 @@ struct Conversation {
     std::string system;  // the persona's text when the chat began
     std::vector<chat::Message> messages;
     bool busy = false;
+    bool shifts = false;  // past max_prompt_tokens it shifts instead of starting over
 };
 
 struct Issued {
@@ -71,6 +72,7 @@ struct Issued {
     int tokens_seen = 0;
     bool cancel_sent = false;
     sched::Event last;  // Finished or Error
+    bool exact = true;  // planned in the plain KV chain: the reference gives the same reply
 };
 
 class Soak {
@@ -105,6 +107,7 @@ class Soak {
         c.id = next_conversation_++;
         c.persona = persona;
         c.system = personas_[static_cast<std::size_t>(persona)];
+        c.shifts = std::bernoulli_distribution(o_.shift_rate)(rng_);
         return c;
     }
 
@@ -137,7 +140,12 @@ class Soak {
             t.messages = messages;
             t.max_tokens = max_tokens;
             t.policy = chat::ContextPolicy::Fail;
-            auto planned = chat::plan_turn(builder_, context_, t);
+            int32_t context = context_;
+            if (c.shifts) {  // a context of the working set's size, outgrown in steps
+                t.policy = chat::ContextPolicy::Shift;
+                context = std::min(context_, o_.max_prompt_tokens + max_tokens);
+            }
+            auto planned = chat::plan_turn(builder_, context, t);
             if (planned && static_cast<int>(planned->prompt.size()) <= o_.max_prompt_tokens) {
                 c.messages = std::move(messages);
                 Issued is;
@@ -145,6 +153,9 @@ class Soak {
                 is.request.conversation = c.id;
                 is.request.prompt = std::move(planned->prompt);
                 is.request.max_tokens = planned->max_tokens;
+                is.request.lineage = planned->lineage;
+                is.request.shift = std::move(planned->shift);
+                is.exact = !planned->lineage.salted();
                 if (std::bernoulli_distribution(0.5)(rng_)) {
                     is.request.sampling = SamplingParams::greedy();
                 } else {
@@ -264,6 +275,8 @@ class Soak {
             phase.generated_tokens += static_cast<int64_t>(is.last.tokens.size());
             phase.preemptions += s.preemptions;
             phase.recomputed_tokens += s.recomputed_tokens;
+            phase.shift_turns += s.prompt_tokens_shifted > 0 ? 1 : 0;
+            phase.prompt_tokens_shifted += s.prompt_tokens_shifted;
         }
         for (const PinStatus& p : engine.pins())
             phase.pins_failed += p.state == PinState::Failed ? 1 : 0;
@@ -279,6 +292,8 @@ class Soak {
             sched::Request r = is.request;
             r.conversation = next_reference_++;
             r.park_at_end = false;
+            r.lineage = {};  // the reference computes the prompt itself
+            r.shift.reset();
             handles.push_back(reference.submit(std::move(r)));
         }
         for (std::size_t i = 0; i < done.size(); ++i) {
@@ -291,7 +306,7 @@ class Soak {
                 }
             }
             const Issued& is = done[i];
-            if (is.last.kind != sched::EventKind::Finished) continue;
+            if (is.last.kind != sched::EventKind::Finished || !is.exact) continue;
             const std::vector<int32_t>& got = is.last.tokens;
             const std::vector<int32_t>& want = last.tokens;
             const bool cancelled = is.last.stop == StopReason::Cancelled;
@@ -414,13 +429,13 @@ std::string SoakReport::table() const {
     out +=
         "phase  requests  cancelled  errors  mismatches  audits  prompt tok  cached  "
         "generated  preempt  recomputed  evictions  reclaims  edits  pins/unpins/failed  "
-        "s (ref s)\n";
+        "shifts (tokens)  s (ref s)\n";
     for (std::size_t i = 0; i < phases.size(); ++i) {
         const SoakPhase& p = phases[i];
         std::snprintf(
             line, sizeof line,
             "%5zu  %8d  %9d  %6d  %10d  %6d  %10lld  %5.0f%%  %9lld  %7lld  %10lld  "
-            "%9lld  %8lld  %5d  %d/%d/%d  %.1f (%.1f)\n",
+            "%9lld  %8lld  %5d  %d/%d/%d  %d (%lld)  %.1f (%.1f)\n",
             i + 1, p.requests, p.cancelled, p.errors, p.mismatches, p.audits,
             static_cast<long long>(p.prompt_tokens),
             p.prompt_tokens > 0 ? 100.0 * static_cast<double>(p.prompt_tokens_cached) /
@@ -429,7 +444,8 @@ std::string SoakReport::table() const {
             static_cast<long long>(p.generated_tokens), static_cast<long long>(p.preemptions),
             static_cast<long long>(p.recomputed_tokens), static_cast<long long>(p.evictions),
             static_cast<long long>(p.parked_reclaims), p.persona_edits, p.pins, p.unpins,
-            p.pins_failed, p.seconds, p.reference_seconds);
+            p.pins_failed, p.shift_turns, static_cast<long long>(p.prompt_tokens_shifted),
+            p.seconds, p.reference_seconds);
         out += line;
     }
     out += ok() ? "soak: passed\n" : "soak: FAILED\n";

@@ -6,7 +6,7 @@
 //  * every KV block is accounted for (Engine::audit) during each phase and after it;
 //  * every reply equals what an engine without prefix caching (and with room to spare)
 //    samples for the same prompt and sampling settings; a cancelled reply is a prefix
-//    of it;
+//    of it (except the replies of chats that shifted their context: see shift_rate);
 //  * no request fails.
 // Used by `hearth-cli bench soak` (the long run, docs/reliability.md) and tst_soak (a
 // short run in CI).
@@ -35,6 +35,12 @@ struct SoakOptions {
     int max_prompt_tokens = 384;  // a conversation's history before it starts over
     int max_reply_tokens = 24;    // each reply asks for 4..this many tokens
     double cancel_rate = 0.10;    // requests cancelled, at a random token (or before one)
+    // Chats that, past max_prompt_tokens, shift their context (chat/turn_planner.h's
+    // Shift: the oldest turns leave in steps and the kept history's KV is moved) instead of
+    // starting over. Moved KV is not what a fresh computation gives, so their replies
+    // after a shift are not compared with the reference; the audits and "no request
+    // fails" hold for them as for every other.
+    double shift_rate = 0.0;
     // The soaked engine's steps (SchedulerConfig::overlap); the reference's are plain.
     sched::SchedulerConfig::Overlap overlap = sched::SchedulerConfig::Overlap::Auto;
     uint64_t seed = 1;
@@ -50,6 +56,8 @@ struct SoakPhase {
     int persona_edits = 0, pins = 0, unpins = 0, pins_failed = 0;
     int64_t prompt_tokens = 0, prompt_tokens_cached = 0, generated_tokens = 0;
     int64_t preemptions = 0, recomputed_tokens = 0, evictions = 0, parked_reclaims = 0;
+    int shift_turns = 0;                // turns that moved a kept history (Shift)
+    int64_t prompt_tokens_shifted = 0;  // tokens they moved instead of computing
     double seconds = 0, reference_seconds = 0;
 };
 

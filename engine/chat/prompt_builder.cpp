@@ -207,56 +207,95 @@ Result<Prompt> PromptBuilder::build(std::span<const Message> messages, PromptEnd
     return build_plan(messages, *plan, end);
 }
 
-Result<Prompt> PromptBuilder::fit_to_context(std::span<const Message> messages, size_t max_tokens,
-                                             PromptEnd end) const {
+Result<PromptSizes> PromptBuilder::measure(std::span<const Message> messages, PromptEnd end) const {
     auto full_plan = template_.plan(messages);
     if (!full_plan) return full_plan.error();
     auto full = build_plan(messages, *full_plan, end);
-    if (!full || full->ids.size() <= max_tokens) return full;
+    if (!full) return full.error();
 
-    // Every message after the first one kept has the same segment as in the full prompt
-    // (its layout depends only on the message before it), so a candidate's size follows
-    // from the full prompt and the first kept message's segment; only the chosen
-    // candidate is built.
-    size_t system_size = 0;
-    size_t generation_size = 0;
-    std::vector<size_t> segment_size(messages.size(), 0);
+    PromptSizes out;
+    const std::size_t n = messages.size();
+    out.first_turn = !messages.empty() && messages[0].role == Role::System ? 1 : 0;
+    std::vector<std::size_t> segment(n, 0), segment_end(n, 0);
+    bool added_bos = false;
+    std::size_t system_size = 0;
     for (const SegmentSpan& s : full->segments) {
-        if (s.kind == SegmentKind::GenerationPrompt) generation_size = s.size;
+        if (s.kind == SegmentKind::Bos) added_bos = true;
+        if (s.kind == SegmentKind::GenerationPrompt) out.tail = s.size;
         if (s.kind != SegmentKind::Message) continue;
-        if (s.role == Role::System)
+        if (s.role == Role::System) {
             system_size = s.size;
-        else
-            segment_size[static_cast<size_t>(s.message)] = s.size;
+        } else {
+            segment[static_cast<std::size_t>(s.message)] = s.size;
+            segment_end[static_cast<std::size_t>(s.message)] = s.begin + s.size;
+        }
     }
-    std::vector<size_t> suffix(messages.size() + 1, 0);  // sizes of messages [i, n)
-    for (size_t i = messages.size(); i-- > 0;) suffix[i] = suffix[i + 1] + segment_size[i];
+    out.prefix.assign(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) out.prefix[i + 1] = out.prefix[i] + segment[i];
 
+    // A user message as the first kept one: written after the system message (or first of
+    // all), and BOS added unless the prompt then starts with it.
     const bool has_system =
         !full_plan->messages.empty() && full_plan->messages.front().role == Role::System;
     const LayoutState after_system =
         has_system ? full_plan->messages.front().layout.after() : LayoutState{};
-    const size_t first_turn = !messages.empty() && messages[0].role == Role::System ? 1 : 0;
-    size_t smallest = full->ids.size();
-    for (size_t k = first_turn + 1; k < messages.size(); ++k) {
+    const TokenId system_first = has_system ? full->ids[full->persona_prefix - system_size] : -1;
+    out.system = system_size + (has_system && added_bos ? 1 : 0);
+    out.first.assign(n, 0);
+    out.bos.assign(n, 0);
+    std::vector<TokenId> last_closed;  // a closed user segment's last token
+    for (std::size_t k = out.first_turn; k < n; ++k) {
         if (messages[k].role != Role::User) continue;
-        std::vector<TokenId> first_ids;
+        std::vector<TokenId> ids;
         append_message(&messages[k], messages[k].text, template_.layout(Role::User, after_system),
-                       false, first_ids);
-        const TokenId first_id = has_system          ? full->ids[full->persona_prefix - system_size]
-                                 : first_ids.empty() ? -1
-                                                     : first_ids.front();
-        const size_t size = system_size + first_ids.size() + suffix[k + 1] + generation_size +
-                            (add_bos_ && first_id != tokenizer_.bos() ? 1 : 0);
+                       false, ids);
+        out.first[k] = ids.size();
+        const TokenId first_id = has_system ? system_first : ids.empty() ? -1 : ids.front();
+        out.bos[k] = !has_system && add_bos_ && first_id != tokenizer_.bos() ? 1 : 0;
+        if (segment[k] > 0 && (k + 1 < n || end != PromptEnd::ContinueReply))
+            last_closed = {full->ids[segment_end[k] - 1]};
+    }
+    // The generation prompt that follows a closed user message (every earlier turn's).
+    out.generation = encode_glue(after(last_closed, full_plan->reply.open)).size();
+    out.full = std::move(*full);
+    return out;
+}
+
+std::size_t PromptSizes::size(std::size_t k, std::size_t last) const {
+    const std::size_t n = prefix.size() - 1;
+    const std::size_t end = last + 1 == n ? tail : generation;
+    if (k == first_turn)  // the full prompt without the messages after `last`
+        return full.ids.size() - (prefix[n] - prefix[last + 1]) - tail + end;
+    return bos[k] + system + first[k] + (prefix[last + 1] - prefix[k + 1]) + end;
+}
+
+Result<Prompt> PromptBuilder::build_from(std::span<const Message> messages, std::size_t first_kept,
+                                         PromptEnd end) const {
+    const std::size_t first_turn = !messages.empty() && messages[0].role == Role::System ? 1 : 0;
+    if (first_kept < first_turn || first_kept > messages.size())
+        return make_error("build_from: message " + std::to_string(first_kept) +
+                          " cannot be the first one kept");
+    auto plan = template_.plan(messages, first_kept - first_turn);
+    if (!plan) return plan.error();
+    auto p = build_plan(messages, *plan, end);
+    if (p) p->dropped = first_kept - first_turn;
+    return p;
+}
+
+Result<Prompt> PromptBuilder::fit_to_context(std::span<const Message> messages, size_t max_tokens,
+                                             PromptEnd end) const {
+    auto sizes = measure(messages, end);
+    if (!sizes) return sizes.error();
+    if (sizes->full.ids.size() <= max_tokens) return std::move(sizes->full);
+    // The fewest oldest turns whose leaving makes it fit; only the chosen one is built.
+    size_t smallest = sizes->full.ids.size();
+    for (size_t k = sizes->first_turn + 1; k < messages.size(); ++k) {
+        if (messages[k].role != Role::User) continue;
+        const size_t size = sizes->size(k, messages.size() - 1);
         smallest = std::min(smallest, size);
         if (size > max_tokens) continue;
-        auto plan = template_.plan(messages, k - first_turn);
-        if (!plan) return plan.error();
-        auto p = build_plan(messages, *plan, end);
-        if (p && p->ids.size() <= max_tokens) {  // always, unless the sizes above are wrong
-            p->dropped = k - first_turn;
-            return p;
-        }
+        auto p = build_from(messages, k, end);
+        if (p && p->ids.size() <= max_tokens) return p;  // always, unless the sizes are wrong
     }
     return make_error("the conversation needs at least " + std::to_string(smallest) +
                       " tokens (the system prompt and the last turn), more than the " +

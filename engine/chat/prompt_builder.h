@@ -75,6 +75,27 @@ enum class PromptEnd : uint8_t {
     None,              // nothing after the last message
 };
 
+// What leaving out the oldest turns costs, measured from one full build (PromptBuilder::
+// measure): every message after the first one kept has the same segment as in the full
+// prompt (its layout depends only on the message before it), so a prompt's size follows
+// from the segment sizes and the first kept message's own segment.
+struct PromptSizes {
+    Prompt full;                 // build(messages, end)
+    std::size_t first_turn = 0;  // the first message after the system message
+    // The size of the prompt that keeps the system message and messages [k, last], then
+    // the generation prompt (last before the final message: the turn that replied to
+    // messages[last]) or the prompt's own end (last, the final message). k is first_turn
+    // (nothing left out) or a user message after it.
+    std::size_t size(std::size_t k, std::size_t last) const;
+
+    std::vector<std::size_t> prefix;  // prefix[i]: segment sizes of messages [0, i)
+    std::vector<std::size_t> first;   // by message: its segment when it is the first kept
+    std::vector<uint8_t> bos;         // by message: BOS added when it is the first kept
+    std::size_t system = 0;           // BOS (when added) and the system segment
+    std::size_t generation = 0;       // the generation prompt after a closed user message
+    std::size_t tail = 0;             // the full prompt's generation prompt, if any
+};
+
 class PromptBuilder {
   public:
     PromptBuilder(const Tokenizer& tokenizer, ChatTemplate chat_template);
@@ -100,6 +121,14 @@ class PromptBuilder {
     // for build(): ContinueReply keeps the last (assistant) message open.
     Result<Prompt> fit_to_context(std::span<const Message> messages, size_t max_tokens,
                                   PromptEnd end = PromptEnd::GenerationPrompt) const;
+
+    // The sizes fit_to_context and the context window (context_window.h) choose from.
+    Result<PromptSizes> measure(std::span<const Message> messages,
+                                PromptEnd end = PromptEnd::GenerationPrompt) const;
+    // build() keeping the system message and the messages from `first_kept` on (first_kept
+    // is a user message after the system message, or the first message after it).
+    Result<Prompt> build_from(std::span<const Message> messages, std::size_t first_kept,
+                              PromptEnd end = PromptEnd::GenerationPrompt) const;
 
     // messages[index]'s segment as build(messages) writes it.
     Result<Segment> render_segment(std::span<const Message> messages, size_t index) const;

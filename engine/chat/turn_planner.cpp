@@ -1,5 +1,8 @@
 #include "chat/turn_planner.h"
 
+#include "chat/context_shift.h"
+#include "chat/context_window.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -24,6 +27,27 @@ Result<int32_t> room_after(int64_t n, int32_t context_length, int32_t wanted, co
 }
 
 }  // namespace
+
+const char* context_policy_name(ContextPolicy policy) {
+    switch (policy) {
+        case ContextPolicy::DropInSteps:
+            return "drop";
+        case ContextPolicy::Shift:
+            return "shift";
+        case ContextPolicy::Ask:
+            return "ask";
+        case ContextPolicy::Fail:
+            return "fail";
+    }
+    return "drop";
+}
+
+std::optional<ContextPolicy> parse_context_policy(std::string_view name) {
+    for (ContextPolicy p : {ContextPolicy::DropInSteps, ContextPolicy::Shift, ContextPolicy::Ask,
+                            ContextPolicy::Fail})
+        if (name == context_policy_name(p)) return p;
+    return std::nullopt;
+}
 
 std::vector<Message> turn_messages(const TurnInput& turn) {
     std::vector<Message> out;
@@ -70,14 +94,39 @@ Result<PlannedTurn> plan_turn(const PromptBuilder& builder, int32_t context_leng
     const int32_t wanted = std::max<int32_t>(1, turn.max_tokens);
 
     PlannedTurn out;
-    if (turn.policy == ContextPolicy::DropOldestTurns) {
+    if (turn.policy != ContextPolicy::Fail) {
         const int32_t room = chat_reply_room(wanted, context_length);
-        auto prompt =
-            switched.fit_to_context(messages, static_cast<size_t>(context_length - room), end);
-        if (!prompt) return prompt.error();
-        out.prompt = std::move(prompt->ids);
-        out.dropped = prompt->dropped;
-        out.persona_prefix = prompt->persona_prefix;
+        const auto budget = static_cast<size_t>(context_length - room);
+        auto sizes = switched.measure(messages, end);
+        if (!sizes) return sizes.error();
+        auto window = plan_window(*sizes, messages, budget, turn.keep);
+        if (!window) return window.error();
+        if (turn.policy == ContextPolicy::Ask && window->dropped_now)
+            return Error{
+                "This chat no longer fits the model's context (" +
+                    std::to_string(sizes->size(window->steps.back().from, messages.size() - 1)) +
+                    " tokens for " + std::to_string(budget) +
+                    "): choose whether its oldest turns leave the model's view.",
+                kContextFull};
+        Prompt prompt;
+        if (window->first_kept == sizes->first_turn) {
+            prompt = std::move(sizes->full);
+        } else {
+            auto built = switched.build_from(messages, window->first_kept, end);
+            if (!built) return built.error();
+            prompt = std::move(*built);
+        }
+        if (turn.policy == ContextPolicy::Shift) {
+            auto shift = plan_shift(switched, messages, *window, prompt);
+            if (!shift) return shift.error();
+            out.lineage = shift->lineage;
+            out.shift = std::move(shift->shift);
+        }
+        out.dropped = window->first_kept - sizes->first_turn;
+        if (window->dropped_now)
+            out.dropped_now = window->steps.back().to - window->steps.back().from;
+        out.prompt = std::move(prompt.ids);
+        out.persona_prefix = prompt.persona_prefix;
         out.max_tokens = room;
         return out;
     }

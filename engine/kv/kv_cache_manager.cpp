@@ -81,12 +81,20 @@ KvCacheStats KvCacheManager::stats() const {
     s.prompt_tokens_queried = prompt_tokens_queried_;
     s.prompt_tokens_cached = prompt_tokens_cached_;
     s.prompt_tokens_loaded = prompt_tokens_loaded_;
+    s.prompt_tokens_shifted = prompt_tokens_shifted_;
     s.evictions = pool_.stats().evictions;
     s.parked_reclaims = parked_reclaims_;
     return s;
 }
 
-CachedPrefix KvCacheManager::longest_cached_prefix(std::span<const TokenId> tokens) const {
+BlockHash KvCacheManager::block_hash(const Lineage& lineage, std::size_t block,
+                                     const std::optional<BlockHash>& prev,
+                                     std::span<const TokenId> tokens) const {
+    return hash_block_in(lineage, block, config_.block_size, prev, tokens, config_.hash_keys);
+}
+
+CachedPrefix KvCacheManager::longest_cached_prefix(std::span<const TokenId> tokens,
+                                                   const Lineage& lineage) const {
     // NOTE: capped at len - 1: the last prompt token is always recomputed, because its
     // forward pass produces the logits for the next token. A cache hit stores KV, not
     // logits. Rounded down to full blocks: only full blocks are ever hashed.
@@ -96,7 +104,7 @@ CachedPrefix KvCacheManager::longest_cached_prefix(std::span<const TokenId> toke
     const std::size_t max_blocks = (tokens.size() - 1) / bs;
     std::optional<BlockHash> prev;
     for (std::size_t i = 0; i < max_blocks; ++i) {
-        const BlockHash h = hash_block(prev, tokens.subspan(i * bs, bs), config_.hash_keys);
+        const BlockHash h = block_hash(lineage, i, prev, tokens.subspan(i * bs, bs));
         const BlockId id = pool_.get_cached(h);
         if (id == kNoBlock) break;  // a chained hash: no later block can match either
         out.blocks.push_back(id);
@@ -107,11 +115,12 @@ CachedPrefix KvCacheManager::longest_cached_prefix(std::span<const TokenId> toke
     return out;
 }
 
-std::vector<BlockHash> KvCacheManager::prefix_hashes(std::span<const TokenId> tokens) const {
+std::vector<BlockHash> KvCacheManager::prefix_hashes(std::span<const TokenId> tokens,
+                                                     const Lineage& lineage) const {
     if (tokens.empty()) return {};
     const auto bs = static_cast<std::size_t>(config_.block_size);
-    return hash_full_blocks(tokens, config_.block_size, (tokens.size() - 1) / bs,
-                            config_.hash_keys);
+    return hash_full_blocks_in(lineage, tokens, config_.block_size, (tokens.size() - 1) / bs,
+                               config_.hash_keys);
 }
 
 int32_t KvCacheManager::cached_tokens(std::span<const BlockHash> prefix_hashes) const {
@@ -127,9 +136,10 @@ bool KvCacheManager::can_allocate(int32_t n, std::span<const BlockId> hits,
     int64_t available = pool_.n_free();
     for (BlockId id : hits)
         if (pool_.block(id).ref_count == 0) --available;
+    // A parked tail someone else holds too (HeldPrefix) frees nothing when reclaimed.
     for (const auto& [stamp, seq] : parked_order_) {
         if (available >= n) break;
-        if (seq != keep) ++available;
+        if (seq != keep && pool_.block(parked_.at(seq).tail).ref_count == 1) ++available;
     }
     return available >= n;
 }
@@ -153,17 +163,19 @@ void KvCacheManager::reclaim_parked(int32_t n) {
     }
 }
 
-Result<Allocation> KvCacheManager::allocate(SeqId seq, std::span<const TokenId> prompt) {
+Result<Allocation> KvCacheManager::allocate(SeqId seq, std::span<const TokenId> prompt,
+                                            const Lineage& lineage) {
     if (parked_.count(seq))
         return make_error("sequence " + std::to_string(seq) + " is parked: resume it");
-    return allocate_fresh(seq, prompt, std::nullopt);
+    return allocate_fresh(seq, prompt, lineage, std::nullopt);
 }
 
 Result<Allocation> KvCacheManager::allocate_fresh(SeqId seq, std::span<const TokenId> prompt,
+                                                  const Lineage& lineage,
                                                   std::optional<SeqId> keep) {
     if (prompt.empty()) return make_error("cannot allocate an empty prompt");
     if (seqs_.count(seq)) return make_error("sequence " + std::to_string(seq) + " exists");
-    CachedPrefix hit = longest_cached_prefix(prompt);
+    CachedPrefix hit = longest_cached_prefix(prompt, lineage);
     const int32_t need = blocks_for(to_i32(prompt.size())) - to_i32(hit.blocks.size());
     if (!can_allocate(need, hit.blocks, keep)) {
         log::get("kv")->debug("allocate({}, {} tokens): out of blocks", seq, prompt.size());
@@ -182,6 +194,7 @@ Result<Allocation> KvCacheManager::allocate_fresh(SeqId seq, std::span<const Tok
     s.hashes = std::move(hit.hashes);
     s.n_computed = hit.n_tokens;
     s.n_reserved = to_i32(prompt.size());
+    s.lineage = lineage;
 
     Allocation a{s.table, to_i32(prompt.size()), s.n_computed};
     prompt_tokens_queried_ += a.n_prompt_tokens;
@@ -237,7 +250,7 @@ void KvCacheManager::hash_new_full_blocks(Sequence& s) {
         const std::size_t i = s.hashes.size();
         std::optional<BlockHash> parent;
         if (i > 0) parent = s.hashes.back();
-        s.hashes.push_back(hash_block(parent, tokens.subspan(i * bs, bs), config_.hash_keys));
+        s.hashes.push_back(block_hash(s.lineage, i, parent, tokens.subspan(i * bs, bs)));
         if (config_.prefix_caching) pool_.cache_full_block(s.table[i], s.hashes.back());
     }
 }
@@ -263,6 +276,7 @@ Result<void> KvCacheManager::park(SeqId seq) {
     Parked p;
     p.tokens.assign(s.tokens.begin(), s.tokens.begin() + s.n_computed);
     p.hashes = std::move(s.hashes);
+    p.lineage = s.lineage;
     if (config_.prefix_caching && static_cast<std::size_t>(s.n_computed) % bs != 0)
         p.tail = s.table[full];
     std::vector<BlockId> to_free;
@@ -278,13 +292,15 @@ Result<void> KvCacheManager::park(SeqId seq) {
     return {};
 }
 
-Result<Allocation> KvCacheManager::resume(SeqId seq, std::span<const TokenId> tokens) {
+Result<Allocation> KvCacheManager::resume(SeqId seq, std::span<const TokenId> tokens,
+                                          const Lineage& lineage) {
     if (seqs_.count(seq)) return make_error("sequence " + std::to_string(seq) + " is active");
     if (tokens.empty()) return make_error("cannot resume with no tokens");
     const auto it = parked_.find(seq);
-    if (it == parked_.end()) return allocate_fresh(seq, tokens, std::nullopt);
+    if (it == parked_.end()) return allocate_fresh(seq, tokens, lineage, std::nullopt);
     Parked& p = it->second;
-    const bool extends = p.tail != kNoBlock && tokens.size() >= p.tokens.size() &&
+    const bool extends = p.tail != kNoBlock && p.lineage == lineage &&
+                         tokens.size() >= p.tokens.size() &&
                          std::equal(p.tokens.begin(), p.tokens.end(), tokens.begin());
     if (extends) {
         if (auto r = resume_with_tail(seq, p, tokens)) {
@@ -293,7 +309,7 @@ Result<Allocation> KvCacheManager::resume(SeqId seq, std::span<const TokenId> to
         }
     }
     // Our own tail counts as reclaimable here: on success it is released anyway.
-    auto r = allocate_fresh(seq, tokens, std::nullopt);
+    auto r = allocate_fresh(seq, tokens, lineage, std::nullopt);
     if (r.ok()) {
         release_parked_tail(p);
         parked_.erase(it);
@@ -329,6 +345,7 @@ std::optional<Result<Allocation>> KvCacheManager::resume_with_tail(
     // The parked tokens are all computed; the last prompt token is recomputed for logits.
     s.n_computed = std::min(to_i32(p.tokens.size()), len - 1);
     s.n_reserved = len;
+    s.lineage = p.lineage;
 
     Allocation a{s.table, len, s.n_computed};
     prompt_tokens_queried_ += a.n_prompt_tokens;
@@ -342,6 +359,44 @@ void KvCacheManager::drop_parked(SeqId seq) {
     if (it == parked_.end()) return;
     release_parked_tail(it->second);
     parked_.erase(it);
+}
+
+HeldPrefix KvCacheManager::hold(std::span<const TokenId> tokens, const Lineage& lineage,
+                                std::optional<SeqId> parked) {
+    HeldPrefix out;
+    if (!config_.prefix_caching) return out;
+    const auto bs = static_cast<std::size_t>(config_.block_size);
+    std::optional<BlockHash> prev;
+    for (std::size_t i = 0; i < tokens.size() / bs; ++i) {
+        prev = block_hash(lineage, i, prev, tokens.subspan(i * bs, bs));
+        const BlockId id = pool_.get_cached(*prev);
+        if (id == kNoBlock) break;
+        out.blocks.push_back(id);
+    }
+    // The parked tail holds the rows after its own full blocks: usable when those are the
+    // blocks just found (the same tokens in the same lineage chain to the same hashes).
+    if (parked) {
+        const auto it = parked_.find(*parked);
+        if (it != parked_.end()) {
+            const Parked& p = it->second;
+            const bool continues = p.tail != kNoBlock && p.lineage == lineage &&
+                                   p.hashes.size() == out.blocks.size() &&
+                                   p.tokens.size() <= tokens.size() &&
+                                   std::equal(p.tokens.begin(), p.tokens.end(), tokens.begin());
+            if (continues) {
+                out.blocks.push_back(p.tail);
+                out.n_tokens = to_i32(p.tokens.size());
+            }
+        }
+    }
+    if (out.n_tokens == 0) out.n_tokens = to_i32(out.blocks.size() * bs);
+    pool_.touch(out.blocks);
+    return out;
+}
+
+void KvCacheManager::release(HeldPrefix& held) {
+    pool_.free(reversed(held.blocks));
+    held = {};
 }
 
 Result<PinInfo> KvCacheManager::pin(std::span<const TokenId> prefix) {
@@ -395,6 +450,11 @@ std::span<const TokenId> KvCacheManager::tokens(SeqId seq) const {
 int32_t KvCacheManager::n_computed(SeqId seq) const {
     const auto it = seqs_.find(seq);
     return it == seqs_.end() ? 0 : it->second.n_computed;
+}
+
+Lineage KvCacheManager::lineage(SeqId seq) const {
+    const auto it = seqs_.find(seq);
+    return it == seqs_.end() ? Lineage{} : it->second.lineage;
 }
 
 std::span<const BlockHash> KvCacheManager::block_hashes(SeqId seq) const {

@@ -8,6 +8,8 @@
 //   commit(seq, tokens)        tokens appended to the sequence (e.g. the sampled token)
 //   append_slots(seq, n)       room for n more tokens (fails cleanly: then preempt)
 //   free(seq) | park(seq)      end of the turn; resume(seq, tokens) continues a parked one
+// A sequence lives in one lineage (kv/lineage.h): the plain chain, or the salted chain of a
+// context shift; its blocks are found, hashed and parked in it.
 // Failures are values and change nothing; the manager never throws.
 #pragma once
 
@@ -21,6 +23,7 @@
 #include "common/result.h"
 #include "kv/block_hash.h"
 #include "kv/block_pool.h"
+#include "kv/lineage.h"
 
 namespace hearth::kv {
 
@@ -49,6 +52,15 @@ struct Allocation {
     int32_t n_computed_tokens = 0;  // already in the KV cache (cache hit or parked tail)
 };
 
+// A prefix's blocks, held for a moment by someone who is not a sequence: a context shift
+// reads them while the new prompt's blocks are allocated (which could otherwise evict
+// them). Rows [0, n_tokens) of the prefix are in `blocks` (block i holds rows
+// [i · block_size, (i + 1) · block_size)).
+struct HeldPrefix {
+    std::vector<BlockId> blocks;
+    int32_t n_tokens = 0;
+};
+
 struct PinInfo {
     PinId id = 0;
     int32_t n_blocks = 0;
@@ -62,8 +74,9 @@ struct KvCacheStats {
     int32_t blocks_pinned = 0;
     int32_t blocks_free = 0;  // in the free queue, cached or not
     int64_t prompt_tokens_queried = 0;
-    int64_t prompt_tokens_cached = 0;  // served without recompute (any tier)
-    int64_t prompt_tokens_loaded = 0;  // of those, read back from a lower tier (disk)
+    int64_t prompt_tokens_cached = 0;   // served without recompute (any tier)
+    int64_t prompt_tokens_loaded = 0;   // of those, read back from a lower tier (disk)
+    int64_t prompt_tokens_shifted = 0;  // moved by context shifts (kv/lineage.h), not computed
     int64_t evictions = 0;
     int64_t parked_reclaims = 0;
     friend bool operator==(const KvCacheStats&, const KvCacheStats&) = default;
@@ -86,16 +99,26 @@ class KvCacheManager {
 
     // The longest run of cached full blocks that prefixes tokens, capped at
     // tokens.size() - 1 and rounded down to whole blocks. Changes nothing.
-    CachedPrefix longest_cached_prefix(std::span<const TokenId> tokens) const;
+    CachedPrefix longest_cached_prefix(std::span<const TokenId> tokens,
+                                       const Lineage& lineage = {}) const;
     // The same question split in two, for a caller that asks it again and again about
     // tokens that do not change (the scheduler's waiting queue, every step): the hashes
     // of the blocks longest_cached_prefix would look up, computed once, and how many
     // tokens of them are cached now.
-    std::vector<BlockHash> prefix_hashes(std::span<const TokenId> tokens) const;
+    std::vector<BlockHash> prefix_hashes(std::span<const TokenId> tokens,
+                                         const Lineage& lineage = {}) const;
     int32_t cached_tokens(std::span<const BlockHash> prefix_hashes) const;
 
-    // Starts a sequence with this prompt (not an active or parked id; not empty).
-    Result<Allocation> allocate(SeqId seq, std::span<const TokenId> prompt);
+    // Block `block`'s hash (tokens: its rows, whole or a tail's) under a lineage, chained
+    // from prev (the hash of block - 1; none for block 0).
+    BlockHash block_hash(const Lineage& lineage, std::size_t block,
+                         const std::optional<BlockHash>& prev,
+                         std::span<const TokenId> tokens) const;
+
+    // Starts a sequence with this prompt (not an active or parked id; not empty), in this
+    // lineage.
+    Result<Allocation> allocate(SeqId seq, std::span<const TokenId> prompt,
+                                const Lineage& lineage = {});
     // Grows the table by room for n more tokens; returns the blocks added (maybe none).
     Result<std::vector<BlockId>> append_slots(SeqId seq, int32_t n);
     // Appends tokens to the sequence's token ids; their KV is not computed yet.
@@ -111,14 +134,26 @@ class KvCacheManager {
     Result<void> park(SeqId seq);
     // Continues a parked sequence with its whole new token list. Reuses the parked tail
     // when tokens extend the parked tokens and its full blocks are still cached; else it
-    // falls back to allocate(). On failure the parked state is kept.
-    Result<Allocation> resume(SeqId seq, std::span<const TokenId> tokens);
+    // falls back to allocate(). The tail is reused only in the lineage it was parked in. On
+    // failure the parked state is kept.
+    Result<Allocation> resume(SeqId seq, std::span<const TokenId> tokens,
+                              const Lineage& lineage = {});
     // Forgets a parked sequence (releases its tail). Unknown ids: no-op.
     void drop_parked(SeqId seq);
 
     // Counts n prompt tokens of an allocation that a lower tier served (their KV was
     // loaded into the sequence's blocks, then mark_computed): the hit-rate figures.
     void count_loaded_tokens(int32_t n);
+    // Counts n prompt tokens whose KV a context shift moved into the sequence's blocks.
+    void count_shifted_tokens(int32_t n) { prompt_tokens_shifted_ += n; }
+
+    // Holds what the cache has of tokens under a lineage: its cached whole blocks (no cap:
+    // every row is wanted), then `parked`'s tail when that parked sequence holds the rows
+    // right after them in the same lineage. release() gives them back; nothing else may
+    // happen to the manager's sequences in between except allocate() and resume().
+    HeldPrefix hold(std::span<const TokenId> tokens, const Lineage& lineage,
+                    std::optional<SeqId> parked);
+    void release(HeldPrefix& held);
 
     // Holds the cached full blocks that prefix tokens so they are never evicted.
     Result<PinInfo> pin(std::span<const TokenId> prefix);
@@ -131,6 +166,7 @@ class KvCacheManager {
     std::span<const TokenId> tokens(SeqId seq) const;             // empty if unknown
     int32_t n_computed(SeqId seq) const;                          // 0 if unknown
     std::span<const BlockHash> block_hashes(SeqId seq) const;     // of its full computed blocks
+    Lineage lineage(SeqId seq) const;                             // plain if unknown
     BlockId parked_tail(SeqId seq) const;                         // kNoBlock if none (or reclaimed)
     std::span<const BlockId> pinned_blocks(PinId pin) const;      // empty if unknown
     std::vector<SeqId> sequences() const;                         // active ones, unordered
@@ -145,12 +181,14 @@ class KvCacheManager {
         std::vector<BlockHash> hashes;  // of the first hashes.size() full computed blocks
         int32_t n_computed = 0;
         int32_t n_reserved = 0;  // token slots the table must cover
+        Lineage lineage;
     };
     struct Parked {
         std::vector<TokenId> tokens;    // the computed tokens at park time
         std::vector<BlockHash> hashes;  // of its full blocks
         BlockId tail = kNoBlock;        // holds tokens past the last full block
         uint64_t stamp = 0;             // park order, for oldest-first reclaim
+        Lineage lineage;
     };
 
     int32_t blocks_for(int64_t n_tokens) const;
@@ -162,7 +200,7 @@ class KvCacheManager {
     void release_parked_tail(Parked& p);
     void hash_new_full_blocks(Sequence& s);
     Result<Allocation> allocate_fresh(SeqId seq, std::span<const TokenId> prompt,
-                                      std::optional<SeqId> keep);
+                                      const Lineage& lineage, std::optional<SeqId> keep);
     // nullopt when the tail cannot be used (a full block was evicted): fall back.
     std::optional<Result<Allocation>> resume_with_tail(SeqId seq, Parked& p,
                                                        std::span<const TokenId> tokens);
@@ -179,6 +217,7 @@ class KvCacheManager {
     int64_t prompt_tokens_queried_ = 0;
     int64_t prompt_tokens_cached_ = 0;
     int64_t prompt_tokens_loaded_ = 0;
+    int64_t prompt_tokens_shifted_ = 0;
     int64_t parked_reclaims_ = 0;
 };
 

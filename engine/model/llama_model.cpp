@@ -133,6 +133,16 @@ Result<void> LlamaModel::forward(std::span<const SequenceStep> seqs, KvStorage& 
     return collect(out);
 }
 
+Result<void> LlamaModel::set_context_length(int64_t n) {
+    if (n < 2 || n > config_.trained_context)
+        return make_error("a context of " + std::to_string(n) +
+                          " tokens: this model was trained for " +
+                          std::to_string(config_.trained_context) +
+                          " (a longer one is not supported; a shorter one of at least 2 is)");
+    config_.context_length = n;
+    return {};
+}
+
 Result<void> LlamaModel::launch(std::span<const SequenceStep> seqs, KvStorage& kv, int32_t top_k) {
     if (pending_.active) return make_error("a step is already in flight (collect it first)");
     if (top_k < 0 || top_k > kernels::Backend::kMaxTopK)

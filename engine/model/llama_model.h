@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "backend.h"
@@ -59,6 +60,11 @@ class LlamaModel {
     ~LlamaModel();
 
     const ModelConfig& config() const { return config_; }
+    // Serves a context of n tokens (2 ≤ n ≤ the trained context): less KV memory, and
+    // prompts and replies are held to it. The weights and RoPE are as trained (Phi-3
+    // LongRoPE keeps the factors the trained context chose, so that KV kept on disk stays
+    // valid whatever context is served).
+    Result<void> set_context_length(int64_t n);
 
     // Batch-invariant numerics (kernels::AttentionBatch::batch_invariant): every token's
     // results independent of the step that computed it, as the shared prefix cache needs.
@@ -94,6 +100,19 @@ class LlamaModel {
     Result<void> launch(std::span<const SequenceStep> seqs, KvStorage& kv, int32_t top_k);
     Result<void> collect(StepLogits& out);
     bool in_flight() const { return pending_.active; }
+
+    // A context shift (kv/lineage.h) in every layer: for each i, the KV row in slot
+    // dst_slots[i] becomes the one in src_slots[i], its K rotated by deltas[i] positions with
+    // the layer's own RoPE (a sliding-window layer's base) — Backend::kv_shift. Issued on the
+    // backend's stream like a step's ops; not while a step is in flight. Errors: a device
+    // failure, or a step in flight.
+    Result<void> shift_kv(std::span<const int32_t> src_slots, std::span<const int32_t> dst_slots,
+                          std::span<const int32_t> deltas, KvStorage& kv);
+    // Why moving K by a position delta would not give K at the new position for this model
+    // (RoPE whose angle is not linear in the position, such as YaRN's ramps); empty when it
+    // does: every model Hearth loads today (plain, linear, Llama 3's factors, Phi-3's
+    // LongRoPE factors fixed at load, Gemma's local bases per layer).
+    std::string shift_refusal() const;
 
     // Allocates the activations of a step of up to n_tokens tokens now (the engine's
     // largest step, at model load), so that the first prompt does not allocate them or
@@ -145,6 +164,8 @@ class LlamaModel {
     //   ids[L·k] | invalid[L] | values[L·k] | picked[P]   (32-bit words)
     std::unique_ptr<kernels::Buffer> top_;
     std::size_t top_words_ = 0;
+    std::unique_ptr<kernels::Buffer> shift_ints_;  // shift_kv's src | dst | deltas
+    std::vector<int32_t> shift_staged_;
 
     // The step launched and not yet collected: its shape, and where its results arrive.
     struct Pending {

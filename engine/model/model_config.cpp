@@ -115,6 +115,7 @@ Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
           std::pair{"block_count", &c.n_layer}, std::pair{"feed_forward_length", &c.n_ff},
           std::pair{"attention.head_count", &c.n_head}})
         if (auto r = required(key, *out); !r) return r.error();
+    c.trained_context = c.context_length;
 
     c.n_head_kv = c.n_head;
     if (file.find(p + "attention.head_count_kv"))

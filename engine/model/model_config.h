@@ -19,7 +19,10 @@ enum class FfnActivation { SwiGlu, GeGlu };  // silu(gate) · up, or gelu(gate) 
 struct ModelConfig {
     std::string architecture;  // "llama", "qwen2", "qwen3", "phi3", "gemma2", "gemma3"
     std::string name;          // general.name, may be empty
+    // The context served (the model's own unless the engine was asked for less:
+    // LlamaModel::set_context_length) and the one the model was trained for (the file's).
     int64_t context_length = 0;
+    int64_t trained_context = 0;
     int64_t n_embd = 0;
     int64_t n_layer = 0;
     int64_t n_ff = 0;

@@ -226,6 +226,7 @@ bool Scheduler::preempt_newest(const Seq* keep) {
         write_down(conv);
         cache_.free(conv);
         v.reserved = 0;
+        v.island_begin = v.island_end = 0;  // its rows went with its blocks
         v.preempted = true;
         ++v.stats.preemptions;
         ++preemptions_;
@@ -260,7 +261,8 @@ void Scheduler::admit(int32_t& budget, std::vector<Seq*>& batch, std::vector<Eve
                 break;
             }
             // Hashed once per waiting spell, looked up every step.
-            if (s.prefix_hashes.empty()) s.prefix_hashes = cache_.prefix_hashes(s.tokens);
+            if (s.prefix_hashes.empty())
+                s.prefix_hashes = cache_.prefix_hashes(s.tokens, s.lineage);
             int32_t cached = cache_.cached_tokens(s.prefix_hashes);
             if (cache_.is_parked(s.req.conversation)) cached += cache_.block_size();
             if (cached > best) {
@@ -271,8 +273,20 @@ void Scheduler::admit(int32_t& budget, std::vector<Seq*>& batch, std::vector<Eve
         if (pick == waiting_.size()) return;
         Seq& s = *waiting_[pick];
         const kv::SeqId conv = s.req.conversation;
-        auto alloc = cache_.is_parked(conv) ? cache_.resume(conv, s.tokens)
-                                            : cache_.allocate(conv, s.tokens);
+        kv::HeldPrefix held = choose_lineage(s);  // a shift's source, held through allocation
+        const auto allocate = [&] {
+            return cache_.is_parked(conv) ? cache_.resume(conv, s.tokens, s.lineage)
+                                          : cache_.allocate(conv, s.tokens, s.lineage);
+        };
+        auto alloc = allocate();
+        if (!alloc && !held.blocks.empty()) {
+            // The source's blocks take the room: without the shift, the history is computed
+            // (in the plain chain, where computed KV belongs).
+            cache_.release(held);
+            s.lineage = {};
+            s.prefix_hashes.clear();
+            alloc = allocate();
+        }
         if (!alloc) {
             if (!running_.empty()) return;  // blocks come back as running requests end
             const kv::KvCacheStats st = cache_.stats();
@@ -295,11 +309,19 @@ void Scheduler::admit(int32_t& budget, std::vector<Seq*>& batch, std::vector<Eve
         } else {
             s.stats.recomputed_tokens += std::max(0, s.computed_before - alloc->n_computed_tokens);
         }
+        if (!held.blocks.empty()) {
+            if (auto moved = apply_shift(s, held); !moved) {
+                fail(s, "the context shift failed: " + moved.message(), events);
+                waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(pick));
+                continue;
+            }
+        }
         s.preempted = false;
         s.admit_order = ++admit_counter_;
         s.reserved = to_i32(s.tokens.size());
-        const bool loading = start_load(s, alloc->n_computed_tokens);  // may restore some now
-        s.take = std::min(to_i32(s.tokens.size()) - cache_.n_computed(conv), budget);
+        // A shift's gap waits for no load: the moved rows after it cover the rest.
+        const bool loading = s.island_end == 0 && start_load(s, cache_.n_computed(conv));
+        s.take = std::min(computable(s), budget);
         if (loading || s.req.load_only) s.take = 0;  // computes nothing until its blocks are in
         budget -= s.take;
         if (s.req.load_only && s.load_job == 0) finish(s, StopReason::MaxTokens, events);
@@ -442,7 +464,7 @@ Result<void> Scheduler::start_step(std::vector<Event>& events) {
         }
         if (s.done) continue;
         if (self_preempted) break;  // s was the newest: nothing after it is left
-        s.take = std::min(known - cache_.n_computed(conv), budget);
+        s.take = std::min(computable(s), budget);
         budget -= s.take;
         batch.push_back(&s);
     }
@@ -515,6 +537,10 @@ Result<void> Scheduler::finish_step(std::vector<Event>& events) {
         }
         if (s.done) continue;
         if (auto r = cache_.mark_computed(conv, s.take); !r) {
+            fail(s, r.message(), events);
+            continue;
+        }
+        if (auto r = absorb_island(s); !r) {
             fail(s, r.message(), events);
             continue;
         }

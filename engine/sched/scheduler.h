@@ -58,13 +58,24 @@ struct Request {
     // Prefetch: read what the disk tier holds of the prompt's KV into memory, compute
     // nothing, and end (Finished, no tokens). The blocks stay cached for the real turn.
     bool load_only = false;
+    // The chain the prompt's KV is keyed in (kv/lineage.h): a chat whose kept history was
+    // moved by a context shift asks for its shift lineage. The plain chain serves it instead
+    // when it holds more of the prompt (exact KV is valid in every lineage), and a sequence
+    // computed from it stays in it.
+    kv::Lineage lineage;
+    // On the turn that drops the oldest turns under the shift policy: where the kept
+    // history's KV may be, and where it goes in this prompt. Admission moves what the cache
+    // holds of it (K rotated to its new positions) into the sequence's own new blocks,
+    // under `lineage`, instead of computing it; what is not held is computed.
+    std::optional<kv::KvShift> shift;
 };
 
 struct RequestStats {
     int32_t prompt_tokens = 0;
     int32_t prompt_tokens_cached = 0;    // served from the cache at first admission
-    int32_t prompt_tokens_computed = 0;  // prompt_tokens - prompt_tokens_cached
+    int32_t prompt_tokens_computed = 0;  // prompt_tokens - cached - shifted
     int32_t prompt_tokens_loaded = 0;    // of the cached ones, read back from the disk tier
+    int32_t prompt_tokens_shifted = 0;   // moved by a context shift (not computed)
     int32_t generated_tokens = 0;
     int32_t preemptions = 0;
     int32_t recomputed_tokens = 0;  // computed again after preemptions
@@ -215,6 +226,16 @@ class Scheduler {
         const Seq& s, std::size_t block,
         const std::function<bool(const kv::BlockHash&)>& held) const;
     void count_restored(Seq& s, int32_t n);
+    // Lineages (scheduler_shift.cpp): which chain s is served from (s.lineage) and, when
+    // its request shifts a kept history into a chain that holds no more than the plain one,
+    // the source's blocks held for apply_shift; then the move itself, after allocation.
+    int32_t chain_run(const Seq& s, const kv::Lineage& lineage) const;
+    kv::HeldPrefix choose_lineage(Seq& s);
+    Result<void> apply_shift(Seq& s, kv::HeldPrefix& held);
+    // The tokens s may compute next: up to its prompt's end, or to a shift's gap's end
+    // while rows after the gap wait (absorb_island counts them once the gap is computed).
+    int32_t computable(const Seq& s) const;
+    Result<void> absorb_island(Seq& s);
     void drop_load(Seq& s);
     void finish_loads(std::vector<Event>& events);
     void write_down(kv::SeqId conv);

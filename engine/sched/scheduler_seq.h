@@ -18,6 +18,7 @@ struct Scheduler::Seq {
     TextStream stream;
     std::vector<int32_t> tokens;               // prompt + generated: what (re-)admission allocates
     std::vector<kv::BlockHash> prefix_hashes;  // of tokens, for admission; empty: not yet
+    kv::Lineage lineage;  // the chain its blocks are in (the request's, or the plain one)
     std::vector<int32_t> generated;
     RequestStats stats;
     std::chrono::steady_clock::time_point submitted;
@@ -36,9 +37,15 @@ struct Scheduler::Seq {
     std::size_t load_blocks = 0;  // whole blocks asked for
     int32_t load_tail = 0;        // then a tail of this many tokens (0: none)
     bool first_admission = false;
+    // A shift's rows after its gap: in the cache, counted as computed once the gap is.
+    int32_t island_begin = 0, island_end = 0;
 
     Seq(RequestId rid, Request r)
-        : id(rid), req(std::move(r)), sampler(req.sampling), stream(req.stop_strings) {}
+        : id(rid),
+          req(std::move(r)),
+          sampler(req.sampling),
+          stream(req.stop_strings),
+          lineage(req.lineage) {}
 };
 
 }  // namespace hearth::sched

@@ -41,8 +41,8 @@ std::optional<std::pair<kv::BlockHash, int32_t>> Scheduler::find_tail(
     if (block > 0) parent = s.prefix_hashes[block - 1];
     for (int32_t len = room; len > 0; --len) {
         const kv::BlockHash h =
-            kv::hash_block(parent, std::span(s.tokens).subspan(at, static_cast<std::size_t>(len)),
-                           cache_.hash_keys());
+            cache_.block_hash(s.lineage, block, parent,
+                              std::span(s.tokens).subspan(at, static_cast<std::size_t>(len)));
         if (held(h)) return std::pair{h, len};
     }
     return std::nullopt;
@@ -66,7 +66,8 @@ bool Scheduler::start_load(Seq& s, int32_t n_computed) {
     const kv::SeqId conv = s.req.conversation;
     auto first = static_cast<std::size_t>(n_computed / bs);
     const std::size_t limit = (s.tokens.size() - 1) / static_cast<std::size_t>(bs);
-    if (s.prefix_hashes.size() != limit) s.prefix_hashes = cache_.prefix_hashes(s.tokens);
+    if (s.prefix_hashes.size() != limit)
+        s.prefix_hashes = cache_.prefix_hashes(s.tokens, s.lineage);
     const auto table = cache_.block_table(conv);
 
     // 1. Host RAM (a device backend's evicted blocks): uploaded now, nothing to wait for.
@@ -180,7 +181,8 @@ void Scheduler::write_down(kv::SeqId conv) {
                                                     static_cast<std::size_t>(tail));
     std::optional<kv::BlockHash> parent;
     if (!hashes.empty()) parent = hashes.back();
-    keep(kv::hash_block(parent, tokens, cache_.hash_keys()), table[hashes.size()], tail);
+    keep(cache_.block_hash(cache_.lineage(conv), hashes.size(), parent, tokens),
+         table[hashes.size()], tail);
 }
 
 }  // namespace hearth::sched

@@ -24,6 +24,11 @@ std::unique_ptr<Rig> Rig::make(const RigOptions& o) {
     SyntheticModelSpec spec;
     spec.weight_type = o.weight_type;
     spec.seed = 11;
+    spec.architecture = o.architecture;
+    if (o.sliding_window > 0) {
+        spec.sliding_window = o.sliding_window;
+        spec.swa_period = 2;
+    }
     rig->file = must(gguf::GgufFile::parse(must(make_synthetic_model(spec), "model")), "parse");
     rig->tokenizer = must(Tokenizer::from_gguf(*rig->file), "tokenizer");
     rig->backend = o.backend ? o.backend() : std::make_unique<kernels::CpuBackend>(2);

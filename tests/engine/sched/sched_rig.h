@@ -24,6 +24,8 @@ namespace hearth::test {
 
 struct RigOptions {
     quant::TensorType weight_type = quant::TensorType::F32;
+    std::string architecture = "llama";  // SyntheticModelSpec's
+    int32_t sliding_window = 0;          // gemma3: the local layers' window (every 2nd layer)
     int32_t block_size = 16;
     int32_t n_blocks = 512;
     bool prefix_caching = true;

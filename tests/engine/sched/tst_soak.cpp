@@ -23,8 +23,12 @@ class TestSoak : public QObject {
         QTest::addColumn<int>("requests");
         QTest::addColumn<int>("seed");
         QTest::addColumn<bool>("overlap");
-        QTest::newRow("plain") << 2 << 30 << 20261205 << false;
-        QTest::newRow("overlapped") << 1 << 40 << 20261206 << true;
+        QTest::addColumn<double>("shiftRate");
+        QTest::newRow("plain") << 2 << 30 << 20261205 << false << 0.0;
+        QTest::newRow("overlapped") << 1 << 40 << 20261206 << true << 0.0;
+        // Half the chats shift their context (chat/turn_planner.h) when they outgrow it:
+        // moved KV through eviction, preemption and cancellation, every audit clean.
+        QTest::newRow("shifts") << 1 << 60 << 20261207 << false << 0.5;
     }
     void shortSoak() {
         HEARTH_REQUIRE_MODEL(model);
@@ -32,7 +36,9 @@ class TestSoak : public QObject {
         QFETCH(int, requests);
         QFETCH(int, seed);
         QFETCH(bool, overlap);
+        QFETCH(double, shiftRate);
         SoakOptions o;
+        o.shift_rate = shiftRate;
         o.model_path = model.toStdString();
         o.phases = phases;
         o.requests_per_phase = requests;
@@ -41,6 +47,11 @@ class TestSoak : public QObject {
         o.max_reply_tokens = 12;
         o.cancel_rate = 0.2;
         o.seed = static_cast<uint64_t>(seed);
+        if (shiftRate > 0) {  // chats long enough to outgrow their context several times,
+            o.conversations = 8;  // and a cache that often still holds what a shift moves
+            o.max_prompt_tokens = 160;
+            o.kv_share = 0.4;
+        }
         o.overlap =
             overlap ? sched::SchedulerConfig::Overlap::On : sched::SchedulerConfig::Overlap::Off;
         o.progress = [](const std::string& line) { qInfo("%s", line.c_str()); };
@@ -49,15 +60,17 @@ class TestSoak : public QObject {
         qInfo("%s", report->table().c_str());
         QVERIFY2(report->ok(), report->table().c_str());
         QCOMPARE(static_cast<int>(report->phases.size()), phases);
-        int64_t preemptions = 0, evictions = 0, cancelled = 0;
+        int64_t preemptions = 0, evictions = 0, cancelled = 0, shifts = 0;
         for (const SoakPhase& p : report->phases) {
             QCOMPARE(p.requests, requests);
             preemptions += p.preemptions;
             evictions += p.evictions;
             cancelled += p.cancelled;
+            shifts += p.shift_turns;
         }
+        if (shiftRate > 0) QVERIFY2(shifts >= 3, "too few turns moved a kept history");
         // The pressure the soak is for actually happened.
-        QVERIFY(report->kv_blocks * 5 < report->working_set_blocks);
+        QVERIFY(report->kv_blocks * (shiftRate > 0 ? 2 : 5) < report->working_set_blocks);
         QVERIFY(evictions > 0);
         QVERIFY(cancelled > 0);
         qInfo("preemptions: %lld", static_cast<long long>(preemptions));

@@ -51,6 +51,8 @@ QJsonObject stats_json(const GenerationStats& s) {
     put64("prompt_tokens_cached", s.prompt_tokens_cached);
     put64("prompt_tokens_computed", s.prompt_tokens_computed);
     put64("generated_tokens", s.generated_tokens);
+    put64("messages_dropped", s.messages_dropped);
+    put64("prompt_tokens_shifted", s.prompt_tokens_shifted);
     // A string: an unsigned 64-bit seed may be past what JSON numbers hold exactly.
     if (s.seed) o.insert(QLatin1String("seed"), QString::number(*s.seed));
     if (s.finish_reason)

@@ -161,6 +161,12 @@ Result<GenerationStats> read_stats(const QJsonObject& o, const std::string& wher
     s.prompt_tokens_cached = *cached;
     s.prompt_tokens_computed = *computed;
     s.generated_tokens = *generated;
+    auto dropped = integer_field(o, "messages_dropped", where, 0, kI64Max);
+    if (!dropped) return dropped.error();
+    auto shifted = integer_field(o, "prompt_tokens_shifted", where, 0, kI64Max);
+    if (!shifted) return shifted.error();
+    s.messages_dropped = *dropped;
+    s.prompt_tokens_shifted = *shifted;
     // Exported as a decimal string (64 unsigned bits); a plain whole number is taken too.
     const QJsonValue seed = o.value(QLatin1String("seed"));
     if (seed.isString()) {
@@ -413,7 +419,8 @@ Result<Id> Store::import_json(const QByteArray& data) {
         "INSERT INTO messages (conversation_id, parent_id, role, content, token_ids, "
         "token_fingerprint, state, created_at, updated_at, ttft_ms, tokens_per_second, "
         "prompt_tokens_cached, prompt_tokens_computed, generated_tokens, seed, finish_reason, "
-        "reasoning_ms, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "reasoning_ms, error, messages_dropped, prompt_tokens_shifted) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!stmt) return stmt.error();
     std::vector<Id> ids;
     ids.reserve(messages.size());
@@ -442,6 +449,7 @@ Result<Id> Store::import_json(const QByteArray& data) {
             stmt->bind(18, *m.stats.error);
         else
             stmt->bind_null(18);
+        stmt->bind(19, m.stats.messages_dropped).bind(20, m.stats.prompt_tokens_shifted);
         if (auto rc = stmt->run(); !rc) return context("importing the conversation", rc.error());
         ids.push_back(db_.last_insert_id());
     }

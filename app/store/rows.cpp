@@ -153,6 +153,8 @@ Result<Message> read_message(const Statement& row, int c) {
     }
     m.stats.reasoning_ms = row.column_optional_double(c + 17);
     if (!row.is_null(c + 18)) m.stats.error = row.column_text(c + 18);
+    m.stats.messages_dropped = row.column_optional_int64(c + 19);
+    m.stats.prompt_tokens_shifted = row.column_optional_int64(c + 20);
     return m;
 }
 

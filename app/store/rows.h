@@ -33,8 +33,8 @@ inline constexpr const char* kMessageColumns =
     "m.id, m.conversation_id, m.parent_id, m.role, m.content, m.token_ids, m.token_fingerprint, "
     "m.state, m.created_at, m.updated_at, m.ttft_ms, m.tokens_per_second, "
     "m.prompt_tokens_cached, m.prompt_tokens_computed, m.generated_tokens, m.seed, "
-    "m.finish_reason, m.reasoning_ms, m.error";
-inline constexpr int kMessageColumnCount = 19;
+    "m.finish_reason, m.reasoning_ms, m.error, m.messages_dropped, m.prompt_tokens_shifted";
+inline constexpr int kMessageColumnCount = 21;
 
 Result<Message> read_message(const Statement& row, int first_column = 0);
 

@@ -156,6 +156,14 @@ constexpr const char* kV7 = R"sql(
 ALTER TABLE messages ADD COLUMN error TEXT;
 )sql";
 
+// v8: a long chat's reply says what happened to the context on its turn: how many of the
+// oldest messages left the model's view, and how many prompt tokens a context shift moved
+// instead of computing.
+constexpr const char* kV8 = R"sql(
+ALTER TABLE messages ADD COLUMN messages_dropped INTEGER;
+ALTER TABLE messages ADD COLUMN prompt_tokens_shifted INTEGER;
+)sql";
+
 // Runs one step: its SQL and the version bump commit together or not at all.
 Result<void> step(Database& db, int to, int target, const char* sql) {
     if (to > target) return {};
@@ -218,6 +226,9 @@ Result<void> migrate(Database& db, int target) {
             [[fallthrough]];
         case 6:
             if (auto rc = step(db, 7, target, kV7); !rc) return rc;
+            [[fallthrough]];
+        case 7:
+            if (auto rc = step(db, 8, target, kV8); !rc) return rc;
             [[fallthrough]];
         case kSchemaVersion:
             break;

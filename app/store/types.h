@@ -60,6 +60,10 @@ struct GenerationStats {
     std::optional<FinishReason> finish_reason;
     std::optional<double> reasoning_ms;  // how long the reply's reasoning block took
     std::optional<QString> error;        // why the reply failed (finish_reason error)
+    // A long chat's turn: messages that left the model's view on it (its context window's
+    // step), and prompt tokens a context shift moved instead of computing.
+    std::optional<std::int64_t> messages_dropped;
+    std::optional<std::int64_t> prompt_tokens_shifted;
     bool operator==(const GenerationStats&) const = default;
 };
 

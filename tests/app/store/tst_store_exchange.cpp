@@ -97,6 +97,8 @@ class TestStoreExchange : public QObject {
         stats.seed = 0xfffffffffffffff0ULL;  // past int64 and past a double's integers
         stats.finish_reason = FinishReason::Cancelled;
         stats.reasoning_ms = 1234.5;
+        stats.messages_dropped = 6;
+        stats.prompt_tokens_shifted = 2048;
         stats.error = QStringLiteral("the forward pass failed: \"quoted\", ünïcode");
         if (auto f = store_->finish_reply(*r, stats, MessageState::Interrupted); !f)
             return f.error();
@@ -169,6 +171,8 @@ class TestStoreExchange : public QObject {
         QCOMPARE(b->back().message.stats.seed, std::optional(0xfffffffffffffff0ULL));
         QCOMPARE(b->back().message.stats.finish_reason, std::optional(FinishReason::Cancelled));
         QCOMPARE(b->back().message.stats.reasoning_ms, std::optional(1234.5));
+        QCOMPARE(b->back().message.stats.messages_dropped, std::optional<std::int64_t>(6));
+        QCOMPARE(b->back().message.stats.prompt_tokens_shifted, std::optional<std::int64_t>(2048));
         QCOMPARE(b->back().message.stats.error,
                  std::optional(QStringLiteral("the forward pass failed: \"quoted\", ünïcode")));
         auto personas = store_->personas();
@@ -316,6 +320,8 @@ class TestStoreExchange : public QObject {
             << stat("finish_reason", QStringLiteral("bored")) << "messages[2].stats.finish_reason";
         QTest::addRow("negative seed") << stat("seed", QStringLiteral("-1")) << "stats.seed";
         QTest::addRow("negative reasoning time") << stat("reasoning_ms", -5) << "messages[2].stats";
+        QTest::addRow("negative shifted tokens")
+            << stat("prompt_tokens_shifted", -5) << "messages[2].stats";
         QTest::addRow("error not a string") << stat("error", 42) << "messages[2].stats.error";
         QTest::addRow("thinking not a bool") << Mutation([](QJsonObject& o) {
             QJsonObject c = o[QStringLiteral("conversation")].toObject();

@@ -164,7 +164,9 @@ class TestStoreSchema : public QObject {
         // v6's too.
         QVERIFY(!c->sampling.thinking);
         QVERIFY(!reply->stats.reasoning_ms);
-        QVERIFY(!reply->stats.error);  // and v7's
+        QVERIFY(!reply->stats.error);             // and v7's
+        QVERIFY(!reply->stats.messages_dropped);  // and v8's
+        QVERIFY(!reply->stats.prompt_tokens_shifted);
         auto persona = store->persona(1);
         HEARTH_CHECK(persona);
         QCOMPARE(persona->name, QStringLiteral("Ada"));

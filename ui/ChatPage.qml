@@ -189,6 +189,45 @@ Page {
             }
         }
 
+        // The chat has outgrown the context and the model's setting is "ask": the reply
+        // waits for the user's choice.
+        Pane {
+            objectName: "contextFullPanel"
+            visible: page.chat.contextFull
+            Layout.fillWidth: true
+            Layout.maximumWidth: 900
+            Layout.alignment: Qt.AlignHCenter
+            Material.elevation: 2
+            ColumnLayout {
+                anchors.fill: parent
+                spacing: 8
+                Label {
+                    text: page.chat.contextFullText
+                    wrapMode: Text.Wrap
+                    Layout.fillWidth: true
+                }
+                RowLayout {
+                    spacing: 8
+                    Button {
+                        objectName: "contextDropButton"
+                        text: qsTr("Leave the oldest messages out")
+                        highlighted: true
+                        onClicked: page.chat.resolveContextFull("drop", rememberOverflow.checked)
+                    }
+                    Button {
+                        objectName: "contextShiftButton"
+                        text: qsTr("Shift (faster, not exact)")
+                        onClicked: page.chat.resolveContextFull("shift", rememberOverflow.checked)
+                    }
+                    CheckBox {
+                        id: rememberOverflow
+                        objectName: "contextRememberCheck"
+                        text: qsTr("Always for this model")
+                    }
+                }
+            }
+        }
+
         Composer {
             id: composer
             objectName: "composer"

@@ -24,6 +24,8 @@ Item {
     required property double ttftMs
     required property double tokensPerSecond
     required property int promptTokensCached
+    required property int promptTokensShifted
+    required property int messagesDropped
     required property int promptTokensComputed
     required property int generatedTokens
     required property bool inContext
@@ -73,8 +75,12 @@ Item {
         if (ttftMs >= 0) parts.push(qsTr("first token in %1").arg(Format.duration(ttftMs)))
         if (tokensPerSecond > 0) parts.push(qsTr("%1 tokens/s").arg(tokensPerSecond.toFixed(1)))
         if (generatedTokens > 0) parts.push(qsTr("%n token(s)", "", generatedTokens))
-        if (promptTokensCached + promptTokensComputed > 0)
+        if (promptTokensShifted > 0)
+            parts.push(qsTr("prompt %1 cached + %2 shifted + %3 computed").arg(promptTokensCached).arg(promptTokensShifted).arg(promptTokensComputed))
+        else if (promptTokensCached + promptTokensComputed > 0)
             parts.push(qsTr("prompt %1 cached + %2 computed").arg(promptTokensCached).arg(promptTokensComputed))
+        if (messagesDropped > 0)
+            parts.push(qsTr("%n older message(s) left the model's view", "", messagesDropped))
         if (seed !== "") parts.push(qsTr("seed %1").arg(seed))
         return parts.join("  ·  ")
     }

@@ -123,6 +123,75 @@ Page {
             }
 
             SettingsSection {
+                objectName: "contextSection"
+                title: qsTr("Long chats")
+                SettingRow {
+                    label: qsTr("Context (tokens)")
+                    SpinBox {
+                        objectName: "contextLengthSpin"
+                        // 0: the model's own; at most what it was trained for.
+                        from: 0
+                        to: page.bridge.trainedContextLength > 0 ? page.bridge.trainedContextLength : 1048576
+                        stepSize: 512; editable: true
+                        value: page.settings.contextLength
+                        onValueModified: page.settings.contextLength = value === 0 ? 0 : Math.max(256, value)
+                        textFromValue: v => v === 0 ? qsTr("the model's own") : String(v)
+                        valueFromText: t => t === qsTr("the model's own") ? 0 : Number(t)
+                    }
+                    Label {
+                        text: page.bridge.loaded
+                            ? qsTr("serving %1 of the %2 tokens the model was trained for; a smaller context takes less memory (applies when the model is opened again)")
+                                .arg(page.bridge.contextLength).arg(page.bridge.trainedContextLength)
+                            : qsTr("a smaller context takes less memory")
+                        wrapMode: Text.Wrap
+                        opacity: 0.7
+                        font.pixelSize: 12
+                        Layout.fillWidth: true
+                    }
+                }
+                SettingRow {
+                    label: qsTr("When a chat outgrows it")
+                    ComboBox {
+                        objectName: "contextOverflowCombo"
+                        implicitContentWidthPolicy: ComboBox.WidestText
+                        readonly property var policies: ["drop", "shift", "ask"]
+                        model: [qsTr("Leave the oldest messages out"), qsTr("Shift the rest (faster, not exact)"), qsTr("Ask me")]
+                        currentIndex: Math.max(0, policies.indexOf(page.settings.contextOverflow))
+                        onActivated: i => page.settings.contextOverflow = policies[i]
+                    }
+                }
+                Label {
+                    objectName: "contextOverflowNote"
+                    text: page.settings.contextOverflow === "shift"
+                        ? qsTr("The oldest messages leave in steps and the model's memory of the rest is moved, not read again: the next reply starts at once, though the model sees the rest a little differently than if it read it anew.")
+                        : page.settings.contextOverflow === "ask"
+                            ? qsTr("The chat asks, the first time it no longer fits, whether to leave its oldest messages out or to shift.")
+                            : qsTr("The oldest messages leave in steps, so that the next many replies only read the new message; on the step itself the rest is read again, exactly as the model reads a new prompt.")
+                    wrapMode: Text.Wrap
+                    opacity: 0.7
+                    font.pixelSize: 12
+                    Layout.fillWidth: true
+                }
+                SettingRow {
+                    label: qsTr("A step keeps")
+                    Slider {
+                        objectName: "contextKeepSlider"
+                        from: 0.1; to: 0.9; stepSize: 0.05
+                        value: page.settings.contextKeep
+                        onMoved: page.settings.contextKeep = value
+                        Layout.fillWidth: true
+                    }
+                    Label { text: Math.round(page.settings.contextKeep * 100) + " %"; Layout.preferredWidth: 40 }
+                }
+                Label {
+                    text: qsTr("Settings of this model (%1).").arg(page.bridge.loaded ? page.bridge.modelName : qsTr("none loaded"))
+                    opacity: 0.6
+                    font.pixelSize: 11
+                    Layout.fillWidth: true
+                }
+            }
+
+            SettingsSection {
                 title: qsTr("Engine")
                 SettingRow {
                     label: qsTr("CPU threads")

@@ -1,5 +1,6 @@
 #include "core/app_settings.h"
 
+#include <QFileInfo>
 #include <QSettings>
 #include <QThread>
 
@@ -132,6 +133,73 @@ void AppSettings::load() {
     backend_ =
         valid_backend(s.value(QLatin1String(key::backend), QStringLiteral("auto")).toString());
     last_model_path_ = s.value(QLatin1String(key::last_model_path)).toString();
+    load_model_context();
+}
+
+QString AppSettings::model_key(const char* name, const QString& model_path) const {
+    const QString file = QFileInfo(model_path).fileName();
+    return QStringLiteral("models/") + (file.isEmpty() ? QStringLiteral("none") : file) +
+           QLatin1Char('/') + QLatin1String(name);
+}
+
+int AppSettings::read_context_length(QSettings& s, const QString& key) {
+    bool ok = false;
+    const long long length = s.value(key).toLongLong(&ok);
+    return ok && length > 0 ? static_cast<int>(std::clamp<long long>(length, kContextLengthMin,
+                                                                     kContextLengthMax))
+                            : 0;
+}
+
+int AppSettings::contextLengthFor(const QString& model_path) const {
+    return read_context_length(*settings_, model_key("contextLength", model_path));
+}
+
+void AppSettings::load_model_context() {
+    QSettings& s = *settings_;
+    bool ok = false;
+    context_length_ = read_context_length(s, model_key("contextLength"));
+    context_overflow_ = QString::fromLatin1(hearth::chat::context_policy_name(
+        hearth::chat::parse_context_policy(s.value(model_key("overflow")).toString().toStdString())
+            .value_or(hearth::chat::ContextPolicy::DropInSteps)));
+    if (context_overflow_ == QLatin1String("fail")) context_overflow_ = QStringLiteral("drop");
+    const double keep = s.value(model_key("keep")).toDouble(&ok);
+    context_keep_ =
+        ok ? clamp_real(keep, kContextKeepMin, kContextKeepMax, hearth::chat::kDefaultKeep)
+           : hearth::chat::kDefaultKeep;
+}
+
+hearth::chat::ContextPolicy AppSettings::overflowPolicy() const {
+    return hearth::chat::parse_context_policy(context_overflow_.toStdString())
+        .value_or(hearth::chat::ContextPolicy::DropInSteps);
+}
+
+void AppSettings::setContextLength(int v) {
+    const int c = v <= 0 ? 0 : std::clamp(v, kContextLengthMin, kContextLengthMax);
+    if (c == context_length_) return;
+    context_length_ = c;
+    settings_->setValue(model_key("contextLength"), c);
+    emit contextSettingsChanged();
+    emit settingsChanged();
+}
+
+void AppSettings::setContextOverflow(const QString& v) {
+    auto p = hearth::chat::parse_context_policy(v.trimmed().toLower().toStdString());
+    if (!p || *p == hearth::chat::ContextPolicy::Fail) p = hearth::chat::ContextPolicy::DropInSteps;
+    const QString c = QString::fromLatin1(hearth::chat::context_policy_name(*p));
+    if (c == context_overflow_) return;
+    context_overflow_ = c;
+    settings_->setValue(model_key("overflow"), c);
+    emit contextSettingsChanged();
+    emit settingsChanged();
+}
+
+void AppSettings::setContextKeep(double v) {
+    const double c = clamp_real(v, kContextKeepMin, kContextKeepMax, hearth::chat::kDefaultKeep);
+    if (c == context_keep_) return;
+    context_keep_ = c;
+    settings_->setValue(model_key("keep"), c);
+    emit contextSettingsChanged();
+    emit settingsChanged();
 }
 
 QString AppSettings::fileName() const {
@@ -238,7 +306,10 @@ void AppSettings::setBackend(const QString& v) {
 }
 
 void AppSettings::setLastModelPath(const QString& v) {
+    if (v == last_model_path_) return;
     HEARTH_SETTING_SET(last_model_path_, key::last_model_path, v, lastModelPathChanged);
+    load_model_context();  // the new model's own
+    emit contextSettingsChanged();
 }
 
 #undef HEARTH_SETTING_SET
@@ -289,5 +360,6 @@ hearth::EngineConfig AppSettings::engineConfig() const {
     c.kv_disk_dir = hearth::paths::kv_cache_dir();
     c.max_pinned_share = pinned_share_;
     c.device = backend_.toStdString();  // "auto", "cpu" or "cuda" (valid_backend)
+    c.context_length = context_length_;
     return c;
 }

@@ -18,6 +18,7 @@
 
 #include <memory>
 
+#include "chat/turn_planner.h"
 #include "engine.h"
 #include "sampling/sampler.h"
 
@@ -58,6 +59,18 @@ class AppSettings : public QObject {
     // The ranges, for sliders and spin boxes.
     Q_PROPERTY(int maxThreads READ maxThreads CONSTANT)
     Q_PROPERTY(QString fileName READ fileName CONSTANT)
+    // The model's context settings, one set per model file (the last model's; they follow
+    // it when another is opened): the context to serve in tokens (0: the model's own; a
+    // model reopens to take a new one), what a chat that outgrows it does ("drop": its
+    // oldest turns leave in steps and the rest is computed again, exactly; "shift": the
+    // rest's KV is moved, not computed, and not bit-identical; "ask"), and the share of
+    // the context a step keeps (chat/turn_planner.h).
+    Q_PROPERTY(
+        int contextLength READ contextLength WRITE setContextLength NOTIFY contextSettingsChanged)
+    Q_PROPERTY(QString contextOverflow READ contextOverflow WRITE setContextOverflow NOTIFY
+                   contextSettingsChanged)
+    Q_PROPERTY(
+        double contextKeep READ contextKeep WRITE setContextKeep NOTIFY contextSettingsChanged)
 
   public:
     // Ranges and defaults (the defaults are the engine's: SamplingParams, EngineConfig).
@@ -77,7 +90,9 @@ class AppSettings : public QObject {
     static constexpr int kKvCacheMbMin = 16, kKvCacheMbMax = 1 << 20;  // or 0 (auto)
     static constexpr double kPinnedShareMin = 0.0, kPinnedShareMax = 0.9;
     static constexpr int kThreadsMax = 1024;
-    static constexpr int kKvDiskMbMax = 1 << 20;  // 1 TiB
+    static constexpr int kKvDiskMbMax = 1 << 20;                                // 1 TiB
+    static constexpr int kContextLengthMin = 256, kContextLengthMax = 1 << 24;  // or 0 (own)
+    static constexpr double kContextKeepMin = 0.1, kContextKeepMax = 1.0;
 
     // The application's settings: QSettings of the organisation and application "Hearth"
     // (~/.config/Hearth/Hearth.conf on Linux). Settings that an earlier version kept under
@@ -109,6 +124,12 @@ class AppSettings : public QObject {
     QString lastModelPath() const { return last_model_path_; }
     int maxThreads() const;
     QString fileName() const;
+    int contextLength() const { return context_length_; }
+    QString contextOverflow() const { return context_overflow_; }
+    double contextKeep() const { return context_keep_; }
+    hearth::chat::ContextPolicy overflowPolicy() const;
+    // The context setting of another model file (what opening it serves; 0: its own).
+    int contextLengthFor(const QString& model_path) const;
 
     void setTemperature(double v);
     void setTopK(int v);
@@ -123,6 +144,9 @@ class AppSettings : public QObject {
     void setThreads(int v);
     void setBackend(const QString& v);  // unknown names become "auto"
     void setLastModelPath(const QString& v);
+    void setContextLength(int v);               // 0: the model's own; else ≥ 256
+    void setContextOverflow(const QString& v);  // unknown names become "drop"
+    void setContextKeep(double v);
 
     // Back to the defaults (the last model path is kept).
     Q_INVOKABLE void resetSampling();
@@ -151,10 +175,16 @@ class AppSettings : public QObject {
     void threadsChanged();
     void backendChanged();
     void lastModelPathChanged();
+    void contextSettingsChanged();
     void settingsChanged();
 
   private:
     void load();
+    void load_model_context();
+    // "models/<file name>/<name>": a model's own key (the last model's by default).
+    QString model_key(const char* name, const QString& model_path) const;
+    QString model_key(const char* name) const { return model_key(name, last_model_path_); }
+    static int read_context_length(QSettings& s, const QString& key);
 
     std::unique_ptr<QSettings> settings_;
     double temperature_ = 0;
@@ -172,4 +202,7 @@ class AppSettings : public QObject {
     int threads_ = 0;
     QString backend_;
     QString last_model_path_;
+    int context_length_ = 0;
+    QString context_overflow_;
+    double context_keep_ = 0;
 };

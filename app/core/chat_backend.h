@@ -58,17 +58,19 @@ class ChatBackend : public QObject {
                                                 const QString& text) const = 0;
     struct Started {
         RequestId id = -1;
-        int dropped = 0;  // thread messages left out of the prompt (the context is full)
+        int dropped = 0;      // thread messages left out of the prompt (the context is full)
+        int dropped_now = 0;  // of those, the ones that left on this turn
     };
     // Plans and queues the turn. Errors: not ready, or the turn does not fit.
     virtual hearth::Result<Started> start(const TurnRequest& request) = 0;
     virtual void cancel(RequestId id) = 0;
 
     // The KV cache's hints, for backends that have one (has_kv_cache): read back what the
-    // disk tier holds of a conversation about to be continued; drop what it holds of a
-    // deleted one.
+    // disk tier holds of a conversation about to be continued (returns how many of its
+    // messages are out of the model's view now, -1 when not known); drop what it holds of
+    // a deleted one.
     virtual bool has_kv_cache() const { return false; }
-    virtual void prefetch(const ThreadSnapshot&, const ReplyDefaults&) {}
+    virtual int prefetch(const ThreadSnapshot&, const ReplyDefaults&) { return -1; }
     virtual void forget(const ThreadSnapshot&, const ReplyDefaults&) {}
 
   signals:

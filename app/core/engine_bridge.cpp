@@ -31,7 +31,8 @@ struct LoadedEngine {
     QString device_note;  // why auto chose the CPU (empty when it did not)
     QString gpu_memory_note;
     QString fingerprint;
-    int context_length = 0;
+    int context_length = 0;   // served
+    int trained_context = 0;  // what the model was trained for
     qint64 file_bytes = 0;
     qint64 kv_bytes = 0;
     int block_size = 0;
@@ -120,6 +121,7 @@ std::shared_ptr<LoadedEngine> load_engine(const QString& path, EngineConfig conf
     }
     loaded->fingerprint = QString::fromStdString(e.file().fingerprint());
     loaded->context_length = static_cast<int>(mc.context_length);
+    loaded->trained_context = static_cast<int>(mc.trained_context);
     loaded->file_bytes = QFileInfo(path).size();
     loaded->kv_bytes = static_cast<qint64>(e.kv_bytes());
     loaded->block_size = e.config().block_size;
@@ -171,6 +173,9 @@ QString EngineBridge::quantisation() const {
 }
 int EngineBridge::contextLength() const {
     return loaded_ ? loaded_->context_length : 0;
+}
+int EngineBridge::trainedContextLength() const {
+    return loaded_ ? loaded_->trained_context : 0;
 }
 QString EngineBridge::backendName() const {
     return loaded_ ? loaded_->backend : QString();
@@ -265,7 +270,10 @@ void EngineBridge::load(const QString& pathOrUrl) {
 void EngineBridge::start_load(const QString& path, std::shared_ptr<LoadedEngine> first) {
     loading_path_ = path;
     set_error(QString());
-    const EngineConfig config = nextEngineConfig();
+    EngineConfig config = nextEngineConfig();
+    // The context this model file is served with (its own setting, whichever model was
+    // open last).
+    if (settings_) config.context_length = settings_->contextLengthFor(path);
     log::get("app")->info("opening {} with {} threads, KV cache {} MB, pinned share {}",
                           path.toStdString(), config.n_threads, config.kv_mb,
                           config.max_pinned_share);
@@ -411,12 +419,12 @@ void EngineBridge::cancel(RequestId id) {
     loaded_->engine->cancel(it->second.engine_id);
 }
 
-void EngineBridge::prefetch(std::vector<int32_t> prompt) {
-    if (loaded_) loaded_->engine->prefetch(std::move(prompt));
+void EngineBridge::prefetch(std::vector<int32_t> prompt, kv::Lineage lineage) {
+    if (loaded_) loaded_->engine->prefetch(std::move(prompt), lineage);
 }
 
-void EngineBridge::forget(std::vector<int32_t> prompt) {
-    if (loaded_) loaded_->engine->forget(std::move(prompt));
+void EngineBridge::forget(std::vector<int32_t> prompt, kv::Lineage lineage) {
+    if (loaded_) loaded_->engine->forget(std::move(prompt), lineage);
 }
 
 void EngineBridge::clearDiskCache() {

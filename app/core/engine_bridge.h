@@ -52,7 +52,10 @@ class EngineBridge : public QObject {
     // The model's template can turn its reasoning blocks (<think>…</think>) off (Qwen3):
     // a reply setting then offers the switch.
     Q_PROPERTY(bool thinkingSwitch READ thinkingSwitch NOTIFY modelChanged)
+    // The context served (AppSettings::contextLength, else the model's) and the one the
+    // model was trained for (the most it can be given).
     Q_PROPERTY(int contextLength READ contextLength NOTIFY modelChanged)
+    Q_PROPERTY(int trainedContextLength READ trainedContextLength NOTIFY modelChanged)
     Q_PROPERTY(QString backendName READ backendName NOTIFY modelChanged)
     // Why the engine runs on the CPU when the device setting was auto (no driver, no GPU,
     // not enough memory...); empty when it was not auto's fallback.
@@ -108,6 +111,7 @@ class EngineBridge : public QObject {
     bool thinkingSwitch() const;
     QString quantisation() const;
     int contextLength() const;
+    int trainedContextLength() const;
     QString backendName() const;
     QString deviceNote() const;
     QString gpuMemoryNote() const;
@@ -177,9 +181,9 @@ class EngineBridge : public QObject {
     void cancel(RequestId id);
     // Reads what the disk tier holds of this prompt into memory, in the background (a
     // conversation that was just selected); nothing when no model or no disk tier.
-    void prefetch(std::vector<int32_t> prompt);
+    void prefetch(std::vector<int32_t> prompt, hearth::kv::Lineage lineage = {});
     // Drops what the disk tier holds of this prompt (Engine::forget).
-    void forget(std::vector<int32_t> prompt);
+    void forget(std::vector<int32_t> prompt, hearth::kv::Lineage lineage = {});
     void pin(qint64 key, std::vector<int32_t> prefix_ids);
     void unpin(qint64 key);
     std::vector<hearth::PinStatus> pins() const;

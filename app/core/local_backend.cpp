@@ -47,30 +47,33 @@ Result<ChatBackend::Started> LocalBackend::start(const TurnRequest& r) {
     req.sampling = r.sampling;
     req.max_tokens = planned->max_tokens;
     req.stop_at_end_of_generation = r.stop_at_end_of_turn;
+    req.lineage = planned->lineage;
+    req.shift = std::move(planned->shift);
     const RequestId id = bridge_->submit(std::move(req));
     if (id < 0) return make_error("No model is loaded.");
-    return Started{id, static_cast<int>(planned->dropped)};
+    return Started{id, static_cast<int>(planned->dropped), static_cast<int>(planned->dropped_now)};
 }
 
 void LocalBackend::cancel(RequestId id) {
     if (bridge_) bridge_->cancel(id);
 }
 
-void LocalBackend::prefetch(const ThreadSnapshot& snap, const ReplyDefaults& defaults) {
-    if (!ready()) return;
-    auto tokens = conversation_tokens(snap, *bridge_->promptBuilder(), bridge_->fingerprint(),
-                                      bridge_->contextLength(), defaults);
-    if (!tokens) {
+int LocalBackend::prefetch(const ThreadSnapshot& snap, const ReplyDefaults& defaults) {
+    if (!ready()) return -1;
+    auto kv = conversation_kv(snap, *bridge_->promptBuilder(), bridge_->fingerprint(),
+                              bridge_->contextLength(), defaults);
+    if (!kv) {
         log::get("app")->debug("no prefetch for conversation {}: {}", snap.conversation.id,
-                               tokens.message());
-        return;
+                               kv.message());
+        return -1;
     }
-    bridge_->prefetch(std::move(tokens).value());
+    bridge_->prefetch(std::move(kv->tokens), kv->lineage);
+    return static_cast<int>(kv->dropped);
 }
 
 void LocalBackend::forget(const ThreadSnapshot& snap, const ReplyDefaults& defaults) {
     if (!ready()) return;
-    auto tokens = conversation_tokens(snap, *bridge_->promptBuilder(), bridge_->fingerprint(),
-                                      bridge_->contextLength(), defaults);
-    if (tokens) bridge_->forget(std::move(tokens).value());
+    auto kv = conversation_kv(snap, *bridge_->promptBuilder(), bridge_->fingerprint(),
+                              bridge_->contextLength(), defaults);
+    if (kv) bridge_->forget(std::move(kv->tokens), kv->lineage);
 }

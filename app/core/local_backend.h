@@ -28,7 +28,7 @@ class LocalBackend : public ChatBackend {
     hearth::Result<Started> start(const TurnRequest& request) override;
     void cancel(RequestId id) override;
     bool has_kv_cache() const override { return true; }
-    void prefetch(const ThreadSnapshot& snapshot, const ReplyDefaults& defaults) override;
+    int prefetch(const ThreadSnapshot& snapshot, const ReplyDefaults& defaults) override;
     void forget(const ThreadSnapshot& snapshot, const ReplyDefaults& defaults) override;
 
   signals:

@@ -26,6 +26,10 @@ bool MessageListModel::send(const QString& text) {
                      [](const st::ThreadEntry& e) { return e.message.role == st::Role::User; });
     ++setting_up_[conversation];
     set_error(QString());
+    if (asked_ && asked_->conversation == conversation) {  // the question is moot now
+        asked_.reset();
+        emit contextFullChanged();
+    }
     emit_state_changes();
     QPointer<MessageListModel> self(this);
     store_->append_message(conversation, draft,

@@ -181,8 +181,14 @@ void MessageListModel::setMaxReplyTokens(int n) {
     emit settingsChanged();
 }
 
-ReplyDefaults MessageListModel::reply_defaults() const {
+ReplyDefaults MessageListModel::reply_defaults(qint64 conversation) const {
     ReplyDefaults d;
+    if (settings_) {
+        d.overflow = settings_->overflowPolicy();
+        d.keep = settings_->contextKeep();
+    }
+    if (const auto it = overflow_.find(conversation); it != overflow_.end())
+        d.overflow = it->second;
     d.sampling = default_sampling_ ? *default_sampling_
                  : settings_       ? settings_->samplingParams()
                                    : SamplingParams{};
@@ -284,6 +290,8 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
         {ReasoningStateRole, "reasoningState"},
         {ReasoningSecondsRole, "reasoningSeconds"},
         {AnswerRole, "answer"},
+        {MessagesDroppedRole, "messagesDropped"},
+        {PromptTokensShiftedRole, "promptTokensShifted"},
     };
 }
 
@@ -352,6 +360,10 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
             return static_cast<int>(stats.prompt_tokens_cached.value_or(0));
         case PromptTokensComputedRole:
             return static_cast<int>(stats.prompt_tokens_computed.value_or(0));
+        case MessagesDroppedRole:
+            return static_cast<int>(stats.messages_dropped.value_or(0));
+        case PromptTokensShiftedRole:
+            return static_cast<int>(stats.prompt_tokens_shifted.value_or(0));
         case GeneratedTokensRole:
             return static_cast<int>(live ? s->base_tokens + s->new_tokens
                                          : stats.generated_tokens.value_or(0));

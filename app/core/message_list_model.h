@@ -69,6 +69,10 @@ class MessageListModel : public RowListModel {
     Q_PROPERTY(QString title READ title NOTIFY conversationLoaded)
     Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
     Q_PROPERTY(int droppedMessages READ droppedMessages NOTIFY contextChanged)
+    // The conversation on screen has outgrown the context and its model's setting is
+    // "ask": the reply waits for resolveContextFull (contextFullText says what happened).
+    Q_PROPERTY(bool contextFull READ contextFull NOTIFY contextFullChanged)
+    Q_PROPERTY(QString contextFullText READ contextFullText NOTIFY contextFullChanged)
     // The conversation's own reply settings (sampling_settings_map.h; {}: none), and the
     // persona's, which apply where the conversation sets nothing.
     Q_PROPERTY(QVariantMap conversationSampling READ conversationSampling NOTIFY conversationLoaded)
@@ -107,6 +111,10 @@ class MessageListModel : public RowListModel {
         ReasoningStateRole,
         ReasoningSecondsRole,
         AnswerRole,
+        // A long chat's turn: messages that left the model's view on it (0: none), and
+        // prompt tokens a context shift moved instead of computing.
+        MessagesDroppedRole,
+        PromptTokensShiftedRole,
     };
     Q_ENUM(Roles)
 
@@ -145,6 +153,12 @@ class MessageListModel : public RowListModel {
     QString title() const { return conversation_record_ ? conversation_record_->title : QString(); }
     QString errorString() const { return error_; }
     int droppedMessages() const;
+    bool contextFull() const { return asked_ && asked_->conversation == conversation_; }
+    QString contextFullText() const { return contextFull() ? asked_->text : QString(); }
+    // The answer to contextFull: "drop" or "shift" for this conversation (and, with
+    // remember, the model's setting from now on), then the waiting reply starts; anything
+    // else leaves it unsent.
+    Q_INVOKABLE void resolveContextFull(const QString& policy, bool remember);
     QVariantMap conversationSampling() const;
     QVariantMap personaSampling() const;
     // Stores the conversation's own reply settings (they apply from its next reply on).
@@ -198,6 +212,7 @@ class MessageListModel : public RowListModel {
     void conversationLoaded();
     void errorStringChanged();
     void contextChanged();
+    void contextFullChanged();
     // A reply ended (finished, stopped or failed); its statistics are in the row.
     void replyFinished(qint64 messageId, const QString& state);
     void replyStarted(qint64 messageId);
@@ -252,7 +267,7 @@ class MessageListModel : public RowListModel {
     void setup_done(qint64 conversation);
     bool busy(qint64 conversation) const;
     bool in_context(int row) const;
-    ReplyDefaults reply_defaults() const;
+    ReplyDefaults reply_defaults(qint64 conversation) const;
     void try_reveal();
 
     QPointer<ChatBackend> backend_;
@@ -262,8 +277,18 @@ class MessageListModel : public RowListModel {
     std::optional<hearth::store::Conversation> conversation_record_;
     std::optional<hearth::store::Persona> persona_;
     std::vector<hearth::store::ThreadEntry> rows_;
-    std::map<qint64, Stream> streams_;       // by backend request id
-    std::map<qint64, int> dropped_;          // per conversation: rows left out
+    std::map<qint64, Stream> streams_;  // by backend request id
+    std::map<qint64, int> dropped_;     // per conversation: rows left out
+    // Per conversation: the overflow policy the user chose when asked (this session).
+    std::map<qint64, hearth::chat::ContextPolicy> overflow_;
+    // The reply that waits for the user's answer to a full context.
+    struct Asked {
+        qint64 conversation = -1;
+        hearth::store::Id parent_id = 0;
+        std::optional<hearth::store::Id> continue_reply;
+        QString text;
+    };
+    std::optional<Asked> asked_;
     std::map<qint64, int> setting_up_;       // conversation -> replies being set up
     std::map<qint64, bool> stop_requested_;  // stop() during set-up
     ReplyWriter writer_;

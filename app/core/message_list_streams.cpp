@@ -31,8 +31,33 @@ st::FinishReason finish_reason_of(StopReason r) {
 }  // namespace
 
 void MessageListModel::prefetch_kv(const ThreadSnapshot& snap) {
-    if (backend_ && backend_->ready() && backend_->has_kv_cache())
-        backend_->prefetch(snap, reply_defaults());
+    if (!backend_ || !backend_->ready() || !backend_->has_kv_cache()) return;
+    const qint64 conversation = snap.conversation.id;
+    const int dropped = backend_->prefetch(snap, reply_defaults(conversation));
+    // What the model no longer sees is known before the next turn (after a restart too).
+    if (dropped >= 0 && dropped_[conversation] != dropped) {
+        dropped_[conversation] = dropped;
+        if (conversation == conversation_) {
+            emit contextChanged();
+            if (!rows_.empty()) emit dataChanged(index(0), index(count() - 1), {InContextRole});
+        }
+    }
+}
+
+void MessageListModel::resolveContextFull(const QString& policy, bool remember) {
+    if (!asked_) return;
+    const Asked asked = *asked_;
+    asked_.reset();
+    emit contextFullChanged();
+    const auto chosen = chat::parse_context_policy(policy.toStdString());
+    if (!chosen ||
+        (*chosen != chat::ContextPolicy::DropInSteps && *chosen != chat::ContextPolicy::Shift))
+        return;
+    overflow_[asked.conversation] = *chosen;
+    if (remember && settings_) settings_->setContextOverflow(policy);
+    ++setting_up_[asked.conversation];
+    emit_state_changes();
+    start_reply(asked.conversation, asked.parent_id, asked.continue_reply);
 }
 
 void MessageListModel::forgetKv(qint64 conversation) {
@@ -43,10 +68,10 @@ void MessageListModel::forgetKv(qint64 conversation) {
     QPointer<MessageListModel> self(this);
     store_->run<std::vector<ThreadSnapshot>>(
         [conversation](st::Store& s) { return read_branch_snapshots(s, conversation); },
-        [self](Result<std::vector<ThreadSnapshot>> r) {
+        [self, conversation](Result<std::vector<ThreadSnapshot>> r) {
             if (!self || !r || !self->backend_) return;
             for (const ThreadSnapshot& branch : *r)
-                self->backend_->forget(branch, self->reply_defaults());
+                self->backend_->forget(branch, self->reply_defaults(conversation));
         });
 }
 
@@ -76,11 +101,19 @@ void MessageListModel::start_reply(qint64 conversation, st::Id parent_id,
             ChatBackend* backend = m.backend_;
             if (!backend || !backend->ready()) return fail(QStringLiteral("No model is loaded."));
             const QString fingerprint = backend->fingerprint();
-            auto plan = plan_reply(*r, parent_id, continue_reply, fingerprint, m.reply_defaults(),
+            auto plan = plan_reply(*r, parent_id, continue_reply, fingerprint,
+                                   m.reply_defaults(conversation),
                                    QRandomGenerator::global()->generate64());
             if (!plan) return fail(QString::fromStdString(plan.message()));
             const std::uint64_t seed = plan->request.sampling.seed;
             auto started = backend->start(plan->request);
+            if (!started && started.error().code == chat::kContextFull) {
+                // The model's setting is "ask": the reply waits for the user's answer.
+                m.asked_ = Asked{conversation, parent_id, continue_reply,
+                                 QString::fromStdString(started.message())};
+                emit m.contextFullChanged();
+                return m.setup_done(conversation);
+            }
             if (!started) return fail(QString::fromStdString(started.message()));
             if (m.dropped_[conversation] != started->dropped) {
                 m.dropped_[conversation] = started->dropped;
@@ -96,6 +129,7 @@ void MessageListModel::start_reply(qint64 conversation, st::Id parent_id,
             s.parent_id = parent_id;
             s.fingerprint = fingerprint;
             s.stats.seed = seed;
+            if (started->dropped_now > 0) s.stats.messages_dropped = started->dropped_now;
             m.setup_done(conversation);
             if (continue_reply) {
                 // The reply exists (reopened): the new tokens go after what it has.
@@ -234,6 +268,7 @@ void MessageListModel::on_event(const sched::Event& e) {
     if (rs.decode_tokens_per_s() > 0) s.stats.tokens_per_second = rs.decode_tokens_per_s();
     s.stats.prompt_tokens_cached = rs.prompt_tokens_cached;
     s.stats.prompt_tokens_computed = rs.prompt_tokens_computed;
+    if (rs.prompt_tokens_shifted > 0) s.stats.prompt_tokens_shifted = rs.prompt_tokens_shifted;
     s.stats.generated_tokens = s.base_tokens + s.new_tokens;
     if (s.begin_failed) {
         streams_.erase(it);

@@ -27,11 +27,10 @@ chat::Role to_chat(st::Role r) {
 
 }  // namespace
 
-Result<std::vector<std::int32_t>> conversation_tokens(const ThreadSnapshot& snap,
-                                                      const chat::PromptBuilder& builder,
-                                                      const QString& fingerprint,
-                                                      int context_length,
-                                                      const ReplyDefaults& defaults) {
+Result<ConversationKv> conversation_kv(const ThreadSnapshot& snap,
+                                       const chat::PromptBuilder& builder,
+                                       const QString& fingerprint, int context_length,
+                                       const ReplyDefaults& defaults) {
     if (snap.thread.empty()) return make_error("the conversation is empty");
     const st::Message& last = snap.thread.back().message;
     if (last.state == st::MessageState::Streaming) return make_error("a reply is streaming");
@@ -40,12 +39,15 @@ Result<std::vector<std::int32_t>> conversation_tokens(const ThreadSnapshot& snap
     auto plan = plan_reply(snap, replied ? *last.parent_id : last.id, std::nullopt, fingerprint,
                            defaults, 0);
     if (!plan) return plan.error();
-    auto planned = chat::plan_turn(builder, context_length, plan->request.turn);
+    // Ask refuses the turn of a step; the KV of the turn before it is still there.
+    chat::TurnInput turn = plan->request.turn;
+    if (turn.policy == chat::ContextPolicy::Ask) turn.policy = chat::ContextPolicy::DropInSteps;
+    auto planned = chat::plan_turn(builder, context_length, turn);
     if (!planned) return planned.error();
-    std::vector<std::int32_t> tokens = std::move(planned->prompt);
+    ConversationKv out{std::move(planned->prompt), planned->lineage, planned->dropped};
     if (replied && last.token_fingerprint == fingerprint)
-        tokens.insert(tokens.end(), last.token_ids.begin(), last.token_ids.end());
-    return tokens;
+        out.tokens.insert(out.tokens.end(), last.token_ids.begin(), last.token_ids.end());
+    return out;
 }
 
 void apply_sampling(const st::SamplingSettings& ss, SamplingParams& sp) {
@@ -93,6 +95,8 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
                     : snap.persona ? snap.persona->sampling.thinking
                                    : std::nullopt;
     turn.continue_reply = continue_reply.has_value();
+    turn.policy = defaults.overflow;
+    turn.keep = defaults.keep;
 
     SamplingParams sp = defaults.sampling;
     std::optional<std::int64_t> fixed_seed;

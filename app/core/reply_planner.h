@@ -51,6 +51,10 @@ struct ReplyDefaults {
     hearth::SamplingParams sampling;  // the app's settings (their seed is ignored)
     int max_tokens = 512;             // the longest reply, unless the conversation says
     bool stop_at_end_of_turn = true;
+    // A chat that outgrows the context (chat/turn_planner.h): the model's settings, or
+    // what the user chose for this conversation when asked.
+    hearth::chat::ContextPolicy overflow = hearth::chat::ContextPolicy::DropInSteps;
+    double keep = hearth::chat::kDefaultKeep;
 };
 
 struct PlannedReply {
@@ -69,12 +73,19 @@ hearth::Result<PlannedReply> plan_reply(const ThreadSnapshot& snapshot, hearth::
 
 // The tokens a conversation's next turn starts with, as the engine computed them: after a
 // reply, the prompt that asked for it and the reply's own ids (when this model made them);
-// after an unanswered message, the prompt that answers it. What to read back from the disk
-// tier when the conversation is selected, and what to drop from it when it is deleted.
-// Errors: an empty thread, a reply still streaming, a plan that fails.
-hearth::Result<std::vector<std::int32_t>> conversation_tokens(
-    const ThreadSnapshot& snapshot, const hearth::chat::PromptBuilder& builder,
-    const QString& fingerprint, int context_length, const ReplyDefaults& defaults);
+// after an unanswered message, the prompt that answers it; and the KV lineage they are
+// keyed in (a chat that shifted its context: kv/lineage.h). What to read back from the
+// disk tier when the conversation is selected, and what to drop from it when it is
+// deleted. Errors: an empty thread, a reply still streaming, a plan that fails.
+struct ConversationKv {
+    std::vector<std::int32_t> tokens;
+    hearth::kv::Lineage lineage;
+    std::size_t dropped = 0;  // thread messages out of the model's view
+};
+hearth::Result<ConversationKv> conversation_kv(const ThreadSnapshot& snapshot,
+                                               const hearth::chat::PromptBuilder& builder,
+                                               const QString& fingerprint, int context_length,
+                                               const ReplyDefaults& defaults);
 
 // Every branch of a conversation as a snapshot of its own (the thread from the first
 // message to each leaf), for dropping all of a deleted conversation's KV.

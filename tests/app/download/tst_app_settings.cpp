@@ -29,6 +29,7 @@ class TestAppSettings : public QObject {
     void bridgeTakesEngineSettings();
     void resets();
     void defaultLocation();
+    void contextSettingsFollowTheModel();
 
   private:
     QString ini() const { return dir_->filePath(QStringLiteral("settings.ini")); }
@@ -340,6 +341,59 @@ void TestAppSettings::defaultLocation() {
                 .isEmpty());
     AppSettings again;
     QCOMPARE(again.topK(), 5);
+}
+
+// The long-chat settings belong to a model file: each file keeps its own, the last model's
+// are the properties, and they are validated like the rest.
+void TestAppSettings::contextSettingsFollowTheModel() {
+    const QString a = dir_->filePath(QStringLiteral("models/a.gguf"));
+    const QString b = dir_->filePath(QStringLiteral("other/b.gguf"));
+    {
+        AppSettings s(ini());
+        QCOMPARE(s.contextLength(), 0);  // the model's own
+        QCOMPARE(s.contextOverflow(), QStringLiteral("drop"));
+        QCOMPARE(s.contextKeep(), hearth::chat::kDefaultKeep);
+        s.setLastModelPath(a);
+        QSignalSpy changed(&s, &AppSettings::contextSettingsChanged);
+        s.setContextLength(4096);
+        s.setContextOverflow(QStringLiteral("SHIFT "));
+        s.setContextKeep(0.3);
+        QCOMPARE(changed.count(), 3);
+        QCOMPARE(s.overflowPolicy(), hearth::chat::ContextPolicy::Shift);
+        QCOMPARE(s.engineConfig().context_length, 4096);
+        s.setLastModelPath(b);  // another model: its own (default) settings
+        QCOMPARE(changed.count(), 4);
+        QCOMPARE(s.contextLength(), 0);
+        QCOMPARE(s.contextOverflow(), QStringLiteral("drop"));
+        s.setContextOverflow(QStringLiteral("ask"));
+        s.setContextLength(10);  // below the least: the least
+        QCOMPARE(s.contextLength(), AppSettings::kContextLengthMin);
+        s.setContextOverflow(QStringLiteral("fail"));  // the API's rule is not a chat's
+        QCOMPARE(s.contextOverflow(), QStringLiteral("drop"));
+        s.setContextOverflow(QStringLiteral("ask"));
+        s.setContextKeep(7.0);
+        QCOMPARE(s.contextKeep(), AppSettings::kContextKeepMax);
+        QCOMPARE(s.contextLengthFor(a), 4096);
+    }
+    AppSettings back(ini());
+    QCOMPARE(back.lastModelPath(), b);
+    QCOMPARE(back.contextOverflow(), QStringLiteral("ask"));
+    QCOMPARE(back.contextLength(), AppSettings::kContextLengthMin);
+    back.setLastModelPath(a);
+    QCOMPARE(back.contextLength(), 4096);
+    QCOMPARE(back.contextOverflow(), QStringLiteral("shift"));
+    QCOMPARE(back.contextKeep(), 0.3);
+    {  // A hand-edited file: nonsense reads as the defaults.
+        QSettings raw(ini(), QSettings::IniFormat);
+        raw.setValue(QStringLiteral("models/a.gguf/contextLength"), QStringLiteral("lots"));
+        raw.setValue(QStringLiteral("models/a.gguf/overflow"), QStringLiteral("explode"));
+        raw.setValue(QStringLiteral("models/a.gguf/keep"), QStringLiteral("nan"));
+    }
+    AppSettings edited(ini());
+    edited.setLastModelPath(a);
+    QCOMPARE(edited.contextLength(), 0);
+    QCOMPARE(edited.contextOverflow(), QStringLiteral("drop"));
+    QCOMPARE(edited.contextKeep(), hearth::chat::kDefaultKeep);
 }
 
 QTEST_GUILESS_MAIN(TestAppSettings)

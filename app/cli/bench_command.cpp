@@ -9,6 +9,10 @@
 //                  use vs unshared and vs ideal
 //   restart        the switch workload's conversations resumed after a restart, with and
 //                  without the KV disk tier (bench_restart.cpp)
+//   overflow       one chat past its context under each overflow policy, and llama-server
+//                  --context-shift as the peer (bench_overflow.cpp)
+//   shift-quality  what a context shift costs: logits and greedy tokens against recomputing
+//                  after 1, 5 and 20 steps, and perplexity, on a long text (--text)
 //   gpu            the CUDA backend (engine/bench/gpu_bench.h): prefill, decode at batch
 //                  1/8/32, bandwidth and tensor-core fractions, a shared persona; JSON
 #include <QFile>
@@ -53,12 +57,24 @@ std::vector<OptionSpec> bench_options() {
         {"concurrency", true, "soak: requests in flight (default 12)"},
         {"kv-share", true, "soak: KV cache as a share of the working set (default 0.10)"},
         {"cancel-rate", true, "soak: share of requests cancelled (default 0.10)"},
+        {"shift-rate", true,
+         "soak: share of chats that shift their context when they outgrow it instead of "
+         "starting over (default 0)"},
         {"overlap", true,
          "soak: overlapped steps: auto (default: on a GPU), on or off (the reference's: off)"},
         {"rounds", true, "switch: round-robin rounds (default 5)"},
-        {"dump-workload", true, "switch, restart: write the workload (token ids) as JSON and exit"},
+        {"dump-workload", true, "switch, restart, overflow: write the workload as JSON and exit"},
         {"peer", true,
-         "switch, restart: JSON with peers' resumed-turn TTFTs (scripts/bench/switch, restart)"},
+         "switch, restart, overflow: JSON with peers' TTFTs (scripts/bench/switch, restart, "
+         "overflow)"},
+        {"turns", true, "overflow: the chat's turns (default 60)"},
+        {"persona-tokens", true, "overflow: the persona's length (default 500)"},
+        {"message-tokens", true, "overflow: each message's length (default 300)"},
+        {"reply-tokens", true, "overflow: each reply's length (default 48)"},
+        {"keep", true, "overflow: the share of the context a step keeps (default 0.5)"},
+        {"policies", true, "overflow: fewest, drop, shift (default all three)"},
+        {"text", true, "shift-quality: the long text to read (UTF-8)"},
+        {"steps", true, "shift-quality: after how many steps to compare logits (default 1,5,20)"},
         {"pressure", false,
          "restart: 64 conversations through a KV cache for 4 instead (hit rates per tier)"},
         {"shapes", true, "gpu: generated model shapes (default llama-1b,llama-8b; also tiny)"},
@@ -495,11 +511,11 @@ int run_bench(const CommandArgs& argv) {
     const std::string name = pos.empty() ? "" : pos[0];
     if (args->flag("help") || pos.size() != 1 ||
         (name != "shared-prefix" && name != "switch" && name != "memory" && name != "gpu" &&
-         name != "restart" && name != "soak")) {
+         name != "restart" && name != "soak" && name != "overflow" && name != "shift-quality")) {
         std::fprintf(
             args->flag("help") ? stdout : stderr,
-            "usage: hearth-cli bench (shared-prefix | switch | memory | restart | soak | gpu) "
-            "[options]\n%s",
+            "usage: hearth-cli bench (shared-prefix | switch | memory | restart | overflow | "
+            "shift-quality | soak | gpu) [options]\n%s",
             usage_of(options).c_str());
         return args->flag("help") ? 0 : 2;
     }
@@ -509,6 +525,7 @@ int run_bench(const CommandArgs& argv) {
     // Benchmarks measure compute and the memory cache; the disk tier only when asked.
     if (!args->value("kv-disk-mb")) config->kv_disk_mb = 0;
     if (name == "soak") return bench_soak(*args, *config);
+    if (name == "shift-quality") return bench_shift_quality(*args, *config);
     if (args->value("cache"))
         std::fprintf(stderr,
                      "hearth-cli: bench runs with the cache on and off; --cache is ignored\n");
@@ -529,6 +546,8 @@ int run_bench(const CommandArgs& argv) {
         rc = bench_switch(*args, *config, out);
     else if (name == "restart")
         rc = bench_restart(*args, *config, out);
+    else if (name == "overflow")
+        rc = bench_overflow(*args, *config, out);
     else
         rc = bench_memory(*args, *config, out);
     if (rc == -1) return 0;

@@ -26,10 +26,13 @@ int bench_soak(const Args& args, const EngineConfig& config) {
     auto seed = args.integer("seed", 1, 0, 1LL << 62);
     auto kv_share = args.number("kv-share", 0.10);
     auto cancel_rate = args.number("cancel-rate", 0.10);
+    auto shift_rate = args.number("shift-rate", 0.0);
     for (const auto* r : {&phases, &requests, &conversations, &concurrency, &seed})
         if (!*r) return fail(2, r->message());
     if (!kv_share) return fail(2, kv_share.message());
     if (!cancel_rate) return fail(2, cancel_rate.message());
+    if (!shift_rate) return fail(2, shift_rate.message());
+    if (!(*shift_rate >= 0 && *shift_rate <= 1)) return fail(2, "--shift-rate must be in [0, 1]");
     if (*concurrency > *conversations)
         return fail(2, "--concurrency must not exceed --conversations");
     if (!(*kv_share > 0 && *kv_share <= 1)) return fail(2, "--kv-share must be in (0, 1]");
@@ -42,6 +45,7 @@ int bench_soak(const Args& args, const EngineConfig& config) {
     o.seed = static_cast<uint64_t>(*seed);
     o.kv_share = *kv_share;
     o.cancel_rate = *cancel_rate;
+    o.shift_rate = *shift_rate;
     const std::string overlap = args.value("overlap").value_or("auto");
     if (overlap == "on")
         o.overlap = sched::SchedulerConfig::Overlap::On;
@@ -80,6 +84,8 @@ int bench_soak(const Args& args, const EngineConfig& config) {
         j["pins"] = p.pins;
         j["unpins"] = p.unpins;
         j["pins_failed"] = p.pins_failed;
+        j["shift_turns"] = p.shift_turns;
+        j["prompt_tokens_shifted"] = static_cast<double>(p.prompt_tokens_shifted);
         j["seconds"] = p.seconds;
         j["reference_seconds"] = p.reference_seconds;
         phases_json.append(j);

@@ -87,8 +87,12 @@ struct BenchOutput {
     std::vector<Plot> plots;
 };
 
+// hearth-cli bench overflow (bench_overflow.cpp): -1 after --dump-workload.
+int bench_overflow(const Args& args, const EngineConfig& base, BenchOutput& out);
 // hearth-cli bench restart (bench_restart.cpp).
 int bench_restart(const Args& args, const EngineConfig& base, BenchOutput& out);
+// What a context shift costs in quality (engine/bench/shift_quality.h): a table or JSON.
+int bench_shift_quality(const Args& args, const EngineConfig& config);
 // The engine soak (engine/bench/soak.h): prints its own table or JSON.
 int bench_soak(const Args& args, const EngineConfig& config);
 

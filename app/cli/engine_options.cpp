@@ -20,6 +20,8 @@ std::vector<OptionSpec> engine_options() {
         {"kv-disk-dir", true, "where (default: the user's cache folder, Hearth/kv)"},
         {"kv-host-mb", true,
          "KV blocks kept in RAM under a GPU's KV cache, in MiB (default 2048; 0: none)"},
+        {"context", true,
+         "context to serve, in tokens (default: the model's own; less saves KV memory)"},
     };
 }
 
@@ -49,6 +51,9 @@ Result<EngineConfig> engine_config(const Args& args) {
     auto host = args.integer("kv-host-mb", 2048, 0, 1 << 24);
     if (!host) return host.error();
     c.kv_host_mb = static_cast<std::size_t>(*host);
+    auto context = args.integer("context", 0, 2, 1 << 24);
+    if (!context) return context.error();
+    c.context_length = *context;
     return c;
 }
 
@@ -94,6 +99,7 @@ QJsonObject request_stats_json(const sched::RequestStats& s, StopReason stop) {
     o["prompt_tokens_cached"] = s.prompt_tokens_cached;
     o["prompt_tokens_computed"] = s.prompt_tokens_computed;
     o["prompt_tokens_loaded"] = s.prompt_tokens_loaded;
+    o["prompt_tokens_shifted"] = s.prompt_tokens_shifted;
     o["generated_tokens"] = s.generated_tokens;
     o["queue_ms"] = s.queue_ms;
     o["prefill_ms"] = prefill_ms;

@@ -47,6 +47,24 @@ class TestCpuElementwise : public QObject {
     CpuBackends backends_;
 
     CpuBackend& backend(int threads, SimdLevel level) { return backends_.get(threads, level); }
+
+    // rope_data's row as RopeParams; its frequency factors (random) are kept in ff.
+    static RopeParams fetch_rope(std::mt19937& rng, std::vector<float>& ff) {
+        QFETCH(bool, neox);
+        QFETCH(int, n_rot);
+        QFETCH(float, freq_scale);
+        QFETCH(bool, factors);
+        QFETCH(float, attn_factor);
+        ff = random_floats(rng, static_cast<std::size_t>(n_rot / 2), 1.0f, 8.0f);
+        RopeParams p;
+        p.n_rot = n_rot;
+        p.neox = neox;
+        p.freq_base = 500000.0f;
+        p.freq_scale = freq_scale;
+        p.freq_factors = factors ? ff.data() : nullptr;
+        p.attn_factor = attn_factor;
+        return p;
+    }
     static std::vector<SimdLevel> levels() { return CpuBackends::levels(); }
 
   private slots:
@@ -159,21 +177,11 @@ class TestCpuElementwise : public QObject {
     }
 
     void rope() {
-        QFETCH(bool, neox);
-        QFETCH(int, n_rot);
-        QFETCH(float, freq_scale);
-        QFETCH(bool, factors);
-        QFETCH(float, attn_factor);
         std::mt19937 rng(kSeed + 200);
         const int head_dim = 64, n_heads = 3;
-        std::vector<float> ff = random_floats(rng, static_cast<std::size_t>(n_rot / 2), 1.0f, 8.0f);
-        RopeParams p;
-        p.n_rot = n_rot;
-        p.neox = neox;
-        p.freq_base = 500000.0f;
-        p.freq_scale = freq_scale;
-        p.freq_factors = factors ? ff.data() : nullptr;
-        p.attn_factor = attn_factor;
+        std::vector<float> ff;
+        const RopeParams p = fetch_rope(rng, ff);
+        const int n_rot = p.n_rot;
         for (int n_tokens : {1, 7, 130}) {
             std::vector<int32_t> pos(static_cast<std::size_t>(n_tokens));
             std::uniform_int_distribution<int32_t> pd(0, 8191);
@@ -345,22 +353,13 @@ class TestCpuElementwise : public QObject {
     // the same bound. Rows of source blocks are not touched.
     void kvShift_data() { rope_data(); }
     void kvShift() {
-        QFETCH(bool, neox);
-        QFETCH(int, n_rot);
-        QFETCH(float, freq_scale);
-        QFETCH(bool, factors);
-        QFETCH(float, attn_factor);
         std::mt19937 rng(kSeed + 300);
         const int head_dim = 64, n_kv_heads = 3, block_size = 7, n_blocks = 40;
         const std::size_t row = static_cast<std::size_t>(n_kv_heads * head_dim);
-        std::vector<float> ff = random_floats(rng, static_cast<std::size_t>(n_rot / 2), 1.0f, 8.0f);
-        RopeParams p;
-        p.n_rot = n_rot;
-        p.neox = neox;
-        p.freq_base = 500000.0f;
-        p.freq_scale = freq_scale;
-        p.freq_factors = factors ? ff.data() : nullptr;
-        p.attn_factor = attn_factor;
+        std::vector<float> ff;
+        const RopeParams p = fetch_rope(rng, ff);
+        const int n_rot = p.n_rot;
+        const bool neox = p.neox;
         // Moves from source rows (blocks 0-19) to destination rows (blocks 20-39), with
         // positions as a chat's: a kept history thousands of tokens behind its old place.
         const int32_t n = 100;

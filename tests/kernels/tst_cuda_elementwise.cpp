@@ -33,6 +33,34 @@ std::vector<float> random_floats(std::mt19937& rng, size_t n, float lo = -3.0f, 
 using hearth::test::on_device;
 using hearth::test::to_host;
 
+// RoPE's parameter sets the host twins are checked on: normal and neox, whole and partial
+// rotation, with and without frequency factors (filled into `factors`) and linear scaling,
+// and LongRoPE's attention factor.
+std::vector<std::pair<hearth::kernels::RopeParams, QString>> rope_variants(
+    std::vector<float>& factors) {
+    factors.resize(32);
+    for (size_t i = 0; i < factors.size(); ++i)
+        factors[i] = 1.0f + 0.25f * static_cast<float>(i % 5);
+    std::vector<std::pair<hearth::kernels::RopeParams, QString>> out;
+    for (bool neox : {false, true}) {
+        for (int n_rot : {64, 32}) {
+            for (bool with_factors : {false, true}) {
+                hearth::kernels::RopeParams p;
+                p.n_rot = n_rot;
+                p.neox = neox;
+                p.freq_base = 500000.0f;
+                p.freq_scale = with_factors ? 0.25f : 1.0f;
+                p.freq_factors = with_factors ? factors.data() : nullptr;
+                p.attn_factor = with_factors && neox ? 1.19f : 1.0f;  // LongRoPE
+                out.emplace_back(
+                    p,
+                    QString("neox %1 n_rot %2 factors %3").arg(neox).arg(n_rot).arg(with_factors));
+            }
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 class TstCudaElementwise : public QObject {
@@ -118,33 +146,15 @@ class TstCudaElementwise : public QObject {
     void ropeHostEqualsTheCpuBackend() {
         std::mt19937 rng(24);
         hearth::kernels::CpuBackend cpu(1);
-        const std::vector<float> factors = [] {
-            std::vector<float> f(32);
-            for (size_t i = 0; i < f.size(); ++i) f[i] = 1.0f + 0.25f * static_cast<float>(i % 5);
-            return f;
-        }();
-        for (bool neox : {false, true}) {
-            for (int n_rot : {64, 32}) {
-                for (bool with_factors : {false, true}) {
-                    hearth::kernels::RopeParams p;
-                    p.n_rot = n_rot;
-                    p.neox = neox;
-                    p.freq_base = 500000.0f;
-                    p.freq_scale = with_factors ? 0.25f : 1.0f;
-                    p.freq_factors = with_factors ? factors.data() : nullptr;
-                    p.attn_factor = with_factors && neox ? 1.19f : 1.0f;  // LongRoPE
-                    const int32_t tokens = 6, heads = 3, dim = 64;
-                    const std::vector<int32_t> pos = {0, 1, 17, 4095, 70000, 131071};
-                    auto x = random_floats(rng, static_cast<size_t>(tokens) * heads * dim);
-                    std::vector<float> want = x, got = x;
-                    cpu.rope(want.data(), pos.data(), tokens, heads, dim, p);
-                    QVERIFY(g::rope_on_host(got.data(), pos.data(), tokens, heads, dim, p));
-                    QVERIFY2(got == want, qPrintable(QString("neox %1 n_rot %2 factors %3")
-                                                         .arg(neox)
-                                                         .arg(n_rot)
-                                                         .arg(with_factors)));
-                }
-            }
+        std::vector<float> factors;
+        for (const auto& [p, name] : rope_variants(factors)) {
+            const int32_t tokens = 6, heads = 3, dim = 64;
+            const std::vector<int32_t> pos = {0, 1, 17, 4095, 70000, 131071};
+            auto x = random_floats(rng, static_cast<size_t>(tokens) * heads * dim);
+            std::vector<float> want = x, got = x;
+            cpu.rope(want.data(), pos.data(), tokens, heads, dim, p);
+            QVERIFY(g::rope_on_host(got.data(), pos.data(), tokens, heads, dim, p));
+            QVERIFY2(got == want, qPrintable(name));
         }
         float x = 0;
         int32_t pos = 0;
@@ -160,9 +170,7 @@ class TstCudaElementwise : public QObject {
     void kvShiftHostEqualsTheCpuBackend() {
         std::mt19937 rng(25);
         hearth::kernels::CpuBackend cpu(1);
-        std::vector<float> factors(32);
-        for (size_t i = 0; i < factors.size(); ++i)
-            factors[i] = 1.0f + 0.25f * static_cast<float>(i % 5);
+        std::vector<float> factors;
         const int32_t heads = 3, dim = 64, bs = 5, blocks = 12;
         const size_t elems = static_cast<size_t>(blocks) * bs * heads * dim;
         std::vector<uint16_t> k0(elems), v0(elems);
@@ -173,28 +181,14 @@ class TstCudaElementwise : public QObject {
         const std::vector<int32_t> src = {0, 1, 2, 3, 7, 11, 29},
                                    dst = {30, 31, 32, 33, 34, 59, 40},
                                    delta = {0, -1, -17, -4095, -70000, 131, -3};
-        for (bool neox : {false, true}) {
-            for (int n_rot : {64, 32}) {
-                for (bool with_factors : {false, true}) {
-                    hearth::kernels::RopeParams p;
-                    p.n_rot = n_rot;
-                    p.neox = neox;
-                    p.freq_base = 500000.0f;
-                    p.freq_scale = with_factors ? 0.25f : 1.0f;
-                    p.freq_factors = with_factors ? factors.data() : nullptr;
-                    p.attn_factor = with_factors && neox ? 1.19f : 1.0f;
-                    std::vector<uint16_t> wk = k0, wv = v0, gk = k0, gv = v0;
-                    cpu.kv_shift({wk.data(), wv.data(), blocks, bs, heads, dim}, src.data(),
-                                 dst.data(), delta.data(), static_cast<int32_t>(src.size()), p);
-                    QVERIFY(g::kv_shift_on_host({gk.data(), gv.data(), blocks, bs, heads, dim},
-                                                src.data(), dst.data(), delta.data(),
-                                                static_cast<int32_t>(src.size()), p));
-                    QVERIFY2(gk == wk && gv == wv, qPrintable(QString("neox %1 n_rot %2 factors %3")
-                                                                  .arg(neox)
-                                                                  .arg(n_rot)
-                                                                  .arg(with_factors)));
-                }
-            }
+        for (const auto& [p, name] : rope_variants(factors)) {
+            std::vector<uint16_t> wk = k0, wv = v0, gk = k0, gv = v0;
+            cpu.kv_shift({wk.data(), wv.data(), blocks, bs, heads, dim}, src.data(), dst.data(),
+                         delta.data(), static_cast<int32_t>(src.size()), p);
+            QVERIFY(g::kv_shift_on_host({gk.data(), gv.data(), blocks, bs, heads, dim}, src.data(),
+                                        dst.data(), delta.data(), static_cast<int32_t>(src.size()),
+                                        p));
+            QVERIFY2(gk == wk && gv == wv, qPrintable(name));
         }
         hearth::kernels::RopeParams odd;
         odd.n_rot = 3;
@@ -300,16 +294,16 @@ class TstCudaElementwise : public QObject {
             const std::vector<int32_t> src = {0, 5, 17, 18, 19, 100},
                                        dst = {200, 201, 202, 203, 204, 255},
                                        delta = {-3000, -3000, -1, 0, -12345, -7};
-            const auto n = static_cast<int32_t>(src.size());
+            const auto moves = static_cast<int32_t>(src.size());
             std::vector<uint16_t> hk(elems), hv = want_v;
             for (uint16_t& h : hk)
                 h = hearth::quant::f32_to_fp16(std::uniform_real_distribution<float>(-4, 4)(rng));
             auto sk = on_device(hk), sv = on_device(hv);
             QVERIFY(g::kv_shift_on_host({hk.data(), hv.data(), blocks, bs, heads, dim}, src.data(),
-                                        dst.data(), delta.data(), n, p));
+                                        dst.data(), delta.data(), moves, p));
             auto ds = on_device(src), dd = on_device(dst), dl = on_device(delta);
             QCOMPARE(g::kv_shift_cuda({sk.data(), sv.data(), blocks, bs, heads, dim}, ds.data(),
-                                      dd.data(), dl.data(), n, p, nullptr),
+                                      dd.data(), dl.data(), moves, p, nullptr),
                      cudaSuccess);
             const auto gk = to_host(sk, elems);
             QVERIFY(to_host(sv, elems) == hv);

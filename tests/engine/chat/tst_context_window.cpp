@@ -75,6 +75,14 @@ Recorded run_chat(const PromptBuilder& b, const TestTokenizer& tok, TurnInput t,
 
 const char* kPersona = "You are a kind ship's cat who answers in short sentences.";
 
+// A chat with the persona, replies of at most 40 tokens.
+TurnInput persona_turn() {
+    TurnInput t;
+    t.system_prompt = kPersona;
+    t.max_tokens = 40;
+    return t;
+}
+
 }  // namespace
 
 class TestContextWindow : public QObject {
@@ -161,9 +169,7 @@ class TestContextWindow : public QObject {
         QFETCH(double, keep);
         const TestTokenizer tok = make_tokenizer(family, family == TemplateFamily::MistralV1);
         const PromptBuilder b(tok, ChatTemplate(family));
-        TurnInput t;
-        t.system_prompt = kPersona;
-        t.max_tokens = 40;
+        TurnInput t = persona_turn();
         t.keep = keep;
         constexpr int32_t kContext = 1200;
         const Recorded r = run_chat(b, tok, t, 60, kContext, seed());
@@ -233,9 +239,7 @@ class TestContextWindow : public QObject {
     void keepShareSetsTheStep() {
         const TestTokenizer tok = make_tokenizer(TemplateFamily::ChatML, false);
         const PromptBuilder b(tok, ChatTemplate(TemplateFamily::ChatML));
-        TurnInput t;
-        t.system_prompt = kPersona;
-        t.max_tokens = 40;
+        TurnInput t = persona_turn();
         t.keep = 1.0;
         const Recorded fewest = run_chat(b, tok, t, 60, 2400, seed());
         t.keep = hearth::chat::kDefaultKeep;
@@ -274,9 +278,7 @@ class TestContextWindow : public QObject {
     void askRefusesTheTurnOfAStep() {
         const TestTokenizer tok = make_tokenizer(TemplateFamily::ChatML, false);
         const PromptBuilder b(tok, ChatTemplate(TemplateFamily::ChatML));
-        TurnInput t;
-        t.system_prompt = kPersona;
-        t.max_tokens = 40;
+        TurnInput t = persona_turn();
         const Recorded drop = run_chat(b, tok, t, 30, 900, seed());
         const size_t first = drop.step_turns.front();
         std::vector<Message> upto(drop.thread.begin(),
@@ -312,9 +314,7 @@ class TestContextWindow : public QObject {
         QFETCH(bool, space_prefix);
         const TestTokenizer tok = make_tokenizer(family, space_prefix);
         const PromptBuilder b(tok, ChatTemplate(family));
-        TurnInput t;
-        if (qEnvironmentVariableIsEmpty("NOPERSONA")) t.system_prompt = kPersona;
-        t.max_tokens = 40;
+        TurnInput t = persona_turn();
         t.policy = ContextPolicy::Shift;
         const Recorded r = run_chat(b, tok, t, 50, 1000, seed());
         QVERIFY(r.step_turns.size() >= 2);

@@ -79,6 +79,10 @@ Result<PolicyRun> run_policy(const EngineConfig& config, const Workload& w, cons
     Engine& e = **engine;
     const chat::PromptBuilder builder(e.tokenizer(), chat::ChatTemplate::from_gguf(e.file()));
     const auto context = static_cast<int32_t>(e.model_config().context_length);
+    // Warm: the weights faulted in and the kernels' first-use costs paid, on tokens the
+    // chat never uses (no cached prefix for it).
+    TokenSource warm(e, 0xfeed);
+    (void)e.submit(request(0, warm.take(64), 4, false))->wait();
     PolicyRun run;
     run.name = name;
     chat::TurnInput turn;

@@ -93,8 +93,10 @@ class Bench {
                 }
                 rep.tokens_scored += o_.turn;
             }
-            if (stepped && std::find(o_.after.begin(), o_.after.end(), steps_) != o_.after.end())
+            if (stepped && std::find(o_.after.begin(), o_.after.end(), steps_) != o_.after.end()) {
                 rep.points.push_back(compare(a, b, n_vocab));
+                rep.points.back().steps = steps_;
+            }
             cur += o_.turn;
         }
         rep.steps = steps_;

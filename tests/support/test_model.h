@@ -20,6 +20,15 @@ bool in_ci();
 // Root of the source tree (for golden data under tests/data).
 QString source_dir();
 
+// How many times longer than in a plain build a wait may take: the build sets
+// HEARTH_TEST_TIME_SCALE (ThreadSanitizer 4, AddressSanitizer 2) as it scales CTest's limits.
+// A streaming reply of the slow synthetic model takes 0.5 s plain and past 50 s under TSan
+// beside another suite; waits are there to catch hangs, not to time the code.
+#ifndef HEARTH_TEST_TIME_SCALE
+#define HEARTH_TEST_TIME_SCALE 1
+#endif
+constexpr int kTimeScale = HEARTH_TEST_TIME_SCALE;
+
 // The file's SHA-256 in hex, or an empty string when it cannot be read: suites check that
 // a model or vocabulary file is the one their goldens were recorded on.
 QString sha256_of_file(const QString& path);

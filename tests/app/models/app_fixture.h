@@ -16,9 +16,10 @@
 #include "core/local_backend.h"
 #include "core/message_list_model.h"
 #include "core/persona_list_model.h"
+#include "support/test_model.h"
 
-constexpr int kLoadTimeoutMs = 60000;
-constexpr int kReplyTimeoutMs = 60000;
+constexpr int kLoadTimeoutMs = 60000 * hearth::test::kTimeScale;
+constexpr int kReplyTimeoutMs = 60000 * hearth::test::kTimeScale;
 
 // Long enough for several whole 16-token KV blocks (the synthetic vocabulary is mostly
 // single bytes).

@@ -75,24 +75,37 @@ class CudaBuffer final : public Buffer {
     std::shared_ptr<Usage> usage_;
 };
 
+// A weight in its file format, with its launch plan and, for F32/BF16, its rows' scales
+// (gpu::matmul_row_scales) in a second allocation.
 class CudaWeight final : public Weight {
   public:
     CudaWeight(quant::TensorType type, int64_t rows, int64_t cols, void* p, std::size_t bytes,
-               std::shared_ptr<Usage> usage)
-        : Weight(type, rows, cols), p_(p), bytes_(bytes), usage_(std::move(usage)) {
+               void* scales, gpu::MatmulPlan plan, std::shared_ptr<Usage> usage)
+        : Weight(type, rows, cols),
+          p_(p),
+          scales_(scales),
+          bytes_(bytes + (scales ? static_cast<std::size_t>(rows) * 4 : 0)),
+          plan_(plan),
+          usage_(std::move(usage)) {
         usage_->total += bytes_;
         usage_->weights += bytes_;
     }
     ~CudaWeight() override {
         cudaFree(p_);
+        if (scales_) cudaFree(scales_);
         usage_->total -= bytes_;
         usage_->weights -= bytes_;
+    }
+    gpu::MatmulWeight matmul() const {
+        return {type(), p_, rows(), cols(), static_cast<const float*>(scales_), plan_};
     }
     const void* data() const { return p_; }
 
   private:
     void* p_;
+    void* scales_;
     std::size_t bytes_;
+    gpu::MatmulPlan plan_;
     std::shared_ptr<Usage> usage_;
 };
 
@@ -104,11 +117,13 @@ const CudaWeight& cuda_weight(const Weight& w) {
 
 struct CudaBackend::Impl {
     int device = 0;
+    int sm_count = 1;  // decides the matrix products' K splits (gpu::matmul_plan)
     std::string name;
     gpu::CudaStream stream;
     std::shared_ptr<Usage> usage = std::make_shared<Usage>();
     gpu::MatmulMode matmul_mode = gpu::MatmulMode::Invariant;
     gpu::DeviceBuffer<float> attention_workspace;
+    gpu::DeviceBuffer<float> matmul_workspace;
     // Step graphs (Backend::begin_capture): instantiated graphs by id, and the attention
     // workspaces outgrown while graphs may still point into them (freed with the graphs).
     std::vector<cudaGraphExec_t> graphs;
@@ -125,6 +140,23 @@ struct CudaBackend::Impl {
         bound = device;
     }
     cudaStream_t s() const { return stream.get(); }
+
+    // `ws` grown to hold `need` bytes, to the largest step seen (cudaFree waits for the
+    // kernels using the old one). Step graphs may point into the old one: it then lives as
+    // long as they do (and no cudaFree, which synchronizes, may run while capturing; the
+    // capture is relaxed, so cudaMalloc may).
+    gpu::DeviceBuffer<float>& grow(gpu::DeviceBuffer<float>& ws, std::size_t need,
+                                   const char* what) {
+        if (ws.bytes() >= need) return ws;
+        const std::size_t floats = (need + sizeof(float) - 1) / sizeof(float);
+        if (capturing || !graphs.empty()) retired_workspaces.push_back(std::move(ws));
+        ws.reset();
+        if (cudaError_t err = ws.allocate(floats + floats / 4); err != cudaSuccess) {
+            cudaGetLastError();
+            fail("allocating " + mib(need) + " of " + what, err);
+        }
+        return ws;
+    }
 };
 
 std::unique_ptr<CudaBackend> CudaBackend::create(int device, std::string* error) {
@@ -146,6 +178,10 @@ std::unique_ptr<CudaBackend> CudaBackend::create(int device, std::string* error)
                  std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ")";
     if (cudaError_t err = cudaSetDevice(device); err != cudaSuccess)
         return say("cudaSetDevice: " + gpu::cuda_error_text(err));
+    if (cudaError_t err =
+            cudaDeviceGetAttribute(&impl->sm_count, cudaDevAttrMultiProcessorCount, device);
+        err != cudaSuccess)
+        return say("reading the multiprocessor count: " + gpu::cuda_error_text(err));
     if (cudaError_t err = impl->stream.create(); err != cudaSuccess)
         return say("cudaStreamCreate: " + gpu::cuda_error_text(err));
     return std::unique_ptr<CudaBackend>(new CudaBackend(std::move(impl)));
@@ -238,14 +274,33 @@ std::unique_ptr<Weight> CudaBackend::load_weight(const WeightSource& source) {
         static_cast<std::size_t>(source.rows * (source.cols / tr->block_elems) * tr->block_bytes);
     if (impl_->capturing) throw BackendError("cuda: a weight upload while capturing a step graph");
     impl_->current();
+    std::vector<float> scales;
+    if (gpu::matmul_needs_row_scales(source.type)) {
+        scales.resize(static_cast<std::size_t>(source.rows));
+        gpu::matmul_row_scales(source.type, source.data, source.rows, source.cols, scales.data());
+    }
     void* p = device_alloc(bytes, "weight " + source.name);
-    auto w =
-        std::make_unique<CudaWeight>(source.type, source.rows, source.cols, p, bytes, impl_->usage);
+    void* sp = nullptr;
+    if (!scales.empty()) {
+        try {
+            sp = device_alloc(scales.size() * 4, "the row scales of weight " + source.name);
+        } catch (...) {
+            cudaFree(p);
+            throw;
+        }
+    }
+    auto w = std::make_unique<CudaWeight>(
+        source.type, source.rows, source.cols, p, bytes, sp,
+        gpu::matmul_plan(source.rows, source.cols, impl_->sm_count), impl_->usage);
     // Synchronous: the mapped file's pages are read once, now. On the backend's stream and
     // waited for there: a plain cudaMemcpy from pageable memory may return before its DMA
     // lands, on the legacy stream, which the non-blocking step stream does not wait for.
     check(cudaMemcpyAsync(p, source.data, bytes, cudaMemcpyHostToDevice, impl_->s()),
           "uploading a weight");
+    if (sp)
+        check(cudaMemcpyAsync(sp, scales.data(), scales.size() * 4, cudaMemcpyHostToDevice,
+                              impl_->s()),
+              "uploading a weight's row scales");
     check(cudaStreamSynchronize(impl_->s()), "uploading a weight");
     return w;
 }
@@ -318,8 +373,13 @@ void CudaBackend::rms_norm(const float* x, const float* weight, int32_t rows, in
 
 void CudaBackend::matmul(const Weight& w, const float* x, int32_t n_tokens, float* out,
                          const float* bias) {
-    check(gpu::matmul_cuda(w.type(), cuda_weight(w).data(), w.rows(), w.cols(), x, n_tokens, out,
-                           bias, impl_->matmul_mode, impl_->s()),
+    const gpu::MatmulWeight mw = cuda_weight(w).matmul();
+    const auto kernel = gpu::matmul_kernel_for(impl_->matmul_mode, n_tokens);
+    const std::size_t need =
+        gpu::matmul_workspace_bytes(kernel, mw.plan, mw.rows, mw.cols, n_tokens);
+    gpu::DeviceBuffer<float>& ws = impl_->grow(impl_->matmul_workspace, need, "matmul workspace");
+    check(gpu::matmul_cuda(mw, x, n_tokens, out, bias, impl_->matmul_mode, ws.data(), ws.bytes(),
+                           impl_->s()),
           "matmul");
 }
 
@@ -342,21 +402,8 @@ void CudaBackend::kv_shift(const PagedKvLayer& cache, const int32_t* src_slots,
 void CudaBackend::attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
                             int32_t n_heads, float scale, float* out) {
     const std::size_t need = gpu::attention_workspace_bytes(batch, n_heads, cache.head_dim);
-    gpu::DeviceBuffer<float>& ws = impl_->attention_workspace;
-    if (ws.bytes() < need) {
-        // Grows to the largest step seen (cudaFree waits for the kernels using the old one).
-        // Step graphs may point into the old one: it then lives as long as they do (and no
-        // cudaFree, which synchronizes, may run while capturing; the capture is relaxed, so
-        // cudaMalloc may).
-        const std::size_t floats = (need + sizeof(float) - 1) / sizeof(float);
-        if (impl_->capturing || !impl_->graphs.empty())
-            impl_->retired_workspaces.push_back(std::move(ws));
-        ws.reset();
-        if (cudaError_t err = ws.allocate(floats + floats / 4); err != cudaSuccess) {
-            cudaGetLastError();
-            fail("allocating " + mib(need) + " of attention workspace", err);
-        }
-    }
+    gpu::DeviceBuffer<float>& ws =
+        impl_->grow(impl_->attention_workspace, need, "attention workspace");
     check(gpu::attention_cuda(q, cache, batch, n_heads, scale, out, ws.data(), ws.bytes(),
                               impl_->s()),
           "attention");

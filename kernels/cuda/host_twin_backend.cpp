@@ -23,6 +23,7 @@ void check(bool ok, const char* op) {
 }
 
 constexpr int64_t kThreads = 1024;  // virtual threads of the grid-stride twins
+constexpr int kTwinSmCount = 132;   // the matrix products' K splits as on an H100 SXM
 
 class TwinBackend final : public Backend {
   public:
@@ -52,11 +53,19 @@ class TwinBackend final : public Backend {
     }
     void matmul(const Weight& w, const float* x, int32_t n_tokens, float* out,
                 const float* bias) override {
-        // The engine's numerics: batch invariant (the tensor-core kernel for every step).
+        // The engine's numerics: batch invariant (split-K for decode steps, the tiled
+        // tensor-core kernel beyond; the same bits), K split as on a 132-SM device.
         const auto kernel = gpu::matmul_kernel_for(gpu::MatmulMode::Invariant, n_tokens);
-        check(gpu::matmul_on_host(w.type(), data_of(w), w.rows(), w.cols(), x, n_tokens, out, bias,
-                                  kernel),
-              "matmul");
+        gpu::MatmulWeight mw{w.type(), data_of(w),
+                             w.rows(), w.cols(),
+                             nullptr,  gpu::matmul_plan(w.rows(), w.cols(), kTwinSmCount)};
+        std::vector<float> scales;
+        if (gpu::matmul_needs_row_scales(w.type())) {
+            scales.resize(static_cast<std::size_t>(w.rows()));
+            gpu::matmul_row_scales(w.type(), mw.data, w.rows(), w.cols(), scales.data());
+            mw.row_scales = scales.data();
+        }
+        check(gpu::matmul_on_host(mw, x, n_tokens, out, bias, kernel), "matmul");
     }
     void rope(float* x, const int32_t* pos, int32_t n_tokens, int32_t n_heads, int32_t head_dim,
               const RopeParams& p) override {

@@ -23,6 +23,14 @@ inline bool gpu_required() {
     return v && *v && std::strcmp(v, "0") != 0;
 }
 
+// Multiprocessors of device 0 (1 when it cannot be read): the matrix products' K splits.
+inline int device_sm_count() {
+    int n = 0;
+    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess || n < 1)
+        return 1;
+    return n;
+}
+
 // A copy of `host` in device memory (at least one element, so that empty inputs still
 // get a valid pointer); aborts the test binary if the device refuses.
 template <typename T>

@@ -189,7 +189,7 @@ std::unique_ptr<CudaBackend> CudaBackend::create(int device, std::string* error)
 
 CudaBackend::CudaBackend(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CudaBackend::~CudaBackend() {
-    if (impl_->stream.get()) cudaStreamSynchronize(impl_->stream.get());
+    if (impl_->stream.get()) impl_->stream.synchronize();
     drop_graphs();
 }
 
@@ -250,7 +250,7 @@ const void* CudaBackend::read_back(const Buffer& src, std::size_t offset, std::s
     gpu::PinnedBuffer& host = impl_->read_back;
     if (host.bytes() < bytes) {
         // The previous copy may still be on its way into the old memory.
-        check(cudaStreamSynchronize(impl_->s()), "running the step");
+        check(impl_->stream.synchronize(), "running the step");
         std::size_t grown = 4096;
         while (grown < bytes) grown *= 2;
         check(host.allocate(grown), "allocating pinned host memory for a step's results");
@@ -301,14 +301,14 @@ std::unique_ptr<Weight> CudaBackend::load_weight(const WeightSource& source) {
         check(cudaMemcpyAsync(sp, scales.data(), scales.size() * 4, cudaMemcpyHostToDevice,
                               impl_->s()),
               "uploading a weight's row scales");
-    check(cudaStreamSynchronize(impl_->s()), "uploading a weight");
+    check(impl_->stream.synchronize(), "uploading a weight");
     return w;
 }
 
 void CudaBackend::synchronize() {
     if (impl_->capturing) throw BackendError("cuda: synchronizing while capturing a step graph");
     impl_->current();
-    check(cudaStreamSynchronize(impl_->s()), "running the step");
+    check(impl_->stream.synchronize(), "running the step");
 }
 
 bool CudaBackend::supports_graphs() const {
@@ -353,7 +353,7 @@ void CudaBackend::drop_graphs() {
             cudaGraphDestroy(graph);
         cudaGetLastError();
     }
-    if (!impl_->graphs.empty()) cudaStreamSynchronize(impl_->s());
+    if (!impl_->graphs.empty()) impl_->stream.synchronize();
     for (cudaGraphExec_t g : impl_->graphs) cudaGraphExecDestroy(g);
     impl_->graphs.clear();
     impl_->retired_workspaces.clear();

@@ -21,6 +21,56 @@ bool fail(std::string* why, std::string message) {
 
 }  // namespace
 
+namespace {
+
+std::string cuda_version_text(int v) {
+    return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+// The driver branch that first supported each CUDA version (NVIDIA's release notes).
+int driver_branch_of(int v) {
+    struct Row {
+        int cuda, branch;
+    };
+    constexpr Row kRows[] = {{11000, 450}, {11010, 455}, {11020, 460}, {11030, 465}, {11040, 470},
+                             {11050, 495}, {11060, 510}, {11070, 515}, {11080, 520}, {12000, 525},
+                             {12010, 530}, {12020, 535}, {12030, 545}, {12040, 550}, {12050, 555},
+                             {12060, 560}, {12080, 570}, {12090, 575}, {13000, 580}};
+    int branch = 0;
+    for (const Row& r : kRows)
+        if (v >= r.cuda) branch = r.branch;
+    return branch;
+}
+
+// The insufficient-driver error in plain words (both versions read again here).
+std::string insufficient_driver_text() {
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+    return driver_too_old_text(driver, CUDART_VERSION);
+}
+
+}  // namespace
+
+int minimum_driver_branch(int version) {
+    // Within a major version a newer runtime runs on the major's first driver (minor-version
+    // compatibility), PTX JIT aside; CUDA 13.0 starts a new floor.
+    return driver_branch_of(version / 1000 * 1000);
+}
+
+std::string driver_too_old_text(int driver_version, int runtime_version) {
+    const std::string needs =
+        "CUDA " + cuda_version_text(runtime_version) +
+        (minimum_driver_branch(runtime_version) > 0
+             ? ": R" + std::to_string(minimum_driver_branch(runtime_version)) + " or newer"
+             : "");
+    if (driver_version <= 0)
+        return "no NVIDIA driver is installed (this build needs " + needs + ")";
+    const int branch = driver_branch_of(driver_version);
+    return "the NVIDIA driver supports CUDA " + cuda_version_text(driver_version) +
+           (branch > 0 ? " (R" + std::to_string(branch) + ")" : "") +
+           " and is older than this build needs (" + needs + ")";
+}
+
 std::string cuda_error_text(cudaError_t err) {
     return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
 }
@@ -30,6 +80,8 @@ bool cuda_device_available(std::string* why) {
     // returns an error rather than crashing, which is the whole point of the function.
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaErrorInsufficientDriver)
+        return fail(why, insufficient_driver_text() + " (" + cuda_error_text(err) + ")");
     if (err != cudaSuccess) return fail(why, "cudaGetDeviceCount: " + cuda_error_text(err));
     if (count <= 0) return fail(why, "the CUDA driver reports no devices");
 
@@ -58,8 +110,7 @@ bool list_cuda_devices(std::vector<GpuDevice>* devices, std::string* problem) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err == cudaErrorInsufficientDriver)  // also what the runtime says with no driver at all
-        return fail(problem, "no NVIDIA driver, or one older than this build's CUDA runtime (" +
-                                 cuda_error_text(err) + ")");
+        return fail(problem, insufficient_driver_text());
     if (err == cudaErrorNoDevice)
         return fail(problem, "no CUDA device (" + cuda_error_text(err) + ")");
     if (err != cudaSuccess) return fail(problem, "cudaGetDeviceCount: " + cuda_error_text(err));

@@ -30,6 +30,16 @@ bool list_cuda_devices(std::vector<GpuDevice>* devices, std::string* problem);
 // bandwidth).
 double measure_copy_bandwidth(int device, std::size_t bytes, int reps, std::string* error);
 
+// Why the driver cannot run this build, in plain words, from the CUDA versions the driver
+// and the runtime report (cudaDriverGetVersion, CUDART_VERSION: 1000 · major + 10 · minor):
+// "no NVIDIA driver is installed" for 0, else "the NVIDIA driver supports CUDA 12.4 (R550)
+// and is older than this build needs (CUDA 13.0: R580 or newer)".
+std::string driver_too_old_text(int driver_version, int runtime_version);
+
+// The oldest driver branch that runs CUDA `version` (R580 for 13.0, R525 for 12.x: the
+// minor-version compatibility of CUDA 11+), 0 when unknown.
+int minimum_driver_branch(int version);
+
 // "cudaErrorInvalidValue (invalid argument)"; for messages.
 std::string cuda_error_text(cudaError_t err);
 

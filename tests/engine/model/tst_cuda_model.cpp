@@ -321,6 +321,27 @@ class TstCudaModel : public QObject {
         QVERIFY(!b);
         QVERIFY(!error.empty());
         qInfo("CudaBackend::create without a device: %s", error.c_str());
+        // No driver, or one too old for this build's runtime, is said in plain words.
+        if (why.find("cudaErrorInsufficientDriver") != std::string::npos)
+            QVERIFY2(error.find("no NVIDIA driver is installed") != std::string::npos ||
+                         error.find("is older than this build needs") != std::string::npos,
+                     error.c_str());
+    }
+
+    // The driver floor in plain words, from the versions the driver and runtime report.
+    void driverFloorInPlainWords() {
+        QCOMPARE(gpu::driver_too_old_text(12040, 13000),
+                 std::string("the NVIDIA driver supports CUDA 12.4 (R550) and is older than this "
+                             "build needs (CUDA 13.0: R580 or newer)"));
+        QCOMPARE(gpu::driver_too_old_text(12090, 13000),
+                 std::string("the NVIDIA driver supports CUDA 12.9 (R575) and is older than this "
+                             "build needs (CUDA 13.0: R580 or newer)"));
+        QCOMPARE(gpu::driver_too_old_text(0, 12060),
+                 std::string("no NVIDIA driver is installed (this build needs CUDA 12.6: R525 or "
+                             "newer)"));
+        QCOMPARE(gpu::minimum_driver_branch(13000), 580);
+        QCOMPARE(gpu::minimum_driver_branch(12080), 525);  // minor-version compatibility
+        QCOMPARE(gpu::minimum_driver_branch(9000), 0);
     }
 
     void defaultModelMatchesTheCpu() {

@@ -9,8 +9,11 @@ if(NOT HEARTH_CUDA STREQUAL "OFF")
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
       if(HEARTH_CUDA_PACKAGE_ARCHS)
         # What packages ship: machine code for every architecture a user is likely to
-        # have (Turing to Blackwell desktop), and PTX of the newest for what comes later.
-        set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;86-real;89-real;90-real;120-real;120-virtual"
+        # have (Turing to Blackwell: sm_100 is B200/GB200, sm_120 the desktop cards), and
+        # PTX of the newest for what comes later. (Without 100-real a B200 had no image at
+        # all: 120's PTX cannot JIT for an older architecture; tst_cuda_model checks.)
+        set(CMAKE_CUDA_ARCHITECTURES
+            "75-real;80-real;86-real;89-real;90-real;100-real;120-real;120-virtual"
             CACHE STRING "CUDA architectures")
       else()
         # Development and CI (which has no GPU and a time limit): machine code for the GPU
@@ -23,6 +26,9 @@ if(NOT HEARTH_CUDA STREQUAL "OFF")
     find_package(CUDAToolkit REQUIRED)
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    # Line tables in every build (compute-sanitizer and profilers name source lines; no
+    # effect on the code generated).
+    string(APPEND CMAKE_CUDA_FLAGS " -lineinfo")
     set(HEARTH_WITH_CUDA ON)
   elseif(HEARTH_CUDA STREQUAL "ON")
     message(FATAL_ERROR "HEARTH_CUDA=ON but no CUDA compiler was found (is nvcc on PATH?)")

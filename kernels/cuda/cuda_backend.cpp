@@ -119,6 +119,7 @@ struct CudaBackend::Impl {
     int device = 0;
     int sm_count = 1;  // decides the matrix products' K splits (gpu::matmul_plan)
     std::string name;
+    std::string numerics;
     gpu::CudaStream stream;
     std::shared_ptr<Usage> usage = std::make_shared<Usage>();
     gpu::MatmulMode matmul_mode = gpu::MatmulMode::Invariant;
@@ -182,6 +183,7 @@ std::unique_ptr<CudaBackend> CudaBackend::create(int device, std::string* error)
             cudaDeviceGetAttribute(&impl->sm_count, cudaDevAttrMultiProcessorCount, device);
         err != cudaSuccess)
         return say("reading the multiprocessor count: " + gpu::cuda_error_text(err));
+    impl->numerics = gpu::cuda_numerics_here(d.name, d.cc_major, d.cc_minor, impl->sm_count);
     if (cudaError_t err = impl->stream.create(); err != cudaSuccess)
         return say("cudaStreamCreate: " + gpu::cuda_error_text(err));
     return std::unique_ptr<CudaBackend>(new CudaBackend(std::move(impl)));
@@ -195,6 +197,9 @@ CudaBackend::~CudaBackend() {
 
 std::string CudaBackend::name() const {
     return impl_->name;
+}
+std::string CudaBackend::numerics() const {
+    return impl_->numerics;
 }
 int CudaBackend::device() const {
     return impl_->device;

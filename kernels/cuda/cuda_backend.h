@@ -24,6 +24,9 @@ class CudaBackend final : public Backend {
     ~CudaBackend() override;
 
     std::string name() const override;  // "cuda:0 (NVIDIA H200, sm_90)"
+    // "cuda NVIDIA H200 sm_90 132 SMs, runtime 13.0, SASS sm_90" (gpu::cuda_numerics): no
+    // device index, and the driver when it JIT-compiles the kernels.
+    std::string numerics() const override;
     int device() const;
     // Bytes of device memory this backend holds (weights, buffers), and the device's free
     // memory now: for the Model page's VRAM figures.

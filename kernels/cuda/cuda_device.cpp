@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 namespace hearth::gpu {
 
@@ -69,6 +70,67 @@ std::string driver_too_old_text(int driver_version, int runtime_version) {
     return "the NVIDIA driver supports CUDA " + cuda_version_text(driver_version) +
            (branch > 0 ? " (R" + std::to_string(branch) + ")" : "") +
            " and is older than this build needs (" + needs + ")";
+}
+
+std::string cuda_code_path(const std::string& archs, int cc_major, int cc_minor, bool force_jit) {
+    const int device = 10 * cc_major + cc_minor;
+    int sass = -1, ptx = -1;
+    std::size_t at = 0;
+    while (at <= archs.size()) {
+        std::size_t end = archs.find_first_of(";,", at);
+        if (end == std::string::npos) end = archs.size();
+        const std::string item = archs.substr(at, end - at);
+        at = end + 1;
+        if (item.empty()) continue;
+        const std::size_t dash = item.find('-');
+        const std::string num = item.substr(0, dash);
+        const std::string kind = dash == std::string::npos ? "" : item.substr(dash + 1);
+        if (num.empty() || num.find_first_not_of("0123456789") != std::string::npos) continue;
+        const int a = std::stoi(num);
+        // "90" alone is both a cubin and PTX; "-real" a cubin; "-virtual" PTX.
+        if (kind != "virtual" && a / 10 == cc_major && a <= device) sass = std::max(sass, a);
+        if (kind != "real" && a <= device) ptx = std::max(ptx, a);
+    }
+    if (sass >= 0 && !(force_jit && ptx >= 0)) return "SASS sm_" + std::to_string(sass);
+    if (ptx >= 0) return "PTX-JIT compute_" + std::to_string(ptx);
+    return "";
+}
+
+std::string cuda_numerics(const std::string& device_name, int cc_major, int cc_minor, int sm_count,
+                          int runtime_version, const std::string& code_path,
+                          const std::string& driver) {
+    std::string s = "cuda " + device_name + " sm_" + std::to_string(cc_major) +
+                    std::to_string(cc_minor) + " " + std::to_string(sm_count) + " SMs, runtime " +
+                    cuda_version_text(runtime_version) + ", " + code_path;
+    if (code_path.rfind("PTX-JIT", 0) == 0) s += ", driver " + driver;
+    return s;
+}
+
+std::string cuda_numerics_here(const std::string& device_name, int cc_major, int cc_minor,
+                               int sm_count) {
+    const char* jit = std::getenv("CUDA_FORCE_PTX_JIT");
+    const bool force_jit = jit && *jit && std::string(jit) != "0";
+    std::string driver;
+    if (std::FILE* f = std::fopen("/proc/driver/nvidia/version", "r")) {
+        char line[256] = {};
+        if (std::fgets(line, sizeof line, f)) {
+            // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 ..."
+            const std::string text(line);
+            const std::size_t k = text.find("Kernel Module");
+            if (k != std::string::npos) {
+                std::size_t b = text.find_first_not_of(' ', k + 13);
+                std::size_t e = text.find(' ', b);
+                if (b != std::string::npos) driver = text.substr(b, e - b);
+            }
+        }
+        std::fclose(f);
+    }
+    if (driver.empty()) {
+        int v = 0;
+        if (cudaDriverGetVersion(&v) == cudaSuccess) driver = "CUDA " + cuda_version_text(v);
+    }
+    return cuda_numerics(device_name, cc_major, cc_minor, sm_count, CUDART_VERSION,
+                         cuda_code_path(HEARTH_CUDA_ARCHS, cc_major, cc_minor, force_jit), driver);
 }
 
 std::string cuda_error_text(cudaError_t err) {

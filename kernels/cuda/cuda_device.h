@@ -40,6 +40,27 @@ std::string driver_too_old_text(int driver_version, int runtime_version);
 // minor-version compatibility of CUDA 11+), 0 when unknown.
 int minimum_driver_branch(int version);
 
+// Which code a device runs from a build for `archs` (CMake's list, "90-real;75-virtual"):
+// "SASS sm_86" when a cubin of the same major and an equal or lower minor is there (CUDA
+// loads it), else "PTX-JIT compute_75" from the newest PTX at or below the device (the
+// driver compiles it, so its version decides the bits), "" when nothing can run. With
+// force_jit (CUDA_FORCE_PTX_JIT=1) the PTX is taken even where a cubin is there.
+std::string cuda_code_path(const std::string& archs, int cc_major, int cc_minor, bool force_jit);
+
+// What decides the CUDA backend's bits, for the KV disk tier's key (Backend::numerics):
+// the device's name, architecture and SM count (the matrix products' K splits), the
+// runtime's version, and the code path; with PTX-JIT also the driver that compiles it. Not
+// the device's index: two identical GPUs share stored KV.
+std::string cuda_numerics(const std::string& device_name, int cc_major, int cc_minor, int sm_count,
+                          int runtime_version, const std::string& code_path,
+                          const std::string& driver);
+
+// This process's view: the build's architectures, CUDA_FORCE_PTX_JIT, the driver's
+// version (/proc/driver/nvidia/version where there is one, else the CUDA version the
+// driver reports).
+std::string cuda_numerics_here(const std::string& device_name, int cc_major, int cc_minor,
+                               int sm_count);
+
 // "cudaErrorInvalidValue (invalid argument)"; for messages.
 std::string cuda_error_text(cudaError_t err);
 

@@ -328,6 +328,40 @@ class TstCudaModel : public QObject {
                      error.c_str());
     }
 
+    // The disk tier's key for CUDA KV: what decides the bits (device model, SMs, runtime,
+    // SASS or PTX-JIT and then the driver), never the device's index.
+    void numericsKeyForTheDiskTier() {
+        QCOMPARE(gpu::cuda_code_path("90-real;75-virtual", 9, 0, false), std::string("SASS sm_90"));
+        QCOMPARE(gpu::cuda_code_path("90-real;75-virtual", 8, 6, false),
+                 std::string("PTX-JIT compute_75"));
+        QCOMPARE(gpu::cuda_code_path("90-real;75-virtual", 9, 0, true),
+                 std::string("PTX-JIT compute_75"));
+        QCOMPARE(gpu::cuda_code_path("75-real;80-real;86-real;89-real;90-real;120-real;120-virtual",
+                                     8, 9, false),
+                 std::string("SASS sm_89"));
+        QCOMPARE(gpu::cuda_code_path("75-real;80-real;86-real;120-virtual", 8, 7, false),
+                 std::string("SASS sm_86"));  // same major, lower minor
+        // A B200 (sm_100): the packages' old list had nothing it could run (120's PTX does not
+        // JIT for an older architecture); the list now has its machine code.
+        QCOMPARE(gpu::cuda_code_path("75-real;80-real;86-real;89-real;90-real;120-real;120-virtual",
+                                     10, 0, false),
+                 std::string());
+        QCOMPARE(gpu::cuda_code_path(
+                     "75-real;80-real;86-real;89-real;90-real;100-real;120-real;120-virtual", 10, 0,
+                     false),
+                 std::string("SASS sm_100"));
+        QCOMPARE(gpu::cuda_code_path("90-real", 8, 6, false), std::string());
+        QCOMPARE(gpu::cuda_code_path("86", 8, 9, true), std::string("PTX-JIT compute_86"));
+        const std::string sass =
+            gpu::cuda_numerics("NVIDIA RTX 4090", 8, 9, 128, 13000, "SASS sm_89", "580.65.06");
+        QCOMPARE(sass, std::string("cuda NVIDIA RTX 4090 sm_89 128 SMs, runtime 13.0, SASS sm_89"));
+        QVERIFY(sass.find("cuda:") == std::string::npos);  // no index
+        QCOMPARE(gpu::cuda_numerics("NVIDIA RTX 3080", 8, 6, 68, 13000, "PTX-JIT compute_75",
+                                    "580.65.06"),
+                 std::string("cuda NVIDIA RTX 3080 sm_86 68 SMs, runtime 13.0, PTX-JIT "
+                             "compute_75, driver 580.65.06"));
+    }
+
     // The driver floor in plain words, from the versions the driver and runtime report.
     void driverFloorInPlainWords() {
         QCOMPARE(gpu::driver_too_old_text(12040, 13000),

@@ -133,13 +133,12 @@ struct CudaBackend::Impl {
     gpu::PinnedBuffer read_back;  // where read_back() copies a step's results
 
     // Makes the device current on the calling thread (the engine creates the backend on
-    // one thread and runs it on another); a thread-local cache keeps this off the op path.
-    void current() const {
-        thread_local int bound = -1;
-        if (bound == device) return;
-        check(cudaSetDevice(device), "selecting the device");
-        bound = device;
-    }
+    // one thread and runs it on another; another backend or list_cuda_devices may have
+    // bound another device since): every entry point that touches the device calls it.
+    // It asks the runtime (cudaGetDevice, a thread-local read) rather than trusting a cache
+    // of its own, which any other cudaSetDevice made stale: a cuda:1 backend then
+    // allocated and launched on GPU 0.
+    void current() const { check(gpu::bind_device(device), "selecting the device"); }
     cudaStream_t s() const { return stream.get(); }
 
     // `ws` grown to hold `need` bytes, to the largest step seen (cudaFree waits for the
@@ -191,8 +190,12 @@ std::unique_ptr<CudaBackend> CudaBackend::create(int device, std::string* error)
 
 CudaBackend::CudaBackend(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CudaBackend::~CudaBackend() {
+    gpu::bind_device(impl_->device);  // no throwing here; a failure shows in what follows
     if (impl_->stream.get()) impl_->stream.synchronize();
-    drop_graphs();
+    try {
+        drop_graphs();
+    } catch (const BackendError&) {
+    }
 }
 
 std::string CudaBackend::name() const {
@@ -227,6 +230,7 @@ std::unique_ptr<Buffer> CudaBackend::alloc(std::size_t bytes) {
 }
 
 void CudaBackend::upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) {
+    impl_->current();
     if (offset + bytes > dst.bytes()) throw BackendError("cuda: upload past the end of a buffer");
     if (impl_->capturing) throw BackendError("cuda: an upload while capturing a step graph");
     if (bytes == 0) return;
@@ -238,6 +242,7 @@ void CudaBackend::upload(Buffer& dst, std::size_t offset, const void* src, std::
 }
 
 void CudaBackend::download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) {
+    impl_->current();
     if (offset + bytes > src.bytes()) throw BackendError("cuda: download past the end of a buffer");
     if (impl_->capturing) throw BackendError("cuda: a download while capturing a step graph");
     if (bytes == 0) return synchronize();
@@ -330,6 +335,7 @@ void CudaBackend::begin_capture() {
 }
 
 int32_t CudaBackend::end_capture() {
+    impl_->current();
     if (!impl_->capturing) throw BackendError("cuda: end_capture without begin_capture");
     impl_->capturing = false;
     cudaGraph_t graph = nullptr;
@@ -351,6 +357,7 @@ void CudaBackend::replay(int32_t graph) {
 }
 
 void CudaBackend::drop_graphs() {
+    impl_->current();
     if (impl_->capturing) {  // a capture an error cut short: end it and throw its graph away
         impl_->capturing = false;
         cudaGraph_t graph = nullptr;
@@ -373,11 +380,13 @@ void CudaBackend::embed(const Weight& table, const int32_t* ids, int32_t n, floa
 
 void CudaBackend::rms_norm(const float* x, const float* weight, int32_t rows, int32_t n, float eps,
                            float* out) {
+    impl_->current();
     check(gpu::rms_norm_cuda(x, weight, rows, n, eps, out, impl_->s()), "rms_norm");
 }
 
 void CudaBackend::matmul(const Weight& w, const float* x, int32_t n_tokens, float* out,
                          const float* bias) {
+    impl_->current();
     const gpu::MatmulWeight mw = cuda_weight(w).matmul();
     const auto kernel = gpu::matmul_kernel_for(impl_->matmul_mode, n_tokens);
     const std::size_t need =
@@ -390,22 +399,26 @@ void CudaBackend::matmul(const Weight& w, const float* x, int32_t n_tokens, floa
 
 void CudaBackend::rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,
                        int32_t head_dim, const RopeParams& params) {
+    impl_->current();
     check(gpu::rope_cuda(x, positions, n_tokens, n_heads, head_dim, params, impl_->s()), "rope");
 }
 
 void CudaBackend::kv_append(const PagedKvLayer& cache, const float* k, const float* v,
                             const int32_t* slots, int32_t n_tokens) {
+    impl_->current();
     check(gpu::kv_append_cuda(cache, k, v, slots, n_tokens, impl_->s()), "kv_append");
 }
 
 void CudaBackend::kv_shift(const PagedKvLayer& cache, const int32_t* src_slots,
                            const int32_t* dst_slots, const int32_t* deltas, int32_t n,
                            const RopeParams& rope) {
+    impl_->current();
     check(gpu::kv_shift_cuda(cache, src_slots, dst_slots, deltas, n, rope, impl_->s()), "kv_shift");
 }
 
 void CudaBackend::attention(const float* q, const PagedKvLayer& cache, const AttentionBatch& batch,
                             int32_t n_heads, float scale, float* out) {
+    impl_->current();
     const std::size_t need = gpu::attention_workspace_bytes(batch, n_heads, cache.head_dim);
     gpu::DeviceBuffer<float>& ws =
         impl_->grow(impl_->attention_workspace, need, "attention workspace");
@@ -415,32 +428,39 @@ void CudaBackend::attention(const float* q, const PagedKvLayer& cache, const Att
 }
 
 void CudaBackend::swiglu(const float* gate, const float* up, int64_t n, float* out) {
+    impl_->current();
     check(gpu::swiglu_cuda(gate, up, n, out, impl_->s()), "swiglu");
 }
 
 void CudaBackend::add(float* x, const float* y, int64_t n) {
+    impl_->current();
     check(gpu::add_cuda(x, y, n, impl_->s()), "add");
 }
 
 void CudaBackend::geglu(const float* gate, const float* up, int64_t n, float* out) {
+    impl_->current();
     check(gpu::geglu_cuda(gate, up, n, out, impl_->s()), "geglu");
 }
 
 void CudaBackend::scale(float* x, int64_t n, float s) {
+    impl_->current();
     check(gpu::scale_cuda(x, n, s, impl_->s()), "scale");
 }
 
 void CudaBackend::softcap(float* x, int64_t n, float cap) {
+    impl_->current();
     check(gpu::softcap_cuda(x, n, cap, impl_->s()), "softcap");
 }
 
 void CudaBackend::gather_rows(const float* x, const int32_t* rows, int32_t count, int32_t n,
                               float* out) {
+    impl_->current();
     check(gpu::gather_rows_cuda(x, rows, count, n, out, impl_->s()), "gather_rows");
 }
 
 void CudaBackend::top_k(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids,
                         float* values, int32_t* invalid) {
+    impl_->current();
     check(gpu::top_k_cuda(logits, rows, n, k, ids, values, invalid, impl_->s()), "top_k");
 }
 

@@ -61,6 +61,18 @@ std::string cuda_numerics(const std::string& device_name, int cc_major, int cc_m
 std::string cuda_numerics_here(const std::string& device_name, int cc_major, int cc_minor,
                                int sm_count);
 
+// Makes `device` current on the calling thread unless the runtime says it is already
+// (get, set: cudaGetDevice and cudaSetDevice, or a test's fakes).
+template <typename Get, typename Set>
+cudaError_t bind_device(int device, Get&& get, Set&& set) {
+    int now = -1;
+    if (get(&now) == cudaSuccess && now == device) return cudaSuccess;
+    return set(device);
+}
+inline cudaError_t bind_device(int device) {
+    return bind_device(device, cudaGetDevice, cudaSetDevice);
+}
+
 // "cudaErrorInvalidValue (invalid argument)"; for messages.
 std::string cuda_error_text(cudaError_t err);
 

@@ -362,6 +362,31 @@ class TstCudaModel : public QObject {
                              "compute_75, driver 580.65.06"));
     }
 
+    // Binding asks the runtime which device is current, with no cache of its own: after
+    // another cudaSetDevice (list_cuda_devices leaves device 0 current) a cuda:1 backend
+    // binds device 1 again (a recording fake of the two runtime calls; no second GPU here).
+    void bindingAsksTheRuntime() {
+        int current = 1;
+        std::vector<int> sets;
+        const auto get = [&](int* d) {
+            *d = current;
+            return cudaSuccess;
+        };
+        const auto set = [&](int d) {
+            sets.push_back(d);
+            current = d;
+            return cudaSuccess;
+        };
+        QCOMPARE(gpu::bind_device(1, get, set), cudaSuccess);
+        QVERIFY(sets.empty());  // already current: no call
+        current = 0;            // someone else bound device 0
+        QCOMPARE(gpu::bind_device(1, get, set), cudaSuccess);
+        QCOMPARE(sets, std::vector<int>{1});
+        const auto failing = [](int*) { return cudaErrorNoDevice; };
+        QCOMPARE(gpu::bind_device(1, failing, set), cudaSuccess);  // unknown: bind anyway
+        QCOMPARE(sets.size(), std::size_t{2});
+    }
+
     // The driver floor in plain words, from the versions the driver and runtime report.
     void driverFloorInPlainWords() {
         QCOMPARE(gpu::driver_too_old_text(12040, 13000),

@@ -179,7 +179,7 @@ Result<std::string> measure_model(const GpuBenchOptions& o, const std::string& p
             if (o.progress)
                 o.progress(label + " " + type + ": prefill " + num(tps, 0) + " tokens/s");
         }
-        std::string rates, host;
+        std::string rates, host, cpu;
         double b1 = 0;
         for (int b : m.batches) {
             std::vector<std::vector<int32_t>> prompts;
@@ -199,12 +199,21 @@ Result<std::string> measure_model(const GpuBenchOptions& o, const std::string& p
                                                    1e3 / static_cast<double>(steps)
                                              : 0;
             host += (b == 1 ? "" : ", ") + json_string(std::to_string(b)) + ": " + num(host_us, 1);
+            // The engine thread's CPU time over its wall time in steps: near 1 when it spins
+            // while the device works, small when it sleeps (target: under 0.10).
+            const int64_t step_ns = after.step_ns - before.step_ns;
+            const double busy = step_ns > 0
+                                    ? static_cast<double>(after.step_cpu_ns - before.step_cpu_ns) /
+                                          static_cast<double>(step_ns)
+                                    : 0;
+            cpu += (b == 1 ? "" : ", ") + json_string(std::to_string(b)) + ": " + num(busy, 3);
             if (o.progress)
                 o.progress(label + " " + type + " (" + mode + "): decode batch " +
                            std::to_string(b) + " " + num(tps, 0) + " tokens/s");
         }
         json += "\"decode_tokens_per_s\": {" + rates + "}";
         json += ", \"host_us_per_step\": {" + host + "}";
+        json += ", \"engine_thread_cpu_fraction\": {" + cpu + "}";
         // Weight bytes read per token over the time per token, against the copy bandwidth.
         if (bandwidth > 0)
             json += ", \"decode_b1_bandwidth_fraction\": " + num(file_bytes * b1 / bandwidth, 3);

@@ -5,6 +5,7 @@
 
 #include "common/failpoint.h"
 #include "common/log.h"
+#include "common/thread_time.h"
 #include "generation/text_stream.h"
 #include "kv/kv_storage.h"
 #include "model/llama_model.h"
@@ -70,6 +71,8 @@ SchedulerStats Scheduler::stats() const {
     for (const auto& s : running_)
         if (s->load_job != 0) ++st.loading;
     st.host_ns = host_ns_;
+    st.step_ns = step_ns_;
+    st.step_cpu_ns = step_cpu_ns_;
     return st;
 }
 
@@ -411,6 +414,7 @@ void Scheduler::accept(Seq& s, int32_t token, std::span<const float> logits,
 Result<void> Scheduler::step(std::vector<Event>& events) {
     if (!has_work()) return {};
     const auto began = Clock::now();
+    const int64_t cpu_began = thread_cpu_ns();
     model_ns_ = 0;
     auto r = [&]() -> Result<void> {
         if (!model_.in_flight()) {
@@ -424,7 +428,11 @@ Result<void> Scheduler::step(std::vector<Event>& events) {
             if (auto next = start_step(events); !next) return next;
         return finished;
     }();
-    host_ns_ += ns_between(began, Clock::now()) - model_ns_;
+    const int64_t wall = ns_between(began, Clock::now());
+    host_ns_ += wall - model_ns_;
+    step_ns_ += wall;
+    if (const int64_t cpu = thread_cpu_ns(); cpu >= 0 && cpu_began >= 0)
+        step_cpu_ns_ += cpu - cpu_began;
     return r;
 }
 

@@ -144,6 +144,11 @@ struct SchedulerStats {
     // bookkeeping (staging a step's arrays is part of the launch). With overlapped steps
     // on a device, most of what the device waits for between steps.
     int64_t host_ns = 0;
+    // Wall time in step(), and the CPU time the calling thread used in it: with a GPU
+    // doing the work, how much of a core the engine thread takes while it waits (it should
+    // sleep: under 10 % of the step's wall time).
+    int64_t step_ns = 0;
+    int64_t step_cpu_ns = 0;
     friend bool operator==(const SchedulerStats&, const SchedulerStats&) = default;
 };
 
@@ -253,6 +258,7 @@ class Scheduler {
     int64_t tokens_generated_ = 0;
     int64_t top_k_steps_ = 0;
     int64_t host_ns_ = 0;
+    int64_t step_ns_ = 0, step_cpu_ns_ = 0;
     int64_t model_ns_ = 0;  // in the model's launch and collect, this step() call
     uint64_t admit_counter_ = 0;
     StepLogits logits_;

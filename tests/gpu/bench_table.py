@@ -14,7 +14,7 @@ def main(path):
     print(f"{'model':10} {'type':5} {'prefill t/s':>11} {'peak':>6} "
           f"{'b1 t/s':>8} {'bw':>6} {'b8 t/s':>8} {'b32 t/s':>8} {'b1 fast':>8} "
           f"{'b1 nograph':>10} {'b32 nograph':>11} {'b1 serial':>9} {'b32 serial':>10} "
-          f"{'host us b1/b32':>14}")
+          f"{'host us b1/b32':>14} {'cpu b1':>6}")
     for m in r["models"]:
         inv, fast = m["invariant"], m["fastest"]
         dec, fdec = inv["decode_tokens_per_s"], fast["decode_tokens_per_s"]
@@ -26,7 +26,8 @@ def main(path):
               f"{dec['32']:8.1f} {fdec['1']:8.1f} {ndec.get('1', 0):10.1f} "
               f"{ndec.get('32', 0):11.1f} {sdec.get('1', 0):9.1f} {sdec.get('32', 0):10.1f} "
               f"{inv.get('host_us_per_step', {}).get('1', 0):6.1f}/"
-              f"{inv.get('host_us_per_step', {}).get('32', 0):<7.1f}")
+              f"{inv.get('host_us_per_step', {}).get('32', 0):<7.1f} "
+              f"{inv.get('engine_thread_cpu_fraction', {}).get('1', 0):6.3f}")
     p = r.get("shared_persona")
     if p:
         for run in p["runs"]:

@@ -107,6 +107,14 @@ class TestScheduler : public QObject {
               static_cast<long long>(st.prompt_tokens_queried),
               static_cast<long long>(st.evictions), static_cast<long long>(ss.preemptions));
         QVERIFY(st.prompt_tokens_cached > 0);
+        // The engine thread's time in steps: wall and its own CPU (the CPU backend computes
+        // on it, so some; never more than the wall time, up to the clocks' granularity).
+        QVERIFY(ss.step_ns > 0);
+        QVERIFY(ss.step_cpu_ns > 0);
+        QVERIFY2(
+            ss.step_cpu_ns <= ss.step_ns + ss.step_ns / 20 + 1000000,
+            qPrintable(
+                QString("%1 ns of CPU in %2 ns of steps").arg(ss.step_cpu_ns).arg(ss.step_ns)));
         if (pressure) {
             QVERIFY2(st.evictions > 0, "the pressure case should evict cached blocks");
             QVERIFY2(ss.preemptions > 0, "the pressure case should preempt");

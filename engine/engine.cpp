@@ -4,6 +4,8 @@
 #include "engine.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 
 #include "common/file_lock.h"
 #include "common/log.h"
@@ -12,7 +14,9 @@
 #include "engine_impl.h"
 #include "vram_plan.h"
 #if defined(HEARTH_WITH_CUDA)
+#include "cuda/attention.h"
 #include "cuda/cuda_backend.h"
+#include "cuda/matmul.h"
 #endif
 
 namespace hearth {
@@ -77,16 +81,59 @@ Result<std::unique_ptr<kernels::Backend>> make_backend(const EngineConfig& confi
 #endif
 }
 
+#if defined(HEARTH_WITH_CUDA)
+// The plan counts the workspaces for a device of this many SMs, more than any GPU has: the
+// matrix products' K splits (and so their partial sums) grow with the SM count.
+constexpr int kPlanSmBound = 256;
+
+// The CUDA kernels' workspaces at their worst: the largest step (max_batch_tokens tokens),
+// max_running sequences, each seeing at most `context` positions.
+struct CudaWorkspaces {
+    std::size_t matmul = 0, attention = 0;
+};
+CudaWorkspaces cuda_workspaces(const EngineConfig& config, const ModelConfig& mc, int64_t context,
+                               int sm_count) {
+    const int64_t q = mc.n_head * mc.head_dim, kv = mc.n_head_kv * mc.head_dim;
+    // Every product a forward pass runs, fused layouts included (QKV, gate-up).
+    const gpu::MatmulShape shapes[] = {{q, mc.n_embd},          {kv, mc.n_embd},
+                                       {q + 2 * kv, mc.n_embd}, {mc.n_embd, q},
+                                       {mc.n_ff, mc.n_embd},    {2 * mc.n_ff, mc.n_embd},
+                                       {mc.n_embd, mc.n_ff},    {mc.n_vocab, mc.n_embd}};
+    const int32_t step = std::max(config.scheduler.max_batch_tokens, 1);
+    CudaWorkspaces w;
+    w.matmul = gpu::matmul_workspace_bound(shapes, std::size(shapes), step, sm_count);
+    w.attention = gpu::attention_workspace_bound(
+        step, std::max(config.scheduler.max_running, 1),
+        static_cast<int32_t>(std::min<int64_t>(context, INT32_MAX)),
+        static_cast<int32_t>(mc.n_head), static_cast<int32_t>(mc.head_dim));
+    return w;
+}
+#endif
+
+int64_t served_context(const EngineConfig& config, const ModelConfig& mc) {
+    return config.context_length > 0 ? std::min(config.context_length, mc.context_length)
+                                     : mc.context_length;
+}
+
 // KV blocks for a CUDA device: what plan_vram() leaves after the model (or the user's
-// budget), measured on the device's free memory before the weights are uploaded.
+// budget), measured on the device's free memory before the weights are uploaded. The
+// kernels' workspaces, which the plan counts, are allocated here, once.
 Result<std::size_t> cuda_kv_blocks(const EngineConfig& config, const gguf::GgufFile& file,
                                    [[maybe_unused]] kernels::Backend& backend) {
 #if defined(HEARTH_WITH_CUDA)
     auto mc = ModelConfig::from_gguf(file);
     if (!mc) return mc.error();
-    const auto free_b = static_cast<kernels::CudaBackend&>(backend).free_device_bytes();
+    auto& cuda = static_cast<kernels::CudaBackend&>(backend);
+    const auto free_b = cuda.free_device_bytes();
     auto plan = plan_vram(free_b, vram_needs(config, *mc, file.file_size()));
     if (!plan) return plan.error();
+    const CudaWorkspaces w =
+        cuda_workspaces(config, *mc, served_context(config, *mc), cuda.sm_count());
+    try {
+        cuda.reserve_workspaces(w.matmul, w.attention);
+    } catch (const kernels::BackendError& e) {
+        return make_error(e.what());
+    }
     return static_cast<std::size_t>(plan->kv_blocks);
 #else
     (void)config;
@@ -114,9 +161,7 @@ VramNeeds vram_needs(const EngineConfig& config, const ModelConfig& mc,
     VramNeeds needs;
     needs.weight_bytes = weight_bytes;  // quantised weights stay quantised
     needs.kv_bytes_per_block = KvStorage::bytes_per_block(shape);
-    const int64_t context = config.context_length > 0
-                                ? std::min(config.context_length, mc.context_length)
-                                : mc.context_length;
+    const int64_t context = served_context(config, mc);
     needs.context_blocks = (context + bs - 1) / bs;
     needs.kv_budget_bytes = config.kv_mb * kMiB;
     // The largest step: max_batch_tokens tokens, as many sequences and logit rows at
@@ -125,6 +170,10 @@ VramNeeds vram_needs(const EngineConfig& config, const ModelConfig& mc,
     const auto tables = static_cast<int32_t>(
         std::min<int64_t>(int64_t{step} * needs.context_blocks, int64_t{1} << 30));
     needs.activation_bytes = LlamaModel::scratch_bytes(mc, step, step, step, tables);
+#if defined(HEARTH_WITH_CUDA)
+    const CudaWorkspaces w = cuda_workspaces(config, mc, context, kPlanSmBound);
+    needs.workspace_bytes = w.matmul + w.attention;
+#endif
     return needs;
 }
 

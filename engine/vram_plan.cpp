@@ -13,7 +13,8 @@ Result<VramPlan> plan_vram(std::uint64_t free_bytes, const VramNeeds& needs,
         return make_error("plan_vram: no KV block size or context");
     const auto usable = static_cast<std::uint64_t>(static_cast<double>(free_bytes) *
                                                    std::clamp(policy.usable_fraction, 0.0, 1.0));
-    const std::uint64_t fixed = needs.weight_bytes + needs.activation_bytes + policy.reserve_bytes;
+    const std::uint64_t fixed =
+        needs.weight_bytes + needs.activation_bytes + needs.workspace_bytes + policy.reserve_bytes;
     if (fixed > usable)
         return make_error("the model needs " + gib_text(fixed) + " before any KV cache (weights " +
                           gib_text(needs.weight_bytes) + "), and " + gib_text(usable) + " of " +
@@ -46,8 +47,8 @@ std::uint64_t vram_bytes_needed(const VramNeeds& needs, const VramPolicy& policy
             ? needs.kv_budget_bytes
             : static_cast<std::uint64_t>(std::max<std::int64_t>(needs.context_blocks, 2)) *
                   needs.kv_bytes_per_block;
-    const std::uint64_t used =
-        needs.weight_bytes + needs.activation_bytes + policy.reserve_bytes + kv;
+    const std::uint64_t used = needs.weight_bytes + needs.activation_bytes + needs.workspace_bytes +
+                               policy.reserve_bytes + kv;
     const double fraction = std::clamp(policy.usable_fraction, 1e-6, 1.0);
     // The smallest free amount whose usable part (rounded down as plan_vram does) holds it.
     auto need = static_cast<std::uint64_t>(static_cast<double>(used) / fraction);

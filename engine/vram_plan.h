@@ -13,7 +13,12 @@ namespace hearth {
 
 struct VramNeeds {
     std::uint64_t weight_bytes = 0;
-    std::uint64_t activation_bytes = 0;    // LlamaModel::scratch_bytes of the largest step
+    std::uint64_t activation_bytes = 0;  // LlamaModel::scratch_bytes of the largest step
+    // The kernels' workspaces at their worst for the largest step and the configured
+    // context and sequence count (matrix products, attention): allocated once when the
+    // engine starts, so nothing is allocated after the plan (a failed allocation during a
+    // graph capture turned graphs off for good).
+    std::uint64_t workspace_bytes = 0;
     std::uint64_t kv_bytes_per_block = 0;  // KvStorage::bytes_per_block
     std::int64_t context_blocks = 0;       // blocks of one full context
     std::uint64_t kv_budget_bytes = 0;     // the user's KV budget; 0: automatic
@@ -28,7 +33,7 @@ struct VramPolicy {
 struct VramPlan {
     std::int64_t kv_blocks = 0;
     std::uint64_t kv_bytes = 0;
-    std::uint64_t total_bytes = 0;  // weights + activations + reserve + KV
+    std::uint64_t total_bytes = 0;  // weights + activations + workspaces + reserve + KV
 };
 
 // Errors say what does not fit and by how much: the model without any KV cache, the model

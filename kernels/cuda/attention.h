@@ -140,6 +140,14 @@ std::size_t attention_workspace_bytes(const kernels::AttentionBatch& batch, int3
                                       int32_t head_dim,
                                       AttentionShape shape = AttentionShape::Planned);
 
+// The most workspace any call can need in steps of at most max_rows query rows over at
+// most max_seqs sequences, none seeing more than max_context positions: every row that
+// can split (kSplitMaxQLen per sequence) seeing a full context's chunks. For the VRAM plan,
+// which counts it so that the workspace is allocated once, before the KV cache takes the
+// rest.
+std::size_t attention_workspace_bound(int32_t max_rows, int32_t max_seqs, int32_t max_context,
+                                      int32_t n_heads, int32_t head_dim);
+
 // Enqueues the attention on `stream`. q, out [n_tokens, n_heads, head_dim] fp32, the cache,
 // the batch's arrays (q_start, q_len, kv_len, block_table_start, block_tables) and the
 // workspace are device memory; host_q_len / host_kv_len are the host copies the launch is

@@ -104,4 +104,15 @@ std::size_t attention_workspace_bytes(const kernels::AttentionBatch& batch, int3
            static_cast<std::size_t>(head_dim + 2) * sizeof(float);
 }
 
+std::size_t attention_workspace_bound(int32_t max_rows, int32_t max_seqs, int32_t max_context,
+                                      int32_t n_heads, int32_t head_dim) {
+    if (max_rows <= 0 || max_seqs <= 0 || max_context <= 0 || n_heads <= 0 || head_dim <= 0)
+        return 0;
+    const int64_t rows =
+        std::min<int64_t>(max_rows, int64_t{max_seqs} * attention_detail::kSplitMaxQLen);
+    const int64_t chunks =
+        (int64_t{max_context} + attention_detail::kChunk - 1) / attention_detail::kChunk;
+    return static_cast<std::size_t>(rows * chunks * n_heads * (head_dim + 2)) * sizeof(float);
+}
+
 }  // namespace hearth::gpu

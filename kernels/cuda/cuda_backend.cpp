@@ -145,13 +145,15 @@ struct CudaBackend::Impl {
     // kernels using the old one). Step graphs may point into the old one: it then lives as
     // long as they do (and no cudaFree, which synchronizes, may run while capturing; the
     // capture is relaxed, so cudaMalloc may).
-    gpu::DeviceBuffer<float>& grow(gpu::DeviceBuffer<float>& ws, std::size_t need,
-                                   const char* what) {
+    // A step's growth takes a quarter more (fewer regrowths); a reservation is exact.
+    gpu::DeviceBuffer<float>& grow(gpu::DeviceBuffer<float>& ws, std::size_t need, const char* what,
+                                   bool exact = false) {
         if (ws.bytes() >= need) return ws;
         const std::size_t floats = (need + sizeof(float) - 1) / sizeof(float);
         if (capturing || !graphs.empty()) retired_workspaces.push_back(std::move(ws));
         ws.reset();
-        if (cudaError_t err = ws.allocate(floats + floats / 4); err != cudaSuccess) {
+        if (cudaError_t err = ws.allocate(exact ? floats : floats + floats / 4);
+            err != cudaSuccess) {
             cudaGetLastError();
             fail("allocating " + mib(need) + " of " + what, err);
         }
@@ -218,6 +220,16 @@ std::size_t CudaBackend::free_device_bytes() const {
     impl_->current();
     check(cudaMemGetInfo(&free_b, &total_b), "reading free memory");
     return free_b;
+}
+
+int CudaBackend::sm_count() const {
+    return impl_->sm_count;
+}
+
+void CudaBackend::reserve_workspaces(std::size_t matmul_bytes, std::size_t attention_bytes) {
+    impl_->current();
+    impl_->grow(impl_->matmul_workspace, matmul_bytes, "matmul workspace", true);
+    impl_->grow(impl_->attention_workspace, attention_bytes, "attention workspace", true);
 }
 
 void CudaBackend::set_batch_invariant(bool on) {

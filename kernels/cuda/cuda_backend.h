@@ -34,6 +34,13 @@ class CudaBackend final : public Backend {
     std::size_t weight_bytes() const;
     std::size_t free_device_bytes() const;
 
+    // Multiprocessors: the matrix products' K splits depend on it (gpu::matmul_plan).
+    int sm_count() const;
+    // Allocates the matrix products' and the attention's workspaces now, at these sizes (the
+    // VRAM plan's worst case), so that no step allocates: a step needing more still grows
+    // them. Throws BackendError when the device refuses.
+    void reserve_workspaces(std::size_t matmul_bytes, std::size_t attention_bytes);
+
     // The matrix products' numerics: batch invariant (default, the tensor-core kernel for
     // every step) or fastest (the matrix-vector kernel for steps of up to 8 tokens; a
     // token's result then depends on the size of its step). See kernels/cuda/matmul.h.

@@ -76,6 +76,14 @@ int64_t matmul_blocks(MatmulKernel kernel, const MatmulPlan& plan, int64_t rows,
 std::size_t matmul_workspace_bytes(MatmulKernel kernel, const MatmulPlan& plan, int64_t rows,
                                    int64_t cols, int32_t n_tokens);
 
+// The most workspace any product of these shapes needs in steps of at most max_tokens
+// tokens on a device of sm_count SMs (either kernel the mode may choose). For the VRAM plan.
+struct MatmulShape {
+    int64_t rows = 0, cols = 0;
+};
+std::size_t matmul_workspace_bound(const MatmulShape* shapes, std::size_t n_shapes,
+                                   int32_t max_tokens, int sm_count);
+
 // The power of two e such that |v| < 2^(e + 14) for every |v| ≤ amax: operands scaled by
 // 2^-e stay below 2^14 in fp16 (products and their fp32 sums far from any limit). 0 for
 // amax 0, inf or NaN (nothing to gain; inf and NaN propagate as on the CPU); clamped to

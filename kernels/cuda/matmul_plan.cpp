@@ -61,6 +61,23 @@ std::size_t matmul_workspace_bytes(MatmulKernel kernel, const MatmulPlan& plan, 
     return bytes;
 }
 
+std::size_t matmul_workspace_bound(const MatmulShape* shapes, std::size_t n_shapes,
+                                   int32_t max_tokens, int sm_count) {
+    std::size_t most = 0;
+    for (std::size_t i = 0; i < n_shapes; ++i) {
+        const MatmulShape& s = shapes[i];
+        if (s.rows < 1 || s.cols < 1) continue;
+        const MatmulPlan plan = matmul_plan(s.rows, s.cols, sm_count);
+        // Split-K at its largest step, the tiled kernel at the largest step: the
+        // activations grow with the tokens, split-K's partial sums with the rows.
+        most = std::max(most, matmul_workspace_bytes(MatmulKernel::SplitK, plan, s.rows, s.cols,
+                                                     std::min(max_tokens, kSplitKMaxTokens)));
+        most = std::max(most, matmul_workspace_bytes(MatmulKernel::TensorCore, plan, s.rows, s.cols,
+                                                     max_tokens));
+    }
+    return most;
+}
+
 bool matmul_needs_row_scales(quant::TensorType type) {
     return type == quant::TensorType::F32 || type == quant::TensorType::BF16;
 }

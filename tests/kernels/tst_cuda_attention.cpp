@@ -300,6 +300,45 @@ class TstCudaAttention : public QObject {
         }
     }
 
+    // The VRAM plan's bound holds every batch within its limits: steps of ≤ max_rows rows
+    // over ≤ max_seqs sequences, none past max_context positions (random batches, every
+    // shape the plan may choose).
+    void workspaceBound() {
+        std::mt19937 rng(4242);
+        for (int trial = 0; trial < 400; ++trial) {
+            const int32_t max_rows = 1 + static_cast<int32_t>(rng() % 300);
+            const int32_t max_seqs = 1 + static_cast<int32_t>(rng() % 40);
+            const int32_t max_context = 1 + static_cast<int32_t>(rng() % 3000);
+            std::vector<int32_t> q_len, kv_len;
+            int32_t rows = 0;
+            while (static_cast<int32_t>(q_len.size()) < max_seqs && rows < max_rows) {
+                const int32_t kv =
+                    1 + static_cast<int32_t>(rng() % static_cast<uint32_t>(max_context));
+                const int32_t room = std::min(kv, max_rows - rows);
+                const int32_t q = rng() % 2 ? 1 + static_cast<int32_t>(rng() % std::min(4, room))
+                                            : 1 + static_cast<int32_t>(rng() % room);
+                q_len.push_back(q);
+                kv_len.push_back(kv);
+                rows += q;
+            }
+            AttentionBatch b;
+            b.n_seqs = static_cast<int32_t>(q_len.size());
+            b.host_q_len = q_len.data();
+            b.host_kv_len = kv_len.data();
+            const std::size_t bound =
+                g::attention_workspace_bound(max_rows, max_seqs, max_context, 32, 128);
+            QVERIFY2(g::attention_workspace_bytes(b, 32, 128) <= bound,
+                     qPrintable(QString("trial %1: %2 > %3")
+                                    .arg(trial)
+                                    .arg(g::attention_workspace_bytes(b, 32, 128))
+                                    .arg(bound)));
+        }
+        QCOMPARE(g::attention_workspace_bound(0, 4, 100, 32, 128), std::size_t{0});
+        // 64 decode rows of a full 8k context: 64 × 32 chunks × 32 heads × 130 floats.
+        QCOMPARE(g::attention_workspace_bound(2048, 16, 8192, 32, 128),
+                 std::size_t{64} * 32 * 32 * 130 * 4);
+    }
+
     void planning() {
         // partials_before against a loop.
         for (int32_t first : {0, 1, 255, 256, 257, 700, 1023})

@@ -171,6 +171,33 @@ class TstCudaMatmulRange : public QObject {
             }
         }
     }
+
+    // The VRAM plan's bound holds every product of the shapes in steps of up to its token
+    // count, on devices of up to its SM count (the K splits grow with the SMs).
+    void workspaceBound() {
+        const g::MatmulShape shapes[] = {{4096, 4096},  {1024, 4096},   {14336, 4096},
+                                         {4096, 14336}, {128256, 4096}, {64, 256}};
+        for (int sm : {1, 46, 132, 256}) {
+            const std::size_t bound =
+                g::matmul_workspace_bound(shapes, std::size(shapes), 2048, sm);
+            for (int devsm : {1, 46, sm})
+                for (const g::MatmulShape& s : shapes)
+                    for (int32_t n : {1, 7, 16, 17, 512, 2048})
+                        for (auto mode : {g::MatmulMode::Invariant, g::MatmulMode::Fastest}) {
+                            const auto kernel = g::matmul_kernel_for(mode, n);
+                            const std::size_t need = g::matmul_workspace_bytes(
+                                kernel, g::matmul_plan(s.rows, s.cols, devsm), s.rows, s.cols, n);
+                            QVERIFY2(need <= bound, qPrintable(QString("%1 x %2, %3 tokens, %4 SMs")
+                                                                   .arg(s.rows)
+                                                                   .arg(s.cols)
+                                                                   .arg(n)
+                                                                   .arg(devsm)));
+                        }
+        }
+        // 2048 tokens of the 14336-wide down projection's fp16 activations dominate.
+        QVERIFY(g::matmul_workspace_bound(shapes, std::size(shapes), 2048, 132) >=
+                std::size_t{2048} * 14336 * 2);
+    }
 };
 
 QTEST_GUILESS_MAIN(TstCudaMatmulRange)

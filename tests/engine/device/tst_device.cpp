@@ -166,13 +166,15 @@ class TestDevice : public QObject {
         VramNeeds needs;
         needs.weight_bytes = 4608 * kMiB;  // 4.5 GiB
         needs.activation_bytes = 300 * kMiB;
+        needs.workspace_bytes = 200 * kMiB;  // the kernels' worst case, allocated up front
         needs.kv_bytes_per_block = 2 * kMiB;
         needs.context_blocks = 512;  // a 1 GiB context
         const VramPolicy policy;     // 90 % of free, 768 MiB reserve
         auto plan = plan_vram(24 * kGiB, needs, policy);
         QVERIFY(plan);
         const auto usable = static_cast<std::uint64_t>(24.0 * kGiB * 0.9);
-        const std::uint64_t fixed = needs.weight_bytes + needs.activation_bytes + 768 * kMiB;
+        const std::uint64_t fixed =
+            needs.weight_bytes + needs.activation_bytes + needs.workspace_bytes + 768 * kMiB;
         QCOMPARE(plan->kv_blocks, static_cast<std::int64_t>((usable - fixed) / (2 * kMiB)));
         QCOMPARE(plan->kv_bytes, static_cast<std::uint64_t>(plan->kv_blocks) * 2 * kMiB);
         QCOMPARE(plan->total_bytes, fixed + plan->kv_bytes);

@@ -1,10 +1,50 @@
 #!/usr/bin/env python3
-"""Prints hearth-gpu-bench's JSON (engine/bench/gpu_bench.h) as a short table."""
+"""Prints hearth-gpu-bench's JSON (engine/bench/gpu_bench.h) as a short table.
+
+    bench_table.py [--floors] RESULTS.json
+
+With --floors, also checks the floors the GPU work is held to and exits 1 when one fails:
+batch-1 decode (batch-invariant numerics, the engine's default) reads the weights at 50 %
+or more of the copy bandwidth measured in the same run on the llama-1b and llama-8b shapes;
+the engine thread's CPU time stays under 10 % of its steps' wall time at batch 1 (it
+sleeps while the GPU works); a shared persona serves more tokens per second than unshared
+ones.
+"""
 import json
 import sys
 
+FLOOR_BANDWIDTH = 0.50
+CEILING_ENGINE_CPU = 0.10
 
-def main(path):
+
+def floors(r):
+    failed = 0
+    for m in r["models"]:
+        inv = m["invariant"]
+        name = f"{m['model']} {m['type']}"
+        if m["model"] in ("llama-1b", "llama-8b"):
+            bw = inv.get("decode_b1_bandwidth_fraction", 0)
+            ok = bw >= FLOOR_BANDWIDTH
+            failed += not ok
+            print(f"{'PASS' if ok else 'FAIL'} {name}: batch-1 decode at {bw:.3f} of the "
+                  f"bandwidth (floor {FLOOR_BANDWIDTH})")
+        cpu = inv.get("engine_thread_cpu_fraction", {}).get("1")
+        if cpu is not None:
+            ok = cpu < CEILING_ENGINE_CPU
+            failed += not ok
+            print(f"{'PASS' if ok else 'FAIL'} {name}: engine thread busy {cpu:.3f} of its "
+                  f"batch-1 steps (ceiling {CEILING_ENGINE_CPU})")
+    p = r.get("shared_persona")
+    if p:
+        for run in p["runs"]:
+            ok = run["ratio"] > 1.0
+            failed += not ok
+            print(f"{'PASS' if ok else 'FAIL'} shared persona, {run['conversations']} "
+                  f"conversations: {run['ratio']:.2f}x unshared (floor > 1)")
+    return failed
+
+
+def main(path, check_floors=False):
     with open(path) as f:
         r = json.load(f)
     d = r["device"]
@@ -36,5 +76,10 @@ def main(path):
                   f"tokens/s unshared ({run['ratio']:.2f}x)")
 
 
+    if check_floors and floors(r):
+        sys.exit(1)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    args = [a for a in sys.argv[1:] if a != "--floors"]
+    main(args[0], check_floors="--floors" in sys.argv[1:])

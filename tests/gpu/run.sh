@@ -12,8 +12,9 @@
 # the repository root, git-ignored): the GPU machine has the driver and CUDA but none of
 # our build dependencies and no network. There:
 #   tar xzf .gpu-bundle.tar.gz -C /tmp && /tmp/gpu-bundle/run
-# runs every test and the benchmark and prints the same kind of table
-# (tests/gpu/bundle_run.sh). Both forms finish with the benchmark (hearth-gpu-bench).
+# runs the preflight, every test, the benchmark with its floors, the kernel suites under
+# PTX-JIT and compute-sanitizer, and prints the same kind of table (tests/gpu/bundle_run.sh;
+# /tmp/gpu-bundle/run --out DIR keeps every result there as it is printed). Both forms finish with the benchmark (hearth-gpu-bench).
 #
 # Environment:
 #   HEARTH_GPU_BUILD_DIR  build directory (default: build-gpu in the repository root)
@@ -112,6 +113,13 @@ for t in json.load(sys.stdin)["tests"]:
         awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
         grep -Ev '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|ld-linux-x86-64)\.so' |
         while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+    # The runtime the kernels were built with and the driver branch it needs (the
+    # runner's preflight stops on an older driver with that said).
+    cuda_release="$(nvcc --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p')"
+    case "${cuda_release%%.*}" in
+        13) need=580 ;; 12) need=525 ;; *) need=0 ;;
+    esac
+    echo "runtime $cuda_release needs R$need, built for sm_$arch" >"$stage/bundle.info"
     cp "$root/tests/gpu/bundle_run.sh" "$stage/run"
     cp "$root/tests/gpu/bench_table.py" "$stage/"
     chmod +x "$stage/run"
@@ -141,7 +149,8 @@ bench_status=$?
 set -e
 grep -v '^\[' "$build/gpu-bench.log" | tail -40
 if [[ $bench_status -eq 0 ]]; then
-    python3 "$root/tests/gpu/bench_table.py" "$build/gpu-bench.json" || true
+    python3 "$root/tests/gpu/bench_table.py" --floors "$build/gpu-bench.json" ||
+        { [[ "${HEARTH_GPU_DRY_RUN:-0}" == "0" ]] && status=1; }
 else
     echo "hearth-gpu-bench exited with $bench_status (dry run: expected without a GPU)"
     [[ "${HEARTH_GPU_DRY_RUN:-0}" == "0" ]] && status=1

@@ -489,6 +489,7 @@ class TstCudaAttention : public QObject {
 
     void deviceMatchesTheHost();
     void deviceIsBatchInvariant();
+    void deviceShapesTheSuitesMissed();
 };
 
 namespace {
@@ -601,3 +602,59 @@ void TstCudaAttention::deviceIsBatchInvariant() {
 
 QTEST_GUILESS_MAIN(TstCudaAttention)
 #include "tst_cuda_attention.moc"
+
+// Shapes the other device tests miss, device against host: head_dim 96 with GQA 7 and 256
+// with GQA 16, contexts one either side of chunk edges, 256 decode sequences in one step,
+// and a 1,024 window over a 20k context (decode rows and a prefill chunk).
+void TstCudaAttention::deviceShapesTheSuitesMissed() {
+    HEARTH_REQUIRE_CUDA_DEVICE();
+    std::mt19937 rng(7006);
+    const auto check = [](Cache& c, DeviceCache& dc, const Step& st, const QString& what) {
+        const std::vector<float> want = run_host(c, st, AttentionShape::Planned);
+        const std::vector<float> got = run_device(c, dc, st, AttentionShape::Planned);
+        for (size_t i = 0; i < got.size(); ++i)
+            HEARTH_CHECK(
+                std::fabs(got[i] - want[i]) <= 4e-6f * std::max(1.0f, std::fabs(want[i])),
+                QString("%1: element %2: %3 vs %4").arg(what).arg(i).arg(got[i]).arg(want[i]));
+    };
+    const std::vector<int32_t> edges = {255, 256, 257, 511, 512, 513, 1023, 1025};
+    struct Config {
+        int32_t n_kv, n_heads, head_dim;
+    };
+    for (const Config& cf : {Config{2, 14, 96}, Config{1, 16, 256}, Config{4, 28, 128}}) {
+        Cache c(rng, 16, cf.n_kv, cf.n_heads, cf.head_dim, edges, 2.0f);
+        DeviceCache dc(c);
+        std::vector<Part> decode, prefill;
+        for (int32_t s = 0; s < static_cast<int32_t>(edges.size()); ++s) {
+            const int32_t len = edges[static_cast<size_t>(s)];
+            decode.push_back({s, len - 1, len});
+            prefill.push_back({s, len - 37, len});
+        }
+        const QString what =
+            QString("head_dim %1, %2 / %3 heads").arg(cf.head_dim).arg(cf.n_heads).arg(cf.n_kv);
+        check(c, dc, Step(c, decode), what + ", decode at chunk edges");
+        check(c, dc, Step(c, prefill), what + ", prefill chunks at chunk edges");
+    }
+    {
+        std::vector<int32_t> lengths(256);
+        for (int32_t& l : lengths) l = 1 + static_cast<int32_t>(rng() % 2000);
+        Cache c(rng, 16, 2, 8, 64, lengths, 2.0f);
+        DeviceCache dc(c);
+        std::vector<Part> decode;
+        for (int32_t s = 0; s < 256; ++s)
+            decode.push_back(
+                {s, lengths[static_cast<size_t>(s)] - 1, lengths[static_cast<size_t>(s)]});
+        check(c, dc, Step(c, decode), "256 decode sequences");
+    }
+    {
+        Cache c(rng, 16, 1, 4, 256, {20000}, 2.0f);
+        DeviceCache dc(c);
+        for (const std::vector<Part>& parts :
+             {std::vector<Part>{{0, 19999, 20000}}, std::vector<Part>{{0, 19000, 19100}}}) {
+            Step st(c, parts);
+            st.window = 1024;
+            check(c, dc, st,
+                  QString("window 1024 over 20000, rows %1..%2").arg(parts[0].a).arg(parts[0].b));
+        }
+    }
+}

@@ -8,7 +8,9 @@
 #include <mutex>
 #include <random>
 
+#include "cuda/cuda_buffer.h"
 #include "cuda/cuda_device.h"
+#include "cuda/top_k.h"
 #include "device.h"
 #include "engine.h"
 #include "model/model_config.h"
@@ -262,6 +264,48 @@ Result<std::string> measure_shared_persona(const GpuBenchOptions& o, const std::
     return json + "]}";
 }
 
+// The sampler's top-k on the device alone: k = 64 of Gemma's 262,144-entry vocabulary for
+// a decode step's logit rows (1 and 32), the best of 20 runs timed with events, in
+// microseconds per step. The floor (bench_table.py --floors): under 50 µs for 32 rows.
+Result<std::string> measure_top_k() {
+    constexpr int32_t kVocab = 262144, kK = 64;
+    std::string json = "{\"vocab\": " + std::to_string(kVocab) + ", \"k\": " + std::to_string(kK) +
+                       ", \"us_per_step\": {";
+    for (int32_t rows : {1, 32}) {
+        std::vector<float> host(static_cast<std::size_t>(rows) * kVocab);
+        std::mt19937 rng(rows);
+        std::normal_distribution<float> d(0.0f, 4.0f);
+        for (float& v : host) v = d(rng);
+        gpu::DeviceBuffer<float> x, values;
+        gpu::DeviceBuffer<int32_t> ids, invalid;
+        cudaEvent_t a = nullptr, b = nullptr;
+        if (x.allocate(host.size()) != cudaSuccess ||
+            values.allocate(static_cast<std::size_t>(rows) * kK) != cudaSuccess ||
+            ids.allocate(static_cast<std::size_t>(rows) * kK) != cudaSuccess ||
+            invalid.allocate(static_cast<std::size_t>(rows)) != cudaSuccess ||
+            cudaMemcpy(x.data(), host.data(), host.size() * 4, cudaMemcpyHostToDevice) !=
+                cudaSuccess ||
+            cudaEventCreate(&a) != cudaSuccess || cudaEventCreate(&b) != cudaSuccess)
+            return make_error("top-k benchmark: device memory");
+        float best = 1e30f;
+        for (int rep = 0; rep < 21; ++rep) {
+            cudaEventRecord(a);
+            gpu::top_k_cuda(x.data(), rows, kVocab, kK, ids.data(), values.data(), invalid.data(),
+                            nullptr);
+            cudaEventRecord(b);
+            if (cudaEventSynchronize(b) != cudaSuccess) return make_error("top-k benchmark failed");
+            float ms = 0;
+            cudaEventElapsedTime(&ms, a, b);
+            if (rep > 0) best = std::min(best, ms);  // the first run warms up
+        }
+        cudaEventDestroy(a);
+        cudaEventDestroy(b);
+        json += (rows == 1 ? "" : ", ") + json_string(std::to_string(rows)) + ": " +
+                num(best * 1000.0, 1);
+    }
+    return json + "}}";
+}
+
 }  // namespace
 
 Result<std::string> run_gpu_bench(const GpuBenchOptions& o) {
@@ -289,7 +333,14 @@ Result<std::string> run_gpu_bench(const GpuBenchOptions& o) {
     std::string json = "{\"device\": {\"name\": " + json_string(name) +
                        ", \"compute_capability\": " + json_string(cc) +
                        ", \"copy_bandwidth_gb_per_s\": " + num(bandwidth / 1e9) +
-                       ", \"nominal_fp16_tensor_tflops\": " + num(peak / 1e12) + "}, \"models\": [";
+                       ", \"nominal_fp16_tensor_tflops\": " + num(peak / 1e12) + "}";
+    if (o.device != "cpu") {
+        auto top_k = measure_top_k();
+        if (!top_k) return top_k.error();
+        json += ", \"top_k\": " + *top_k;
+        if (o.progress) o.progress("top-k: " + *top_k);
+    }
+    json += ", \"models\": [";
     bool first = true;
     const auto add = [&](const std::string& item) {
         json += (first ? "" : ", ") + item;

@@ -108,7 +108,8 @@ class TwinBackend final : public Backend {
     }
     void top_k(const float* logits, int32_t rows, int32_t n, int32_t k, int32_t* ids, float* values,
                int32_t* invalid) override {
-        check(gpu::top_k_on_host(logits, rows, n, k, ids, values, invalid, 256), "top_k");
+        check(gpu::top_k_on_host(logits, rows, n, k, ids, values, invalid, gpu::kTopKWarps),
+              "top_k");
     }
 
   private:

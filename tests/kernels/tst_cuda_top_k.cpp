@@ -69,20 +69,19 @@ class TstCudaTopK : public QObject {
   private slots:
     void hostEmulationMatchesTheReference() {
         std::mt19937 rng(11);
-        for (int32_t n : {1, 5, 64, 333, 49152}) {
-            for (int32_t k : {1, 3, 40, 64}) {
+        for (int32_t n : {1, 5, 64, 333, 49152, 262144}) {
+            for (int32_t k : {1, 3, 33, 40, 64}) {
                 if (k > n) continue;
                 const Rows r = make_rows(rng, 5, n);
                 const Result want = reference_top_k(r, k);
-                for (int32_t threads : {1, 7, 256}) {
+                for (int32_t warps : {1, 3, g::kTopKWarps}) {
                     Result got{std::vector<int32_t>(want.ids.size()),
                                std::vector<int32_t>(want.invalid.size()),
                                std::vector<float>(want.values.size())};
                     QVERIFY(g::top_k_on_host(r.x.data(), r.rows, n, k, got.ids.data(),
-                                             got.values.data(), got.invalid.data(), threads));
-                    QVERIFY2(
-                        got == want,
-                        qPrintable(QString("n %1 k %2 threads %3").arg(n).arg(k).arg(threads)));
+                                             got.values.data(), got.invalid.data(), warps));
+                    QVERIFY2(got == want,
+                             qPrintable(QString("n %1 k %2 warps %3").arg(n).arg(k).arg(warps)));
                 }
             }
         }
@@ -103,8 +102,8 @@ class TstCudaTopK : public QObject {
     void deviceMatchesTheReference() {
         HEARTH_REQUIRE_CUDA_DEVICE();
         std::mt19937 rng(12);
-        for (int32_t n : {1, 64, 333, 49152, 128256}) {
-            for (int32_t k : {1, 40, 64}) {
+        for (int32_t n : {1, 64, 333, 49152, 128256, 262144}) {
+            for (int32_t k : {1, 33, 40, 64}) {
                 if (k > n) continue;
                 const Rows r = make_rows(rng, 6, n);
                 const Result want = reference_top_k(r, k);

@@ -14,24 +14,15 @@
 #include <utility>
 #include <vector>
 
-#include "backend.h"
+#include "forwarding_backend.h"
 
 namespace hearth::test {
 
-class GraphRecordingBackend final : public kernels::Backend {
+class GraphRecordingBackend final : public ForwardingBackend {
   public:
-    explicit GraphRecordingBackend(kernels::Backend& inner) : inner_(inner) {}
+    using ForwardingBackend::ForwardingBackend;
 
     std::string name() const override { return inner_.name() + " + recorded graphs"; }
-    std::string numerics() const override { return inner_.numerics(); }
-    std::unique_ptr<kernels::Buffer> alloc(std::size_t bytes) override {
-        return inner_.alloc(bytes);
-    }
-    std::unique_ptr<kernels::Buffer> alloc_scratch(std::size_t bytes) override {
-        return inner_.alloc_scratch(bytes);
-    }
-    bool host_memory() const override { return inner_.host_memory(); }
-    void populate(kernels::Buffer& b) override { inner_.populate(b); }
     void upload(kernels::Buffer& dst, std::size_t offset, const void* src,
                 std::size_t bytes) override {
         refuse_while_capturing("upload");
@@ -42,14 +33,10 @@ class GraphRecordingBackend final : public kernels::Backend {
         refuse_while_capturing("download");
         inner_.download(dst, src, offset, bytes);
     }
-    std::unique_ptr<kernels::Weight> load_weight(const kernels::WeightSource& source) override {
-        return inner_.load_weight(source);
-    }
     void synchronize() override {
         refuse_while_capturing("synchronize");
         inner_.synchronize();
     }
-    bool asynchronous() const override { return inner_.asynchronous(); }
     const void* read_back(const kernels::Buffer& src, std::size_t offset,
                           std::size_t bytes) override {
         refuse_while_capturing("read_back");
@@ -173,7 +160,6 @@ class GraphRecordingBackend final : public kernels::Backend {
             throw kernels::BackendError(std::string("recorder: ") + what + " while capturing");
     }
 
-    kernels::Backend& inner_;
     bool capturing_ = false;
     std::vector<std::function<void()>> recording_;
     std::vector<std::vector<std::function<void()>>> graphs_;

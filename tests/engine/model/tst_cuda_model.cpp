@@ -301,6 +301,92 @@ QString check_step_graphs(const gguf::GgufFile& file, kernels::Backend& backend,
     return {};
 }
 
+// Graph stress: 12 conversations decode 140 steps, the shape changing every step (1 to 12
+// of them, 1 to 64 candidates each: past the model's 64 kept shapes, so its graph cache
+// starts over), and the KV storage reallocated before step 100 (every conversation
+// prefilled again into the new one, whose layers sit elsewhere: graphs of the old one must
+// not replay). Each step's top-k candidates with graphs equal those op by op, bit for bit.
+QString check_graph_stress(const gguf::GgufFile& file, kernels::Backend& backend,
+                           int64_t* replays) {
+    constexpr int32_t kSeqs = 12, kSteps = 140, kMove = 100, kBlocks = 8;
+    std::vector<std::vector<std::uint32_t>> results[2];
+    for (int mode = 0; mode < 2; ++mode) {
+        Loaded m = load(file, backend, kSeqs * kBlocks + 4);
+        m.model->set_step_graphs(mode == 1);
+        const auto vocab = static_cast<uint32_t>(m.model->config().n_vocab);
+        std::mt19937 rng(33);
+        std::vector<std::vector<int32_t>> history(kSeqs), tables(kSeqs);
+        for (int32_t i = 0; i < kSeqs; ++i) {
+            history[static_cast<size_t>(i)].resize(5 + rng() % 40);
+            for (int32_t& t : history[static_cast<size_t>(i)])
+                t = static_cast<int32_t>(rng() % vocab);
+            tables[static_cast<size_t>(i)] = table(i * kBlocks, kBlocks);
+        }
+        StepLogits out;
+        out.top_k = 1;
+        const auto prefill_all = [&]() -> QString {
+            for (int32_t i = 0; i < kSeqs; ++i) {
+                const auto& h = history[static_cast<size_t>(i)];
+                const std::vector<SequenceStep> one = {{std::span(h).first(h.size() - 1),
+                                                        0,
+                                                        tables[static_cast<size_t>(i)],
+                                                        false,
+                                                        {}}};
+                if (auto r = m.model->forward(one, *m.kv, out); !r)
+                    return QString("prefill %1: %2")
+                        .arg(i)
+                        .arg(QString::fromStdString(r.message()));
+            }
+            return {};
+        };
+        if (QString e = prefill_all(); !e.isEmpty()) return e;
+        for (int s = 0; s < kSteps; ++s) {
+            if (s == kMove) {  // the KV storage moves: prefill everyone again
+                m.kv.reset();
+                const ModelConfig& c = m.model->config();
+                auto kv = KvStorage::create(
+                    backend,
+                    {static_cast<int32_t>(c.n_layer), static_cast<int32_t>(c.n_head_kv),
+                     static_cast<int32_t>(c.head_dim), kBlock},
+                    kSeqs * kBlocks + 4);
+                if (!kv) return QString("kv: ") + kv.message().c_str();
+                m.kv = std::move(kv).value();
+                if (QString e = prefill_all(); !e.isEmpty()) return e;
+            }
+            const int32_t active = 1 + (s * 5) % kSeqs;
+            out.top_k = 1 + (s * 11) % 64;
+            std::vector<SequenceStep> steps;
+            std::vector<std::vector<int32_t>> last(static_cast<size_t>(active));
+            for (int32_t i = 0; i < active; ++i) {
+                const auto& h = history[static_cast<size_t>(i)];
+                last[static_cast<size_t>(i)] = {h.back()};
+                steps.push_back({last[static_cast<size_t>(i)],
+                                 static_cast<int32_t>(h.size()) - 1,
+                                 tables[static_cast<size_t>(i)],
+                                 true,
+                                 {}});
+            }
+            if (auto r = m.model->forward(steps, *m.kv, out); !r)
+                return QString("step %1: %2").arg(s).arg(QString::fromStdString(r.message()));
+            std::vector<std::uint32_t> bits(out.top_values.size());
+            std::memcpy(bits.data(), out.top_values.data(), bits.size() * 4);
+            bits.insert(bits.end(), out.top_ids.begin(), out.top_ids.end());
+            results[mode].push_back(std::move(bits));
+            for (int32_t i = 0; i < active; ++i) {
+                auto& h = history[static_cast<size_t>(i)];
+                if (static_cast<int32_t>(h.size()) < kBlocks * kBlock)  // room in its blocks
+                    h.push_back(out.top_ids[static_cast<size_t>(i * out.top_k)]);
+            }
+        }
+        if (mode == 1 && replays) *replays = m.model->graph_replays();
+    }
+    for (size_t s = 0; s < results[0].size(); ++s)
+        if (results[0][s] != results[1][s])
+            return backend.name().c_str() +
+                   QString(": stress step %1's candidates differ with step graphs").arg(s);
+    return {};
+}
+
 // Small enough for the host twins.
 SyntheticModelSpec small_shape(quant::TensorType type) {
     return shape(256, 2, 8, 2, 512, type, 13);
@@ -469,7 +555,33 @@ class TstCudaModel : public QObject {
         QCOMPARE(replays, int64_t{12});
     }
 
+    // Graph stress on the device (check_graph_stress): shapes changing every step past the
+    // 64 kept, KV storage reallocated, workspaces growing inside captures.
+    void graphStressOnTheGpu() {
+        HEARTH_REQUIRE_CUDA_DEVICE();
+        auto backend = cuda_backend();
+        int64_t replays = 0;
+        const QString failure = check_graph_stress(
+            *synthetic(smollm_shape(quant::TensorType::Q4_1)), *backend, &replays);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        QVERIFY(replays > 0);
+    }
+
     // --- the kernels' host twins (everywhere) --------------------------------------------
+
+    // The same stress through the twins, graphs recorded and replayed on the host.
+    void hostTwinsSurviveGraphStress() {
+        auto twins = kernels::make_cuda_host_twin_backend();
+        test::GraphRecordingBackend recorder(*twins);
+        int64_t replays = 0;
+        const QString failure = check_graph_stress(*synthetic(small_shape(quant::TensorType::Q8_0)),
+                                                   recorder, &replays);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        QVERIFY(replays > 0);
+        QVERIFY2(recorder.captures() > 64,
+                 qPrintable(QString("%1 captures: the shapes should pass the 64 kept")
+                                .arg(recorder.captures())));
+    }
 
     // The same through the twins, with graphs recorded and replayed on the host
     // (graph_recording_backend.h): what a graph freezes (pointers, sizes, the attention's

@@ -4,7 +4,8 @@
 // GQA ratios 1, 3, 8, head_dim 64, 80, 128 and 256, contexts of 1 to 700 positions (chunk
 // boundaries at 256, 512) and batches mixing decode steps with prefill chunks; batch
 // invariance bit for bit (a row alone or in company, split or whole shape, a prompt in one
-// step or in chunks); the launch plan; refused arguments. On a device (skipped without
+// step or in chunks); bounded launches; refused arguments (the plan and its workspace
+// bounds: tst_cuda_attention_plan). On a device (skipped without
 // one): the device against the host run, and the same invariances on the device, bit for
 // bit.
 #include <QTest>
@@ -298,102 +299,6 @@ class TstCudaAttention : public QObject {
                     qPrintable("chunked prompt: " + why));
             }
         }
-    }
-
-    // The VRAM plan's bound holds every batch within its limits: steps of ≤ max_rows rows
-    // over ≤ max_seqs sequences, none past max_context positions (random batches, every
-    // shape the plan may choose).
-    void workspaceBound() {
-        std::mt19937 rng(4242);
-        for (int trial = 0; trial < 400; ++trial) {
-            const int32_t max_rows = 1 + static_cast<int32_t>(rng() % 300);
-            const int32_t max_seqs = 1 + static_cast<int32_t>(rng() % 40);
-            const int32_t max_context = 1 + static_cast<int32_t>(rng() % 3000);
-            std::vector<int32_t> q_len, kv_len;
-            int32_t rows = 0;
-            while (static_cast<int32_t>(q_len.size()) < max_seqs && rows < max_rows) {
-                const int32_t kv =
-                    1 + static_cast<int32_t>(rng() % static_cast<uint32_t>(max_context));
-                const int32_t room = std::min(kv, max_rows - rows);
-                const int32_t q = rng() % 2 ? 1 + static_cast<int32_t>(rng() % std::min(4, room))
-                                            : 1 + static_cast<int32_t>(rng() % room);
-                q_len.push_back(q);
-                kv_len.push_back(kv);
-                rows += q;
-            }
-            AttentionBatch b;
-            b.n_seqs = static_cast<int32_t>(q_len.size());
-            b.host_q_len = q_len.data();
-            b.host_kv_len = kv_len.data();
-            const std::size_t bound =
-                g::attention_workspace_bound(max_rows, max_seqs, max_context, 32, 128);
-            QVERIFY2(g::attention_workspace_bytes(b, 32, 128) <= bound,
-                     qPrintable(QString("trial %1: %2 > %3")
-                                    .arg(trial)
-                                    .arg(g::attention_workspace_bytes(b, 32, 128))
-                                    .arg(bound)));
-        }
-        QCOMPARE(g::attention_workspace_bound(0, 4, 100, 32, 128), std::size_t{0});
-        // 64 decode rows of a full 8k context: 64 × 32 chunks × 32 heads × 130 floats.
-        QCOMPARE(g::attention_workspace_bound(2048, 16, 8192, 32, 128),
-                 std::size_t{64} * 32 * 32 * 130 * 4);
-    }
-
-    void planning() {
-        // partials_before against a loop.
-        for (int32_t first : {0, 1, 255, 256, 257, 700, 1023})
-            for (int32_t i : {0, 1, 2, 255, 256, 600}) {
-                int64_t want = 0;
-                for (int32_t x = first; x < first + i; ++x) want += x / 256 + 1;
-                QCOMPARE(g::attention_detail::partials_before(first, i), want);
-            }
-        const std::vector<int32_t> q_len = {1, 1, 4, 5, 37}, kv_len = {1, 700, 260, 5, 600};
-        AttentionBatch b;
-        b.n_seqs = 5;
-        b.host_q_len = q_len.data();
-        b.host_kv_len = kv_len.data();
-        g::AttentionPlan p;
-        QVERIFY(g::plan_attention(b, 32, 8, 128, AttentionShape::Planned, &p));
-        QCOMPARE(p.geometry.group, 4);
-        QCOMPARE(p.geometry.heads_per_item, 4);
-        QCOMPARE(p.geometry.head_slices, 1);
-        QCOMPARE(p.geometry.rows_per_tile, 4);
-        QCOMPARE(p.geometry.positions_per_tile, 64);
-        QCOMPARE(p.split_rows, int64_t{6});
-        QCOMPARE(p.partials, int64_t{1 + 3 + 8});  // 1 chunk, 3 chunks, 4 rows × 2 chunks
-        QCOMPARE(p.split_items, int64_t{12 * 8});  // per partial, per KV head
-        QCOMPARE(p.whole_rows, int64_t{42});
-        QCOMPARE(p.whole_items, int64_t{(2 + 10) * 8});  // tiles of 4 rows, per KV head
-        QCOMPARE(p.workspace_bytes, size_t{12 * 32 * 130 * 4});
-        QCOMPARE(g::attention_workspace_bytes(b, 32, 128), p.workspace_bytes);
-        QCOMPARE(g::attention_workspace_bytes(b, 32, 128, AttentionShape::AllWhole), size_t{0});
-        // All split: + 5 rows of one chunk, + 37 rows (positions 563..599) of 3 chunks.
-        QVERIFY(g::plan_attention(b, 32, 8, 128, AttentionShape::AllSplit, &p));
-        QCOMPARE(p.partials, int64_t{12 + 5 + 111});
-        QCOMPARE(p.whole_items, int64_t{0});
-        QCOMPARE(g::attention_workspace_bytes(b, 32, 128, AttentionShape::AllSplit),
-                 size_t{128 * 32 * 130 * 4});
-        // Geometries: two dims a thread (head_dim 256), two thread groups (64), a group
-        // of 20 heads in two slices, an odd head_dim's sub-tile.
-        QVERIFY(g::plan_attention(b, 8, 1, 256, AttentionShape::Planned, &p));
-        QCOMPARE(p.geometry.dims_per_thread, 2);
-        QCOMPARE(p.geometry.max_vecs, 8);
-        QCOMPARE(p.geometry.rows_per_tile, 1);
-        QCOMPARE(p.geometry.positions_per_tile, 32);
-        QVERIFY(g::plan_attention(b, 20, 1, 64, AttentionShape::Planned, &p));
-        QCOMPARE(p.geometry.thread_groups, 2);
-        QCOMPARE(p.geometry.head_slices, 2);
-        QCOMPARE(p.geometry.heads_per_item, 10);
-        QCOMPARE(p.split_items, int64_t{12 * 2});
-        QVERIFY(g::plan_attention(b, 4, 4, 80, AttentionShape::Planned, &p));
-        QCOMPARE(p.geometry.rows_per_tile, 16);
-        QCOMPARE(p.geometry.positions_per_tile, 102);
-        QCOMPARE(p.whole_items, int64_t{(1 + 3) * 4});
-        // Nothing to do.
-        AttentionBatch empty;
-        QVERIFY(g::plan_attention(empty, 4, 4, 64, AttentionShape::Planned, &p));
-        QCOMPARE(p.split_items + p.whole_items, int64_t{0});
-        QCOMPARE(g::attention_workspace_bytes(empty, 4, 64), size_t{0});
     }
 
     // A launch sized for a chunk bound (step graphs): the bound's items and workspace, the

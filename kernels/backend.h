@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_chunks.h"  // kAttentionChunk, chunks_seen: AttentionBatch::chunk_bound
 #include "quant/quant_types.h"
 
 namespace hearth::kernels {
@@ -107,14 +108,6 @@ struct PagedKvLayer {
 // within s) sits at position kv_len[s] - q_len[s] + i and attends to context positions
 // ≤ its own: the cached prefix unmasked, the new tokens causally.
 // block_tables holds each sequence's table at offset block_table_start[s].
-// The CUDA attention cuts contexts into chunks of this many positions (at fixed
-// boundaries); AttentionBatch::chunk_bound counts them.
-inline constexpr int32_t kAttentionChunk = 256;
-// The chunks a query at position pos sees: 0 .. pos / kAttentionChunk.
-inline constexpr int32_t chunks_seen(int32_t pos) {
-    return pos / kAttentionChunk + 1;
-}
-
 struct AttentionBatch {
     int32_t n_seqs = 0;
     const int32_t* q_start = nullptr;            // [n_seqs]
@@ -145,7 +138,7 @@ struct AttentionBatch {
     // softmax, in llama.cpp's float steps. 0: none.
     float softcap = 0.0f;
     // > 0 (a device backend capturing a step graph): every sequence is decode-like and no
-    // row sees more than chunk_bound context chunks (kAttentionChunk positions each); the
+    // row sees more than chunk_bound context chunks (chunks_seen, with the window); the
     // launch is sized for that bound instead of for these lengths, so that a replay serves
     // later steps whose contexts grew within it. The results are the same. 0: sized exactly.
     int32_t chunk_bound = 0;

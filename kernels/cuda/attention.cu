@@ -302,7 +302,6 @@ bool prepare(const float* q, const kernels::PagedKvLayer& cache,
     p->n_seqs = batch.n_seqs;
     p->block_size = cache.block_size;
     p->scale = scale;
-    p->window = batch.window;
     p->softcap = batch.softcap;
     p->inv_softcap = batch.softcap > 0.0f ? 1.0f / batch.softcap : 0.0f;
     p->geo = plan->geometry;

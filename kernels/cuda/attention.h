@@ -12,8 +12,10 @@
 // the positions, then the same tree; acc over positions in increasing order, one thread
 // per output element. The output is fold(partial_0, partial_1, ...) in chunk order with
 // one fold (m' = max, both sides rescaled by exp(m − m')), then acc / l. A sliding window
-// (AttentionBatch::window) masks the positions before it (−inf scores; a chunk it misses
-// entirely folds as nothing) and whole items start at the first row's window; soft-capped
+// (AttentionBatch::window) masks the positions before it (−inf scores). The chunks wholly
+// before it are not read: a split row's partials start at its window's first chunk
+// (kernels::first_chunk_seen), a whole item at its first row's, so a local layer's decode
+// reads the window and not the context (a masked chunk would fold as nothing); soft-capped
 // scores (AttentionBatch::softcap) are cap · tanh(s / cap) after the scale. Multiplications
 // and additions are explicitly unfused (__fmul_rn, __fadd_rn) so that the compiler cannot
 // contract them differently in different places.
@@ -73,6 +75,8 @@ struct Geometry {
     int32_t head_slices = 0;         // items per KV head and row tile: ceil(group / heads_per_item)
     int32_t rows_per_tile = 0;       // query rows of a whole-shape item
     int32_t positions_per_tile = 0;  // K/V positions staged in shared memory at a time
+    int32_t window = 0;              // AttentionBatch::window: split rows skip the chunks
+                                     // before their window
     AttentionShape shape = AttentionShape::Planned;
 };
 
@@ -81,18 +85,7 @@ HEARTH_HOST_DEVICE inline bool seq_splits(int32_t q_len, AttentionShape shape) {
            (shape == AttentionShape::Planned && q_len <= kSplitMaxQLen);
 }
 
-// Σ over x in [0, n) of x / kChunk.
-HEARTH_HOST_DEVICE inline int64_t floor_chunk_sum(int64_t n) {
-    const int64_t a = n / kChunk, b = n % kChunk;
-    return kChunk * (a * (a - 1) / 2) + a * b;
-}
-
-// The chunks that rows [0, i) of a sequence whose first query sits at position first_pos
-// see together (row x sees (first_pos + x) / kChunk + 1 chunks): the index of row i's
-// first partial among the sequence's partials.
-HEARTH_HOST_DEVICE inline int64_t partials_before(int32_t first_pos, int32_t i) {
-    return floor_chunk_sum(int64_t{first_pos} + i) - floor_chunk_sum(first_pos) + i;
-}
+using kernels::partials_before;
 
 struct SeqCounts {
     int64_t items = 0;     // work items (CUDA blocks of the item kernel)
@@ -105,7 +98,7 @@ HEARTH_HOST_DEVICE inline SeqCounts seq_counts(const Geometry& g, int32_t q_len,
     if (q_len <= 0) return c;
     const int64_t per_row_block = int64_t{g.n_kv_heads} * g.head_slices;
     if (seq_splits(q_len, g.shape)) {
-        c.partials = partials_before(kv_len - q_len, q_len);
+        c.partials = partials_before(kv_len - q_len, q_len, g.window);
         c.items = per_row_block * c.partials;
         c.split_rows = q_len;
     } else {

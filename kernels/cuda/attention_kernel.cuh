@@ -120,9 +120,8 @@ struct Params {
     int32_t n_seqs;
     int32_t block_size;
     float scale;
-    int32_t window;              // AttentionBatch::window (0: none)
     float softcap, inv_softcap;  // AttentionBatch::softcap and 1 / it (0: none)
-    Geometry geo;
+    Geometry geo;                // with AttentionBatch::window (0: none)
 };
 
 // A score from its dot product: times the scale, then soft-capped (as the CPU backend).
@@ -155,21 +154,24 @@ __host__ __device__ inline Item decode_item(const Params& p, int32_t seq, int64_
     it.split = seq_splits(q_len, g.shape);
     int64_t head_block;  // kv_head · head_slices + slice
     if (it.split) {
-        // Items by (KV head, slice), then by partial: row by row, chunk by chunk.
-        const int64_t per = partials_before(it.first_pos, q_len);
+        // Items by (KV head, slice), then by partial: row by row, chunk by chunk (each
+        // row's from the first chunk of its window).
+        const int32_t W = g.window;
+        const int64_t per = partials_before(it.first_pos, q_len, W);
         head_block = local / per;
         const int64_t pi = local % per;
         int32_t lo = 0, hi = q_len - 1;  // the last row whose first partial is ≤ pi
         while (lo < hi) {
             const int32_t mid = (lo + hi + 1) / 2;
-            if (partials_before(it.first_pos, mid) <= pi)
+            if (partials_before(it.first_pos, mid, W) <= pi)
                 lo = mid;
             else
                 hi = mid - 1;
         }
         it.row0 = lo;
         it.n_rows = 1;
-        it.chunk_first = static_cast<int32_t>(pi - partials_before(it.first_pos, lo));
+        it.chunk_first = kernels::first_chunk_seen(it.first_pos + lo, W) +
+                         static_cast<int32_t>(pi - partials_before(it.first_pos, lo, W));
         it.chunk_last = it.chunk_first;
         it.partial = partial_base + pi;
     } else {
@@ -181,7 +183,7 @@ __host__ __device__ inline Item decode_item(const Params& p, int32_t seq, int64_
         it.n_rows = imin(g.rows_per_tile, q_len - it.row0);
         // A sliding window: the chunks before the first row's window are masked for every
         // row, and folding them would change nothing (fold_scalars): skipped.
-        it.chunk_first = p.window > 0 ? imax(0, it.first_pos + it.row0 - p.window + 1) / kChunk : 0;
+        it.chunk_first = kernels::first_chunk_seen(it.first_pos + it.row0, g.window);
         it.chunk_last = (it.first_pos + it.row0 + it.n_rows - 1) / kChunk;
         it.partial = -1;
     }
@@ -282,7 +284,8 @@ __host__ __device__ inline void chunk_setup(TileSmem& s, const Params& p, const 
     if (t < it.n_rows * it.n_h) {
         const int32_t pos = it.first_pos + it.row0 + t / it.n_h;
         s.n_vis[t] = iclamp(pos + 1 - c0, 0, kChunk);
-        s.lo_vis[t] = p.window > 0 ? iclamp(pos - p.window + 1 - c0, 0, s.n_vis[t]) : 0;
+        const int32_t W = p.geo.window;
+        s.lo_vis[t] = W > 0 ? iclamp(pos - W + 1 - c0, 0, s.n_vis[t]) : 0;
     }
     for (int32_t j = t; j < extent; j += kThreads) {
         const int32_t pos = c0 + j;
@@ -463,15 +466,16 @@ __host__ __device__ inline SeqKey seq_key(const Params& p, int32_t seq, bool by_
 }
 
 // The combine of split row i of a sequence: each output element folds the row's partials
-// in chunk order.
+// (the chunks of its window) in chunk order.
 __host__ __device__ inline void combine_row(const Params& p, int32_t seq, int32_t i,
                                             int64_t partial_base, int t) {
     const Geometry& g = p.geo;
     const int32_t D = g.head_dim, H = g.n_heads;
     const int32_t first_pos = p.kv_len[seq] - p.q_len[seq];
-    const int32_t n_chunks = (first_pos + i) / kChunk + 1;
+    const int32_t n_chunks = kernels::chunks_seen(first_pos + i, g.window);
     const int64_t stride = int64_t{H} * (D + 2);
-    const float* first = p.workspace + (partial_base + partials_before(first_pos, i)) * stride;
+    const float* first =
+        p.workspace + (partial_base + partials_before(first_pos, i, g.window)) * stride;
     float* o = p.out + int64_t{p.q_start[seq] + i} * H * D;
     for (int32_t e = t; e < H * D; e += kThreads) {
         const int32_t h = e / D;

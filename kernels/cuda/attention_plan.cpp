@@ -26,7 +26,7 @@ bool host_lengths_ok(const kernels::AttentionBatch& b) {
     return true;
 }
 
-Geometry make_geometry(int32_t n_heads, int32_t n_kv_heads, int32_t head_dim,
+Geometry make_geometry(int32_t n_heads, int32_t n_kv_heads, int32_t head_dim, int32_t window,
                        AttentionShape shape) {
     Geometry g;
     g.n_heads = n_heads;
@@ -40,15 +40,16 @@ Geometry make_geometry(int32_t n_heads, int32_t n_kv_heads, int32_t head_dim,
     g.heads_per_item = (g.group + g.head_slices - 1) / g.head_slices;
     g.rows_per_tile = std::max(1, g.max_vecs / g.heads_per_item);
     g.positions_per_tile = std::min(kChunk, kKvTileWords / (head_dim / 2));
+    g.window = window;
     g.shape = shape;
     return g;
 }
 
 // The (row, chunk) partials of a split sequence: those its rows see, or with a chunk
 // bound (step graphs) the bound for every row; -1 when a row sees more than the bound.
-int64_t split_partials(int32_t q_len, int32_t kv_len, int32_t bound) {
-    if (bound == 0) return partials_before(kv_len - q_len, q_len);
-    if (kernels::chunks_seen(kv_len - 1) > bound) return -1;
+int64_t split_partials(int32_t q_len, int32_t kv_len, int32_t window, int32_t bound) {
+    if (bound == 0) return partials_before(kv_len - q_len, q_len, window);
+    if (kernels::chunks_seen(kv_len - 1, window) > bound) return -1;
     return int64_t{q_len} * bound;
 }
 
@@ -57,17 +58,17 @@ int64_t split_partials(int32_t q_len, int32_t kv_len, int32_t bound) {
 bool plan_attention(const kernels::AttentionBatch& batch, int32_t n_heads, int32_t n_kv_heads,
                     int32_t head_dim, AttentionShape shape, AttentionPlan* plan) {
     if (!plan || n_kv_heads < 1 || n_heads < n_kv_heads || n_heads % n_kv_heads != 0 ||
-        !head_dim_ok(head_dim) || !host_lengths_ok(batch))
+        !head_dim_ok(head_dim) || batch.window < 0 || !host_lengths_ok(batch))
         return false;
     AttentionPlan p;
-    p.geometry = make_geometry(n_heads, n_kv_heads, head_dim, shape);
+    p.geometry = make_geometry(n_heads, n_kv_heads, head_dim, batch.window, shape);
     const int32_t bound = batch.chunk_bound;
     if (bound < 0) return false;
     for (int32_t s = 0; s < batch.n_seqs; ++s) {
         const int32_t q_len = batch.host_q_len[s];
         SeqCounts c = seq_counts(p.geometry, q_len, batch.host_kv_len[s]);
         if (bound > 0 && q_len > 0) {  // every row of a split sequence sees bound chunks
-            c.partials = split_partials(q_len, batch.host_kv_len[s], bound);
+            c.partials = split_partials(q_len, batch.host_kv_len[s], batch.window, bound);
             if (!seq_splits(q_len, shape) || c.partials < 0) return false;
             c.items = int64_t{p.geometry.n_kv_heads} * p.geometry.head_slices * c.partials;
         }
@@ -90,13 +91,15 @@ bool plan_attention(const kernels::AttentionBatch& batch, int32_t n_heads, int32
 
 std::size_t attention_workspace_bytes(const kernels::AttentionBatch& batch, int32_t n_heads,
                                       int32_t head_dim, AttentionShape shape) {
-    if (n_heads < 1 || !head_dim_ok(head_dim) || !host_lengths_ok(batch) || batch.chunk_bound < 0)
+    if (n_heads < 1 || !head_dim_ok(head_dim) || !host_lengths_ok(batch) ||
+        batch.chunk_bound < 0 || batch.window < 0)
         return 0;
     int64_t partials = 0;
     for (int32_t s = 0; s < batch.n_seqs; ++s) {
         const int32_t q_len = batch.host_q_len[s];
         if (q_len <= 0 || !seq_splits(q_len, shape)) continue;
-        const int64_t n = split_partials(q_len, batch.host_kv_len[s], batch.chunk_bound);
+        const int64_t n =
+            split_partials(q_len, batch.host_kv_len[s], batch.window, batch.chunk_bound);
         if (n < 0) return 0;
         partials += n;
     }

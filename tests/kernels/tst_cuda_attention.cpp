@@ -257,7 +257,8 @@ class TstCudaAttention : public QObject {
         std::mt19937 rng(7002);
         {
             // With a sliding window the shapes still agree bit for bit: whole items skip the
-            // chunks before the window, split rows fold them as nothing.
+            // chunks before their first row's window (and fold the masked positions of the
+            // later rows as nothing), split rows skip the chunks before their own.
             Cache c(rng, 7, 2, 8, 64, kMixedLengths, 2.0f);
             Step win(c, mixed_parts());
             win.window = 100;
@@ -325,6 +326,24 @@ class TstCudaAttention : public QObject {
                                          out.data(), ws.data(), ws.size() * 4));
             QVERIFY2(std::memcmp(out.data(), exact.data(), exact.size() * 4) == 0,
                      qPrintable(QString("bound %1: other bits").arg(bound)));
+        }
+        // A 300-position window: the rows see 2, 1 and 2 chunks; a local layer's bound is
+        // the window's (3), or below it, whatever the context.
+        Step win = st;
+        win.window = 300;
+        const std::vector<float> exact_win = run_host(c, win, AttentionShape::Planned);
+        for (int32_t bound : {2, hearth::kernels::window_chunk_bound(300)}) {
+            AttentionBatch b = win.batch(c.tables.data());
+            b.chunk_bound = bound;
+            g::AttentionPlan p;
+            QVERIFY(
+                g::plan_attention(b, c.n_heads, c.n_kv, c.head_dim, AttentionShape::Planned, &p));
+            QCOMPARE(p.partials, int64_t{6} * bound);
+            std::vector<float> ws(p.workspace_bytes / 4), out(exact_win.size(), std::nanf(""));
+            QVERIFY(g::attention_on_host(win.q.data(), c.layer(), b, c.n_heads, c.scale(),
+                                         out.data(), ws.data(), ws.size() * 4));
+            QVERIFY2(std::memcmp(out.data(), exact_win.data(), exact_win.size() * 4) == 0,
+                     qPrintable(QString("window, bound %1: other bits").arg(bound)));
         }
         AttentionBatch b = st.batch(c.tables.data());
         g::AttentionPlan p;

@@ -3,6 +3,7 @@
 // plan's workspace bound against random batches within its limits.
 #include <QTest>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -53,6 +54,54 @@ class TstCudaAttentionPlan : public QObject {
         // 64 decode rows of a full 8k context: 64 × 32 chunks × 32 heads × 130 floats.
         QCOMPARE(g::attention_workspace_bound(2048, 16, 8192, 32, 128),
                  std::size_t{64} * 32 * 32 * 130 * 4);
+    }
+
+    // A sliding window: a row's partials are the chunks of its window, for the planner and
+    // the kernels' shared arithmetic (against loops over positions), and a local layer's
+    // decode row at 20k positions launches its window's chunks, not the context's.
+    void slidingWindowChunks() {
+        namespace k = hearth::kernels;
+        for (int32_t window : {1, 5, 255, 256, 257, 1000, 1024, 4096})
+            for (int32_t first : {0, 1, 255, 256, 257, 700, 1023, 5000}) {
+                int32_t most = 0;
+                for (int32_t i : {0, 1, 2, 255, 256, 600}) {
+                    int64_t want = 0;
+                    for (int32_t x = first; x < first + i; ++x) {
+                        const int32_t lo = std::max(0, x - window + 1) / 256;
+                        want += x / 256 - lo + 1;
+                        QCOMPARE(k::chunks_seen(x, window), x / 256 - lo + 1);
+                        most = std::max(most, x / 256 - lo + 1);
+                    }
+                    QCOMPARE(k::partials_before(first, i, window), want);
+                }
+                QVERIFY(most <= k::window_chunk_bound(window));
+            }
+        QCOMPARE(k::window_chunk_bound(1), 1);
+        QCOMPARE(k::window_chunk_bound(256), 2);   // positions 255..510
+        QCOMPARE(k::window_chunk_bound(1024), 5);  // 255..1278
+        QCOMPARE(k::chunks_seen(1278, 1024), 5);
+
+        // Gemma 3 4B's local layers (window 1024, 8 heads over 4 KV heads, head_dim 256):
+        // one decode row at position 19999 and one at 700.
+        const std::vector<int32_t> q_len = {1, 1}, kv_len = {20000, 701};
+        AttentionBatch b;
+        b.n_seqs = 2;
+        b.host_q_len = q_len.data();
+        b.host_kv_len = kv_len.data();
+        g::AttentionPlan global, local;
+        QVERIFY(g::plan_attention(b, 8, 4, 256, AttentionShape::Planned, &global));
+        QCOMPARE(global.partials, int64_t{79 + 3});
+        b.window = 1024;
+        QVERIFY(g::plan_attention(b, 8, 4, 256, AttentionShape::Planned, &local));
+        QCOMPARE(local.partials, int64_t{5 + 3});  // chunks 74..78 (18976..19999), 0..2
+        QCOMPARE(local.split_items, int64_t{8 * 4});
+        QCOMPARE(g::attention_workspace_bytes(b, 8, 256), std::size_t{8} * 8 * 258 * 4);
+        // A step graph's bound: the window's, whatever the context.
+        b.chunk_bound = k::window_chunk_bound(1024);
+        QVERIFY(g::plan_attention(b, 8, 4, 256, AttentionShape::Planned, &local));
+        QCOMPARE(local.partials, int64_t{2 * 5});
+        b.chunk_bound = 4;  // below the first row's 5 chunks
+        QVERIFY(!g::plan_attention(b, 8, 4, 256, AttentionShape::Planned, &local));
     }
 
     void planning() {

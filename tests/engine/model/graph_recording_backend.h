@@ -8,7 +8,9 @@
 // while capturing, as on the device.
 #pragma once
 
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -81,6 +83,12 @@ class GraphRecordingBackend final : public ForwardingBackend {
     void fail_replay(int n) { fail_replay_ = n; }
     int captures() const { return captures_; }
     int replays() const { return replays_; }
+    // The largest chunk_bound a captured attention launch was sized for, among those with
+    // this sliding window (0: the global layers); 0 if none.
+    int32_t captured_bound(int32_t window) const {
+        const auto it = bounds_.find(window);
+        return it == bounds_.end() ? 0 : it->second;
+    }
 
     void embed(const kernels::Weight& table, const int32_t* ids, int32_t n, float* out) override {
         run([=, this, &table] { inner_.embed(table, ids, n, out); });
@@ -109,6 +117,8 @@ class GraphRecordingBackend final : public ForwardingBackend {
                    const kernels::AttentionBatch& batch, int32_t n_heads, float scale,
                    float* out) override {
         if (!capturing_) return inner_.attention(q, cache, batch, n_heads, scale, out);
+        int32_t& bound = bounds_[batch.window];
+        bound = std::max(bound, batch.chunk_bound);
         // The host arrays as they were at the capture: a graph's launch shape is frozen.
         const auto n = static_cast<std::size_t>(batch.n_seqs);
         auto frozen = std::make_shared<std::vector<int32_t>>();
@@ -163,6 +173,7 @@ class GraphRecordingBackend final : public ForwardingBackend {
     bool capturing_ = false;
     std::vector<std::function<void()>> recording_;
     std::vector<std::vector<std::function<void()>>> graphs_;
+    std::map<int32_t, int32_t> bounds_;  // captured_bound
     int captures_ = 0;
     int replays_ = 0;
     int fail_at_ = -1;

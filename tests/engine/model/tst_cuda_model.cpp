@@ -408,6 +408,27 @@ class TstCudaModel : public QObject {
         QCOMPARE(replays, int64_t{12});
     }
 
+    // The same with Gemma 3's local layers (a window of 9 positions on every other layer):
+    // their launches are sized for the window's chunks (2) while the global layers' bound
+    // grows to 4 with the context, and the bits still equal op by op's.
+    void hostTwinsReplayLocalLayersByTheirWindow() {
+        auto twins = kernels::make_cuda_host_twin_backend();
+        test::GraphRecordingBackend recorder(*twins);
+        SyntheticModelSpec s = shape(128, 3, 4, 2, 256, quant::TensorType::Q8_0, 12);
+        s.architecture = "gemma3";
+        s.head_dim = 64;
+        s.sliding_window = 9;
+        s.swa_period = 2;
+        s.embedding_std = 0.1f;
+        int64_t replays = 0;
+        const QString failure = check_step_graphs(*synthetic(s), recorder, &replays);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        QCOMPARE(replays, int64_t{12});
+        QCOMPARE(recorder.captured_bound(0), 4);
+        QCOMPARE(recorder.captured_bound(9), kernels::window_chunk_bound(9));
+        QCOMPARE(kernels::window_chunk_bound(9), 2);
+    }
+
     // A step graph that fails turns graphs off, and the model runs op by op from then on
     // with the same bits. A capture failing part-way (the first, with no graph kept yet)
     // is ended: it used to stay open, so every later op was recorded into it and every

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <vector>
 
 #include "cuda/attention.h"
@@ -74,9 +73,12 @@ __device__ Located locate(const Params& p, long long target, bool by_rows, ScanS
     return sm.found;
 }
 
+// At least 4 blocks per SM where shared memory allows (attention_smem_budget): the
+// registers are held to what 4 blocks leave (128 a thread).
 template <int R>
-__global__ void __launch_bounds__(kThreads) attention_items_kernel(Params p) {
-    __shared__ TileSmem s;
+__global__ void __launch_bounds__(kThreads, 4) attention_items_kernel(Params p) {
+    extern __shared__ __align__(16) unsigned char dynamic_smem[];
+    const TileSmem s = tile_smem(dynamic_smem, p.geo);
     __shared__ ScanSmem scan;
     const int t = static_cast<int>(threadIdx.x), lane = t % 32, warp = t / 32;
     const Located at = locate(p, blockIdx.x, false, scan);
@@ -142,7 +144,7 @@ __global__ void __launch_bounds__(kThreads) attention_combine_kernel(Params p) {
                 static_cast<int>(threadIdx.x));
 }
 
-static_assert(sizeof(TileSmem) + sizeof(ScanSmem) <= 48 * 1024, "static shared memory limit");
+static_assert(sizeof(ScanSmem) <= kStaticSmem, "the item kernel's static shared memory");
 
 // ---- host -----------------------------------------------------------------------------
 
@@ -199,7 +201,8 @@ Located locate_on_host(const Params& p, long long target, bool by_rows) {
 
 // attention_items_kernel's steps for one item, thread by thread and warp by warp.
 template <int R>
-void run_item_on_host(const Params& p, const Item& it, TileSmem& s, std::vector<ThreadAcc<R>>& th) {
+void run_item_on_host(const Params& p, const Item& it, const TileSmem& s,
+                      std::vector<ThreadAcc<R>>& th) {
     const Geometry& g = p.geo;
     const int32_t D = g.head_dim, W = D / 2, nv = it.n_rows * it.n_h;
     float lanes[32];
@@ -254,12 +257,13 @@ void run_item_on_host(const Params& p, const Item& it, TileSmem& s, std::vector<
 // Both grids, block by block: every item, then every combine.
 template <int R>
 void run_on_host(const Params& p, const AttentionPlan& plan) {
-    auto s = std::make_unique<TileSmem>();
+    std::vector<uint32_t> smem(static_cast<size_t>(p.geo.smem_bytes) / 4);
+    const TileSmem s = tile_smem(reinterpret_cast<unsigned char*>(smem.data()), p.geo);
     std::vector<ThreadAcc<R>> th(kThreads);
     for (long long b = 0; b < plan.split_items + plan.whole_items; ++b) {
         const Located at = locate_on_host(p, b, false);
         if (at.seq < 0) continue;
-        run_item_on_host<R>(p, decode_item(p, at.seq, b - at.first, at.partial_base), *s, th);
+        run_item_on_host<R>(p, decode_item(p, at.seq, b - at.first, at.partial_base), s, th);
     }
     for (long long b = 0; b < plan.split_rows; ++b) {
         const Located at = locate_on_host(p, b, true);
@@ -273,9 +277,9 @@ void run_on_host(const Params& p, const AttentionPlan& plan) {
 bool prepare(const float* q, const kernels::PagedKvLayer& cache,
              const kernels::AttentionBatch& batch, int32_t n_heads, float scale, float* out,
              float* workspace, std::size_t workspace_bytes, AttentionShape shape,
-             AttentionPlan* plan, Params* p) {
+             int32_t smem_per_sm, AttentionPlan* plan, Params* p) {
     if (batch.window < 0 || !(batch.softcap >= 0.0f)) return false;
-    if (!plan_attention(batch, n_heads, cache.n_kv_heads, cache.head_dim, shape, plan))
+    if (!plan_attention(batch, n_heads, cache.n_kv_heads, cache.head_dim, shape, plan, smem_per_sm))
         return false;
     if (plan->split_rows + plan->whole_rows == 0) return true;
     if (!q || !out || !cache.k || !cache.v || !batch.q_start || !batch.q_len || !batch.kv_len ||
@@ -313,32 +317,44 @@ bool prepare(const float* q, const kernels::PagedKvLayer& cache,
 cudaError_t attention_cuda(const float* q, const kernels::PagedKvLayer& cache,
                            const kernels::AttentionBatch& batch, int32_t n_heads, float scale,
                            float* out, float* workspace, std::size_t workspace_bytes,
-                           cudaStream_t stream, AttentionShape shape) {
+                           cudaStream_t stream, AttentionShape shape, int32_t smem_per_sm) {
     AttentionPlan plan;
     Params p{};
-    if (!prepare(q, cache, batch, n_heads, scale, out, workspace, workspace_bytes, shape, &plan,
-                 &p))
+    if (!prepare(q, cache, batch, n_heads, scale, out, workspace, workspace_bytes, shape,
+                 smem_per_sm, &plan, &p))
         return cudaErrorInvalidValue;
     const int64_t items = plan.split_items + plan.whole_items;
     if (items == 0) return cudaSuccess;
+    const auto grid = static_cast<unsigned>(items);
+    const auto smem = static_cast<size_t>(p.geo.smem_bytes);
     if (p.geo.dims_per_thread == 1)
-        attention_items_kernel<1><<<static_cast<unsigned>(items), kThreads, 0, stream>>>(p);
+        attention_items_kernel<1><<<grid, kThreads, smem, stream>>>(p);
     else
-        attention_items_kernel<2><<<static_cast<unsigned>(items), kThreads, 0, stream>>>(p);
+        attention_items_kernel<2><<<grid, kThreads, smem, stream>>>(p);
     const cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess || plan.split_rows == 0) return err;
     attention_combine_kernel<<<static_cast<unsigned>(plan.split_rows), kThreads, 0, stream>>>(p);
     return cudaGetLastError();
 }
 
+cudaError_t attention_occupancy(const AttentionPlan& plan, int* blocks) {
+    if (!blocks) return cudaErrorInvalidValue;
+    const auto smem = static_cast<size_t>(plan.geometry.smem_bytes);
+    return plan.geometry.dims_per_thread == 1
+               ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, attention_items_kernel<1>,
+                                                               kThreads, smem)
+               : cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, attention_items_kernel<2>,
+                                                               kThreads, smem);
+}
+
 bool attention_on_host(const float* q, const kernels::PagedKvLayer& cache,
                        const kernels::AttentionBatch& batch, int32_t n_heads, float scale,
                        float* out, float* workspace, std::size_t workspace_bytes,
-                       AttentionShape shape) {
+                       AttentionShape shape, int32_t smem_per_sm) {
     AttentionPlan plan;
     Params p{};
-    if (!prepare(q, cache, batch, n_heads, scale, out, workspace, workspace_bytes, shape, &plan,
-                 &p))
+    if (!prepare(q, cache, batch, n_heads, scale, out, workspace, workspace_bytes, shape,
+                 smem_per_sm, &plan, &p))
         return false;
     if (p.geo.dims_per_thread == 1)
         run_on_host<1>(p, plan);

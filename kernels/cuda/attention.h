@@ -21,7 +21,8 @@
 // contract them differently in different places.
 //
 // Two execution shapes, both one CUDA block (128 threads) per work item of one kernel
-// launch, planned on the host from the batch's host_* arrays:
+// launch, planned on the host from the batch's host_* arrays (and the device's shared
+// memory per SM: see attention_smem_budget):
 //  * split (sequences with q_len ≤ 4: decode-like rows): an item is (query row, KV head,
 //    chunk); it writes its partial to the workspace and a second kernel folds each row's
 //    partials in chunk order. A long context is spread over many blocks.
@@ -30,7 +31,8 @@
 // An item takes all the query heads of its KV head (slices of them when a group has more
 // heads than an item's 16 query vectors, 8 for head_dim > 128), so each K/V sub-tile is
 // staged once in shared memory and used by every query vector of the item (rows × heads;
-// a whole item's tile has 16 / heads rows, at least one). Both shapes run the same chunk
+// a whole item's tile has up to 16 / heads rows, at least one, fewer where the shared
+// memory budget asks; see plan_attention). Both shapes run the same chunk
 // routine and the same fold, so they give the same bits; a mixed batch is one launch of
 // the item kernel plus, when rows were split, one launch of the combine kernel.
 //
@@ -61,9 +63,19 @@ inline constexpr int32_t kChunk = kernels::kAttentionChunk;  // positions per co
 inline constexpr int32_t kThreads = 128;                     // threads per CUDA block
 inline constexpr int32_t kMaxVecs = 16;        // query vectors (rows × heads) per work item
 inline constexpr int32_t kAccRegs = 16;        // output accumulators per thread
-inline constexpr int32_t kKvTileWords = 4096;  // shared K/V sub-tile: 16 KiB of fp16 pairs
-inline constexpr int32_t kSplitMaxQLen = 4;    // planned: sequences up to this q_len split
+inline constexpr int32_t kKvTileWords = 4096;  // shared K/V sub-tile: at most 16 KiB of fp16 pairs
+inline constexpr int32_t kMinTilePositions = 8;  // and at least this many positions
+inline constexpr int32_t kSplitMaxQLen = 4;      // planned: sequences up to this q_len split
 inline constexpr int32_t kMaxHeadDim = 256;
+// Shared memory: the item kernel's static part (its scan) is at most kStaticSmem bytes, a
+// block's dynamic part at most kMaxDynamicSmem (no opt-in needed), and the device keeps
+// kBlockReservedSmem bytes per resident block (sm_80 and later; sm_75 none).
+inline constexpr int32_t kStaticSmem = 128;
+inline constexpr int32_t kMaxDynamicSmem = 48 * 1024 - kStaticSmem;
+inline constexpr int32_t kBlockReservedSmem = 1024;
+// The smallest shared memory per SM of a supported device (sm_75): plans made without
+// naming a device (the host twins) assume it.
+inline constexpr int32_t kSmemPerSmFloor = 64 * 1024;
 
 // The launch geometry, a function of the head counts, head_dim and the shape option.
 struct Geometry {
@@ -74,7 +86,10 @@ struct Geometry {
     int32_t heads_per_item = 0;      // query heads of one KV head an item takes
     int32_t head_slices = 0;         // items per KV head and row tile: ceil(group / heads_per_item)
     int32_t rows_per_tile = 0;       // query rows of a whole-shape item
+    int32_t vecs = 0;                // query vectors staged in shared memory: the launch's
+                                     // largest item (heads_per_item when no item is whole)
     int32_t positions_per_tile = 0;  // K/V positions staged in shared memory at a time
+    int32_t smem_bytes = 0;          // the item kernel's dynamic shared memory (SmemLayout)
     int32_t window = 0;              // AttentionBatch::window: split rows skip the chunks
                                      // before their window
     AttentionShape shape = AttentionShape::Planned;
@@ -86,6 +101,24 @@ HEARTH_HOST_DEVICE inline bool seq_splits(int32_t q_len, AttentionShape shape) {
 }
 
 using kernels::partials_before;
+
+// The item kernel's dynamic shared memory, as byte offsets: per-vector scalars
+// (kSmallArrays arrays of kMaxVecs), the chunk's cache rows (kChunk), the query vectors
+// (vecs × head_dim floats), their chunk's scores (vecs × kChunk floats) and a K or V
+// sub-tile (positions_per_tile × head_dim / 2 words of fp16 pairs). 4-byte elements only.
+inline constexpr int32_t kSmallArrays = 8;
+struct SmemLayout {
+    int32_t slot, q, p, kv, bytes;
+};
+HEARTH_HOST_DEVICE inline SmemLayout smem_layout(const Geometry& g) {
+    SmemLayout l{};
+    l.slot = kSmallArrays * kMaxVecs * 4;
+    l.q = l.slot + kChunk * 4;
+    l.p = l.q + g.vecs * g.head_dim * 4;
+    l.kv = l.p + g.vecs * kChunk * 4;
+    l.bytes = l.kv + g.positions_per_tile * (g.head_dim / 2) * 4;
+    return l;
+}
 
 struct SeqCounts {
     int64_t items = 0;     // work items (CUDA blocks of the item kernel)
@@ -123,8 +156,22 @@ struct AttentionPlan {
 // host_q_len / host_kv_len, q_len < 0, kv_len < q_len, a query with no context, more items
 // than a grid holds, or a chunk_bound that a sequence exceeds or does not split under.
 // With a chunk_bound, the items and partials are the bound's (upper bounds).
+//
+// The geometry fits the item kernel's shared memory in attention_smem_budget(smem_per_sm)
+// where it can (fewer query rows per whole item, smaller K/V sub-tiles), so that the
+// device keeps 2 blocks per SM resident on sm_75 and 4 on sm_80 and later. The bits do
+// not depend on it: every row's chunks, positions and folds are the same whatever the
+// tiles.
 bool plan_attention(const kernels::AttentionBatch& batch, int32_t n_heads, int32_t n_kv_heads,
-                    int32_t head_dim, AttentionShape shape, AttentionPlan* plan);
+                    int32_t head_dim, AttentionShape shape, AttentionPlan* plan,
+                    int32_t smem_per_sm = attention_detail::kSmemPerSmFloor);
+
+// The dynamic shared memory an item block may use on a device with smem_per_sm bytes of
+// shared memory per SM (cudaDevAttrMaxSharedMemoryPerMultiprocessor): a quarter of it on
+// devices of 96 KiB or more (sm_80 and later), half on smaller ones (sm_75: 64 KiB),
+// less the device's per-block reserve and the kernel's static part; at most
+// kMaxDynamicSmem.
+int32_t attention_smem_budget(int32_t smem_per_sm);
 
 // The workspace attention_cuda / attention_on_host need (0 when no row splits, or for
 // invalid host arrays): partials · n_heads · (head_dim + 2) · 4 bytes, where partials
@@ -148,10 +195,17 @@ std::size_t attention_workspace_bound(int32_t max_rows, int32_t max_seqs, int32_
 // before touching the device for invalid sizes (see plan_attention), null pointers, or a
 // workspace smaller than attention_workspace_bytes(batch, n_heads, head_dim, shape);
 // otherwise the launch status. n_seqs = 0 or no query rows: a no-op.
+// smem_per_sm: the device's shared memory per SM (plan_attention).
 cudaError_t attention_cuda(const float* q, const kernels::PagedKvLayer& cache,
                            const kernels::AttentionBatch& batch, int32_t n_heads, float scale,
                            float* out, float* workspace, std::size_t workspace_bytes,
-                           cudaStream_t stream, AttentionShape shape = AttentionShape::Planned);
+                           cudaStream_t stream, AttentionShape shape = AttentionShape::Planned,
+                           int32_t smem_per_sm = attention_detail::kSmemPerSmFloor);
+
+// The item kernel's blocks that can be resident on one SM of the current device for a
+// plan's geometry (cudaOccupancyMaxActiveBlocksPerMultiprocessor with its dynamic shared
+// memory): what plan_attention sizes for, measured on a device by the GPU bundle.
+cudaError_t attention_occupancy(const AttentionPlan& plan, int* blocks);
 
 // The kernels' per-thread code run on the host: every work item as a block of 128 virtual
 // threads, the warps' shuffle trees in the same order, then the combine. Host pointers
@@ -160,6 +214,7 @@ cudaError_t attention_cuda(const float* q, const kernels::PagedKvLayer& cache,
 bool attention_on_host(const float* q, const kernels::PagedKvLayer& cache,
                        const kernels::AttentionBatch& batch, int32_t n_heads, float scale,
                        float* out, float* workspace, std::size_t workspace_bytes,
-                       AttentionShape shape = AttentionShape::Planned);
+                       AttentionShape shape = AttentionShape::Planned,
+                       int32_t smem_per_sm = attention_detail::kSmemPerSmFloor);
 
 }  // namespace hearth::gpu

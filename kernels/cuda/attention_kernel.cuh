@@ -199,17 +199,38 @@ __host__ __device__ __forceinline__ int32_t chunk_extent(const Item& it, int32_t
     return iclamp(it.first_pos + it.row0 + it.n_rows - c * kChunk, 0, kChunk);
 }
 
+// A block's dynamic shared memory (attention.h: SmemLayout), carved by tile_smem.
 struct TileSmem {
-    float q[kMaxVecDims];        // [vector][head_dim]: vector = row · n_h + head
-    float p[kMaxVecs * kChunk];  // [vector][chunk position]: scores, then exp(s - m)
-    uint32_t kv[kKvTileWords];   // [position][head_dim / 2]: a K or V sub-tile, fp16 pairs
-    int32_t slot[kChunk];        // cache row of each chunk position
-    int32_t n_vis[kMaxVecs];     // positions of the chunk each vector sees
-    int32_t lo_vis[kMaxVecs];    // of those, the first in its sliding window (0: all)
-    float m_run[kMaxVecs], l_run[kMaxVecs];  // whole items: the fold so far
-    float fa[kMaxVecs], fb[kMaxVecs];        // whole items: this chunk's fold factors
-    float mc[kMaxVecs], lc[kMaxVecs];        // split items: this chunk's m and l
+    float* q;              // [vector][head_dim]: vector = row · n_h + head
+    float* p;              // [vector][chunk position]: scores, then exp(s - m)
+    uint32_t* kv;          // [position][head_dim / 2]: a K or V sub-tile, fp16 pairs
+    int32_t* slot;         // [kChunk] cache row of each chunk position
+    int32_t* n_vis;        // [kMaxVecs] positions of the chunk each vector sees
+    int32_t* lo_vis;       // of those, the first in its sliding window (0: all)
+    float *m_run, *l_run;  // whole items: the fold so far
+    float *fa, *fb;        // whole items: this chunk's fold factors
+    float *mc, *lc;        // split items: this chunk's m and l
 };
+static_assert(kSmallArrays == 8, "TileSmem's per-vector arrays");
+__host__ __device__ inline TileSmem tile_smem(unsigned char* base, const Geometry& g) {
+    const SmemLayout l = smem_layout(g);
+    TileSmem s;
+    int32_t* small = reinterpret_cast<int32_t*>(base);
+    float* smallf = reinterpret_cast<float*>(base);
+    s.n_vis = small;
+    s.lo_vis = small + kMaxVecs;
+    s.m_run = smallf + 2 * kMaxVecs;
+    s.l_run = smallf + 3 * kMaxVecs;
+    s.fa = smallf + 4 * kMaxVecs;
+    s.fb = smallf + 5 * kMaxVecs;
+    s.mc = smallf + 6 * kMaxVecs;
+    s.lc = smallf + 7 * kMaxVecs;
+    s.slot = reinterpret_cast<int32_t*>(base + l.slot);
+    s.q = reinterpret_cast<float*>(base + l.q);
+    s.p = reinterpret_cast<float*>(base + l.p);
+    s.kv = reinterpret_cast<uint32_t*>(base + l.kv);
+    return s;
+}
 
 // Output elements a thread owns in steps 4-5: dimensions dim + r · kThreads (r < R, below
 // head_dim) of vectors group + thread_groups · k (k < kAccRegs / R, below nv).
@@ -265,7 +286,7 @@ __host__ __device__ __forceinline__ void zero_acc(ThreadAcc<R>& a) {
     }
 }
 
-__host__ __device__ inline void load_q(TileSmem& s, const Params& p, const Item& it, int t) {
+__host__ __device__ inline void load_q(const TileSmem& s, const Params& p, const Item& it, int t) {
     const int32_t D = p.geo.head_dim, nv = it.n_rows * it.n_h;
     for (int32_t i = t; i < nv * D; i += kThreads) {
         const int32_t v = i / D, d = i - v * D, r = v / it.n_h, hh = v - r * it.n_h;
@@ -278,8 +299,8 @@ __host__ __device__ inline void load_q(TileSmem& s, const Params& p, const Item&
 }
 
 // Step 1: each vector's visible positions in chunk c, and the cache rows of the chunk.
-__host__ __device__ inline void chunk_setup(TileSmem& s, const Params& p, const Item& it, int32_t c,
-                                            int32_t extent, int t) {
+__host__ __device__ inline void chunk_setup(const TileSmem& s, const Params& p, const Item& it,
+                                            int32_t c, int32_t extent, int t) {
     const int32_t c0 = c * kChunk, bs = p.block_size;
     if (t < it.n_rows * it.n_h) {
         const int32_t pos = it.first_pos + it.row0 + t / it.n_h;
@@ -294,7 +315,7 @@ __host__ __device__ inline void chunk_setup(TileSmem& s, const Params& p, const 
 }
 
 // Steps 2 and 4: positions [j0, j0 + n) of the chunk, K or V, into shared memory.
-__host__ __device__ inline void load_tile(TileSmem& s, const uint16_t* cache, const Params& p,
+__host__ __device__ inline void load_tile(const TileSmem& s, const uint16_t* cache, const Params& p,
                                           const Item& it, int32_t j0, int32_t n, int t) {
     const int32_t D = p.geo.head_dim, W = D / 2;
     for (int32_t w = t; w < n * W; w += kThreads) {
@@ -355,8 +376,8 @@ __host__ __device__ __forceinline__ float lane_exp_sum(float* sc, int32_t n, int
 }
 
 // Step 3, by lane 0 of the vector's warp.
-__host__ __device__ __forceinline__ void finish_stats(TileSmem& s, int32_t v, float m, float l,
-                                                      bool split) {
+__host__ __device__ __forceinline__ void finish_stats(const TileSmem& s, int32_t v, float m,
+                                                      float l, bool split) {
     if (split) {
         s.mc[v] = m;
         s.lc[v] = l;

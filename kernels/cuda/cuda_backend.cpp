@@ -118,6 +118,8 @@ const CudaWeight& cuda_weight(const Weight& w) {
 struct CudaBackend::Impl {
     int device = 0;
     int sm_count = 1;  // decides the matrix products' K splits (gpu::matmul_plan)
+    // Shared memory per SM: decides the attention's tiles (gpu::plan_attention).
+    int smem_per_sm = gpu::attention_detail::kSmemPerSmFloor;
     std::string name;
     std::string numerics;
     gpu::CudaStream stream;
@@ -184,6 +186,10 @@ std::unique_ptr<CudaBackend> CudaBackend::create(int device, std::string* error)
             cudaDeviceGetAttribute(&impl->sm_count, cudaDevAttrMultiProcessorCount, device);
         err != cudaSuccess)
         return say("reading the multiprocessor count: " + gpu::cuda_error_text(err));
+    if (cudaError_t err = cudaDeviceGetAttribute(
+            &impl->smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+        err != cudaSuccess)
+        return say("reading the shared memory per SM: " + gpu::cuda_error_text(err));
     impl->numerics = gpu::cuda_numerics_here(d.name, d.cc_major, d.cc_minor, impl->sm_count);
     if (cudaError_t err = impl->stream.create(); err != cudaSuccess)
         return say("cudaStreamCreate: " + gpu::cuda_error_text(err));
@@ -435,7 +441,7 @@ void CudaBackend::attention(const float* q, const PagedKvLayer& cache, const Att
     gpu::DeviceBuffer<float>& ws =
         impl_->grow(impl_->attention_workspace, need, "attention workspace");
     check(gpu::attention_cuda(q, cache, batch, n_heads, scale, out, ws.data(), ws.bytes(),
-                              impl_->s()),
+                              impl_->s(), gpu::AttentionShape::Planned, impl_->smem_per_sm),
           "attention");
 }
 

@@ -118,7 +118,7 @@ elif [[ $bench -eq 1 ]]; then
 fi
 
 # The kernel suites: their executables from tests.tsv (tst_cuda_*, not the models).
-mapfile -t kernel_suites < <(awk -F'\t' '$2 ~ /^tst_cuda_(dequant|matmul|matmul_range|elementwise|attention|top_k)$/ && !seen[$2]++ {print $2}' "$here/tests.tsv")
+mapfile -t kernel_suites < <(awk -F'\t' '$2 ~ /^tst_cuda_(dequant|matmul|matmul_range|elementwise|attention_device|top_k)$/ && !seen[$2]++ {print $2}' "$here/tests.tsv")
 
 say ""
 say "== PTX-JIT (CUDA_FORCE_PTX_JIT=1: the driver compiles the kernels' PTX)"

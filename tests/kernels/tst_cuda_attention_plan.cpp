@@ -104,7 +104,87 @@ class TstCudaAttentionPlan : public QObject {
         QVERIFY(!g::plan_attention(b, 8, 4, 256, AttentionShape::Planned, &local));
     }
 
+    // The item kernel's shared memory per device: for the head shapes of common models
+    // (and GQA 16 at head_dim 256), decode and prefill launches stay within the budget, so
+    // the blocks resident per SM are at least 2 on sm_75 and 4 on sm_80 and later (the
+    // kernel's __launch_bounds__ hold registers to 4 blocks; threads allow 8 or more).
+    // Before, 42,584 bytes of static shared memory allowed 1 block on sm_75 and 2 on
+    // sm_86/89/120.
+    void sharedMemoryAllowsTheOccupancy() {
+        namespace d = g::attention_detail;
+        struct Device {
+            const char* arch;
+            int32_t smem_per_sm, reserved, blocks;
+        };
+        const Device devices[] = {{"sm_75", 64 * 1024, 0, 2},     {"sm_80", 164 * 1024, 1024, 4},
+                                  {"sm_86", 100 * 1024, 1024, 4}, {"sm_89", 100 * 1024, 1024, 4},
+                                  {"sm_90", 228 * 1024, 1024, 4}, {"sm_120", 100 * 1024, 1024, 4}};
+        struct Heads {
+            const char* model;
+            int32_t n_heads, n_kv, head_dim;
+        };
+        const Heads shapes[] = {
+            {"Llama 3.2 1B", 32, 8, 64}, {"Llama 3.2 3B", 24, 8, 128}, {"Llama 3.1 8B", 32, 8, 128},
+            {"Qwen2.5 7B", 28, 4, 128},  {"Qwen2.5 0.5B", 14, 2, 64},  {"Gemma 3 4B", 8, 4, 256},
+            {"Gemma 3 12B", 16, 8, 256}, {"Phi-3 mini", 32, 32, 96},   {"SmolLM2 135M", 9, 3, 64},
+            {"GQA 16, 256", 16, 1, 256}, {"GQA 16, 128", 16, 1, 128},  {"GQA 7, 96", 14, 2, 96}};
+        const std::vector<int32_t> decode_q(8, 1),
+            decode_kv = {1, 300, 700, 2000, 9, 256, 257, 4096};
+        const std::vector<int32_t> mixed_q = {1, 512, 1, 3}, mixed_kv = {900, 1536, 20, 3000};
+        for (const Device& dev : devices) {
+            const int32_t budget = g::attention_smem_budget(dev.smem_per_sm);
+            for (const Heads& h : shapes)
+                for (int which = 0; which < 2; ++which) {
+                    const std::vector<int32_t>& q = which == 0 ? decode_q : mixed_q;
+                    const std::vector<int32_t>& kv = which == 0 ? decode_kv : mixed_kv;
+                    AttentionBatch b;
+                    b.n_seqs = static_cast<int32_t>(q.size());
+                    b.host_q_len = q.data();
+                    b.host_kv_len = kv.data();
+                    g::AttentionPlan p;
+                    QVERIFY(g::plan_attention(b, h.n_heads, h.n_kv, h.head_dim,
+                                              AttentionShape::Planned, &p, dev.smem_per_sm));
+                    const d::Geometry& geo = p.geometry;
+                    const QString what =
+                        QString("%1, %2, %3: %4 bytes, %5 vectors, %6 positions")
+                            .arg(dev.arch, h.model, which == 0 ? "decode" : "prefill")
+                            .arg(geo.smem_bytes)
+                            .arg(geo.vecs)
+                            .arg(geo.positions_per_tile);
+                    QVERIFY2(geo.smem_bytes <= budget, qPrintable(what));
+                    QCOMPARE(geo.smem_bytes, d::smem_layout(geo).bytes);
+                    const int32_t resident =
+                        dev.smem_per_sm / (geo.smem_bytes + d::kStaticSmem + dev.reserved);
+                    QVERIFY2(resident >= dev.blocks, qPrintable(what));
+                    QVERIFY2(geo.positions_per_tile >= d::kMinTilePositions, qPrintable(what));
+                    // Decode stages only its heads; prefill keeps at least one row per item.
+                    QCOMPARE(geo.vecs, which == 0 ? geo.heads_per_item
+                                                  : geo.heads_per_item * geo.rows_per_tile);
+                }
+        }
+        // Tight budgets take fewer vectors an item (a whole item's rows, then its heads)
+        // rather than a sub-tile below 8 positions; the smallest device keeps Llama 3.1
+        // 8B's 4 rows of 4 heads, and GQA 16 at head_dim 128 takes its heads in two
+        // slices on sm_86.
+        AttentionBatch b;
+        const std::vector<int32_t> q = {64}, kv = {64};
+        b.n_seqs = 1;
+        b.host_q_len = q.data();
+        b.host_kv_len = kv.data();
+        g::AttentionPlan p;
+        QVERIFY(g::plan_attention(b, 32, 8, 128, AttentionShape::Planned, &p, 64 * 1024));
+        QCOMPARE(p.geometry.rows_per_tile, 4);
+        QVERIFY(g::plan_attention(b, 32, 8, 128, AttentionShape::Planned, &p, 40 * 1024));
+        QCOMPARE(p.geometry.rows_per_tile, 2);
+        QVERIFY(g::plan_attention(b, 16, 1, 128, AttentionShape::Planned, &p, 100 * 1024));
+        QCOMPARE(p.geometry.head_slices, 2);
+        QVERIFY(g::plan_attention(b, 16, 1, 128, AttentionShape::Planned, &p, 228 * 1024));
+        QCOMPARE(p.geometry.head_slices, 1);
+        QVERIFY(!g::plan_attention(b, 32, 8, 128, AttentionShape::Planned, &p, 0));
+    }
+
     void planning() {
+        constexpr int32_t kSm90 = 228 * 1024;  // shared memory per SM: the largest tiles
         // partials_before against a loop.
         for (int32_t first : {0, 1, 255, 256, 257, 700, 1023})
             for (int32_t i : {0, 1, 2, 255, 256, 600}) {
@@ -118,7 +198,7 @@ class TstCudaAttentionPlan : public QObject {
         b.host_q_len = q_len.data();
         b.host_kv_len = kv_len.data();
         g::AttentionPlan p;
-        QVERIFY(g::plan_attention(b, 32, 8, 128, AttentionShape::Planned, &p));
+        QVERIFY(g::plan_attention(b, 32, 8, 128, AttentionShape::Planned, &p, kSm90));
         QCOMPARE(p.geometry.group, 4);
         QCOMPARE(p.geometry.heads_per_item, 4);
         QCOMPARE(p.geometry.head_slices, 1);
@@ -133,26 +213,26 @@ class TstCudaAttentionPlan : public QObject {
         QCOMPARE(g::attention_workspace_bytes(b, 32, 128), p.workspace_bytes);
         QCOMPARE(g::attention_workspace_bytes(b, 32, 128, AttentionShape::AllWhole), size_t{0});
         // All split: + 5 rows of one chunk, + 37 rows (positions 563..599) of 3 chunks.
-        QVERIFY(g::plan_attention(b, 32, 8, 128, AttentionShape::AllSplit, &p));
+        QVERIFY(g::plan_attention(b, 32, 8, 128, AttentionShape::AllSplit, &p, kSm90));
         QCOMPARE(p.partials, int64_t{12 + 5 + 111});
         QCOMPARE(p.whole_items, int64_t{0});
         QCOMPARE(g::attention_workspace_bytes(b, 32, 128, AttentionShape::AllSplit),
                  size_t{128 * 32 * 130 * 4});
         // Geometries: two dims a thread (head_dim 256), two thread groups (64), a group
         // of 20 heads in two slices, an odd head_dim's sub-tile.
-        QVERIFY(g::plan_attention(b, 8, 1, 256, AttentionShape::Planned, &p));
+        QVERIFY(g::plan_attention(b, 8, 1, 256, AttentionShape::Planned, &p, kSm90));
         QCOMPARE(p.geometry.dims_per_thread, 2);
         QCOMPARE(p.geometry.max_vecs, 8);
         QCOMPARE(p.geometry.rows_per_tile, 1);
         QCOMPARE(p.geometry.positions_per_tile, 32);
-        QVERIFY(g::plan_attention(b, 20, 1, 64, AttentionShape::Planned, &p));
+        QVERIFY(g::plan_attention(b, 20, 1, 64, AttentionShape::Planned, &p, kSm90));
         QCOMPARE(p.geometry.thread_groups, 2);
         QCOMPARE(p.geometry.head_slices, 2);
         QCOMPARE(p.geometry.heads_per_item, 10);
         QCOMPARE(p.split_items, int64_t{12 * 2});
-        QVERIFY(g::plan_attention(b, 4, 4, 80, AttentionShape::Planned, &p));
+        QVERIFY(g::plan_attention(b, 4, 4, 80, AttentionShape::Planned, &p, kSm90));
         QCOMPARE(p.geometry.rows_per_tile, 16);
-        QCOMPARE(p.geometry.positions_per_tile, 102);
+        QCOMPARE(p.geometry.positions_per_tile, 100);  // 4096 / 40 words, whole warp rounds
         QCOMPARE(p.whole_items, int64_t{(1 + 3) * 4});
         // Nothing to do.
         AttentionBatch empty;

@@ -12,9 +12,21 @@ if(NOT HEARTH_CUDA STREQUAL "OFF")
         # have (Turing to Blackwell: sm_100 is B200/GB200, sm_120 the desktop cards), and
         # PTX of the newest for what comes later. (Without 100-real a B200 had no image at
         # all: 120's PTX cannot JIT for an older architecture; tst_cuda_model checks.)
-        set(CMAKE_CUDA_ARCHITECTURES
-            "75-real;80-real;86-real;89-real;90-real;100-real;120-real;120-virtual"
-            CACHE STRING "CUDA architectures")
+        # Toolkits before 12.8 know no Blackwell (the Windows workflow's 12.x among them):
+        # machine code up to sm_90 and its PTX.
+        execute_process(COMMAND "${CMAKE_CUDA_COMPILER}" --version OUTPUT_VARIABLE nvcc_out
+                        ERROR_QUIET)
+        string(REGEX MATCH "release ([0-9]+\\.[0-9]+)" _ "${nvcc_out}")
+        if(CMAKE_MATCH_1 AND CMAKE_MATCH_1 VERSION_LESS 12.8)
+          set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;86-real;89-real;90-real;90-virtual"
+              CACHE STRING "CUDA architectures")
+        else()
+          set(CMAKE_CUDA_ARCHITECTURES
+              "75-real;80-real;86-real;89-real;90-real;100-real;120-real;120-virtual"
+              CACHE STRING "CUDA architectures")
+        endif()
+        message(STATUS "CUDA package architectures (nvcc ${CMAKE_MATCH_1}): "
+                       "${CMAKE_CUDA_ARCHITECTURES}")
       else()
         # Development and CI (which has no GPU and a time limit): machine code for the GPU
         # the tests run on (H200, sm_90) and PTX for sm_75, which the driver compiles for

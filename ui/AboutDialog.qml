@@ -12,6 +12,7 @@ Dialog {
     anchors.centerIn: parent
     width: 420
     modal: true
+    focus: true  // the keyboard (Esc, Tab) is in the dialog
     title: qsTr("About Hearth")
 
     ColumnLayout {

@@ -20,6 +20,7 @@ Dialog {
     anchors.centerIn: parent
     width: Math.min(600, parent.width - 48)
     modal: true
+    focus: true  // the keyboard (Esc, Tab) is in the dialog
     title: qsTr("Reply settings of this chat")
     standardButtons: Dialog.Save | Dialog.Cancel
     onAccepted: chat.setConversationSampling(form.values())

@@ -21,8 +21,9 @@ ApplicationWindow {
     visible: true
     title: chat.conversationId >= 0 && chat.title !== "" ? qsTr("%1 — Hearth").arg(chat.title) : qsTr("Hearth")
 
-    // "light", "dark" or "" (follow the system); the settings page and tests set it.
-    property string themeName: forcedTheme
+    // "light", "dark" or "" (follow the system): the user's setting (saved), unless the
+    // window set-up forces one (tests, --theme).
+    property string themeName: forcedTheme !== "" ? forcedTheme : settings.theme
     Material.theme: themeName === "dark" ? Material.Dark : themeName === "light" ? Material.Light : Material.System
     Material.accent: Material.DeepOrange
     Material.primary: Material.BlueGrey
@@ -193,10 +194,17 @@ ApplicationWindow {
         context: Qt.ApplicationShortcut
         onActivated: Qt.quit()
     }
+    // Esc stops a reply only when the keyboard is not in a popup (the switcher, a menu, a
+    // dialog): there it closes the popup first.
+    function inPopup(item) {
+        for (let p = item; p; p = p.parent)
+            if (p === Overlay.overlay) return true
+        return false
+    }
     Shortcut {
         sequence: "Esc"
         context: Qt.ApplicationShortcut
-        enabled: chat.generating
+        enabled: chat.generating && !window.inPopup(window.activeFocusItem)
         onActivated: chat.stop()
     }
 
@@ -425,6 +433,7 @@ ApplicationWindow {
         title: qsTr("Keyboard shortcuts")
         anchors.centerIn: parent
         modal: true
+        focus: true  // the keyboard (Esc, Tab) is in the dialog
         standardButtons: Dialog.Close
         GridLayout {
             columns: 2
@@ -433,7 +442,7 @@ ApplicationWindow {
             Repeater {
                 model: [["Enter", qsTr("Send")], ["Shift+Enter", qsTr("New line")], ["Ctrl+N", qsTr("New chat")],
                         ["Ctrl+F", qsTr("Search conversations")], ["Ctrl+K", qsTr("Switch to a conversation")],
-                        ["Esc", qsTr("Stop the reply")], ["Ctrl+Q", qsTr("Quit")]]
+                        ["Esc", qsTr("Stop the reply (when no menu or dialog is open)")], ["Ctrl+Q", qsTr("Quit")]]
                 delegate: RowLayout {
                     required property var modelData
                     Layout.columnSpan: 2

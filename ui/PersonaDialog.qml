@@ -26,8 +26,8 @@ Dialog {
         keepWarmSwitch.checked = p ? p.keepWarm : false
         replySettings.load(p ? p.sampling : {}, ReplyDefaults.of(settings, {}))
         open()
-        nameField.forceActiveFocus()
     }
+    onOpened: nameField.forceActiveFocus()  // once open: the dialog takes the keyboard as it opens
     function save() {
         const name = nameField.text.trim()
         if (name === "") return
@@ -45,6 +45,7 @@ Dialog {
     anchors.centerIn: parent
     width: Math.min(560, parent.width - 48)
     modal: true
+    focus: true  // the keyboard (Esc, Tab) is in the dialog
     title: personaId < 0 ? qsTr("New persona") : qsTr("Edit persona")
 
     ColumnLayout {

@@ -167,6 +167,7 @@ Page {
         parent: Overlay.overlay
         anchors.centerIn: parent
         modal: true
+        focus: true  // the keyboard (Esc, Tab) is in the dialog
         title: qsTr("Delete “%1”?").arg(personaName)
         standardButtons: Dialog.Ok | Dialog.Cancel
         Label { text: qsTr("Chats with this persona stay; they lose its system prompt.") }

@@ -315,6 +315,43 @@ class TestUi : public QObject {
         ui_.chat->setMaxReplyTokens(24);
     }
 
+    // Esc with the Ctrl+K switcher open during a reply closes the switcher and leaves the
+    // reply running (it used to stop the reply and leave the switcher open); the next Esc,
+    // with nothing open, stops it.
+    void escClosesAPopupBeforeStopping() {
+        {  // With no reply running.
+            ui_.key(Qt::Key_K, Qt::ControlModifier);
+            QQuickItem* f = nullptr;
+            QTRY_VERIFY((f = ui_.item(QStringLiteral("quickSwitcherField"))) &&
+                        f->hasActiveFocus());
+            ui_.key(Qt::Key_Escape);
+            QTRY_VERIFY2(!f->isVisible(), "no reply: Esc left the switcher open");
+        }
+        ui_.chat->setMaxReplyTokens(600);
+        QQuickItem* field = ui_.item(QStringLiteral("composerField"));
+        ui_.click(field);
+        field->forceActiveFocus();
+        ui_.type(QStringLiteral("Write another very long story."));
+        QSignalSpy started(ui_.chat, &MessageListModel::replyStarted);
+        QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
+        ui_.key(Qt::Key_Return);
+        QTRY_VERIFY_WITH_TIMEOUT(!started.isEmpty(), 10000);
+        ui_.key(Qt::Key_K, Qt::ControlModifier);
+        QQuickItem* switcher = nullptr;
+        QTRY_VERIFY((switcher = ui_.item(QStringLiteral("quickSwitcherField"))) &&
+                    switcher->hasActiveFocus());
+        ui_.key(Qt::Key_Escape);
+        QTRY_VERIFY(!switcher->isVisible());
+        if (!ui_.real_model || finished.isEmpty()) {
+            QVERIFY2(finished.isEmpty(), "Esc in the switcher stopped the reply");
+            QVERIFY(ui_.chat->generating());
+        }
+        ui_.key(Qt::Key_Escape);
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
+        if (!ui_.real_model) QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("stopped"));
+        ui_.chat->setMaxReplyTokens(24);
+    }
+
     void shiftEnterIsANewLine() {
         QQuickItem* field = ui_.item(QStringLiteral("composerField"));
         ui_.click(field);

@@ -36,7 +36,11 @@ Page {
                         implicitContentWidthPolicy: ComboBox.WidestText
                         model: [qsTr("Follow the system"), qsTr("Light"), qsTr("Dark")]
                         currentIndex: ["", "light", "dark"].indexOf(page.window.themeName)
-                        onActivated: i => page.window.themeName = ["", "light", "dark"][i]
+                        onActivated: i => {
+                            const name = ["", "light", "dark"][i]
+                            page.settings.theme = name
+                            page.window.themeName = name  // also over a forced theme
+                        }
                     }
                 }
             }

@@ -42,6 +42,7 @@ constexpr auto pinned_share = "engine/pinnedShare";
 constexpr auto threads = "engine/threads";
 constexpr auto backend = "engine/backend";
 constexpr auto last_model_path = "models/lastModelPath";
+constexpr auto theme = "appearance/theme";
 }  // namespace key
 
 double clamp_real(double v, double lo, double hi, double fallback) {
@@ -53,6 +54,11 @@ int clamp_kv(long long v) {
     if (v <= 0) return 0;
     return static_cast<int>(
         std::clamp<long long>(v, AppSettings::kKvCacheMbMin, AppSettings::kKvCacheMbMax));
+}
+
+QString valid_theme(const QString& v) {
+    const QString t = v.trimmed().toLower();
+    return t == QLatin1String("light") || t == QLatin1String("dark") ? t : QString();
 }
 
 QString valid_backend(const QString& v) {
@@ -133,6 +139,7 @@ void AppSettings::load() {
     backend_ =
         valid_backend(s.value(QLatin1String(key::backend), QStringLiteral("auto")).toString());
     last_model_path_ = s.value(QLatin1String(key::last_model_path)).toString();
+    theme_ = valid_theme(s.value(QLatin1String(key::theme)).toString());
     load_model_context();
 }
 
@@ -310,6 +317,11 @@ void AppSettings::setLastModelPath(const QString& v) {
     HEARTH_SETTING_SET(last_model_path_, key::last_model_path, v, lastModelPathChanged);
     load_model_context();  // the new model's own
     emit contextSettingsChanged();
+}
+
+void AppSettings::setTheme(const QString& v) {
+    const QString c = valid_theme(v);
+    HEARTH_SETTING_SET(theme_, key::theme, c, themeChanged);
 }
 
 #undef HEARTH_SETTING_SET

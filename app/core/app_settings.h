@@ -71,6 +71,8 @@ class AppSettings : public QObject {
                    contextSettingsChanged)
     Q_PROPERTY(
         double contextKeep READ contextKeep WRITE setContextKeep NOTIFY contextSettingsChanged)
+    // The window's theme: "light", "dark" or "" (follow the system).
+    Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY themeChanged)
 
   public:
     // Ranges and defaults (the defaults are the engine's: SamplingParams, EngineConfig).
@@ -127,6 +129,7 @@ class AppSettings : public QObject {
     int contextLength() const { return context_length_; }
     QString contextOverflow() const { return context_overflow_; }
     double contextKeep() const { return context_keep_; }
+    QString theme() const { return theme_; }
     hearth::chat::ContextPolicy overflowPolicy() const;
     // The context setting of another model file (what opening it serves; 0: its own).
     int contextLengthFor(const QString& model_path) const;
@@ -147,6 +150,7 @@ class AppSettings : public QObject {
     void setContextLength(int v);               // 0: the model's own; else ≥ 256
     void setContextOverflow(const QString& v);  // unknown names become "drop"
     void setContextKeep(double v);
+    void setTheme(const QString& v);  // unknown names become "" (follow the system)
 
     // Back to the defaults (the last model path is kept).
     Q_INVOKABLE void resetSampling();
@@ -176,6 +180,7 @@ class AppSettings : public QObject {
     void backendChanged();
     void lastModelPathChanged();
     void contextSettingsChanged();
+    void themeChanged();
     void settingsChanged();
 
   private:
@@ -205,4 +210,5 @@ class AppSettings : public QObject {
     int context_length_ = 0;
     QString context_overflow_;
     double context_keep_ = 0;
+    QString theme_;
 };

@@ -30,6 +30,7 @@ class TestAppSettings : public QObject {
     void resets();
     void defaultLocation();
     void contextSettingsFollowTheModel();
+    void themeIsSaved();
 
   private:
     QString ini() const { return dir_->filePath(QStringLiteral("settings.ini")); }
@@ -394,6 +395,27 @@ void TestAppSettings::contextSettingsFollowTheModel() {
     QCOMPARE(edited.contextLength(), 0);
     QCOMPARE(edited.contextOverflow(), QStringLiteral("drop"));
     QCOMPARE(edited.contextKeep(), hearth::chat::kDefaultKeep);
+}
+
+// The theme outlives a restart (it used to be the window's property only: Dark was Light
+// again after a restart); a hand-edited value it does not know follows the system.
+void TestAppSettings::themeIsSaved() {
+    {
+        AppSettings s(ini());
+        QCOMPARE(s.theme(), QString());
+        QSignalSpy changed(&s, &AppSettings::themeChanged);
+        s.setTheme(QStringLiteral(" Dark"));
+        s.setTheme(QStringLiteral("dark"));
+        QCOMPARE(changed.count(), 1);
+    }
+    QCOMPARE(AppSettings(ini()).theme(), QStringLiteral("dark"));
+    QSettings(ini(), QSettings::IniFormat)
+        .setValue(QStringLiteral("appearance/theme"), QStringLiteral("neon"));
+    QCOMPARE(AppSettings(ini()).theme(), QString());
+    AppSettings s(ini());
+    s.setTheme(QStringLiteral("light"));
+    s.setTheme(QStringLiteral("sepia"));  // unknown: follow the system
+    QCOMPARE(s.theme(), QString());
 }
 
 QTEST_GUILESS_MAIN(TestAppSettings)

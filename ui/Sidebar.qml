@@ -269,11 +269,16 @@ Rectangle {
 
     Dialog {
         id: renameDialog
+        objectName: "renameDialog"
         property var conversationId: -1
         function ask(id, title) {
             conversationId = id
             renameField.text = title
             open()
+        }
+        // Once open (the dialog takes the keyboard as it opens): the old title selected,
+        // so that typing replaces it.
+        onOpened: {
             renameField.forceActiveFocus()
             renameField.selectAll()
         }
@@ -281,6 +286,7 @@ Rectangle {
         anchors.centerIn: parent
         width: 380
         modal: true
+        focus: true  // the keyboard (Esc, Tab) is in the dialog
         title: qsTr("Rename chat")
         standardButtons: Dialog.Ok | Dialog.Cancel
         onAccepted: if (renameField.text.trim() !== "") sidebar.conversations.rename(conversationId, renameField.text.trim())

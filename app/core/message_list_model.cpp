@@ -133,6 +133,9 @@ void MessageListModel::setStore(st::AsyncStore* store) {
             if (conversation == conversation_) reload();
         });
         connect(store_, &st::AsyncStore::storeOpened, this, &MessageListModel::reload);
+        // A rename (or the first message's title) elsewhere: the open chat's record again.
+        connect(store_, &st::AsyncStore::conversationsChanged, this,
+                &MessageListModel::refresh_record);
     }
     emit storeChanged();
     reload();
@@ -163,6 +166,7 @@ void MessageListModel::setConversationId(qint64 id) {
     emit conversationIdChanged();
     emit countChanged();
     emit conversationLoaded();
+    emit titleChanged();
     emit contextChanged();
     emit_state_changes();
     prefetch_pending_ = true;
@@ -446,10 +450,25 @@ void MessageListModel::reload() {
         });
 }
 
+void MessageListModel::refresh_record() {
+    if (!store_ || !store_->isOpen() || !conversation_record_) return;
+    const qint64 id = conversation_;
+    QPointer<MessageListModel> self(this);
+    store_->run<st::Conversation>(
+        [id](st::Store& s) { return s.conversation(id); },
+        [self, id](Result<st::Conversation> r) {
+            if (!self || !r || id != self->conversation_ || !self->conversation_record_) return;
+            if (r->title == self->conversation_record_->title) return;
+            self->conversation_record_->title = r->title;
+            emit self->titleChanged();
+        });
+}
+
 void MessageListModel::apply_snapshot(const ThreadSnapshot& snap) {
     conversation_record_ = snap.conversation;
     persona_ = snap.persona;
     emit conversationLoaded();
+    emit titleChanged();
     apply_thread(snap.thread);
     emit_state_changes();
 }

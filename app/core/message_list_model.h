@@ -66,7 +66,7 @@ class MessageListModel : public RowListModel {
     Q_PROPERTY(QString personaName READ personaName NOTIFY conversationLoaded)
     // The conversation's persona as the store has it (-1: none, or not loaded yet).
     Q_PROPERTY(qint64 personaId READ personaId NOTIFY conversationLoaded)
-    Q_PROPERTY(QString title READ title NOTIFY conversationLoaded)
+    Q_PROPERTY(QString title READ title NOTIFY titleChanged)
     Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
     Q_PROPERTY(int droppedMessages READ droppedMessages NOTIFY contextChanged)
     // The conversation on screen has outgrown the context and its model's setting is
@@ -210,6 +210,7 @@ class MessageListModel : public RowListModel {
     void countChanged();
     void settingsChanged();
     void conversationLoaded();
+    void titleChanged();  // loaded, renamed, or named after its first message
     void errorStringChanged();
     void contextChanged();
     void contextFullChanged();
@@ -247,6 +248,7 @@ class MessageListModel : public RowListModel {
     // Selecting a conversation: its KV read back from the disk tier before the user types
     // (Engine::prefetch), for the prompt its next turn extends.
     void prefetch_kv(const ThreadSnapshot& snap);
+    void refresh_record();  // the open chat's title from the store
     void apply_snapshot(const ThreadSnapshot& snapshot);
     void apply_thread(std::vector<hearth::store::ThreadEntry> thread);
     void on_event(const hearth::sched::Event& event);

@@ -246,6 +246,46 @@ class TestUiWindow : public QObject {
         QCOMPARE(ui_.conversations->count(), rows);
     }
 
+    // Renaming the open chat (the sidebar's Rename… dialog) renames its header at once: the
+    // header used to keep the old title until a restart.
+    void renameShowsInTheHeader() {
+        ui_.key(Qt::Key_N, Qt::ControlModifier);
+        QTRY_VERIFY(ui_.chat->conversationId() >= 0);
+        QTRY_COMPARE(ui_.chat->title(), QStringLiteral("New chat"));
+        auto* dialog = ui_.window->findChild<QObject*>(QStringLiteral("renameDialog"));
+        QVERIFY(dialog);
+        QVERIFY(QMetaObject::invokeMethod(dialog, "ask",
+                                          Q_ARG(QVariant, ui_.chat->conversationId()),
+                                          Q_ARG(QVariant, ui_.chat->title())));
+        QTRY_VERIFY(prop(dialog, "opened").toBool());
+        QQuickItem* field = ui_.item(QStringLiteral("renameField"));
+        QTRY_VERIFY(field && field->hasActiveFocus());
+        ui_.type(QStringLiteral("Trip to Lyon"));  // over the selected old title
+        ui_.key(Qt::Key_Return);
+        QTRY_COMPARE(prop(ui_.item(QStringLiteral("chatTitle")), "text").toString(),
+                     QStringLiteral("Trip to Lyon"));
+        QVERIFY(ui_.popups_closed());
+    }
+
+    // The theme chosen on the Settings page is saved (it was the window's alone, so Dark
+    // was Light again after a restart), and the window follows it.
+    void themeChoiceIsSaved() {
+        ui_.show_page(QStringLiteral("settings"));
+        QQuickItem* combo = ui_.item(QStringLiteral("themeCombo"));
+        QVERIFY(combo);
+        auto* settings = ui_.window->findChild<QObject*>(QStringLiteral("settings"));
+        QVERIFY(settings);
+        combo->forceActiveFocus();
+        QTRY_COMPARE(prop(combo, "currentIndex").toInt(), 1);  // Light (the test's)
+        ui_.key(Qt::Key_Down);
+        QTRY_COMPARE(prop(settings, "theme").toString(), QStringLiteral("dark"));
+        QTRY_VERIFY(prop(ui_.window, "dark").toBool());
+        ui_.key(Qt::Key_Up);
+        QTRY_COMPARE(prop(settings, "theme").toString(), QStringLiteral("light"));
+        QTRY_VERIFY(!prop(ui_.window, "dark").toBool());
+        ui_.show_page(QStringLiteral("chat"));
+    }
+
     // The New chat button's tooltip does not cover the menu the button opens.
     void newChatTooltipGivesWayToItsMenu() {
         QQuickItem* button = ui_.item(QStringLiteral("newChatButton"));

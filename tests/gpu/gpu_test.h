@@ -2,6 +2,11 @@
 // tests/gpu/run.sh). Without a CUDA device a GPU test skips with the reason; with
 // HEARTH_REQUIRE_GPU=1 (run.sh sets it) a missing device fails instead, so a broken
 // driver on the GPU machine cannot pass as a row of skips.
+//
+// A suite of device and host functions runs twice (hearth_add_gpu_qtest in
+// tests/CMakeLists.txt): for the device, with HEARTH_DEVICE_ONLY=1 (functions marked
+// HEARTH_HOST_FUNCTION() skip, saving device time), and for its host functions, with
+// HEARTH_HOST_ONLY=1 (every HEARTH_REQUIRE_CUDA_DEVICE() function skips, device or not).
 #pragma once
 
 #include <QString>
@@ -18,9 +23,12 @@
 
 namespace hearth::test {
 
-inline bool gpu_required() {
-    const char* v = std::getenv("HEARTH_REQUIRE_GPU");
+inline bool env_flag(const char* name) {
+    const char* v = std::getenv(name);
     return v && *v && std::strcmp(v, "0") != 0;
+}
+inline bool gpu_required() {
+    return env_flag("HEARTH_REQUIRE_GPU");
 }
 
 // Multiprocessors of device 0 (1 when it cannot be read): the matrix products' K splits.
@@ -58,6 +66,8 @@ std::vector<T> to_host(const gpu::DeviceBuffer<T>& d, size_t n) {
 // Use at the top of a test function that needs a device.
 #define HEARTH_REQUIRE_CUDA_DEVICE()                                                         \
     do {                                                                                     \
+        if (::hearth::test::env_flag("HEARTH_HOST_ONLY"))                                    \
+            QSKIP("a device test (HEARTH_HOST_ONLY: this is the suite's host run)");         \
         std::string hearth_why_;                                                             \
         if (!::hearth::gpu::cuda_device_available(&hearth_why_)) {                           \
             const QString hearth_msg_ = QString::fromStdString(hearth_why_);                 \
@@ -66,4 +76,12 @@ std::vector<T> to_host(const gpu::DeviceBuffer<T>& d, size_t n) {
                                  hearth_msg_));                                              \
             QSKIP(qPrintable("no CUDA device: " + hearth_msg_));                             \
         }                                                                                    \
+    } while (false)
+
+// Use at the top of a slow host-only test function of a suite that also has device tests:
+// the suite's device run (HEARTH_DEVICE_ONLY=1) leaves it to the host run.
+#define HEARTH_HOST_FUNCTION()                                                 \
+    do {                                                                       \
+        if (::hearth::test::env_flag("HEARTH_DEVICE_ONLY"))                    \
+            QSKIP("a host test (HEARTH_DEVICE_ONLY: this is the device run)"); \
     } while (false)

@@ -380,6 +380,7 @@ class TstCudaModel : public QObject {
 
     // The same stress through the twins, graphs recorded and replayed on the host.
     void hostTwinsSurviveGraphStress() {
+        HEARTH_HOST_FUNCTION();
         auto twins = kernels::make_cuda_host_twin_backend();
         test::GraphRecordingBackend recorder(*twins);
         int64_t replays = 0;
@@ -396,6 +397,7 @@ class TstCudaModel : public QObject {
     // (graph_recording_backend.h): what a graph freezes (pointers, sizes, the attention's
     // launch shape) from the capture, the contents from each replay.
     void hostTwinsReplayStepGraphs() {
+        HEARTH_HOST_FUNCTION();
         auto twins = kernels::make_cuda_host_twin_backend();
         test::GraphRecordingBackend recorder(*twins);
         int64_t replays = 0;
@@ -412,6 +414,7 @@ class TstCudaModel : public QObject {
     // their launches are sized for the window's chunks (2) while the global layers' bound
     // grows to 4 with the context, and the bits still equal op by op's.
     void hostTwinsReplayLocalLayersByTheirWindow() {
+        HEARTH_HOST_FUNCTION();
         auto twins = kernels::make_cuda_host_twin_backend();
         test::GraphRecordingBackend recorder(*twins);
         SyntheticModelSpec s = shape(128, 3, 4, 2, 256, quant::TensorType::Q8_0, 12);
@@ -441,6 +444,7 @@ class TstCudaModel : public QObject {
         QTest::newRow("the 4th replay (step 4, a shape seen before)") << false << 3 << 3;
     }
     void aFailedGraphRunsOpByOp() {
+        HEARTH_HOST_FUNCTION();
         QFETCH(bool, capture);
         QFETCH(int, captures);
         QFETCH(int, replays);
@@ -462,6 +466,7 @@ class TstCudaModel : public QObject {
     // every family of weight type: the reference backend's logits within 2e-3 and its clear
     // greedy choices.
     void hostTwinsMatchTheReference() {
+        HEARTH_HOST_FUNCTION();
         using quant::TensorType;
         auto twins = kernels::make_cuda_host_twin_backend();
         for (TensorType t : {TensorType::Q4_0, TensorType::Q4_K, TensorType::Q6_K, TensorType::F16,
@@ -478,12 +483,14 @@ class TstCudaModel : public QObject {
     // sliding windows (shorter than the test's prompts), soft-capped scores and logits,
     // GeGLU, post-norms; and Phi-3's fused matrices.
     void hostTwinsRunTheOtherArchitectures() {
+        HEARTH_HOST_FUNCTION();
         auto twins = kernels::make_cuda_host_twin_backend();
         const QString failure = check_other_architectures(*twins);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 
     void hostTwinsAreBatchInvariant() {
+        HEARTH_HOST_FUNCTION();
         auto twins = kernels::make_cuda_host_twin_backend();
         const QString failure =
             check_invariance(*synthetic(small_shape(quant::TensorType::Q4_0)), *twins, 300);

@@ -20,6 +20,9 @@ Page {
     signal newChatRequested(var personaId)
 
     function focusComposer() { composer.focusInput() }
+    // Shown (at start-up once the model is ready, or back from another page): the keyboard
+    // goes to the message box, so that the first thing typed is not lost.
+    onVisibleChanged: if (visible) composer.focusInput()
 
     background: Rectangle { color: page.Material.background }
 

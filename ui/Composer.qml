@@ -3,8 +3,9 @@ import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
 
-// Where a message is written: Enter sends, Shift+Enter starts a new line; while a reply
-// streams the button stops it (as does Esc).
+// Where a message is written: Enter sends, Shift+Enter starts a new line; Tab moves on to
+// the next control (Ctrl+Tab writes a tab); while a reply streams the button stops it (as
+// does Esc).
 Pane {
     id: composer
     property var chat
@@ -49,6 +50,14 @@ Pane {
                     if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
                             && !(event.modifiers & Qt.ShiftModifier)) {
                         composer.send()
+                        event.accepted = true
+                    } else if (event.key === Qt.Key_Tab && (event.modifiers & Qt.ControlModifier)) {
+                        input.insert(input.cursorPosition, "\t")
+                        event.accepted = true
+                    } else if (event.key === Qt.Key_Tab || event.key === Qt.Key_Backtab) {
+                        const back = event.key === Qt.Key_Backtab || (event.modifiers & Qt.ShiftModifier)
+                        const next = input.nextItemInFocusChain(!back)
+                        if (next) next.forceActiveFocus(back ? Qt.BacktabFocusReason : Qt.TabFocusReason)
                         event.accepted = true
                     }
                 }

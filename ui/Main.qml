@@ -440,7 +440,8 @@ ApplicationWindow {
             columnSpacing: 24
             rowSpacing: 6
             Repeater {
-                model: [["Enter", qsTr("Send")], ["Shift+Enter", qsTr("New line")], ["Ctrl+N", qsTr("New chat")],
+                model: [["Enter", qsTr("Send")], ["Shift+Enter", qsTr("New line")],
+                        ["Tab", qsTr("Next control (Ctrl+Tab writes a tab in a message)")], ["Ctrl+N", qsTr("New chat")],
                         ["Ctrl+F", qsTr("Search conversations")], ["Ctrl+K", qsTr("Switch to a conversation")],
                         ["Esc", qsTr("Stop the reply (when no menu or dialog is open)")], ["Ctrl+Q", qsTr("Quit")]]
                 delegate: RowLayout {

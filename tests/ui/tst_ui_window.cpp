@@ -76,6 +76,24 @@ class TestUiWindow : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(ui_.personas->count() >= 4, 10000);
     }
 
+    // At start-up the message box has the keyboard (the first message typed used to be
+    // lost); Tab leaves it for the next control, Ctrl+Tab writes a tab into it.
+    void composerHasTheKeyboardAtStart() {
+        QQuickItem* field = ui_.item(QStringLiteral("composerField"));
+        QVERIFY(field);
+        QTRY_VERIFY(field->hasActiveFocus());
+        ui_.type(QStringLiteral("a"));
+        ui_.key(Qt::Key_Tab, Qt::ControlModifier);
+        ui_.type(QStringLiteral("b"));
+        QCOMPARE(prop(field, "text").toString(), QStringLiteral("a\tb"));
+        ui_.key(Qt::Key_Tab);
+        QTRY_VERIFY(!field->hasActiveFocus());
+        QCOMPARE(prop(field, "text").toString(), QStringLiteral("a\tb"));
+        ui_.key(Qt::Key_Backtab, Qt::ShiftModifier);
+        QTRY_VERIFY(field->hasActiveFocus());
+        QMetaObject::invokeMethod(field, "clear");
+    }
+
     // The views were set up before the history was open; they waited for it.
     void noErrorBannerAtStart() {
         for (const char* name : {"storeErrorBanner", "actionErrorBanner", "modelErrorBanner"}) {

@@ -238,6 +238,21 @@ void MessageListModel::setConversationSampling(const QVariantMap& settings) {
     });
 }
 
+bool MessageListModel::choosePersona(qint64 personaId) {
+    if (!store_ || !conversation_record_ || !rows_.empty() || generating()) return false;
+    st::Conversation c = *conversation_record_;
+    c.persona_id = personaId >= 0 ? std::optional<st::Id>(personaId) : std::nullopt;
+    if (c.persona_id == conversation_record_->persona_id) return true;
+    QPointer<MessageListModel> self(this);
+    const qint64 id = conversation_;
+    store_->update_conversation(c, [self, id](Result<void> r) {
+        if (!self) return;
+        if (!r) return self->set_error(error_text(r.error()));
+        if (id == self->conversation_) self->reload();  // the persona's record and name
+    });
+    return true;
+}
+
 int MessageListModel::droppedMessages() const {
     auto it = dropped_.find(conversation_);
     return it == dropped_.end() ? 0 : it->second;

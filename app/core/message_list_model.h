@@ -166,6 +166,9 @@ class MessageListModel : public RowListModel {
     // before the store deletes it: ConversationListModel::aboutToDelete).
     Q_INVOKABLE void forgetKv(qint64 conversation);
     Q_INVOKABLE void setConversationSampling(const QVariantMap& settings);
+    // The open chat's persona (-1: none), while it has no message yet (a chat made with
+    // Ctrl+N takes the persona of the chat on screen); false once it has one.
+    Q_INVOKABLE bool choosePersona(qint64 personaId);
 
     // Sampling used instead of the settings' defaults (the persona's and the conversation's
     // settings still apply over it; the seed is fresh per reply unless one of those fixes

@@ -285,6 +285,27 @@ class TestUiWindow : public QObject {
         QVERIFY(ui_.popups_closed());
     }
 
+    // A new chat made with a persona (as Ctrl+N makes one, with the persona of the chat on
+    // screen) says which, and can take another or none before its first message.
+    void emptyChatCanChangePersona() {
+        const QVariantMap p = ui_.personas->get(0);
+        const qint64 persona = p.value(QStringLiteral("personaId")).toLongLong();
+        const QString name = p.value(QStringLiteral("name")).toString();
+        QVERIFY(QMetaObject::invokeMethod(ui_.window, "newChat", Q_ARG(QVariant, persona)));
+        QTRY_COMPARE(ui_.chat->personaId(), persona);
+        QCOMPARE(ui_.chat->count(), 0);
+        QQuickItem* note = ui_.item(QStringLiteral("emptyChatPersonaNote"));
+        QTRY_VERIFY(note && note->isVisible() && prop(note, "text").toString().contains(name));
+        ui_.screenshot(QStringLiteral("empty-chat-persona"));
+        const qint64 id = ui_.chat->conversationId();
+        QVERIFY(ui_.click(QStringLiteral("emptyChatPlain")));
+        QTRY_COMPARE(ui_.chat->personaId(), qint64{-1});
+        QTRY_VERIFY(prop(note, "text").toString().contains(QStringLiteral("plain chat")));
+        QVERIFY(ui_.click(QStringLiteral("emptyChatPersona_") + name));
+        QTRY_COMPARE(ui_.chat->personaId(), persona);
+        QCOMPARE(ui_.chat->conversationId(), id);  // the same chat, not a new one
+    }
+
     // The theme chosen on the Settings page is saved (it was the window's alone, so Dark
     // was Light again after a restart), and the window follows it.
     void themeChoiceIsSaved() {

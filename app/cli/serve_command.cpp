@@ -26,6 +26,9 @@ std::vector<OptionSpec> serve_options() {
          "web origin allowed to call the server from a browser, e.g. http://localhost:3000 "
          "(comma-separated for several; default: none)"},
         {"alias", true, "the model's name in /v1/models (default: the file name)"},
+        {"strict-model", false,
+         "refuse requests naming another model (404 model_not_found); by default any name is "
+         "served by the loaded model, and replies give its real name"},
         {"max-body-kb", true, "largest request body in KiB (default 8192)"},
         {"max-tokens-limit", true,
          "most tokens a request may ask for; more is an error (default: no limit but the context)"},
@@ -81,6 +84,7 @@ int run_serve(const CommandArgs& argv) {
     auto limit = args->integer("max-tokens-limit", 0, 1, 1 << 24);
     if (!limit) return fail(2, limit.message());
     sc.max_tokens_limit = args->value("max-tokens-limit") ? static_cast<int32_t>(*limit) : 0;
+    sc.strict_model = args->flag("strict-model");
     auto timeout = args->integer("request-timeout", 10, 1, 3600);
     if (!timeout) return fail(2, timeout.message());
     sc.request_deadline = std::chrono::seconds(*timeout);

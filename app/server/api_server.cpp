@@ -146,7 +146,7 @@ std::shared_ptr<const ServedModel> ApiServer::Impl::model_for(const std::string&
         send_error(res, kNoModel);
         return nullptr;
     }
-    if (wanted != model->id) {
+    if (config.strict_model && wanted != model->id) {
         send_error(res, ApiError{404,
                                  "The model '" + wanted + "' does not exist; this server serves '" +
                                      model->id + "'.",

@@ -66,6 +66,10 @@ struct ServerConfig {
     int32_t max_tokens_limit = 0;
     std::chrono::milliseconds request_deadline{10'000};  // to send a whole request
     int max_connections = 256;
+    // false (default, as llama-server): a request's "model" may name anything, the loaded
+    // model answers and replies give its id (clients that send a fixed name work).
+    // true: only the loaded model's id; any other is 404 model_not_found.
+    bool strict_model = false;
 };
 
 // Whether `host` is a loopback address (or "localhost").

@@ -63,6 +63,7 @@ Dialog {
                 id: nameField
                 objectName: "personaNameField"
                 placeholderText: qsTr("Name")
+                maximumLength: dialog.personas.maxNameLength
                 Layout.fillWidth: true
             }
             TextField {
@@ -114,7 +115,7 @@ Dialog {
         Label { text: qsTr("System prompt"); font.pixelSize: 12; opacity: 0.7 }
         ScrollView {
             Layout.fillWidth: true
-            Layout.preferredHeight: 160
+            Layout.preferredHeight: dialog.showReplies ? 90 : 160
             TextArea {
                 id: promptField
                 objectName: "personaPromptField"
@@ -125,16 +126,25 @@ Dialog {
         // Its replies: each setting the persona's own, or the app's (Settings).
         Label {
             objectName: "personaRepliesToggle"
-            text: dialog.showReplies ? qsTr("▾ Replies") : qsTr("▸ Replies (temperature, penalties, length)")
+            text: dialog.showReplies ? qsTr("▾ Replies") : qsTr("▸ Replies (sampling, penalties, length)")
             font.pixelSize: 12
             opacity: 0.7
             TapHandler { onTapped: dialog.showReplies = !dialog.showReplies }
         }
-        ReplySettingsForm {
-            id: replySettings
-            objectName: "personaReplySettings"
+        // Ten rows: they scroll where the window is too short for them and the rest.
+        ScrollView {
+            id: repliesScroll
             visible: dialog.showReplies
             Layout.fillWidth: true
+            Layout.preferredHeight: Math.min(replySettings.implicitHeight,
+                                             Math.max(160, dialog.parent.height - 520))
+            clip: true
+            contentWidth: availableWidth
+            ReplySettingsForm {
+                id: replySettings
+                objectName: "personaReplySettings"
+                width: repliesScroll.availableWidth
+            }
         }
         Switch {
             id: keepWarmSwitch

@@ -7,6 +7,9 @@ QtObject {
     function of(settings, over) {
         const m = settings ? {
             temperature: settings.temperature,
+            topP: settings.topP,
+            minP: settings.minP,
+            topK: settings.topK,
             repeatPenalty: settings.repeatPenalty,
             frequencyPenalty: settings.frequencyPenalty,
             presencePenalty: settings.presencePenalty,

@@ -13,6 +13,9 @@ ColumnLayout {
     // name, label, kind ("slider" | "spin" | "seed" | "switch"), from, to, step, decimals
     readonly property var rows: [
         {name: "temperature", label: qsTr("Temperature"), kind: "slider", from: 0, to: 2, step: 0.05, decimals: 2},
+        {name: "topP", label: qsTr("Top-p"), kind: "slider", from: 0.01, to: 1, step: 0.01, decimals: 2},
+        {name: "minP", label: qsTr("Min-p"), kind: "slider", from: 0, to: 0.99, step: 0.01, decimals: 2},
+        {name: "topK", label: qsTr("Top-k (0: off)"), kind: "spin", from: 0, to: 1000, step: 1, decimals: 0},
         {name: "repeatPenalty", label: qsTr("Repeat penalty"), kind: "slider", from: 1, to: 2, step: 0.01, decimals: 2},
         {name: "frequencyPenalty", label: qsTr("Frequency penalty"), kind: "slider", from: 0, to: 2, step: 0.05, decimals: 2},
         {name: "presencePenalty", label: qsTr("Presence penalty"), kind: "slider", from: 0, to: 2, step: 0.05, decimals: 2},

@@ -230,13 +230,23 @@ void PersonaListModel::sync_pins() {
     }
 }
 
+QString PersonaListModel::clean_name(const QString& name) {
+    QString n = name.simplified();
+    if (n.size() > kMaxNameLength) {
+        n.truncate(kMaxNameLength);
+        if (n.back().isHighSurrogate()) n.chop(1);  // not half a character
+        n = n.trimmed();
+    }
+    return n;
+}
+
 void PersonaListModel::create(const QString& name, const QString& systemPrompt,
                               const QString& color, const QString& avatar, bool keepWarm,
                               const QVariantMap& sampling) {
     if (!store_) return;
     st::Persona p;
     p.sampling = sampling_settings_from(sampling);
-    p.name = name.trimmed();
+    p.name = clean_name(name);
     p.system_prompt = systemPrompt;
     p.color = color;
     p.avatar = avatar;
@@ -272,7 +282,7 @@ void PersonaListModel::edit(qint64 personaId, const QVariantMap& fields) {
     if (!current) return;
     st::Persona p = *current;
     if (fields.contains(QLatin1String("name")))
-        p.name = fields.value(QLatin1String("name")).toString().trimmed();
+        p.name = clean_name(fields.value(QLatin1String("name")).toString());
     if (fields.contains(QLatin1String("systemPrompt")))
         p.system_prompt = fields.value(QLatin1String("systemPrompt")).toString();
     if (fields.contains(QLatin1String("color")))

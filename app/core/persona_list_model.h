@@ -29,6 +29,7 @@ class PersonaListModel : public RowListModel {
     Q_PROPERTY(int count READ count NOTIFY countChanged)
     Q_PROPERTY(bool seedDefaults READ seedDefaults WRITE setSeedDefaults NOTIFY seedDefaultsChanged)
     Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
+    Q_PROPERTY(int maxNameLength READ maxNameLength CONSTANT)
 
   public:
     enum Roles {
@@ -44,6 +45,12 @@ class PersonaListModel : public RowListModel {
     Q_ENUM(Roles)
 
     explicit PersonaListModel(QObject* parent = nullptr);
+
+    // A persona's name is one line of at most this many characters (the dialog's field
+    // stops there; longer names from elsewhere are cut, whitespace runs become one space).
+    static constexpr int kMaxNameLength = 60;
+    int maxNameLength() const { return kMaxNameLength; }
+    static QString clean_name(const QString& name);
 
     int rowCount(const QModelIndex& parent = QModelIndex()) const override;
     QVariant data(const QModelIndex& index, int role) const override;

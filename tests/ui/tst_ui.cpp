@@ -134,6 +134,14 @@ class TestUi : public QObject {
         QQuickItem* warm = ui_.item(QStringLiteral("personaKeepWarmSwitch"));
         QVERIFY(ui_.click(warm));
         QVERIFY(prop(warm, "checked").toBool());
+        // Its reply settings open within the window (ten rows scroll where it is short).
+        QVERIFY(ui_.click(QStringLiteral("personaRepliesToggle")));
+        QQuickItem* replies = nullptr;
+        QTRY_VERIFY((replies = ui_.item(QStringLiteral("personaReplySettings"))) &&
+                    replies->isVisible());
+        QQuickItem* save = ui_.item(QStringLiteral("personaSaveButton"));
+        QTRY_VERIFY(save->mapToScene(QPointF(0, save->height())).y() <= ui_.window->height());
+        ui_.screenshot(QStringLiteral("persona-dialog-light"));
         QSignalSpy created(ui_.personas, &PersonaListModel::personaCreated);
         QVERIFY(ui_.click(QStringLiteral("personaSaveButton")));
         QTRY_VERIFY_WITH_TIMEOUT(!created.isEmpty(), 10000);

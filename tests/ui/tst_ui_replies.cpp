@@ -189,6 +189,7 @@ class TestUiReplies : public QObject {
             if (c->inherits("QQuickSpinBox")) spin = c;
         QVERIFY(spin);
         spin->setProperty("value", 7);
+        ui_.screenshot(QStringLiteral("chat-reply-settings"));
         QObject* dialog = ui_.window->findChild<QObject*>(QStringLiteral("chatSettingsDialog"));
         QVERIFY(dialog);
         QMetaObject::invokeMethod(dialog, "accept");

@@ -247,6 +247,33 @@ class TestListModels : public QObject {
                              .toInt(),
                          6);
     }
+
+    // A persona's name is one line of at most 60 characters (3,000 were taken), and its
+    // reply settings take top-p, min-p and top-k as the app's settings do.
+    void personaNamesAndSamplers() {
+        App app;
+        START(fixture_, app, QStringLiteral("persona-names.sqlite3"));
+        QSignalSpy created(&app.personas, &PersonaListModel::personaCreated);
+        app.personas.create(QString(3000, QLatin1Char('x')), kSystemPrompt, QString(), QString(),
+                            false,
+                            {{QStringLiteral("topP"), 0.8},
+                             {QStringLiteral("minP"), 0.05},
+                             {QStringLiteral("topK"), 20}});
+        QVERIFY(created.wait(10000));
+        const qint64 persona = created.at(0).at(0).toLongLong();
+        QTRY_VERIFY(app.personas.rowOf(persona) >= 0);
+        const int row = app.personas.rowOf(persona);
+        QCOMPARE(role(app.personas, row, "name").toString(), QString(60, QLatin1Char('x')));
+        const QVariantMap m = role(app.personas, row, "sampling").toMap();
+        QCOMPARE(m.value(QStringLiteral("topP")).toDouble(), 0.8);
+        QCOMPARE(m.value(QStringLiteral("minP")).toDouble(), 0.05);
+        QCOMPARE(m.value(QStringLiteral("topK")).toInt(), 20);
+        app.personas.edit(persona, {{QStringLiteral("name"), QStringLiteral("  Two\n lines  ")}});
+        QTRY_COMPARE(role(app.personas, app.personas.rowOf(persona), "name").toString(),
+                     QStringLiteral("Two lines"));
+        QCOMPARE(PersonaListModel::clean_name(QString(59, QLatin1Char('a')) + QStringLiteral("😀")),
+                 QString(59, QLatin1Char('a')));  // not half an emoji
+    }
 };
 
 QTEST_GUILESS_MAIN(TestListModels)

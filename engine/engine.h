@@ -133,8 +133,12 @@ struct BlockCell {
         Shared,        // held by several conversations and/or pins at once
     };
     State state = State::Free;
-    int64_t owner = -1;   // Conversation: its id; Pinned: the pin key; else -1
-    int32_t holders = 0;  // sequences, parked tails and pins holding it
+    int64_t owner = -1;  // Conversation: its id; Pinned: the pin key; else -1
+    // Sequences, parked tails and pins holding it, and parked conversations whose history
+    // uses it while something else holds it (a kept-warm persona's blocks that three
+    // chats start with are Shared by 4).
+    int32_t holders = 0;
+    int64_t pin = -1;  // the pin key holding it (Pinned or Shared), else -1
 };
 
 struct BlockMap {

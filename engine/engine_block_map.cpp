@@ -24,17 +24,30 @@ void Engine::Impl::snapshot_blocks() {
     for (kv::SeqId seq : cache->sequences()) {
         // Warm-up requests (negative ids) prefill a pin's prefix: show them as that pin.
         const bool warmup = seq < 0;
-        for (kv::BlockId id : cache->block_table(seq))
+        for (kv::BlockId id : cache->block_table(seq)) {
             hold(id, warmup ? BlockCell::State::Pinned : BlockCell::State::Conversation,
                  warmup ? -1 - seq : seq);
+            if (warmup) m.blocks[static_cast<std::size_t>(id)].pin = -1 - seq;
+        }
     }
     for (const auto& [seq, tail] : cache->parked_tails())
         hold(tail, BlockCell::State::Conversation, seq);
-    std::lock_guard lk(snapshot_mu);
-    for (const auto& [key, e] : pin_entries)
-        if (e.pin)
-            for (kv::BlockId id : cache->pinned_blocks(*e.pin))
-                hold(id, BlockCell::State::Pinned, key);
+    {
+        std::lock_guard lk(snapshot_mu);
+        for (const auto& [key, e] : pin_entries)
+            if (e.pin)
+                for (kv::BlockId id : cache->pinned_blocks(*e.pin)) {
+                    hold(id, BlockCell::State::Pinned, key);
+                    m.blocks[static_cast<std::size_t>(id)].pin = key;
+                }
+    }
+    // A parked conversation holds only its tail; the blocks its history starts with are
+    // shared with whatever holds them now (a kept-warm persona, a running chat). Blocks
+    // nothing holds stay Cached: they are evictable.
+    for (const auto& [seq, ids] : cache->parked_prefixes())
+        for (kv::BlockId id : ids)
+            if (m.blocks[static_cast<std::size_t>(id)].holders > 0)
+                hold(id, BlockCell::State::Conversation, seq);
     for (std::size_t i = 0; i < m.blocks.size(); ++i) {
         BlockCell& c = m.blocks[i];
         if (c.holders == 0)

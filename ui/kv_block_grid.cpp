@@ -13,7 +13,8 @@ namespace {
 bool same_cells(const std::vector<BlockCell>& a, const std::vector<BlockCell>& b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
-        if (a[i].state != b[i].state || a[i].owner != b[i].owner || a[i].holders != b[i].holders)
+        if (a[i].state != b[i].state || a[i].owner != b[i].owner || a[i].holders != b[i].holders ||
+            a[i].pin != b[i].pin)
             return false;
     return true;
 }
@@ -91,9 +92,11 @@ void KvBlockGrid::refresh() {
         const int s = static_cast<int>(c.state);
         if (s >= 0 && s < 5) ++counts_[s];
         if (c.state == BlockCell::State::Conversation) ++conv[c.owner];
-        if (c.state == BlockCell::State::Pinned) ++pins[c.owner];
+        if (c.pin >= 0) ++pins[c.pin];  // pinned, alone or shared
     }
     conversations_ = by_count(conv);
+    pinned_count_ = 0;
+    for (const auto& [pin, n] : pins) pinned_count_ += n;
     pins_ = by_count(pins);
     update_implicit_height();
     update();

@@ -59,7 +59,7 @@ class KvBlockGrid : public QQuickPaintedItem {
     int blockSize() const { return block_size_; }
     int freeBlocks() const { return counts_[0]; }
     int cachedBlocks() const { return counts_[1]; }
-    int pinnedBlocks() const { return counts_[2]; }
+    int pinnedBlocks() const { return pinned_count_; }  // pinned, shared or not
     int conversationBlocks() const { return counts_[3]; }
     int sharedBlocks() const { return counts_[4]; }
     QVariantList conversations() const { return conversations_; }
@@ -90,7 +90,8 @@ class KvBlockGrid : public QQuickPaintedItem {
     bool active_ = true;
     std::vector<hearth::BlockCell> cells_;
     int block_size_ = 0;
-    int counts_[5] = {0, 0, 0, 0, 0};
+    int counts_[5] = {0, 0, 0, 0, 0};  // by BlockCell::State
+    int pinned_count_ = 0;
     QVariantList conversations_;
     QVariantList pins_;
     int cell_ = 14;

@@ -489,6 +489,20 @@ std::vector<std::pair<SeqId, BlockId>> KvCacheManager::parked_tails() const {
     return out;
 }
 
+std::vector<std::pair<SeqId, std::vector<BlockId>>> KvCacheManager::parked_prefixes() const {
+    std::vector<std::pair<SeqId, std::vector<BlockId>>> out;
+    for (const auto& [seq, p] : parked_) {
+        std::vector<BlockId> ids;
+        for (const BlockHash& h : p.hashes) {
+            const BlockId id = pool_.get_cached(h);
+            if (id == kNoBlock) break;
+            ids.push_back(id);
+        }
+        if (!ids.empty()) out.emplace_back(seq, std::move(ids));
+    }
+    return out;
+}
+
 std::vector<PinId> KvCacheManager::pin_ids() const {
     std::vector<PinId> out;
     for (const auto& [id, blocks] : pins_) out.push_back(id);

@@ -171,6 +171,9 @@ class KvCacheManager {
     std::span<const BlockId> pinned_blocks(PinId pin) const;      // empty if unknown
     std::vector<SeqId> sequences() const;                         // active ones, unordered
     std::vector<std::pair<SeqId, BlockId>> parked_tails() const;  // parked with a tail
+    // Each parked sequence's full blocks still in the cache, from its start to the first
+    // evicted one (found by hash; not held by it): what its next turn would reuse.
+    std::vector<std::pair<SeqId, std::vector<BlockId>>> parked_prefixes() const;
     std::vector<PinId> pin_ids() const;
     int32_t max_pinned_blocks() const { return max_pinned_; }
 

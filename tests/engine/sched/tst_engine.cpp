@@ -404,8 +404,9 @@ class TestEngine : public QObject {
         QCOMPARE(last.kind, sched::EventKind::Finished);
         QCOMPARE(last.stats.prompt_tokens_cached, 64);
 
-        // The block map: 4 pinned persona blocks, conversation 1's parked tail, and the
-        // rest of its blocks freed but still cached.
+        // The block map: 4 pinned persona blocks, which parked conversation 1's history
+        // starts with (shared: pin and chat; they showed as pinned only, "Shared 0"), its
+        // parked tail, and the rest of its blocks freed but still cached.
         (void)engine->block_map();
         engine->wait_idle();
         const BlockMap map = engine->block_map();
@@ -416,10 +417,29 @@ class TestEngine : public QObject {
                 return c.state == st && (owner == -2 || c.owner == owner);
             });
         };
-        QCOMPARE(count(BlockCell::State::Pinned, 7), 4);
+        const auto pinned_to = [&](int64_t key) {
+            return std::count_if(map.blocks.begin(), map.blocks.end(),
+                                 [&](const BlockCell& c) { return c.pin == key; });
+        };
+        QCOMPARE(pinned_to(7), 4);
+        QCOMPARE(count(BlockCell::State::Shared, -2), 4);
+        QCOMPARE(count(BlockCell::State::Pinned, -2), 0);
         QCOMPARE(count(BlockCell::State::Conversation, 1), 1);  // 82 tokens: 5 full + a tail
         QCOMPARE(count(BlockCell::State::Cached, -2), 1);       // the full block after the persona
-        QCOMPARE(count(BlockCell::State::Shared, -2), 0);
+        for (const BlockCell& c : map.blocks)
+            if (c.state == BlockCell::State::Shared) QCOMPARE(c.holders, 2);
+        // A second chat with the persona: the same 4 blocks, now held by three.
+        std::vector<int32_t> other = persona;
+        const auto msg2 = tokens(6, 9);
+        other.insert(other.end(), msg2.begin(), msg2.end());
+        QCOMPARE(engine->submit(greedy(2, other, 3))->wait().kind, sched::EventKind::Finished);
+        (void)engine->block_map();
+        engine->wait_idle();
+        const BlockMap map2 = engine->block_map();
+        int shared3 = 0;
+        for (const BlockCell& c : map2.blocks)
+            if (c.state == BlockCell::State::Shared && c.holders == 3 && c.pin == 7) ++shared3;
+        QCOMPARE(shared3, 4);
 
         engine->unpin(7);
         engine->wait_idle();

@@ -234,10 +234,9 @@ Page {
                 }
                 RowLayout {
                     spacing: 8
-                    Button {
+                    AccentButton {
                         objectName: "contextDropButton"
                         text: qsTr("Leave the oldest messages out")
-                        highlighted: true
                         onClicked: page.chat.resolveContextFull("drop", rememberOverflow.checked)
                     }
                     Button {

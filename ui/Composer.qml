@@ -69,6 +69,15 @@ Pane {
             text: composer.chat.generating ? "■" : "↑"
             font.pixelSize: 18
             highlighted: true
+            // As AccentButton's label: dark on the dark theme's light accent.
+            contentItem: Text {
+                text: parent.text
+                font: parent.font
+                color: !parent.enabled ? parent.Material.hintTextColor
+                       : parent.Material.theme === Material.Dark ? "#201a17" : "#ffffff"
+                horizontalAlignment: Text.AlignHCenter
+                verticalAlignment: Text.AlignVCenter
+            }
             enabled: composer.chat.generating || (input.text.trim() !== "" && composer.backend.ready)
             Accessible.name: composer.chat.generating ? qsTr("Stop (Esc)") : qsTr("Send (Enter)")
             ToolTip.visible: hovered

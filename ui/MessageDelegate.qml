@@ -316,10 +316,9 @@ Item {
                         anchors.bottom: parent.bottom
                         anchors.margins: 6
                         Button { text: qsTr("Cancel"); flat: true; onClicked: root.editing = false }
-                        Button {
+                        AccentButton {
                             id: saveEdit
                             text: qsTr("Save and send")
-                            highlighted: true
                             onClicked: {
                                 if (root.chat.editAndResend(root.messageId, editor.text)) root.editing = false
                             }

@@ -48,10 +48,9 @@ Page {
                 }
             }
             BusyIndicator { visible: page.bridge.loading; running: visible; implicitWidth: 32; implicitHeight: 32 }
-            Button {
+            AccentButton {
                 objectName: "openModelFileButton"
                 text: qsTr("Open a GGUF file…")
-                highlighted: true
                 enabled: !page.bridge.loading
                 onClicked: page.openFileRequested()
             }

@@ -159,10 +159,9 @@ Dialog {
             flat: true
             DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
         }
-        Button {
+        AccentButton {
             objectName: "personaSaveButton"
             text: dialog.personaId < 0 ? qsTr("Create") : qsTr("Save")
-            highlighted: true
             enabled: nameField.text.trim() !== ""
             onClicked: dialog.save()
         }

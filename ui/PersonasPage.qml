@@ -34,10 +34,9 @@ Page {
                     Layout.fillWidth: true
                 }
             }
-            Button {
+            AccentButton {
                 objectName: "newPersonaButton"
                 text: qsTr("New persona")
-                highlighted: true
                 onClicked: dialog.openFor(null)
             }
         }

@@ -50,11 +50,10 @@ Rectangle {
                 font.weight: Font.DemiBold
                 Layout.fillWidth: true
             }
-            Button {
+            AccentButton {
                 id: newChatButton
                 objectName: "newChatButton"
                 text: qsTr("New chat")
-                highlighted: true
                 Material.elevation: 0
                 // Not over its own menu.
                 ToolTip.visible: hovered && !personaMenu.visible

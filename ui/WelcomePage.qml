@@ -126,11 +126,10 @@ Page {
                     }
                 }
                 RowLayout {
-                    Button {
+                    AccentButton {
                         objectName: "downloadDefaultButton"
                         visible: installer.state === DefaultModelInstaller.Idle
                         text: qsTr("Download the default model")
-                        highlighted: true
                         Material.elevation: 0
                         onClicked: installer.start()
                     }
@@ -140,10 +139,9 @@ Page {
                         text: qsTr("Cancel")
                         onClicked: installer.cancel()
                     }
-                    Button {
+                    AccentButton {
                         objectName: "resumeDownloadButton"
                         visible: installer.canResume
-                        highlighted: true
                         Material.elevation: 0
                         text: installer.bytesReceived > 0 && installer.state === DefaultModelInstaller.Cancelled ? qsTr("Resume") : qsTr("Try again")
                         onClicked: installer.resume()

@@ -17,6 +17,9 @@
 #include <QNetworkReply>
 #include <QTcpServer>
 
+#include <cmath>
+#include <utility>
+
 #include "common/paths.h"
 #include "core/connection_settings.h"
 #include "core/conversation_list_model.h"
@@ -323,6 +326,46 @@ class TestUiWindow : public QObject {
         QTRY_COMPARE(prop(settings, "theme").toString(), QStringLiteral("light"));
         QTRY_VERIFY(!prop(ui_.window, "dark").toBool());
         ui_.show_page(QStringLiteral("chat"));
+    }
+
+    // WCAG AA (4.5:1) in both themes for what the accent carries: a filled button's label
+    // on the accent (the dark theme's white on pale salmon was 1.9:1, the light theme's
+    // 3.2:1), the accent as text on the rail ("Hearth") and on the page, and the subtle
+    // text on the sidebar.
+    void accentAndTextContrast() {
+        const auto luminance = [](const QColor& c) {
+            const auto lin = [](double v) {
+                return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+            };
+            return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+        };
+        const auto contrast = [&](const QColor& a, const QColor& b) {
+            double x = luminance(a), y = luminance(b);
+            if (x < y) std::swap(x, y);
+            return (x + 0.05) / (y + 0.05);
+        };
+        for (const QString& theme : {QStringLiteral("dark"), QStringLiteral("light")}) {
+            ui_.set_theme(theme);
+            QQuickItem* button = ui_.item(QStringLiteral("newChatButton"));
+            QVERIFY(button);
+            QTRY_COMPARE(prop(ui_.window, "dark").toBool(), theme == QLatin1String("dark"));
+            auto* label = qvariant_cast<QQuickItem*>(prop(button, "contentItem"));
+            auto* fill = qvariant_cast<QQuickItem*>(prop(button, "background"));
+            QVERIFY(label && fill);
+            const QColor accent = prop(fill, "color").value<QColor>();
+            const auto check = [&](const char* what, const QColor& fg, const QColor& bg) {
+                const double r = contrast(fg, bg);
+                QVERIFY2(r >= 4.5,
+                         qPrintable(QStringLiteral("%1, %2: %3 on %4 is %5:1")
+                                        .arg(theme, QLatin1String(what), fg.name(), bg.name())
+                                        .arg(r, 0, 'f', 2)));
+            };
+            check("button label", prop(label, "color").value<QColor>(), accent);
+            check("accent on the rail", accent, prop(ui_.window, "railColor").value<QColor>());
+            check("accent on the page", accent, prop(ui_.window, "color").value<QColor>());
+            check("subtle text on the sidebar", prop(ui_.window, "subtleText").value<QColor>(),
+                  prop(ui_.window, "sidebarColor").value<QColor>());
+        }
     }
 
     // The New chat button's tooltip does not cover the menu the button opens.

@@ -173,11 +173,17 @@ Page {
                     wrapMode: TextEdit.Wrap
                 }
                 ScrollView {
+                    id: tokenScroll
+                    objectName: "tokenScroll"
                     Layout.fillWidth: true
                     Layout.fillHeight: true
                     clip: true
+                    contentWidth: availableWidth
+                    // The view's width, not its content item's: that one was 0 while the
+                    // page was hidden for a model switch, and the chips stayed one column.
                     Flow {
-                        width: parent.width
+                        objectName: "tokenFlow"
+                        width: tokenScroll.availableWidth
                         spacing: 4
                         Repeater {
                             id: tokens

@@ -309,6 +309,27 @@ class TestUiWindow : public QObject {
         QCOMPARE(ui_.chat->conversationId(), id);  // the same chat, not a new one
     }
 
+    // The tokenizer's chips fill the Model page's width again after the model is opened
+    // anew (they stayed in one column after any model switch).
+    void tokenChipsKeepTheirWidth() {
+        ui_.show_page(QStringLiteral("model"));
+        QQuickItem* flow = nullptr;
+        QTRY_VERIFY((flow = ui_.item(QStringLiteral("tokenFlow"))) && flow->isVisible());
+        QQuickItem* scroll = ui_.item(QStringLiteral("tokenScroll"));
+        QVERIFY(scroll);
+        const auto fills = [&] {
+            return flow->width() > 300 && flow->width() == prop(scroll, "availableWidth").toReal();
+        };
+        QTRY_VERIFY(fills());
+        QVERIFY(QMetaObject::invokeMethod(ui_.bridge, "load", Q_ARG(QString, ui_.model_path)));
+        QTRY_VERIFY_WITH_TIMEOUT(!flow->isVisible(), 10000);  // the page while it loads
+        QTRY_VERIFY_WITH_TIMEOUT(flow->isVisible(), 30000);
+        QTRY_VERIFY2(fills(), qPrintable(QStringLiteral("chips %1 wide in a view of %2")
+                                             .arg(flow->width())
+                                             .arg(prop(scroll, "availableWidth").toReal())));
+        ui_.show_page(QStringLiteral("chat"));
+    }
+
     // The theme chosen on the Settings page is saved (it was the window's alone, so Dark
     // was Light again after a restart), and the window follows it.
     void themeChoiceIsSaved() {

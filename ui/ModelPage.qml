@@ -82,7 +82,7 @@ Page {
                 Label {
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
-                    text: qsTr("Get the default model (SmolLM2-135M-Instruct, 98 MB) with scripts/fetch-model, then restart Hearth, or open a GGUF file. It is looked for at:\n%1").arg(page.inspector.defaultModelPath)
+                    text: qsTr("No model is open. Get the default model (SmolLM2-135M-Instruct, 98 MB) on the Chats page, or open a GGUF file. The default model is looked for at:\n%1").arg(page.inspector.defaultModelPath)
                 }
             }
         }

@@ -47,7 +47,9 @@ Page {
         }
         Pane {
             objectName: "welcomeError"
-            visible: !page.bridge.loading && page.bridge.errorString !== ""
+            // A file that is not there (the first run, before the default model) is not
+            // an error to show in red: the note below says so.
+            visible: !page.bridge.loading && page.bridge.errorString !== "" && page.bridge.missingPath === ""
             Layout.fillWidth: true
             Material.background: "#29d84315"
             Material.elevation: 0
@@ -57,6 +59,15 @@ Page {
                 textFormat: Text.PlainText
                 text: qsTr("The model could not be opened:\n%1").arg(page.bridge.errorString)
             }
+        }
+        Label {
+            objectName: "welcomeMissingNote"
+            visible: !page.bridge.loading && page.bridge.missingPath !== "" && page.bridge.missingPath !== installer.destinationPath
+            Layout.fillWidth: true
+            wrapMode: Text.WrapAtWordBoundaryOrAnywhere
+            horizontalAlignment: Text.AlignHCenter
+            color: page.subtleText
+            text: qsTr("The last model used is no longer at %1. Open it from where it is now, or get the default model.").arg(page.bridge.missingPath)
         }
         Pane {
             visible: !page.bridge.loading
@@ -149,10 +160,10 @@ Page {
                 }
                 Label {
                     Layout.fillWidth: true
-                    wrapMode: Text.WrapAnywhere
+                    wrapMode: Text.WrapAtWordBoundaryOrAnywhere
                     color: page.subtleText
                     font.pixelSize: 12
-                    text: qsTr("It is saved to %1, where Hearth looks for it on start (scripts/fetch-model in the source folder does the same).").arg(installer.destinationPath)
+                    text: qsTr("It is saved to %1, where Hearth looks for it when it starts.").arg(installer.destinationPath)
                 }
                 RowLayout {
                     Layout.topMargin: 6

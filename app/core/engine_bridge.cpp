@@ -252,9 +252,10 @@ EngineConfig EngineBridge::nextEngineConfig() const {
     return config;
 }
 
-void EngineBridge::set_error(const QString& error) {
-    if (error == error_) return;
+void EngineBridge::set_error(const QString& error, const QString& missing_path) {
+    if (error == error_ && missing_path == missing_path_) return;
     error_ = error;
+    missing_path_ = missing_path;
     emit errorStringChanged();
 }
 
@@ -306,7 +307,7 @@ void EngineBridge::on_load_finished() {
     if (!ok) {
         log::get("app")->warn("loading {} failed: {}", loading_path_.toStdString(),
                               result->error.toStdString());
-        set_error(result->error);
+        set_error(result->error, QFileInfo::exists(loading_path_) ? QString() : loading_path_);
         emit loadingChanged();
         emit loadFinished(false);
         return;

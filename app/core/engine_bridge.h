@@ -67,6 +67,9 @@ class EngineBridge : public QObject {
     Q_PROPERTY(bool loaded READ loaded NOTIFY modelChanged)
     Q_PROPERTY(bool loading READ loading NOTIFY loadingChanged)
     Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
+    // The last load failed because there is no file at its path (a first run before the
+    // default model is fetched, or a model since moved): the path, else "".
+    Q_PROPERTY(QString missingPath READ missingPath NOTIFY errorStringChanged)
     // Memory: the model file (mapped) and the KV cache allocated for it.
     Q_PROPERTY(qint64 modelFileBytes READ modelFileBytes NOTIFY modelChanged)
     Q_PROPERTY(qint64 kvCacheBytes READ kvCacheBytes NOTIFY modelChanged)
@@ -124,6 +127,7 @@ class EngineBridge : public QObject {
     // loading thread, before loadFinished is delivered here).
     bool loading() const { return loading_; }
     QString errorString() const { return error_; }
+    QString missingPath() const { return missing_path_; }
     int threads() const { return threads_; }
     void setThreads(int n);
     int kvMegabytes() const { return kv_mb_; }
@@ -220,7 +224,7 @@ class EngineBridge : public QObject {
     void start_load(const QString& path, std::shared_ptr<LoadedEngine> first = nullptr);
     // The loaded engine, out of the bridge (as unload() leaves it), its requests cancelled.
     std::shared_ptr<LoadedEngine> take_loaded();
-    void set_error(const QString& error);
+    void set_error(const QString& error, const QString& missing_path = QString());
     void retire(std::shared_ptr<LoadedEngine> old);  // cancel_all + destroy off the GUI thread
     void deliver(const hearth::sched::Event& event);
     Q_INVOKABLE void drain_events();  // delivers what the relay queued, on this thread
@@ -229,6 +233,7 @@ class EngineBridge : public QObject {
     QString pending_path_;  // a load() that came while another was in flight
     QString loading_path_;
     QString error_;
+    QString missing_path_;
     int threads_ = 0;
     int kv_mb_ = 0;
     QPointer<AppSettings> settings_;

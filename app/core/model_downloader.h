@@ -119,6 +119,9 @@ class ModelDownloader : public QObject {
     void start_verify();
     void on_verified();
     void fail(const QString& error, bool resumable);
+    // What a failed transfer's message ends with: resuming once something was received,
+    // else trying again (there is nothing to resume).
+    QString next_step() const;
     void set_state(State s);
     void set_error(const QString& e);
     void update_progress(bool force);

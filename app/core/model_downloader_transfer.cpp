@@ -183,25 +183,24 @@ void ModelDownloader::on_finished() {
         return;
     }
     if (error == QNetworkReply::OperationCanceledError || error == QNetworkReply::TimeoutError) {
-        fail(QStringLiteral("The server stopped sending data; you can resume the download"), true);
+        fail(QStringLiteral("The server stopped sending data; ") + next_step(), true);
         return;
     }
     if (error == QNetworkReply::RemoteHostClosedError && total_ >= 0 && received_ < total_) {
-        fail(QStringLiteral(
-                 "The connection closed early (%1 of %2 received); you can resume the download")
-                 .arg(human_size(received_), human_size(total_)),
+        fail(QStringLiteral("The connection closed early (%1 of %2 received); ")
+                     .arg(human_size(received_), human_size(total_)) +
+                 next_step(),
              true);
         return;
     }
     if (error != QNetworkReply::NoError) {
-        fail(QStringLiteral("Network error: %1; you can resume the download").arg(error_text),
-             true);
+        fail(QStringLiteral("Network error: %1; ").arg(error_text) + next_step(), true);
         return;
     }
     if (total_ >= 0 && received_ != total_) {
-        fail(QStringLiteral(
-                 "The connection closed early (%1 of %2 received); you can resume the download")
-                 .arg(human_size(received_), human_size(total_)),
+        fail(QStringLiteral("The connection closed early (%1 of %2 received); ")
+                     .arg(human_size(received_), human_size(total_)) +
+                 next_step(),
              true);
         return;
     }
@@ -226,4 +225,9 @@ void ModelDownloader::restart_from_zero() {
     validator_.clear();
     update_progress(true);
     send_request();
+}
+
+QString ModelDownloader::next_step() const {
+    return received_ > 0 ? QStringLiteral("you can resume the download")
+                         : QStringLiteral("nothing was received; try again");
 }

@@ -95,6 +95,15 @@ class TestUi : public QObject {
         QTRY_COMPARE(ui_.chat->personaName(), kPersonaName);
     }
 
+    // A 600-token reply asked for in the composer, not yet sent.
+    void write_long_request(const QString& text) {
+        ui_.chat->setMaxReplyTokens(600);
+        QQuickItem* field = ui_.item(QStringLiteral("composerField"));
+        ui_.click(field);
+        field->forceActiveFocus();
+        ui_.type(text);
+    }
+
   private slots:
     void initTestCase() {
         QString error;
@@ -304,11 +313,7 @@ class TestUi : public QObject {
     }
 
     void escStopsAReply() {
-        ui_.chat->setMaxReplyTokens(600);
-        QQuickItem* field = ui_.item(QStringLiteral("composerField"));
-        ui_.click(field);
-        field->forceActiveFocus();
-        ui_.type(QStringLiteral("Write a very long story."));
+        write_long_request(QStringLiteral("Write a very long story."));
         QSignalSpy started(ui_.chat, &MessageListModel::replyStarted);
         QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
         ui_.key(Qt::Key_Return);
@@ -335,11 +340,7 @@ class TestUi : public QObject {
             ui_.key(Qt::Key_Escape);
             QTRY_VERIFY2(!f->isVisible(), "no reply: Esc left the switcher open");
         }
-        ui_.chat->setMaxReplyTokens(600);
-        QQuickItem* field = ui_.item(QStringLiteral("composerField"));
-        ui_.click(field);
-        field->forceActiveFocus();
-        ui_.type(QStringLiteral("Write another very long story."));
+        write_long_request(QStringLiteral("Write another very long story."));
         QSignalSpy started(ui_.chat, &MessageListModel::replyStarted);
         QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
         ui_.key(Qt::Key_Return);

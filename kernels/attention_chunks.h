@@ -29,6 +29,15 @@ HEARTH_HOST_DEVICE constexpr int32_t window_chunk_bound(int32_t window) {
     return static_cast<int32_t>((int64_t{window} + 2 * (kAttentionChunk - 1)) / kAttentionChunk);
 }
 
+// A step graph's bound (AttentionBatch::chunk_bound; 0: none) for a layer with this window:
+// a local layer's rows see at most its window's chunks, so its launch is sized by the
+// window, not by the context.
+HEARTH_HOST_DEVICE constexpr int32_t layer_chunk_bound(int32_t step_bound, int32_t window) {
+    if (step_bound <= 0 || window <= 0) return step_bound;
+    const int32_t w = window_chunk_bound(window);
+    return w < step_bound ? w : step_bound;
+}
+
 // Σ over x in [0, n) of x / kAttentionChunk (0 for n ≤ 0).
 HEARTH_HOST_DEVICE constexpr int64_t floor_chunk_sum(int64_t n) {
     if (n <= 0) return 0;

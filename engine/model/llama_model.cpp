@@ -520,12 +520,7 @@ void LlamaModel::issue_step(const kernels::AttentionBatch& step_batch, KvStorage
         const bool swa = c.is_swa(l);
         const kernels::RopeParams& rope = swa ? rope_swa_ : rope_;
         batch.window = swa ? static_cast<int32_t>(c.sliding_window) : 0;
-        // A local layer's rows see at most its window's chunks: a step graph sizes its
-        // attention by the window, not by the context.
-        batch.chunk_bound =
-            swa && step_batch.chunk_bound > 0
-                ? std::min(step_batch.chunk_bound, kernels::window_chunk_bound(batch.window))
-                : step_batch.chunk_bound;
+        batch.chunk_bound = kernels::layer_chunk_bound(step_batch.chunk_bound, batch.window);
         b.rms_norm(x, ly.attn_norm->as<float>(), T, E, c.rms_eps, h);
         b.matmul(*ly.wq, h, T, q, ly.bq ? ly.bq->as<float>() : nullptr);
         b.matmul(*ly.wk, h, T, k, ly.bk ? ly.bk->as<float>() : nullptr);

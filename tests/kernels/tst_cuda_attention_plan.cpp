@@ -80,6 +80,10 @@ class TstCudaAttentionPlan : public QObject {
         QCOMPARE(k::window_chunk_bound(256), 2);   // positions 255..510
         QCOMPARE(k::window_chunk_bound(1024), 5);  // 255..1278
         QCOMPARE(k::chunks_seen(1278, 1024), 5);
+        QCOMPARE(k::layer_chunk_bound(64, 1024), 5);  // a local layer under a graph's bound
+        QCOMPARE(k::layer_chunk_bound(4, 1024), 4);
+        QCOMPARE(k::layer_chunk_bound(64, 0), 64);   // a global layer
+        QCOMPARE(k::layer_chunk_bound(0, 1024), 0);  // no graph: sized exactly
 
         // Gemma 3 4B's local layers (window 1024, 8 heads over 4 KV heads, head_dim 256):
         // one decode row at position 19999 and one at 700.

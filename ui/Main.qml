@@ -267,6 +267,7 @@ ApplicationWindow {
             conversations: conversations
             personas: personas
             currentId: chat.conversationId
+            busyIds: chat.busyConversations
             background: window.sidebarColor
             dividerColor: window.dividerColor
             subtleText: window.subtleText

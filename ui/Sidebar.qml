@@ -6,12 +6,15 @@ import QtQuick.Layouts
 
 // The conversations: pinned first, then newest; while the search field has text, the
 // messages matching it (full-text search) with the matches highlighted. Each row has a
-// menu: rename, pin, archive, delete (undo in the snackbar).
+// menu: rename, pin, archive, delete (undo in the snackbar). A chat with a reply under
+// way shows a pulsing dot; while the pointer is over the list its order holds (a reply
+// ending elsewhere does not move the row about to be clicked).
 Rectangle {
     id: sidebar
     required property var conversations
     required property var personas
     property var currentId: -1
+    property var busyIds: []  // conversations with a reply under way
     property color background
     property color dividerColor
     property color subtleText
@@ -113,6 +116,12 @@ Rectangle {
             model: sidebar.conversations
             boundsBehavior: Flickable.StopAtBounds
             ScrollBar.vertical: ScrollBar {}
+            HoverHandler { id: listHover }
+            Binding {
+                target: sidebar.conversations
+                property: "holdOrder"
+                value: listHover.hovered
+            }
 
             section.property: "pinned"
             section.criteria: ViewSection.FullString
@@ -146,6 +155,7 @@ Rectangle {
                 required property var messageId
                 required property string snippetHtml
                 required property string messageRole
+                readonly property bool busy: !isSearchHit && sidebar.busyIds.indexOf(conversationId) >= 0
                 objectName: "conversationRow_" + index
                 width: ListView.view.width
                 highlighted: conversationId === sidebar.currentId && !isSearchHit
@@ -192,8 +202,25 @@ Rectangle {
                                 color: row.Material.accent
                                 font.pixelSize: 12
                             }
+                            Rectangle {
+                                id: busyDot
+                                objectName: "busyDot"
+                                visible: row.busy
+                                implicitWidth: 8
+                                implicitHeight: 8
+                                radius: 4
+                                color: row.Material.accent
+                                Accessible.role: Accessible.Indicator
+                                Accessible.name: qsTr("Generating")
+                                SequentialAnimation on opacity {
+                                    running: busyDot.visible
+                                    loops: Animation.Infinite
+                                    NumberAnimation { to: 0.3; duration: 600 }
+                                    NumberAnimation { to: 1; duration: 600 }
+                                }
+                            }
                             Label {
-                                visible: !row.isSearchHit
+                                visible: !row.isSearchHit && !row.busy
                                 text: sidebar.relativeTime(row.updatedAt)
                                 color: sidebar.subtleText
                                 font.pixelSize: 11

@@ -54,6 +54,17 @@ void ConversationListModel::setShowArchived(bool show) {
     reload();
 }
 
+void ConversationListModel::setHoldOrder(bool hold) {
+    if (hold == hold_order_) return;
+    hold_order_ = hold;
+    held_activity_.clear();
+    if (hold)
+        for (const Row& r : rows_)
+            if (!r.hit) held_activity_[r.conversation.id] = r.conversation.updated_at;
+    emit holdOrderChanged();
+    if (!hold) reload();  // the order by last activity again
+}
+
 void ConversationListModel::setUndoTimeoutMs(int ms) {
     ms = std::max(0, ms);
     if (ms == undo_timeout_ms_) return;
@@ -239,6 +250,18 @@ void ConversationListModel::reload() {
 }
 
 void ConversationListModel::apply(std::vector<Row> rows) {
+    if (hold_order_ && !searching()) {
+        // The store's order (pinned first, newest first), with each known row at the
+        // activity it had when the hold began; new rows by their own.
+        const auto activity = [this](const Row& r) {
+            auto it = held_activity_.find(r.conversation.id);
+            return it != held_activity_.end() ? it->second : r.conversation.updated_at;
+        };
+        std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+            if (a.conversation.pinned != b.conversation.pinned) return a.conversation.pinned;
+            return activity(a) > activity(b);
+        });
+    }
     const bool count_changed = merge_rows(
         rows_, std::move(rows),
         [](const Row& a, const Row& b) {

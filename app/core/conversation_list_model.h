@@ -3,6 +3,10 @@
 // as rows with a highlighted snippet. Rename, pin, archive, create from a persona, and
 // delete with undo: remove() hides the row at once and deletes it after undoTimeoutMs
 // unless undo() comes first (another remove() or destroying the model deletes it then).
+// While holdOrder is set (the pointer is over the list), rows keep the order they had by
+// last activity when it was set: a reply that ends in the background does not move the
+// row the user is about to click. Pinning, new chats and removals still show at once; the
+// order catches up when holdOrder is cleared.
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
@@ -10,6 +14,7 @@
 #include <QTimer>
 #include "core/row_list_model.h"
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -27,6 +32,7 @@ class ConversationListModel : public RowListModel {
     Q_PROPERTY(QString undoTitle READ undoTitle NOTIFY undoChanged)
     Q_PROPERTY(int undoTimeoutMs READ undoTimeoutMs WRITE setUndoTimeoutMs NOTIFY undoChanged)
     Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
+    Q_PROPERTY(bool holdOrder READ holdOrder WRITE setHoldOrder NOTIFY holdOrderChanged)
 
   public:
     enum Roles {
@@ -66,6 +72,8 @@ class ConversationListModel : public RowListModel {
     int undoTimeoutMs() const { return undo_timeout_ms_; }
     void setUndoTimeoutMs(int ms);
     QString errorString() const { return error_; }
+    bool holdOrder() const { return hold_order_; }
+    void setHoldOrder(bool hold);
 
     // Empty text: back to the list of conversations.
     Q_INVOKABLE void search(const QString& text);
@@ -89,6 +97,7 @@ class ConversationListModel : public RowListModel {
     void countChanged();
     void undoChanged();
     void errorStringChanged();
+    void holdOrderChanged();
     void conversationCreated(qint64 conversationId);
     void aboutToDelete(qint64 conversationId);  // the store deletes it next (no undo now)
     void deleted(qint64 conversationId);        // the delete was carried out
@@ -119,4 +128,6 @@ class ConversationListModel : public RowListModel {
     int undo_timeout_ms_ = 5000;
     int reload_serial_ = 0;
     QString error_;
+    bool hold_order_ = false;
+    std::map<qint64, QDateTime> held_activity_;  // id -> updated_at when holdOrder was set
 };

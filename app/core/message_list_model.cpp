@@ -208,6 +208,16 @@ bool MessageListModel::busy(qint64 conversation) const {
     return false;
 }
 
+QVariantList MessageListModel::busyConversations() const {
+    std::set<qint64> ids;
+    for (const auto& [conversation, n] : setting_up_) ids.insert(conversation);
+    for (const auto& [id, s] : streams_)
+        if (!s.ended) ids.insert(s.conversation);
+    QVariantList out;
+    for (qint64 id : ids) out.append(id);
+    return out;
+}
+
 bool MessageListModel::generating() const {
     return conversation_ >= 0 && busy(conversation_);
 }
@@ -268,6 +278,10 @@ void MessageListModel::emit_state_changes() {
     if (c != last_can_send_) {
         last_can_send_ = c;
         emit canSendChanged();
+    }
+    if (QVariantList busy = busyConversations(); busy != last_busy_) {
+        last_busy_ = std::move(busy);
+        emit busyConversationsChanged();
     }
 }
 

@@ -59,6 +59,9 @@ class MessageListModel : public RowListModel {
     Q_PROPERTY(qint64 conversationId READ conversationId WRITE setConversationId NOTIFY
                    conversationIdChanged)
     Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
+    // Every conversation with a reply being set up or streaming (the list's indicator).
+    Q_PROPERTY(QVariantList busyConversations READ busyConversations NOTIFY
+                   busyConversationsChanged)
     Q_PROPERTY(bool canSend READ canSend NOTIFY canSendChanged)
     Q_PROPERTY(int count READ count NOTIFY countChanged)
     Q_PROPERTY(
@@ -140,6 +143,7 @@ class MessageListModel : public RowListModel {
     qint64 conversationId() const { return conversation_; }
     void setConversationId(qint64 id);  // -1: none
     bool generating() const;            // the conversation on screen has a reply streaming
+    QVariantList busyConversations() const;
     bool canSend() const;
     int count() const { return static_cast<int>(rows_.size()); }
     int maxReplyTokens() const;
@@ -209,6 +213,7 @@ class MessageListModel : public RowListModel {
     void storeChanged();
     void conversationIdChanged();
     void generatingChanged();
+    void busyConversationsChanged();
     void canSendChanged();
     void countChanged();
     void settingsChanged();
@@ -310,5 +315,6 @@ class MessageListModel : public RowListModel {
     bool stop_at_end_of_turn_ = true;
     QString error_;
     bool last_generating_ = false;
+    QVariantList last_busy_;
     bool last_can_send_ = false;
 };

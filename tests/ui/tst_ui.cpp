@@ -564,6 +564,12 @@ class TestUi : public QObject {
         QTRY_VERIFY(note && note->isVisible());
         QVERIFY(prop(note, "text").toString().contains(QStringLiteral("missing.gguf")));
         QVERIFY(!ui_.item(QStringLiteral("welcomeError"))->isVisible());
+        // Typing with no model says what to do instead of vanishing.
+        QQuickItem* hint = ui_.item(QStringLiteral("welcomeTypedHint"));
+        QVERIFY(hint && !hint->isVisible());
+        ui_.type(QStringLiteral("hello"));
+        QTRY_VERIFY(hint->isVisible());
+        QVERIFY(prop(hint, "text").toString().contains(QStringLiteral("No model is open")));
         // The default model can be downloaded from here (not started: no network in tests;
         // tests/app/download/tst_default_model drives the installer end to end).
         QQuickItem* download = ui_.item(QStringLiteral("downloadDefaultButton"));

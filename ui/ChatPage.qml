@@ -18,6 +18,8 @@ Page {
     property var sendHandler
     property var settings  // AppSettings
     signal newChatRequested(var personaId)
+    property bool sidebarToggleVisible: false  // the chat list is hidden (narrow window)
+    signal sidebarToggled()
 
     function focusComposer() { composer.focusInput() }
     // Shown (at start-up once the model is ready, or back from another page): the keyboard
@@ -34,6 +36,17 @@ Page {
             anchors.leftMargin: 20
             anchors.rightMargin: 12
             spacing: 10
+            ToolButton {
+                objectName: "sidebarToggle"
+                visible: page.sidebarToggleVisible
+                text: "☰"
+                font.pixelSize: 18
+                Accessible.name: qsTr("Show the chat list (Ctrl+B)")
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: Accessible.name
+                onClicked: page.sidebarToggled()
+            }
             Avatar {
                 objectName: "chatHeaderAvatar"
                 visible: page.chat.conversationId >= 0

@@ -16,7 +16,7 @@ ApplicationWindow {
     objectName: "mainWindow"
     width: 1200
     height: 780
-    minimumWidth: 760
+    minimumWidth: 560  // half of a 1,366-pixel laptop screen, and less
     minimumHeight: 480
     visible: true
     title: chat.conversationId >= 0 && chat.title !== "" ? qsTr("%1 — Hearth").arg(chat.title) : qsTr("Hearth")
@@ -43,11 +43,24 @@ ApplicationWindow {
     property string pendingSend: ""      // text to send once a new chat is open
     property int lastPersonaId: -1       // the persona of the chat on screen (Ctrl+N)
     property bool openedFirst: false
+    // A narrow window has no room for the chat list beside the chat: it is shown on
+    // request (the header's ☰ button, Ctrl+B) and hides again once a chat is chosen. In a
+    // wide window Ctrl+B hides and shows it.
+    readonly property bool narrow: width < 960
+    property bool sidebarWanted: false  // narrow: shown on request
+    property bool sidebarHidden: false  // wide: hidden on request
+    readonly property bool sidebarShown: page === "chat" && (narrow ? sidebarWanted : !sidebarHidden)
+    function toggleSidebar() {
+        page = "chat"
+        if (narrow) sidebarWanted = !sidebarWanted
+        else sidebarHidden = !sidebarHidden
+    }
 
     // messageId (optional): a message to scroll to (a search hit).
     function openConversation(id, messageId) {
         chat.conversationId = id
         page = "chat"
+        sidebarWanted = false
         if (messageId !== undefined && messageId >= 0) chat.revealMessage(messageId)
         chatPage.focusComposer()
     }
@@ -186,7 +199,17 @@ ApplicationWindow {
     Shortcut {
         sequence: "Ctrl+F"
         context: Qt.ApplicationShortcut
-        onActivated: { window.page = "chat"; sidebar.focusSearch() }
+        onActivated: {
+            window.page = "chat"
+            if (window.narrow) window.sidebarWanted = true
+            else window.sidebarHidden = false
+            sidebar.focusSearch()
+        }
+    }
+    Shortcut {
+        sequence: "Ctrl+B"
+        context: Qt.ApplicationShortcut
+        onActivated: window.toggleSidebar()
     }
     Shortcut {
         sequence: "Ctrl+K"
@@ -261,7 +284,7 @@ ApplicationWindow {
         Sidebar {
             id: sidebar
             objectName: "sidebar"
-            visible: window.page === "chat"
+            visible: window.sidebarShown
             Layout.fillHeight: true
             Layout.preferredWidth: 290
             conversations: conversations
@@ -332,6 +355,8 @@ ApplicationWindow {
                         settings: settings
                         sendHandler: text => window.sendFromComposer(text)
                         onNewChatRequested: personaId => window.newChat(personaId)
+                        sidebarToggleVisible: !sidebar.visible
+                        onSidebarToggled: window.toggleSidebar()
                     }
                     WelcomePage {
                         anchors.fill: parent
@@ -447,7 +472,7 @@ ApplicationWindow {
             Repeater {
                 model: [["Enter", qsTr("Send")], ["Shift+Enter", qsTr("New line")],
                         ["Tab", qsTr("Next control (Ctrl+Tab writes a tab in a message)")], ["Ctrl+N", qsTr("New chat")],
-                        ["Ctrl+F", qsTr("Search conversations")], ["Ctrl+K", qsTr("Switch to a conversation")],
+                        ["Ctrl+F", qsTr("Search conversations")], ["Ctrl+B", qsTr("Show or hide the chat list")], ["Ctrl+K", qsTr("Switch to a conversation")],
                         ["Esc", qsTr("Stop the reply (when no menu or dialog is open)")], ["Ctrl+Q", qsTr("Quit")]]
                 delegate: RowLayout {
                     required property var modelData

@@ -14,6 +14,10 @@ Rectangle {
     property color dividerColor
     property color subtleText
     implicitHeight: 28
+    // A narrow window gets the short forms, and below that only the model and the speed:
+    // nothing is cut at the window's edge.
+    readonly property bool compact: width < 1000
+    readonly property bool tiny: width < 640
 
     Rectangle { anchors.top: parent.top; width: parent.width; height: 1; color: bar.dividerColor }
 
@@ -41,7 +45,8 @@ Rectangle {
         }
         StatusItem {
             objectName: "statusSpeed"
-            text: bar.bridge.speedIsLast ? qsTr("last reply %1 tokens/s").arg(bar.bridge.tokensPerSecond.toFixed(1))
+            text: bar.compact ? qsTr("%1 tok/s").arg(bar.bridge.tokensPerSecond.toFixed(1))
+                  : bar.bridge.speedIsLast ? qsTr("last reply %1 tokens/s").arg(bar.bridge.tokensPerSecond.toFixed(1))
                                          : qsTr("%1 tokens/s").arg(bar.bridge.tokensPerSecond.toFixed(1))
             tip: bar.bridge.speedIsLast ? qsTr("How fast the last reply was written (as its own statistics say)")
                                         : qsTr("How fast the replies being written are generated")
@@ -49,27 +54,30 @@ Rectangle {
         }
         StatusItem {
             objectName: "statusKv"
-            text: qsTr("KV %1 used · %2 cached · %3 pinned of %4").arg(bar.bridge.kvBlocksUsed).arg(bar.bridge.kvBlocksCached)
+            text: bar.compact ? qsTr("KV %1/%2").arg(bar.bridge.kvBlocksUsed + bar.bridge.kvBlocksCached).arg(bar.bridge.kvBlocksTotal)
+                  : qsTr("KV %1 used · %2 cached · %3 pinned of %4").arg(bar.bridge.kvBlocksUsed).arg(bar.bridge.kvBlocksCached)
                   .arg(bar.bridge.kvBlocksPinned).arg(bar.bridge.kvBlocksTotal)
-            tip: qsTr("KV cache blocks (%1 tokens each)").arg(bar.bridge.kvBlockSize)
-            visible: bar.bridge.loaded
+            tip: qsTr("KV cache blocks (%1 tokens each): %2 used · %3 cached · %4 pinned of %5").arg(bar.bridge.kvBlockSize)
+                 .arg(bar.bridge.kvBlocksUsed).arg(bar.bridge.kvBlocksCached).arg(bar.bridge.kvBlocksPinned).arg(bar.bridge.kvBlocksTotal)
+            visible: bar.bridge.loaded && !bar.tiny
         }
         StatusItem {
             objectName: "statusHits"
-            text: qsTr("prefix hits %1%").arg(Math.round(bar.bridge.prefixHitRate * 100))
+            text: (bar.compact ? qsTr("hits %1%") : qsTr("prefix hits %1%")).arg(Math.round(bar.bridge.prefixHitRate * 100))
             tip: qsTr("Prompt tokens served from the cache instead of computed")
-            visible: bar.bridge.loaded
+            visible: bar.bridge.loaded && !bar.tiny
         }
         StatusItem {
             objectName: "statusResident"
-            text: qsTr("%n conversation(s) kept", "", bar.bridge.conversationsResident)
+            text: bar.compact ? qsTr("%1 kept").arg(bar.bridge.conversationsResident)
+                  : qsTr("%n conversation(s) kept", "", bar.bridge.conversationsResident)
             tip: qsTr("Conversations whose memory (KV cache) is kept for their next turn (the Memory page shows them)")
-            visible: bar.bridge.loaded
+            visible: bar.bridge.loaded && !bar.tiny
         }
         StatusItem {
             objectName: "statusApiServer"
             visible: !!bar.apiServer && bar.apiServer.running
-            text: visible ? qsTr("API %1").arg(bar.apiServer.url.replace("http://", "")) : ""
+            text: !visible ? "" : bar.compact ? qsTr("API") : qsTr("API %1").arg(bar.apiServer.url.replace("http://", ""))
             tip: qsTr("The local API server: other programs use the open model at %1/v1").arg(visible ? bar.apiServer.url : "")
         }
         StatusItem {

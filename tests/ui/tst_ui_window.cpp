@@ -3,7 +3,7 @@
 // backgrounds, persona badges drawn as empty boxes, a cut-off settings page, a quick
 // switcher that finds nothing while the sidebar searches, a tooltip over its own menu,
 // numbers that disagree between the status bar and the Memory page, raw milliseconds,
-// warnings in the log, and no Ctrl+Q.
+// warnings in the log, no Ctrl+Q, and a narrow window that cut the status bar off.
 #include <QFile>
 #include <QImage>
 #include <QQmlComponent>
@@ -481,6 +481,62 @@ class TestUiWindow : public QObject {
 
     // The menus are built without "Cannot stack MenuItem" warnings, and nothing in the
     // run complained about the history.
+    // A narrow window (700 px, 560 px): the chat list stays out of the way until asked for
+    // (☰, Ctrl+B) and goes once a chat is chosen; the status bar's items all fit (they
+    // were cut at the window's edge: "3 co…").
+    void narrowWindow() {
+        const QSize wide = ui_.window->size();
+        ui_.show_page(QStringLiteral("chat"));
+        if (ui_.conversations->count() == 0) {
+            ui_.conversations->createConversation(-1, QStringLiteral("Narrow"));
+            QTRY_VERIFY(ui_.conversations->count() > 0);
+        }
+        QQuickItem* sidebar = ui_.item(QStringLiteral("sidebar"));
+        QVERIFY(sidebar && sidebar->isVisible());
+        QVERIFY(!ui_.visible_item(QStringLiteral("sidebarToggle")));
+        for (int width : {700, 560}) {
+            ui_.window->resize(width, 600);
+            QTRY_VERIFY(!sidebar->isVisible());
+            QQuickItem* bar = ui_.item(QStringLiteral("statusBar"));
+            QVERIFY(bar);
+            QTRY_COMPARE(bar->width(), qreal(width));
+            QVERIFY(ui_.settle());
+            for (const char* name : {"statusModel", "statusSpeed", "statusKv", "statusHits",
+                                     "statusResident", "statusApiServer"}) {
+                QQuickItem* it = ui_.item(QLatin1String(name));
+                if (!it || !it->isVisible()) continue;
+                const qreal right = it->mapToItem(bar, QPointF(it->width(), 0)).x();
+                // (The model's name may be elided: its tooltip has it whole.)
+                const bool elidable = QLatin1String(name) == QLatin1String("statusModel");
+                QVERIFY2(right <= bar->width() &&
+                             (elidable || it->width() >= it->implicitWidth() - 0.5),
+                         qPrintable(QStringLiteral("%1 at %2 px: right edge %3, width %4 of %5")
+                                        .arg(QLatin1String(name))
+                                        .arg(width)
+                                        .arg(right)
+                                        .arg(it->width())
+                                        .arg(it->implicitWidth())));
+            }
+            QVERIFY(ui_.screenshot(QStringLiteral("narrow-%1").arg(width)));
+        }
+        QVERIFY(ui_.click(QStringLiteral("sidebarToggle")));
+        QTRY_VERIFY(sidebar->isVisible());
+        QVERIFY(ui_.click(QStringLiteral("conversationRow_0")));
+        QTRY_VERIFY(!sidebar->isVisible());
+        ui_.key(Qt::Key_B, Qt::ControlModifier);
+        QTRY_VERIFY(sidebar->isVisible());
+        ui_.key(Qt::Key_B, Qt::ControlModifier);
+        QTRY_VERIFY(!sidebar->isVisible());
+        ui_.window->resize(wide);
+        QTRY_VERIFY(sidebar->isVisible());
+        // In a wide window Ctrl+B hides it and brings it back.
+        ui_.key(Qt::Key_B, Qt::ControlModifier);
+        QTRY_VERIFY(!sidebar->isVisible());
+        QVERIFY(ui_.visible_item(QStringLiteral("sidebarToggle")));
+        ui_.key(Qt::Key_B, Qt::ControlModifier);
+        QTRY_VERIFY(sidebar->isVisible());
+    }
+
     void noWarningsInTheLog() {
         // Open the menu built from the personas.
         QVERIFY(ui_.click(QStringLiteral("newChatButton")));

@@ -134,6 +134,13 @@ Page {
             Connections {
                 target: page.chat
                 function onConversationIdChanged() { messages.revealedRow = -1; messages.stick = true }
+                // A reply the user started (send, edit, regenerate, continue) is followed,
+                // even just after a search hit was shown (its mark held the view there).
+                function onReplyStarted(messageId) {
+                    messages.revealedRow = -1
+                    messages.stick = true
+                    Qt.callLater(messages.followEnd)
+                }
                 // A search hit: scroll to it (twice: rows above it that were not built yet
                 // get their real heights on the first pass) and mark it for a moment.
                 function onMessageRevealed(row) {

@@ -52,6 +52,21 @@ Item {
     property bool editing: false
     property bool reasoningOpen: false  // the reasoning block shown (it starts collapsed)
 
+    // The edit box opens in view: the list scrolls so that all of it, buttons included,
+    // is on screen (it used to open below the composer), again as it grows.
+    function startEditing() {
+        editor.text = root.text
+        root.editing = true
+        editor.forceActiveFocus()
+        editor.cursorPosition = editor.length
+        revealEditor()
+    }
+    function revealEditor() {
+        if (root.editing && root.ListView.view)
+            root.ListView.view.positionViewAtIndex(root.index, ListView.Contain)
+    }
+    onHeightChanged: if (editing) Qt.callLater(revealEditor)
+
     readonly property bool isUser: role === "user"
     readonly property bool streaming: state === "streaming"
     readonly property bool showMemoryMarker: inContext && index > 0 && chat.droppedMessages > 0
@@ -318,6 +333,7 @@ Item {
                         Button { text: qsTr("Cancel"); flat: true; onClicked: root.editing = false }
                         AccentButton {
                             id: saveEdit
+                            objectName: "saveEditButton"
                             text: qsTr("Save and send")
                             onClicked: {
                                 if (root.chat.editAndResend(root.messageId, editor.text)) root.editing = false
@@ -391,24 +407,24 @@ Item {
                     }
                 }
 
-                // Actions and statistics: on hover (always for the last reply).
+                // The versions, then the actions and statistics: on hover (always for the
+                // last reply).
                 RowLayout {
-                    id: actions
-                    objectName: "messageActions"
                     Layout.alignment: root.isUser ? Qt.AlignRight : Qt.AlignLeft
                     spacing: 0
-                    opacity: (hover.hovered || (root.isLast && !root.isUser)) && !root.streaming && !root.editing ? 1 : 0
-                    Behavior on opacity { NumberAnimation { duration: 120 } }
-                    enabled: opacity > 0
-
-                    // ‹ n/m ›: the variants of this message (regenerated or edited).
+                    // ‹ n/m ›: the versions of this message (regenerated or edited), shown
+                    // whenever there is more than one (not only on hover: an edit must not
+                    // look like it replaced the turn).
                     RowLayout {
-                        visible: root.variantCount > 1
+                        objectName: "variantPager"
+                        visible: root.variantCount > 1 && !root.editing
                         spacing: 0
                         ToolButton {
+                            objectName: "previousVariant"
                             text: "‹"
                             enabled: root.variantIndex > 0 && !root.chat.generating
                             implicitWidth: 28
+                            Accessible.name: qsTr("Previous version")
                             onClicked: root.chat.pageVariant(root.messageId, -1)
                         }
                         Label {
@@ -416,58 +432,68 @@ Item {
                             text: (root.variantIndex + 1) + " / " + root.variantCount
                             font.pixelSize: 12
                             color: root.subtleText
+                            Accessible.name: root.isUser ? qsTr("Version %1 of %2 of this message").arg(root.variantIndex + 1).arg(root.variantCount)
+                                                         : qsTr("Reply %1 of %2").arg(root.variantIndex + 1).arg(root.variantCount)
                         }
                         ToolButton {
+                            objectName: "nextVariant"
                             text: "›"
                             enabled: root.variantIndex < root.variantCount - 1 && !root.chat.generating
                             implicitWidth: 28
+                            Accessible.name: qsTr("Next version")
                             onClicked: root.chat.pageVariant(root.messageId, 1)
                         }
                     }
-                    ActionButton { label: qsTr("Copy"); onClicked: root.copyToClipboard(root.isUser ? root.text : root.answer) }
-                    ActionButton {
-                        visible: root.codeBlocks.length > 0
-                        label: root.codeBlocks.length > 1 ? qsTr("Copy code ▾") : qsTr("Copy code")
-                        onClicked: {
-                            if (root.codeBlocks.length === 1) root.copyToClipboard(root.codeBlocks[0])
-                            else codeMenu.popup(this, 0, height)
-                        }
-                        Menu {
-                            id: codeMenu
-                            Instantiator {  // (a Menu stacks items it is given; see Sidebar)
-                                model: root.codeBlocks
-                                delegate: MenuItem {
-                                    required property int index
-                                    required property string modelData
-                                    text: qsTr("Block %1: %2").arg(index + 1).arg(modelData.split("\n")[0].substring(0, 40))
-                                    onTriggered: root.copyToClipboard(modelData)
+                    RowLayout {
+                        id: actions
+                        objectName: "messageActions"
+                        spacing: 0
+                        opacity: (hover.hovered || (root.isLast && !root.isUser)) && !root.streaming && !root.editing ? 1 : 0
+                        Behavior on opacity { NumberAnimation { duration: 120 } }
+                        enabled: opacity > 0
+
+                        ActionButton { label: qsTr("Copy"); onClicked: root.copyToClipboard(root.isUser ? root.text : root.answer) }
+                        ActionButton {
+                            visible: root.codeBlocks.length > 0
+                            label: root.codeBlocks.length > 1 ? qsTr("Copy code ▾") : qsTr("Copy code")
+                            onClicked: {
+                                if (root.codeBlocks.length === 1) root.copyToClipboard(root.codeBlocks[0])
+                                else codeMenu.popup(this, 0, height)
+                            }
+                            Menu {
+                                id: codeMenu
+                                Instantiator {  // (a Menu stacks items it is given; see Sidebar)
+                                    model: root.codeBlocks
+                                    delegate: MenuItem {
+                                        required property int index
+                                        required property string modelData
+                                        text: qsTr("Block %1: %2").arg(index + 1).arg(modelData.split("\n")[0].substring(0, 40))
+                                        onTriggered: root.copyToClipboard(modelData)
+                                    }
+                                    onObjectAdded: (index, item) => codeMenu.insertItem(index, item)
+                                    onObjectRemoved: (index, item) => codeMenu.removeItem(item)
                                 }
-                                onObjectAdded: (index, item) => codeMenu.insertItem(index, item)
-                                onObjectRemoved: (index, item) => codeMenu.removeItem(item)
                             }
                         }
-                    }
-                    ActionButton {
-                        objectName: "regenerateButton"
-                        visible: !root.isUser && root.isLast
-                        enabled: !root.chat.generating
-                        label: qsTr("Regenerate")
-                        onClicked: root.chat.regenerate()
-                    }
-                    ActionButton {
-                        visible: root.isUser
-                        enabled: !root.chat.generating
-                        label: qsTr("Edit")
-                        onClicked: {
-                            editor.text = root.text
-                            root.editing = true
-                            editor.forceActiveFocus()
+                        ActionButton {
+                            objectName: "regenerateButton"
+                            visible: !root.isUser && root.isLast
+                            enabled: !root.chat.generating
+                            label: qsTr("Regenerate")
+                            onClicked: root.chat.regenerate()
                         }
-                    }
-                    ActionButton {
-                        enabled: !root.chat.generating
-                        label: qsTr("Delete")
-                        onClicked: root.chat.deleteMessage(root.messageId)
+                        ActionButton {
+                            objectName: "editButton"
+                            visible: root.isUser
+                            enabled: !root.chat.generating
+                            label: qsTr("Edit")
+                            onClicked: root.startEditing()
+                        }
+                        ActionButton {
+                            enabled: !root.chat.generating
+                            label: qsTr("Delete")
+                            onClicked: root.chat.deleteMessage(root.messageId)
+                        }
                     }
                 }
                 // The reply's statistics, under its actions: wrapped in a narrow window. The

@@ -2,7 +2,8 @@
 // user meets them: typed with no chat open, cut at their length limit and continued with
 // the Continue button, finished while another chat was on screen and seen whole on
 // return (its row marked while it streams), found by search and scrolled to, the status bar's speed the reply's own, and a
-// chat's own reply settings set through its dialog.
+// chat's own reply settings set through its dialog, and an edit that opens in view and
+// keeps the earlier version one click away.
 #include <QQmlProperty>
 #include <QSignalSpy>
 #include <QTest>
@@ -209,6 +210,82 @@ class TestUiReplies : public QObject {
         QTRY_COMPARE(
             ui_.chat->get(ui_.chat->rowOf(reply)).value(QStringLiteral("generatedTokens")).toInt(),
             7);
+    }
+
+    // Edit opens its box in view, buttons included, even for a message at the bottom edge
+    // of the list (it used to open below the composer); the edited message then shows
+    // ‹ 2 / 2 › without hovering, and ‹ brings the first version and its reply back.
+    void editOpensInViewAndKeepsVersions() {
+        const int row = ui_.chat->count() - 2;  // the last question
+        QVERIFY(row >= 0);
+        QCOMPARE(ui_.chat->get(row).value(QStringLiteral("role")).toString(),
+                 QStringLiteral("user"));
+        const QString before = ui_.chat->get(row).value(QStringLiteral("text")).toString();
+        QQuickItem* list = ui_.item(QStringLiteral("messageList"));
+        QMetaObject::invokeMethod(list, "positionViewAtIndex", Q_ARG(int, row),
+                                  Q_ARG(int, 2 /* ListView.End */));
+        QVERIFY(ui_.settle());
+        QQuickItem* message = ui_.item(QStringLiteral("message_%1").arg(row));
+        QVERIFY(message);
+        ui_.hover(message);
+        QQuickItem* edit = nullptr;
+        QTRY_VERIFY((edit = ui_.visible_item(QStringLiteral("editButton"), message)));
+        QVERIFY(ui_.click(edit));
+        QQuickItem* field = nullptr;
+        QTRY_VERIFY((field = ui_.visible_item(QStringLiteral("editField"), message)));
+        QTRY_VERIFY(field->hasActiveFocus());
+        // From the box's top to its Save button's bottom, above the composer.
+        QQuickItem* save = ui_.visible_item(QStringLiteral("saveEditButton"), message);
+        QQuickItem* composer = ui_.item(QStringLiteral("composer"));
+        QVERIFY(save && composer);
+        QString where;
+        const auto in_view = [&] {
+            const qreal top = field->mapToScene(QPointF(0, 0)).y();
+            const qreal bottom = save->mapToScene(QPointF(0, save->height())).y();
+            const qreal list_top = list->mapToScene(QPointF(0, 0)).y();
+            const qreal composer_top = composer->mapToScene(QPointF(0, 0)).y();
+            where = QStringLiteral("edit box %1 to %2; list from %3, composer from %4")
+                        .arg(top)
+                        .arg(bottom)
+                        .arg(list_top)
+                        .arg(composer_top);
+            return top >= list_top - 1 && bottom <= composer_top + 1;
+        };
+        QVERIFY(ui_.settle());
+        QVERIFY2(in_view(), qPrintable(where));
+        QVERIFY(ui_.screenshot(QStringLiteral("edit-in-view")));
+        QMetaObject::invokeMethod(field, "selectAll");
+        QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
+        ui_.type(QStringLiteral("An edited question"));
+        ui_.key(Qt::Key_Return);
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kReplyTimeoutMs);
+        QTRY_COMPARE(ui_.chat->get(row).value(QStringLiteral("text")).toString(),
+                     QStringLiteral("An edited question"));
+        // Away from the message: the versions still show.
+        ui_.hover(ui_.item(QStringLiteral("composerField")));
+        const auto in_message = [&](const char* name) -> QQuickItem* {
+            for (QQuickItem* m : ui_.items(QStringLiteral("message_%1").arg(row)))
+                if (QQuickItem* it = m->isVisible() ? ui_.visible_item(QLatin1String(name), m)
+                                                    : nullptr)
+                    return it;
+            return nullptr;
+        };
+        QTRY_VERIFY2(in_message("variantLabel"),
+                     qPrintable(QStringLiteral("row %1 of %2: %3 version(s); %4 item(s) named so; list contentY %5 of %6, atYEnd %7 stick %8 count %9")
+                                    .arg(row)
+                                    .arg(ui_.chat->count())
+                                    .arg(ui_.chat->get(row).value("variantCount").toInt())
+                                    .arg(ui_.items(QStringLiteral("message_%1").arg(row)).size())
+                                    .arg(prop(list, "contentY").toReal())
+                                    .arg(prop(list, "contentHeight").toReal())
+                                    .arg(prop(list, "atYEnd").toBool())
+                                    .arg(prop(list, "stick").toBool())
+                                    .arg(prop(list, "count").toInt())));
+        QTRY_COMPARE(prop(in_message("variantLabel"), "text").toString(), QStringLiteral("2 / 2"));
+        QVERIFY(ui_.click_when_still([&] { return in_message("previousVariant"); },
+                                     Qt::LeftButton));
+        QTRY_COMPARE(ui_.chat->get(row).value(QStringLiteral("text")).toString(), before);
+        QTRY_COMPARE(ui_.chat->count(), row + 2);  // with its own reply
     }
 };
 

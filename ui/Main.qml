@@ -240,12 +240,15 @@ ApplicationWindow {
         anchors.fill: parent
         spacing: 0
 
-        // Navigation rail
+        // Navigation rail (as wide as its widest caption needs)
         Rectangle {
+            id: rail
+            objectName: "navRail"
             Layout.fillHeight: true
-            Layout.preferredWidth: 76
+            Layout.preferredWidth: Math.max(76, railColumn.implicitWidth + 12)
             color: window.railColor
             ColumnLayout {
+                id: railColumn
                 anchors.fill: parent
                 anchors.topMargin: 12
                 anchors.bottomMargin: 8
@@ -477,7 +480,12 @@ ApplicationWindow {
                 delegate: RowLayout {
                     required property var modelData
                     Layout.columnSpan: 2
-                    Label { text: modelData[0]; font.family: "monospace"; Layout.preferredWidth: 120 }
+                    // (Read again when the language changes: Qt names the keys.)
+                    Label {
+                        text: { uiTranslator.current; return uiTranslator.keyText(modelData[0]) }
+                        font.family: "monospace"
+                        Layout.preferredWidth: 120
+                    }
                     Label { text: modelData[1] }
                 }
             }

@@ -10,7 +10,8 @@ AbstractButton {
     property string label
     checkable: false
     Layout.alignment: Qt.AlignHCenter
-    implicitWidth: 64
+    // Wide enough for its caption (a translation's may be longer than "Settings").
+    implicitWidth: Math.max(64, caption.implicitWidth + 10)
     implicitHeight: 58
     hoverEnabled: true
     Accessible.name: label
@@ -31,6 +32,8 @@ AbstractButton {
             color: button.checked ? button.Material.accent : button.Material.foreground
         }
         Label {
+            id: caption
+            objectName: "navCaption"
             anchors.horizontalCenter: parent.horizontalCenter
             text: button.label
             font.pixelSize: 11

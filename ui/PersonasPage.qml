@@ -169,7 +169,13 @@ Page {
         focus: true  // the keyboard (Esc, Tab) is in the dialog
         title: qsTr("Delete “%1”?").arg(personaName)
         standardButtons: Dialog.Ok | Dialog.Cancel
-        Label { text: qsTr("Chats with this persona stay; they lose its system prompt.") }
+        // (A width of its own: sized by its text, a long title looped with its layout.)
+        width: Math.min(parent ? parent.width - 48 : 460, 460)
+        Label {
+            width: parent.width
+            wrapMode: Text.Wrap
+            text: qsTr("Chats with this persona stay; they lose its system prompt.")
+        }
         onAccepted: page.personas.remove(personaId)
     }
 }

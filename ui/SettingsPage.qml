@@ -43,6 +43,21 @@ Page {
                         }
                     }
                 }
+                SettingRow {
+                    label: qsTr("Language")
+                    tip: qsTr("The language of Hearth's own words; the models answer in whatever language they are written to")
+                    ComboBox {
+                        objectName: "languageCombo"
+                        readonly property var codes: [""].concat(uiTranslator.available)
+                        implicitContentWidthPolicy: ComboBox.WidestText
+                        model: codes.map(c => c === "" ? qsTr("Follow the system") : uiTranslator.nativeName(c))
+                        currentIndex: Math.max(0, codes.indexOf(page.settings.language))
+                        onActivated: i => {
+                            page.settings.language = codes[i]
+                            uiTranslator.apply(codes[i])
+                        }
+                    }
+                }
             }
 
             SettingsSection {

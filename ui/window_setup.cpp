@@ -9,6 +9,8 @@
 #include <QUrl>
 
 #include "common/paths.h"
+#include "core/app_settings.h"
+#include "ui_translator.h"
 
 namespace hearth::ui {
 
@@ -33,6 +35,8 @@ WindowOptions with_environment(WindowOptions o) {
         o.storePath = qEnvironmentVariable("HEARTH_STORE");
     if (qEnvironmentVariableIsSet("HEARTH_THEME"))
         o.theme = qEnvironmentVariable("HEARTH_THEME").toLower();
+    if (qEnvironmentVariableIsSet("HEARTH_LANGUAGE"))
+        o.language = qEnvironmentVariable("HEARTH_LANGUAGE");
     return o;
 }
 
@@ -61,6 +65,10 @@ QObject* load_main_window(QQmlApplicationEngine& engine, const WindowOptions& o)
         static FlatElevationInterceptor interceptor;  // the engine does not own interceptors
         engine.addUrlInterceptor(&interceptor);
     }
+    // The language before the window exists (its strings are made once, in it).
+    auto* translator = new UiTranslator(&engine, &engine);
+    translator->apply(o.language.isNull() ? AppSettings().language() : o.language);
+    ctx->setContextProperty(QStringLiteral("uiTranslator"), translator);
     // Qt 6.4 has no loadFromModule: the module's files live under qrc:/<URI>/.
     engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
     if (engine.rootObjects().isEmpty()) return nullptr;

@@ -15,12 +15,14 @@ struct WindowOptions {
     QString storePath;         // the chat history database; empty: the default location
     QString logFolder;         // "Open log folder"
     QString theme;             // "light", "dark" or empty (follow the system)
+    QString language;          // a code ("de"); empty: the system's; null: the setting's
     int threads = 0;           // engine CPU threads; 0: all cores
     int kvMegabytes = 0;       // KV cache budget; 0: the engine's default
     bool seedPersonas = true;  // seed the default personas into an empty history
 };
 
-// o with $HEARTH_STORE (storePath) and $HEARTH_THEME (theme) applied where set.
+// o with $HEARTH_STORE (storePath), $HEARTH_THEME (theme) and $HEARTH_LANGUAGE (language)
+// applied where set.
 WindowOptions with_environment(WindowOptions o);
 
 // The model the window opens at start: the command line's, else $HEARTH_MODEL, else the

@@ -43,6 +43,7 @@ constexpr auto threads = "engine/threads";
 constexpr auto backend = "engine/backend";
 constexpr auto last_model_path = "models/lastModelPath";
 constexpr auto theme = "appearance/theme";
+constexpr auto language = "appearance/language";
 }  // namespace key
 
 double clamp_real(double v, double lo, double hi, double fallback) {
@@ -59,6 +60,15 @@ int clamp_kv(long long v) {
 QString valid_theme(const QString& v) {
     const QString t = v.trimmed().toLower();
     return t == QLatin1String("light") || t == QLatin1String("dark") ? t : QString();
+}
+
+// A language code as QLocale names them ("de", "pt_BR"); anything else: the system's.
+QString valid_language(const QString& v) {
+    const QString t = v.trimmed();
+    if (t.isEmpty() || t.size() > 8) return QString();
+    for (QChar c : t)
+        if (!(c.isLetter() && c.unicode() < 128) && c != QLatin1Char('_')) return QString();
+    return t;
 }
 
 QString valid_backend(const QString& v) {
@@ -140,6 +150,7 @@ void AppSettings::load() {
         valid_backend(s.value(QLatin1String(key::backend), QStringLiteral("auto")).toString());
     last_model_path_ = s.value(QLatin1String(key::last_model_path)).toString();
     theme_ = valid_theme(s.value(QLatin1String(key::theme)).toString());
+    language_ = valid_language(s.value(QLatin1String(key::language)).toString());
     load_model_context();
 }
 
@@ -322,6 +333,11 @@ void AppSettings::setLastModelPath(const QString& v) {
 void AppSettings::setTheme(const QString& v) {
     const QString c = valid_theme(v);
     HEARTH_SETTING_SET(theme_, key::theme, c, themeChanged);
+}
+
+void AppSettings::setLanguage(const QString& v) {
+    const QString c = valid_language(v);
+    HEARTH_SETTING_SET(language_, key::language, c, languageChanged);
 }
 
 #undef HEARTH_SETTING_SET

@@ -73,6 +73,8 @@ class AppSettings : public QObject {
         double contextKeep READ contextKeep WRITE setContextKeep NOTIFY contextSettingsChanged)
     // The window's theme: "light", "dark" or "" (follow the system).
     Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY themeChanged)
+    // The interface's language: "" (the system's), or a language code ("en", "de").
+    Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
 
   public:
     // Ranges and defaults (the defaults are the engine's: SamplingParams, EngineConfig).
@@ -130,6 +132,7 @@ class AppSettings : public QObject {
     QString contextOverflow() const { return context_overflow_; }
     double contextKeep() const { return context_keep_; }
     QString theme() const { return theme_; }
+    QString language() const { return language_; }
     hearth::chat::ContextPolicy overflowPolicy() const;
     // The context setting of another model file (what opening it serves; 0: its own).
     int contextLengthFor(const QString& model_path) const;
@@ -151,6 +154,7 @@ class AppSettings : public QObject {
     void setContextOverflow(const QString& v);  // unknown names become "drop"
     void setContextKeep(double v);
     void setTheme(const QString& v);  // unknown names become "" (follow the system)
+    void setLanguage(const QString& v);  // a code of letters (and "_"), else "" (the system's)
 
     // Back to the defaults (the last model path is kept).
     Q_INVOKABLE void resetSampling();
@@ -181,6 +185,7 @@ class AppSettings : public QObject {
     void lastModelPathChanged();
     void contextSettingsChanged();
     void themeChanged();
+    void languageChanged();
     void settingsChanged();
 
   private:
@@ -211,4 +216,5 @@ class AppSettings : public QObject {
     QString context_overflow_;
     double context_keep_ = 0;
     QString theme_;
+    QString language_;
 };

@@ -3,13 +3,15 @@
 // backgrounds, persona badges drawn as empty boxes, a cut-off settings page, a quick
 // switcher that finds nothing while the sidebar searches, a tooltip over its own menu,
 // numbers that disagree between the status bar and the Memory page, raw milliseconds,
-// warnings in the log, no Ctrl+Q, and a narrow window that cut the status bar off.
+// warnings in the log, no Ctrl+Q, a narrow window that cut the status bar off, and the
+// interface in German (the setting, at once, with its longer words laid out).
 #include <QFile>
 #include <QImage>
 #include <QQmlComponent>
 #include <QQmlContext>
 #include <QQmlProperty>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -535,6 +537,73 @@ class TestUiWindow : public QObject {
         QVERIFY(ui_.visible_item(QStringLiteral("sidebarToggle")));
         ui_.key(Qt::Key_B, Qt::ControlModifier);
         QTRY_VERIFY(sidebar->isVisible());
+    }
+
+    // German, chosen in Settings: the words change at once (no restart), the choice is
+    // saved, keys are named as a German keyboard names them, and the longer words fit
+    // (the rail widens for "Einstellungen", the status bar still fits at 700 px).
+    void germanInterface() {
+        ui_.show_page(QStringLiteral("settings"));
+        QObject* translator =
+            qvariant_cast<QObject*>(ui_.engine->rootContext()->contextProperty("uiTranslator"));
+        QVERIFY(translator);
+        QVERIFY(prop(translator, "available").toStringList().contains(QStringLiteral("de")));
+        QQuickItem* combo = ui_.item(QStringLiteral("languageCombo"));
+        QVERIFY(combo && combo->isVisible());
+        const QStringList codes = prop(combo, "codes").toStringList();
+        const int german = static_cast<int>(codes.indexOf(QStringLiteral("de")));
+        QVERIFY(german > 0);
+        QCOMPARE(prop(combo, "model").toStringList().value(german), QStringLiteral("Deutsch"));
+        QMetaObject::invokeMethod(combo, "activated", Q_ARG(int, german));
+        QTRY_COMPARE(prop(translator, "current").toString(), QStringLiteral("de"));
+        QObject* settings = ui_.window->findChild<QObject*>(QStringLiteral("settings"));
+        QVERIFY(settings);
+        QCOMPARE(prop(settings, "language").toString(), QStringLiteral("de"));
+        QCOMPARE(QSettings(prop(settings, "fileName").toString(), QSettings::IniFormat)
+                     .value(QStringLiteral("appearance/language"))
+                     .toString(),
+                 QStringLiteral("de"));
+        QQuickItem* settings_nav = ui_.item(QStringLiteral("navSettings"));
+        QQuickItem* caption = ui_.visible_item(QStringLiteral("navCaption"), settings_nav);
+        QTRY_COMPARE(prop(caption, "text").toString(), QStringLiteral("Einstellungen"));
+        QVERIFY(ui_.settle());
+        // Every caption inside its button, every button inside the rail.
+        QQuickItem* rail = ui_.item(QStringLiteral("navRail"));
+        for (QQuickItem* c : ui_.items(QStringLiteral("navCaption"))) {
+            QQuickItem* button = c->parentItem()->parentItem();
+            const QRectF in_button = c->mapRectToItem(button, QRectF(0, 0, c->width(), c->height()));
+            QVERIFY2(in_button.left() >= 0 && in_button.right() <= button->width(),
+                     qPrintable(prop(c, "text").toString()));
+            const QRectF in_rail =
+                button->mapRectToItem(rail, QRectF(0, 0, button->width(), button->height()));
+            QVERIFY2(in_rail.left() >= 0 && in_rail.right() <= rail->width(),
+                     qPrintable(prop(c, "text").toString()));
+        }
+        QString keys;
+        QMetaObject::invokeMethod(translator, "keyText", Q_RETURN_ARG(QString, keys),
+                                  Q_ARG(QString, QStringLiteral("Ctrl+N")));
+        QCOMPARE(keys, QStringLiteral("Strg+N"));
+        QVERIFY(ui_.screenshot(QStringLiteral("settings-de")));
+        ui_.show_page(QStringLiteral("chat"));
+        QVERIFY(ui_.screenshot(QStringLiteral("chat-de")));
+        // The status bar's short German forms fit a narrow window.
+        const QSize wide = ui_.window->size();
+        ui_.window->resize(700, 600);
+        QQuickItem* bar = ui_.item(QStringLiteral("statusBar"));
+        QTRY_COMPARE(bar->width(), qreal(700));
+        QVERIFY(ui_.settle());
+        for (const char* name : {"statusSpeed", "statusKv", "statusHits", "statusResident"}) {
+            QQuickItem* it = ui_.item(QLatin1String(name));
+            if (!it || !it->isVisible()) continue;
+            QVERIFY2(it->mapToItem(bar, QPointF(it->width(), 0)).x() <= bar->width(), name);
+        }
+        QVERIFY(ui_.screenshot(QStringLiteral("narrow-de")));
+        ui_.window->resize(wide);
+        // Back to English.
+        QMetaObject::invokeMethod(translator, "apply", Q_RETURN_ARG(QString, keys),
+                                  Q_ARG(QString, QStringLiteral("en")));
+        settings->setProperty("language", QString());
+        QTRY_COMPARE(prop(caption, "text").toString(), QStringLiteral("Settings"));
     }
 
     void noWarningsInTheLog() {

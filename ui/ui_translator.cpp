@@ -17,8 +17,7 @@ namespace {
 const QString kResourceDir = QStringLiteral(":/i18n");
 
 bool has_translation(const QString& code) {
-    return QFile::exists(kResourceDir + QStringLiteral("/hearth_") + code +
-                         QStringLiteral(".qm"));
+    return QFile::exists(kResourceDir + QStringLiteral("/hearth_") + code + QStringLiteral(".qm"));
 }
 
 // The code to use for a request: itself when there is a file for it (or its language
@@ -53,8 +52,7 @@ QStringList UiTranslator::available() {
     QStringList codes{QStringLiteral("en")};
     const QStringList files =
         QDir(kResourceDir).entryList({QStringLiteral("hearth_*.qm")}, QDir::Files, QDir::Name);
-    for (const QString& f : files)
-        codes << f.mid(7, f.size() - 7 - 3);  // hearth_<code>.qm
+    for (const QString& f : files) codes << f.mid(7, f.size() - 7 - 3);  // hearth_<code>.qm
     return codes;
 }
 

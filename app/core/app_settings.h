@@ -153,7 +153,7 @@ class AppSettings : public QObject {
     void setContextLength(int v);               // 0: the model's own; else ≥ 256
     void setContextOverflow(const QString& v);  // unknown names become "drop"
     void setContextKeep(double v);
-    void setTheme(const QString& v);  // unknown names become "" (follow the system)
+    void setTheme(const QString& v);     // unknown names become "" (follow the system)
     void setLanguage(const QString& v);  // a code of letters (and "_"), else "" (the system's)
 
     // Back to the defaults (the last model path is kept).

@@ -60,8 +60,8 @@ class MessageListModel : public RowListModel {
                    conversationIdChanged)
     Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
     // Every conversation with a reply being set up or streaming (the list's indicator).
-    Q_PROPERTY(QVariantList busyConversations READ busyConversations NOTIFY
-                   busyConversationsChanged)
+    Q_PROPERTY(
+        QVariantList busyConversations READ busyConversations NOTIFY busyConversationsChanged)
     Q_PROPERTY(bool canSend READ canSend NOTIFY canSendChanged)
     Q_PROPERTY(int count READ count NOTIFY countChanged)
     Q_PROPERTY(

@@ -1,9 +1,9 @@
 // Replies in the real main window offscreen (software renderer, synthetic model), as a
 // user meets them: typed with no chat open, cut at their length limit and continued with
 // the Continue button, finished while another chat was on screen and seen whole on
-// return (its row marked while it streams), found by search and scrolled to, the status bar's speed the reply's own, and a
-// chat's own reply settings set through its dialog, and an edit that opens in view and
-// keeps the earlier version one click away.
+// return (its row marked while it streams), found by search and scrolled to, the status bar's speed
+// the reply's own, and a chat's own reply settings set through its dialog, and an edit that opens
+// in view and keeps the earlier version one click away.
 #include <QQmlProperty>
 #include <QSignalSpy>
 #include <QTest>
@@ -265,25 +265,27 @@ class TestUiReplies : public QObject {
         ui_.hover(ui_.item(QStringLiteral("composerField")));
         const auto in_message = [&](const char* name) -> QQuickItem* {
             for (QQuickItem* m : ui_.items(QStringLiteral("message_%1").arg(row)))
-                if (QQuickItem* it = m->isVisible() ? ui_.visible_item(QLatin1String(name), m)
-                                                    : nullptr)
+                if (QQuickItem* it =
+                        m->isVisible() ? ui_.visible_item(QLatin1String(name), m) : nullptr)
                     return it;
             return nullptr;
         };
-        QTRY_VERIFY2(in_message("variantLabel"),
-                     qPrintable(QStringLiteral("row %1 of %2: %3 version(s); %4 item(s) named so; list contentY %5 of %6, atYEnd %7 stick %8 count %9")
-                                    .arg(row)
-                                    .arg(ui_.chat->count())
-                                    .arg(ui_.chat->get(row).value("variantCount").toInt())
-                                    .arg(ui_.items(QStringLiteral("message_%1").arg(row)).size())
-                                    .arg(prop(list, "contentY").toReal())
-                                    .arg(prop(list, "contentHeight").toReal())
-                                    .arg(prop(list, "atYEnd").toBool())
-                                    .arg(prop(list, "stick").toBool())
-                                    .arg(prop(list, "count").toInt())));
+        QTRY_VERIFY2(
+            in_message("variantLabel"),
+            qPrintable(QStringLiteral("row %1 of %2: %3 version(s); %4 item(s) named so; list "
+                                      "contentY %5 of %6, atYEnd %7 stick %8 count %9")
+                           .arg(row)
+                           .arg(ui_.chat->count())
+                           .arg(ui_.chat->get(row).value("variantCount").toInt())
+                           .arg(ui_.items(QStringLiteral("message_%1").arg(row)).size())
+                           .arg(prop(list, "contentY").toReal())
+                           .arg(prop(list, "contentHeight").toReal())
+                           .arg(prop(list, "atYEnd").toBool())
+                           .arg(prop(list, "stick").toBool())
+                           .arg(prop(list, "count").toInt())));
         QTRY_COMPARE(prop(in_message("variantLabel"), "text").toString(), QStringLiteral("2 / 2"));
-        QVERIFY(ui_.click_when_still([&] { return in_message("previousVariant"); },
-                                     Qt::LeftButton));
+        QVERIFY(
+            ui_.click_when_still([&] { return in_message("previousVariant"); }, Qt::LeftButton));
         QTRY_COMPARE(ui_.chat->get(row).value(QStringLiteral("text")).toString(), before);
         QTRY_COMPARE(ui_.chat->count(), row + 2);  // with its own reply
     }

@@ -510,14 +510,14 @@ class TestUiWindow : public QObject {
                 const qreal right = it->mapToItem(bar, QPointF(it->width(), 0)).x();
                 // (The model's name may be elided: its tooltip has it whole.)
                 const bool elidable = QLatin1String(name) == QLatin1String("statusModel");
-                QVERIFY2(right <= bar->width() &&
-                             (elidable || it->width() >= it->implicitWidth() - 0.5),
-                         qPrintable(QStringLiteral("%1 at %2 px: right edge %3, width %4 of %5")
-                                        .arg(QLatin1String(name))
-                                        .arg(width)
-                                        .arg(right)
-                                        .arg(it->width())
-                                        .arg(it->implicitWidth())));
+                QVERIFY2(
+                    right <= bar->width() && (elidable || it->width() >= it->implicitWidth() - 0.5),
+                    qPrintable(QStringLiteral("%1 at %2 px: right edge %3, width %4 of %5")
+                                   .arg(QLatin1String(name))
+                                   .arg(width)
+                                   .arg(right)
+                                   .arg(it->width())
+                                   .arg(it->implicitWidth())));
             }
             QVERIFY(ui_.screenshot(QStringLiteral("narrow-%1").arg(width)));
         }
@@ -571,7 +571,8 @@ class TestUiWindow : public QObject {
         QQuickItem* rail = ui_.item(QStringLiteral("navRail"));
         for (QQuickItem* c : ui_.items(QStringLiteral("navCaption"))) {
             QQuickItem* button = c->parentItem()->parentItem();
-            const QRectF in_button = c->mapRectToItem(button, QRectF(0, 0, c->width(), c->height()));
+            const QRectF in_button =
+                c->mapRectToItem(button, QRectF(0, 0, c->width(), c->height()));
             QVERIFY2(in_button.left() >= 0 && in_button.right() <= button->width(),
                      qPrintable(prop(c, "text").toString()));
             const QRectF in_rail =

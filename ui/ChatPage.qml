@@ -22,6 +22,16 @@ Page {
     signal sidebarToggled()
 
     function focusComposer() { composer.focusInput() }
+    // The last message the user wrote, in its edit box (Up in an empty message box).
+    function editLastMessage() {
+        for (let row = page.chat.count - 1; row >= 0; --row) {
+            if (page.chat.get(row).role !== "user") continue
+            messages.positionViewAtIndex(row, ListView.Contain)
+            const item = messages.itemAtIndex(row)
+            if (item) item.startEditing()
+            return
+        }
+    }
     // Shown (at start-up once the model is ready, or back from another page): the keyboard
     // goes to the message box, so that the first thing typed is not lost.
     onVisibleChanged: if (visible) composer.focusInput()
@@ -164,6 +174,7 @@ Page {
                 personaName: page.chat.personaName
                 isLast: index === messages.count - 1
                 revealed: index === messages.revealedRow
+                onEditFinished: composer.focusInput()
             }
 
             // An empty chat, or none open.
@@ -287,6 +298,7 @@ Page {
             subtleText: page.subtleText
             placeholder: page.chat.personaName !== "" ? qsTr("Message %1").arg(page.chat.personaName) : qsTr("Message")
             sendHandler: page.sendHandler
+            onEditLastRequested: page.editLastMessage()
         }
     }
 }

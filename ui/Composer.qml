@@ -3,7 +3,8 @@ import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
 
-// Where a message is written: Enter sends, Shift+Enter starts a new line; Tab moves on to
+// Where a message is written: Enter sends, Shift+Enter starts a new line, Up in an empty
+// box edits the last message written; Tab moves on to
 // the next control (Ctrl+Tab writes a tab); while a reply streams the button stops it (as
 // does Esc).
 Pane {
@@ -13,6 +14,7 @@ Pane {
     property color subtleText
     property string placeholder
     property var sendHandler  // text => bool (sent)
+    signal editLastRequested()  // Up in an empty box: edit the last message written
 
     function focusInput() { input.forceActiveFocus() }
     function send() {
@@ -50,6 +52,9 @@ Pane {
                     if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
                             && !(event.modifiers & Qt.ShiftModifier)) {
                         composer.send()
+                        event.accepted = true
+                    } else if (event.key === Qt.Key_Up && input.text === "" && !composer.chat.generating) {
+                        composer.editLastRequested()
                         event.accepted = true
                     } else if (event.key === Qt.Key_Tab && (event.modifiers & Qt.ControlModifier)) {
                         input.insert(input.cursorPosition, "\t")

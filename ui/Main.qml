@@ -221,6 +221,54 @@ ApplicationWindow {
         context: Qt.ApplicationShortcut
         onActivated: Qt.quit()
     }
+    // The chat's actions (not while a menu or dialog has the keyboard).
+    Shortcut {
+        sequence: "Ctrl+R"
+        context: Qt.ApplicationShortcut
+        enabled: window.page === "chat" && chat.count > 0 && !chat.generating && !window.inPopup(window.activeFocusItem)
+        onActivated: chat.regenerate()
+    }
+    Shortcut {
+        sequence: "Ctrl+Shift+C"
+        context: Qt.ApplicationShortcut
+        enabled: window.page === "chat" && chat.count > 0
+        onActivated: window.copyLastReply()
+    }
+    Shortcut {
+        sequence: "Ctrl+."
+        context: Qt.ApplicationShortcut
+        enabled: chat.generating
+        onActivated: chat.stop()
+    }
+    // The pages, in the rail's order.
+    Repeater {
+        model: ["chat", "personas", "memory", "model", "settings"]
+        delegate: Item {
+            required property int index
+            required property string modelData
+            Shortcut {
+                sequence: "Ctrl+" + (index + 1)
+                context: Qt.ApplicationShortcut
+                onActivated: window.page = modelData
+            }
+        }
+    }
+    Shortcut {
+        sequence: "Ctrl+,"
+        context: Qt.ApplicationShortcut
+        onActivated: window.page = "settings"
+    }
+    Shortcut {
+        sequences: ["F1", "Ctrl+/"]
+        context: Qt.ApplicationShortcut
+        onActivated: shortcutsDialog.open()
+    }
+    function copyLastReply() {
+        for (let row = chat.count - 1; row >= 0; --row) {
+            const m = chat.get(row)
+            if (m.role === "assistant") { chat.copyText(m.messageId); return }
+        }
+    }
     // Esc stops a reply only when the keyboard is not in a popup (the switcher, a menu, a
     // dialog): there it closes the popup first.
     function inPopup(item) {
@@ -463,30 +511,46 @@ ApplicationWindow {
     }
     Dialog {
         id: shortcutsDialog
+        objectName: "shortcutsDialog"
         title: qsTr("Keyboard shortcuts")
         anchors.centerIn: parent
         modal: true
         focus: true  // the keyboard (Esc, Tab) is in the dialog
         standardButtons: Dialog.Close
-        GridLayout {
-            columns: 2
-            columnSpacing: 24
-            rowSpacing: 6
-            Repeater {
-                model: [["Enter", qsTr("Send")], ["Shift+Enter", qsTr("New line")],
-                        ["Tab", qsTr("Next control (Ctrl+Tab writes a tab in a message)")], ["Ctrl+N", qsTr("New chat")],
-                        ["Ctrl+F", qsTr("Search conversations")], ["Ctrl+B", qsTr("Show or hide the chat list")], ["Ctrl+K", qsTr("Switch to a conversation")],
-                        ["Esc", qsTr("Stop the reply (when no menu or dialog is open)")], ["Ctrl+Q", qsTr("Quit")]]
-                delegate: RowLayout {
-                    required property var modelData
-                    Layout.columnSpan: 2
-                    // (Read again when the language changes: Qt names the keys.)
-                    Label {
-                        text: { uiTranslator.current; return uiTranslator.keyText(modelData[0]) }
-                        font.family: "monospace"
-                        Layout.preferredWidth: 120
+        // (Scrolls in a short window: the list is longer than 480 pixels. A width of its
+        // own: one from its content looped with the scroll view's.)
+        width: Math.min(640, window.width - 40)
+        height: Math.min(implicitHeight, window.height - 40)
+        ScrollView {
+            anchors.fill: parent
+            contentWidth: availableWidth
+            clip: true
+            ColumnLayout {
+                width: parent.width
+                spacing: 6
+                Repeater {
+                    model: [["Enter", qsTr("Send")], ["Shift+Enter", qsTr("New line")],
+                            ["Up", qsTr("Edit your last message (in an empty message box)")],
+                            ["Tab", qsTr("Next control (Ctrl+Tab writes a tab in a message)")],
+                            ["Ctrl+N", qsTr("New chat")], ["Ctrl+K", qsTr("Switch to a conversation")],
+                            ["Ctrl+F", qsTr("Search conversations")], ["Ctrl+B", qsTr("Show or hide the chat list")],
+                            ["Ctrl+R", qsTr("Regenerate the last reply")], ["Ctrl+Shift+C", qsTr("Copy the last reply")],
+                            ["Ctrl+.", qsTr("Stop the reply")], ["Esc", qsTr("Stop the reply (when no menu or dialog is open); close a menu or dialog")],
+                            ["Ctrl+1", qsTr("Chats")], ["Ctrl+2", qsTr("Personas")], ["Ctrl+3", qsTr("Memory")],
+                            ["Ctrl+4", qsTr("Model")], ["Ctrl+5", qsTr("Settings (also Ctrl+,)")],
+                            ["F1", qsTr("This list (also Ctrl+/)")], ["Ctrl+Q", qsTr("Quit")]]
+                    delegate: RowLayout {
+                        required property var modelData
+                        objectName: "shortcutRow"
+                        Layout.fillWidth: true
+                        // (Read again when the language changes: Qt names the keys.)
+                        Label {
+                            text: { uiTranslator.current; return uiTranslator.keyText(modelData[0]) }
+                            font.family: "monospace"
+                            Layout.preferredWidth: 120
+                        }
+                        Label { text: modelData[1]; wrapMode: Text.Wrap; Layout.fillWidth: true }
                     }
-                    Label { text: modelData[1] }
                 }
             }
         }

@@ -61,6 +61,12 @@ Item {
         editor.cursorPosition = editor.length
         revealEditor()
     }
+    // The box closed (saved or cancelled): the keyboard goes back to the message box.
+    signal editFinished()
+    function stopEditing() {
+        root.editing = false
+        root.editFinished()
+    }
     function revealEditor() {
         if (root.editing && root.ListView.view)
             root.ListView.view.positionViewAtIndex(root.index, ListView.Contain)
@@ -319,7 +325,7 @@ Item {
                                 saveEdit.clicked()
                                 event.accepted = true
                             } else if (event.key === Qt.Key_Escape) {
-                                root.editing = false
+                                root.stopEditing()
                                 event.accepted = true
                             }
                         }
@@ -330,13 +336,13 @@ Item {
                         anchors.right: parent.right
                         anchors.bottom: parent.bottom
                         anchors.margins: 6
-                        Button { text: qsTr("Cancel"); flat: true; onClicked: root.editing = false }
+                        Button { text: qsTr("Cancel"); flat: true; onClicked: root.stopEditing() }
                         AccentButton {
                             id: saveEdit
                             objectName: "saveEditButton"
                             text: qsTr("Save and send")
                             onClicked: {
-                                if (root.chat.editAndResend(root.messageId, editor.text)) root.editing = false
+                                if (root.chat.editAndResend(root.messageId, editor.text)) root.stopEditing()
                             }
                         }
                     }

@@ -70,7 +70,7 @@
 <context>
     <name>ChatPage</name>
     <message>
-        <location filename="../ChatPage.qml" line="+44"/>
+        <location filename="../ChatPage.qml" line="+54"/>
         <source>Show the chat list (Ctrl+B)</source>
         <translation>Chatliste einblenden (Strg+B)</translation>
     </message>
@@ -103,7 +103,7 @@
         <translation>Antworteinstellungen</translation>
     </message>
     <message>
-        <location line="+93"/>
+        <location line="+94"/>
         <source>Start a conversation</source>
         <translation>Unterhaltung beginnen</translation>
     </message>
@@ -217,12 +217,12 @@
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../Composer.qml" line="+43"/>
+        <location filename="../Composer.qml" line="+45"/>
         <source>  —  Enter to send, Shift+Enter for a new line</source>
         <translation>  —  Eingabe zum Senden, Umschalt+Eingabe für neue Zeile</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+42"/>
         <source>Stop (Esc)</source>
         <translation>Stoppen (Esc)</translation>
     </message>
@@ -427,27 +427,31 @@
         <translation>Hearth</translation>
     </message>
     <message>
-        <location line="+242"/>
+        <location line="+290"/>
+        <location line="+227"/>
         <source>Chats</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-226"/>
+        <location line="+226"/>
         <source>Personas</source>
         <translation>Personas</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-225"/>
+        <location line="+225"/>
         <source>Memory</source>
         <translation>Gedächtnis</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-224"/>
+        <location line="+225"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-224"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
@@ -458,12 +462,12 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+189"/>
+        <location line="+190"/>
         <source>Keyboard shortcuts</source>
         <translation>Tastenkürzel</translation>
     </message>
     <message>
-        <location line="-188"/>
+        <location line="-189"/>
         <source>Open log folder</source>
         <translation>Protokollordner öffnen</translation>
     </message>
@@ -513,7 +517,7 @@
         <translation>Alle Dateien (*)</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+35"/>
         <source>Send</source>
         <translation>Senden</translation>
     </message>
@@ -524,11 +528,16 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Edit your last message (in an empty message box)</source>
+        <translation>Letzte eigene Nachricht bearbeiten (im leeren Eingabefeld)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Next control (Ctrl+Tab writes a tab in a message)</source>
         <translation>Nächstes Bedienelement (Strg+Tab fügt in einer Nachricht einen Tabulator ein)</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>New chat</source>
         <translation>Neuer Chat</translation>
     </message>
@@ -543,17 +552,42 @@
         <translation>Chatliste ein-/ausblenden</translation>
     </message>
     <message>
+        <location line="+1"/>
+        <source>Regenerate the last reply</source>
+        <translation>Letzte Antwort neu generieren</translation>
+    </message>
+    <message>
         <location line="+0"/>
+        <source>Copy the last reply</source>
+        <translation>Letzte Antwort kopieren</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop the reply</source>
+        <translation>Antwort stoppen</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Stop the reply (when no menu or dialog is open); close a menu or dialog</source>
+        <translation>Antwort stoppen (wenn kein Menü und kein Dialog offen ist); Menü oder Dialog schließen</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Settings (also Ctrl+,)</source>
+        <translation>Einstellungen (auch Strg+,)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>This list (also Ctrl+/)</source>
+        <translation>Diese Liste (auch Strg+/)</translation>
+    </message>
+    <message>
+        <location line="-6"/>
         <source>Switch to a conversation</source>
         <translation>Zu einer Unterhaltung wechseln</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>Stop the reply (when no menu or dialog is open)</source>
-        <translation>Antwort stoppen (wenn kein Menü und kein Dialog offen ist)</translation>
-    </message>
-    <message>
-        <location line="+0"/>
+        <location line="+6"/>
         <source>Quit</source>
         <translation>Beenden</translation>
     </message>
@@ -636,7 +670,7 @@
 <context>
     <name>MessageDelegate</name>
     <message>
-        <location filename="../MessageDelegate.qml" line="+82"/>
+        <location filename="../MessageDelegate.qml" line="+88"/>
         <source>(empty)</source>
         <translation>(leer)</translation>
     </message>

@@ -77,15 +77,46 @@ Page {
                     elide: Text.ElideRight
                     Layout.fillWidth: true
                 }
-                Label {
+                RowLayout {
                     visible: page.chat.conversationId >= 0
-                    text: (page.chat.personaName !== "" ? page.chat.personaName : qsTr("No persona"))
-                          + " · " + page.backend.displayName
-                          + (page.chat.droppedMessages > 0 ? " · " + qsTr("%n older message(s) beyond the model's memory", "", page.chat.droppedMessages) : "")
-                    color: page.subtleText
-                    font.pixelSize: 12
-                    elide: Text.ElideRight
                     Layout.fillWidth: true
+                    spacing: 0
+                    Label {
+                        text: (page.chat.personaName !== "" ? page.chat.personaName : qsTr("No persona"))
+                              + " · " + page.backend.displayName
+                              + (page.chat.droppedMessages > 0 ? " · " + qsTr("%n older message(s) beyond the model's memory", "", page.chat.droppedMessages) : "")
+                        color: page.subtleText
+                        font.pixelSize: 12
+                        elide: Text.ElideRight
+                        Layout.fillWidth: true
+                        Layout.maximumWidth: implicitWidth  // the meter follows it
+                    }
+                    // How much of the model's context the chat fills: its last reply's prompt
+                    // and the reply itself (the next turn adds to it).
+                    Label {
+                        objectName: "contextMeter"
+                        readonly property int limit: !page.backend.remote && page.bridge ? page.bridge.contextLength : 0
+                        readonly property int used: {
+                            page.chat.count; page.chat.generating  // read again as replies end
+                            for (let row = page.chat.count - 1; row >= 0; --row) {
+                                const m = page.chat.get(row)
+                                if (m.role === "assistant" && m.generatedTokens > 0)
+                                    return m.promptTokensCached + m.promptTokensComputed + m.promptTokensShifted + m.generatedTokens
+                            }
+                            return 0
+                        }
+                        visible: limit > 0 && used > 0
+                        text: " · " + qsTr("%1 of %2 tokens").arg(used.toLocaleString(Qt.locale(), "f", 0)).arg(limit.toLocaleString(Qt.locale(), "f", 0))
+                        color: used > 0.9 * limit ? page.Material.accent : page.subtleText
+                        font.pixelSize: 12
+                        HoverHandler { id: meterHover }
+                        ToolTip.visible: meterHover.hovered
+                        ToolTip.delay: 400
+                        ToolTip.text: page.chat.droppedMessages > 0
+                                      ? qsTr("The model's context holds %1 tokens; the oldest messages no longer fit and are left out of what it sees.").arg(limit)
+                                      : qsTr("The model's context holds %1 tokens; it sees every message of this chat.").arg(limit)
+                    }
+                    Item { Layout.fillWidth: true }
                 }
             }
             ToolButton {

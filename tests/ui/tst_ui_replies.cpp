@@ -88,6 +88,17 @@ class TestUiReplies : public QObject {
         QCOMPARE(finished.at(0).at(0).toLongLong(), reply);
         QTRY_COMPARE(ui_.chat->get(row).value(QStringLiteral("generatedTokens")).toInt(), 24);
         QCOMPARE(ui_.chat->rowOf(reply), row);  // the same message, no new one
+        // The header says how much of the context the chat fills: the reply's prompt and
+        // the reply (the synthetic model's context is 1,024 tokens).
+        const QVariantMap m = ui_.chat->get(row);
+        const int used = m.value(QStringLiteral("promptTokensCached")).toInt() +
+                         m.value(QStringLiteral("promptTokensComputed")).toInt() +
+                         m.value(QStringLiteral("promptTokensShifted")).toInt() + 24;
+        QQuickItem* meter = ui_.item(QStringLiteral("contextMeter"));
+        QVERIFY(meter);
+        QTRY_VERIFY(meter->isVisible());
+        QTRY_COMPARE(prop(meter, "text").toString(),
+                     QStringLiteral(" · %1 of 1,024 tokens").arg(used));
         ui_.chat->setMaxReplyTokens(24);
     }
 

@@ -502,7 +502,7 @@ ApplicationWindow {
         objectName: "quickSwitcher"
         store: history
         subtleText: window.subtleText
-        onChosen: id => window.openConversation(id)
+        onChosen: (id, messageId) => window.openConversation(id, messageId)
     }
     AboutDialog {
         id: aboutDialog

@@ -300,6 +300,30 @@ class TestUiReplies : public QObject {
         QTRY_COMPARE(ui_.chat->get(row).value(QStringLiteral("text")).toString(), before);
         QTRY_COMPARE(ui_.chat->count(), row + 2);  // with its own reply
     }
+
+    // Ctrl+K finds what was said, not only titles: a word of a message opens its chat at
+    // that message, the matching words shown under the chat's title.
+    void quickSwitcherFindsMessageText() {
+        const qint64 target = ui_.chat->conversationId();
+        ui_.conversations->createConversation(-1, QStringLiteral("Elsewhere again"));
+        QTRY_VERIFY(ui_.chat->conversationId() != target);
+        QSignalSpy revealed(ui_.chat, &MessageListModel::messageRevealed);
+        ui_.key(Qt::Key_K, Qt::ControlModifier);
+        QQuickItem* field = nullptr;
+        QTRY_VERIFY((field = ui_.visible_item(QStringLiteral("quickSwitcherField"))));
+        QTRY_VERIFY(field->hasActiveFocus());
+        ui_.type(QStringLiteral("please"));  // in "A long one, please"; in no title
+        QQuickItem* snippet = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((snippet = ui_.visible_item(QStringLiteral("quickSwitcherSnippet"))),
+                                 10000);
+        QVERIFY(prop(snippet, "text").toString().contains(QStringLiteral("<b>please</b>")));
+        QVERIFY(ui_.screenshot(QStringLiteral("quick-switcher-message")));
+        ui_.key(Qt::Key_Return);
+        QTRY_COMPARE(ui_.chat->conversationId(), target);
+        QTRY_COMPARE(revealed.count(), 1);
+        QCOMPARE(ui_.chat->get(revealed.at(0).at(0).toInt()).value(QStringLiteral("text")).toString(),
+                 QStringLiteral("A long one, please"));
+    }
 };
 
 int main(int argc, char** argv) {

@@ -88,12 +88,13 @@ Page {
                         color: page.subtleText
                         font.pixelSize: 12
                         elide: Text.ElideRight
-                        Layout.fillWidth: true
-                        Layout.maximumWidth: implicitWidth  // the meter follows it
+                        // As wide as its text where there is room: the meter follows it.
+                        Layout.preferredWidth: Math.min(implicitWidth, parent.width - (contextMeter.visible ? contextMeter.implicitWidth : 0))
                     }
                     // How much of the model's context the chat fills: its last reply's prompt
                     // and the reply itself (the next turn adds to it).
                     Label {
+                        id: contextMeter
                         objectName: "contextMeter"
                         readonly property int limit: !page.backend.remote && page.bridge ? page.bridge.contextLength : 0
                         readonly property int used: {

@@ -123,22 +123,51 @@ Rectangle {
                 value: listHover.hovered
             }
 
-            section.property: "pinned"
+            // Pinned and recent chats; while searching, one group per chat: its title
+            // over its matching messages.
+            section.property: sidebar.conversations.searching ? "conversationId" : "pinned"
             section.criteria: ViewSection.FullString
             section.delegate: Item {
+                id: sectionItem
                 required property string section
+                readonly property bool searching: sidebar.conversations.searching
+                readonly property var hit: {
+                    sidebar.conversations.count
+                    if (!searching) return null
+                    const h = sidebar.conversations.get(sidebar.conversations.rowOf(Number(section)))
+                    return h.conversationId !== undefined ? h : null
+                }
+                readonly property int personaId: hit ? hit.personaId : -1
                 // (An item around the label: a label's own height bound to its implicit
                 // height is a binding loop.)
-                visible: !sidebar.conversations.searching
                 width: ListView.view ? ListView.view.width : 0
-                height: visible ? sectionLabel.implicitHeight + 10 : 0
-                Label {
-                    id: sectionLabel
-                    topPadding: 6
-                    text: parent.section === "true" ? qsTr("PINNED") : qsTr("RECENT")
-                    font.pixelSize: 11
-                    font.letterSpacing: 1
-                    color: sidebar.subtleText
+                height: sectionLabel.implicitHeight + (searching ? 12 : 10)
+                RowLayout {
+                    width: parent.width
+                    spacing: 8
+                    Avatar {
+                        visible: sectionItem.searching
+                        readonly property var persona: sectionItem.personaId >= 0 ? sidebar.personaOf(sectionItem.personaId) : null
+                        size: 20
+                        glyph: persona && persona.avatar ? persona.avatar : ""
+                        name: persona ? persona.name : sectionLabel.text
+                        tint: { sidebar.personas.count; return sidebar.personas.colorOf(sectionItem.personaId) }
+                        Layout.topMargin: 8
+                    }
+                    Label {
+                        id: sectionLabel
+                        objectName: "searchGroupTitle"
+                        topPadding: sectionItem.searching ? 8 : 6
+                        Layout.fillWidth: true
+                        elide: Text.ElideRight
+                        text: sectionItem.searching
+                              ? (sectionItem.hit && sectionItem.hit.title !== "" ? sectionItem.hit.title : qsTr("New chat"))
+                              : sectionItem.section === "true" ? qsTr("PINNED") : qsTr("RECENT")
+                        font.pixelSize: sectionItem.searching ? 13 : 11
+                        font.letterSpacing: sectionItem.searching ? 0 : 1
+                        font.weight: sectionItem.searching ? Font.DemiBold : Font.Normal
+                        color: sectionItem.searching ? sidebar.Material.foreground : sidebar.subtleText
+                    }
                 }
             }
 
@@ -160,7 +189,7 @@ Rectangle {
                 width: ListView.view.width
                 highlighted: conversationId === sidebar.currentId && !isSearchHit
                 padding: 8
-                leftPadding: 8
+                leftPadding: isSearchHit ? 36 : 8
                 onClicked: sidebar.openRequested(conversationId, isSearchHit ? messageId : -1)
                 TapHandler {
                     acceptedButtons: Qt.RightButton
@@ -177,6 +206,7 @@ Rectangle {
                 contentItem: RowLayout {
                     spacing: 10
                     Avatar {
+                        visible: !row.isSearchHit  // (the group's title has it)
                         readonly property var persona: row.personaId >= 0 ? sidebar.personaOf(row.personaId) : null
                         size: 30
                         glyph: persona && persona.avatar ? persona.avatar : ""
@@ -190,6 +220,7 @@ Rectangle {
                         spacing: 2
                         RowLayout {
                             Layout.fillWidth: true
+                            visible: !row.isSearchHit  // (under its group's title)
                             Label {
                                 text: row.title !== "" ? row.title : qsTr("New chat")
                                 elide: Text.ElideRight

@@ -213,6 +213,15 @@ void ConversationListModel::reload() {
             [self, serial](Result<Hits> r) {
                 if (!self || serial != self->reload_serial_) return;
                 if (!r) return self->set_error(error_text(r.error()));
+                // Grouped by conversation (the list shows each chat once, its matching
+                // messages under it): chats in the order of their best hit, hits in rank
+                // order within each.
+                std::map<st::Id, size_t> group_of;
+                for (auto& [h, persona] : *r)
+                    group_of.try_emplace(h.conversation_id, group_of.size());
+                std::stable_sort(r->begin(), r->end(), [&](const auto& a, const auto& b) {
+                    return group_of[a.first.conversation_id] < group_of[b.first.conversation_id];
+                });
                 std::vector<Row> rows;
                 for (auto& [h, persona] : *r) {
                     if (self->pending_ && h.conversation_id == self->pending_->id) continue;

@@ -1,12 +1,12 @@
 // ConversationListModel: the conversations, pinned first then newest first (the store's
 // order), or, while searchText is set, the messages matching it (the store's FTS5 search)
-// as rows with a highlighted snippet. Rename, pin, archive, create from a persona, and
-// delete with undo: remove() hides the row at once and deletes it after undoTimeoutMs
-// unless undo() comes first (another remove() or destroying the model deletes it then).
-// While holdOrder is set (the pointer is over the list), rows keep the order they had by
-// last activity when it was set: a reply that ends in the background does not move the
-// row the user is about to click. Pinning, new chats and removals still show at once; the
-// order catches up when holdOrder is cleared.
+// as rows with a highlighted snippet, grouped by conversation (best hit first). Rename, pin,
+// archive, create from a persona, and delete with undo: remove() hides the row at once and deletes
+// it after undoTimeoutMs unless undo() comes first (another remove() or destroying the model
+// deletes it then). While holdOrder is set (the pointer is over the list), rows keep the order they
+// had by last activity when it was set: a reply that ends in the background does not move the row
+// the user is about to click. Pinning, new chats and removals still show at once; the order catches
+// up when holdOrder is cleared.
 #pragma once
 
 #include <QtQml/qqmlregistration.h>

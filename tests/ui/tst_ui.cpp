@@ -450,6 +450,13 @@ class TestUi : public QObject {
                     return true;
             return false;
         }());
+        // Grouped by chat: the group's title is the chat's, over its matching messages.
+        const QString title = ui_.conversations->get(0).value(QStringLiteral("title")).toString();
+        QTRY_VERIFY([&] {
+            for (QQuickItem* t : ui_.items(QStringLiteral("searchGroupTitle")))
+                if (t->isVisible() && prop(t, "text").toString() == title) return true;
+            return false;
+        }());
         ui_.screenshot(QStringLiteral("search-light"));
         // A hit opens its conversation.
         QVERIFY(ui_.click(QStringLiteral("conversationRow_0")));

@@ -314,15 +314,16 @@ class TestUiReplies : public QObject {
         QTRY_VERIFY(field->hasActiveFocus());
         ui_.type(QStringLiteral("please"));  // in "A long one, please"; in no title
         QQuickItem* snippet = nullptr;
-        QTRY_VERIFY_WITH_TIMEOUT((snippet = ui_.visible_item(QStringLiteral("quickSwitcherSnippet"))),
-                                 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (snippet = ui_.visible_item(QStringLiteral("quickSwitcherSnippet"))), 10000);
         QVERIFY(prop(snippet, "text").toString().contains(QStringLiteral("<b>please</b>")));
         QVERIFY(ui_.screenshot(QStringLiteral("quick-switcher-message")));
         ui_.key(Qt::Key_Return);
         QTRY_COMPARE(ui_.chat->conversationId(), target);
         QTRY_COMPARE(revealed.count(), 1);
-        QCOMPARE(ui_.chat->get(revealed.at(0).at(0).toInt()).value(QStringLiteral("text")).toString(),
-                 QStringLiteral("A long one, please"));
+        QCOMPARE(
+            ui_.chat->get(revealed.at(0).at(0).toInt()).value(QStringLiteral("text")).toString(),
+            QStringLiteral("A long one, please"));
     }
 };
 

@@ -244,6 +244,29 @@ class TestListModels : public QObject {
                     role(app.conversations, 0, "isSearchHit").toBool());
         QCOMPARE(role(app.conversations, 0, "personaId").toLongLong(), persona);
         QCOMPARE(role(app.conversations, 0, "conversationId").toLongLong(), c);
+
+        // Hits are grouped by conversation: each chat's hits are together, whatever their
+        // ranks (a second chat whose one message outranks the first chat's second hit).
+        QVERIFY(send_and_wait(app, QStringLiteral(
+                                       "The lighthouse keeper, the lighthouse, a lighthouse")) > 0);
+        const qint64 d = create_conversation(app, persona);
+        app.chat.setConversationId(d);
+        QTRY_VERIFY(app.chat.canSend());
+        QVERIFY(send_and_wait(app, QStringLiteral("Lighthouse lighthouse lighthouse lighthouse")) >
+                0);
+        app.conversations.search(QStringLiteral("keeper"));  // reload the hits below
+        QTRY_VERIFY(app.conversations.count() >= 1);
+        app.conversations.search(QStringLiteral("lighthouse"));
+        QTRY_VERIFY(app.conversations.count() >= 3);
+        QList<qint64> order;
+        for (int i = 0; i < app.conversations.count(); ++i) {
+            const qint64 id = role(app.conversations, i, "conversationId").toLongLong();
+            if (order.isEmpty() || order.last() != id) {
+                QVERIFY2(!order.contains(id), "a conversation's hits are split");
+                order << id;
+            }
+        }
+        QCOMPARE(order.size(), 2);
     }
 
     // A persona's own reply settings: stored, read back, copied by duplicate, and used

@@ -42,6 +42,7 @@ Pane {
             TextArea {
                 id: input
                 objectName: "composerField"
+                Accessible.name: composer.placeholder
                 placeholderText: composer.placeholder + qsTr("  —  Enter to send, Shift+Enter for a new line")
                 wrapMode: TextEdit.Wrap
                 background: null

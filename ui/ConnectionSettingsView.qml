@@ -25,6 +25,7 @@ ColumnLayout {
         SettingRow {
             label: qsTr("Use a remote model")
             Switch {
+                Accessible.name: parent.label  // the row's label names it
                 objectName: "remoteSwitch"
                 checked: view.connections.remoteEnabled
                 onToggled: view.connections.remoteEnabled = checked
@@ -33,6 +34,7 @@ ColumnLayout {
         SettingRow {
             label: qsTr("Server address")
             TextField {
+                Accessible.name: parent.label  // the row's label names it
                 objectName: "remoteUrlField"
                 text: view.connections.remoteUrl
                 placeholderText: "http://localhost:8000/v1"
@@ -48,6 +50,7 @@ ColumnLayout {
             label: qsTr("API key")
             tip: qsTr("Sent as 'Authorization: Bearer …'; leave empty when the server needs none.")
             TextField {
+                Accessible.name: parent.label  // the row's label names it
                 objectName: "remoteKeyField"
                 text: view.connections.remoteKey
                 echoMode: TextInput.Password
@@ -62,6 +65,7 @@ ColumnLayout {
         SettingRow {
             label: qsTr("Model")
             ComboBox {
+                Accessible.name: parent.label  // the row's label names it
                 objectName: "remoteModelCombo"
                 model: view.remote.models
                 Layout.fillWidth: true
@@ -106,6 +110,7 @@ ColumnLayout {
         SettingRow {
             label: qsTr("Serve the open model")
             Switch {
+                Accessible.name: parent.label  // the row's label names it
                 objectName: "apiServerSwitch"
                 checked: view.connections.serverEnabled
                 onToggled: view.connections.serverEnabled = checked
@@ -114,6 +119,7 @@ ColumnLayout {
         SettingRow {
             label: qsTr("Port")
             SpinBox {
+                Accessible.name: parent.label  // the row's label names it
                 objectName: "apiServerPort"
                 from: 1; to: 65535
                 editable: true
@@ -126,6 +132,7 @@ ColumnLayout {
             label: qsTr("Other machines may connect")
             tip: qsTr("Listens on every network interface. Needs an API key, so that nobody else on the network can use the model.")
             Switch {
+                Accessible.name: parent.label  // the row's label names it
                 objectName: "apiServerNetwork"
                 checked: view.connections.serverNetwork
                 onToggled: view.connections.serverNetwork = checked
@@ -134,6 +141,7 @@ ColumnLayout {
         SettingRow {
             label: qsTr("API key")
             TextField {
+                Accessible.name: parent.label  // the row's label names it
                 objectName: "apiServerKey"
                 text: view.connections.serverKey
                 echoMode: TextInput.Password
@@ -146,6 +154,7 @@ ColumnLayout {
             label: qsTr("Allowed web origins")
             tip: qsTr("Web pages at these origins may call the server from a browser (comma-separated, e.g. http://localhost:3000). Others are refused.")
             TextField {
+                Accessible.name: parent.label  // the row's label names it
                 text: view.connections.serverOrigins
                 placeholderText: qsTr("(none)")
                 Layout.fillWidth: true

@@ -167,6 +167,7 @@ Page {
                 }
                 TextArea {
                     id: input
+                    Accessible.name: qsTr("Text to tokenize")
                     Layout.fillWidth: true
                     placeholderText: qsTr("Type text to see how the model reads it")
                     text: page.inspector.facts.sampleText || "Hello, Hearth! 你好 👋"

@@ -63,6 +63,7 @@ Dialog {
                 id: nameField
                 objectName: "personaNameField"
                 placeholderText: qsTr("Name")
+                Accessible.name: placeholderText
                 maximumLength: dialog.personas.maxNameLength
                 Layout.fillWidth: true
             }
@@ -70,6 +71,7 @@ Dialog {
                 id: avatarField
                 objectName: "personaAvatarField"
                 placeholderText: qsTr("Badge")
+                Accessible.name: placeholderText
                 maximumLength: 3
                 Layout.preferredWidth: 70
                 ToolTip.visible: activeFocus
@@ -119,6 +121,7 @@ Dialog {
             TextArea {
                 id: promptField
                 objectName: "personaPromptField"
+                Accessible.name: qsTr("System prompt")
                 wrapMode: TextEdit.Wrap
                 placeholderText: qsTr("How the persona should behave, e.g. “You are a patient tutor…”")
             }

@@ -32,6 +32,7 @@ Page {
                 SettingRow {
                     label: qsTr("Theme")
                     ComboBox {
+                        Accessible.name: parent.label  // the row's label names it
                         objectName: "themeCombo"
                         implicitContentWidthPolicy: ComboBox.WidestText
                         model: [qsTr("Follow the system"), qsTr("Light"), qsTr("Dark")]
@@ -47,6 +48,7 @@ Page {
                     label: qsTr("Language")
                     tip: qsTr("The language of Hearth's own words; the models answer in whatever language they are written to")
                     ComboBox {
+                        Accessible.name: parent.label  // the row's label names it
                         objectName: "languageCombo"
                         readonly property var codes: [""].concat(uiTranslator.available)
                         implicitContentWidthPolicy: ComboBox.WidestText
@@ -65,6 +67,7 @@ Page {
                 SettingRow {
                     label: qsTr("Temperature")
                     Slider {
+                        Accessible.name: parent.label  // the row's label names it
                         from: 0; to: 2; stepSize: 0.05
                         value: page.settings.temperature
                         onMoved: page.settings.temperature = value
@@ -75,6 +78,7 @@ Page {
                 SettingRow {
                     label: qsTr("Top-p")
                     Slider {
+                        Accessible.name: parent.label  // the row's label names it
                         from: 0.01; to: 1; stepSize: 0.01
                         value: page.settings.topP
                         onMoved: page.settings.topP = value
@@ -86,6 +90,7 @@ Page {
                     label: qsTr("Repeat penalty")
                     tip: qsTr("Makes tokens used in the last 64 less likely (1 is off). Small models loop without it.")
                     Slider {
+                        Accessible.name: parent.label  // the row's label names it
                         objectName: "repeatPenaltySlider"
                         from: 1; to: 2; stepSize: 0.01
                         value: page.settings.repeatPenalty
@@ -98,6 +103,7 @@ Page {
                     label: qsTr("Frequency penalty")
                     tip: qsTr("Subtracted from a token's score for every time it was used recently")
                     Slider {
+                        Accessible.name: parent.label  // the row's label names it
                         objectName: "frequencyPenaltySlider"
                         from: 0; to: 2; stepSize: 0.05
                         value: page.settings.frequencyPenalty
@@ -110,6 +116,7 @@ Page {
                     label: qsTr("Presence penalty")
                     tip: qsTr("Subtracted once from the score of any token used recently")
                     Slider {
+                        Accessible.name: parent.label  // the row's label names it
                         objectName: "presencePenaltySlider"
                         from: 0; to: 2; stepSize: 0.05
                         value: page.settings.presencePenalty
@@ -120,11 +127,12 @@ Page {
                 }
                 SettingRow {
                     label: qsTr("Top-k")
-                    SpinBox { from: 0; to: 1000; editable: true; value: page.settings.topK; onValueModified: page.settings.topK = value }
+                    SpinBox { from: 0; to: 1000; editable: true; value: page.settings.topK; onValueModified: page.settings.topK = value; Accessible.name: parent.label }
                 }
                 SettingRow {
                     label: qsTr("Longest reply (tokens)")
                     SpinBox {
+                        Accessible.name: parent.label  // the row's label names it
                         objectName: "maxReplyTokensSpin"
                         from: 1; to: 32768; stepSize: 64; editable: true
                         value: page.settings.maxReplyTokens
@@ -147,6 +155,7 @@ Page {
                 SettingRow {
                     label: qsTr("Context (tokens)")
                     SpinBox {
+                        Accessible.name: parent.label  // the row's label names it
                         objectName: "contextLengthSpin"
                         // 0: the model's own; at most what it was trained for.
                         from: 0
@@ -171,6 +180,7 @@ Page {
                 SettingRow {
                     label: qsTr("When a chat outgrows it")
                     ComboBox {
+                        Accessible.name: parent.label  // the row's label names it
                         objectName: "contextOverflowCombo"
                         implicitContentWidthPolicy: ComboBox.WidestText
                         readonly property var policies: ["drop", "shift", "ask"]
@@ -194,6 +204,7 @@ Page {
                 SettingRow {
                     label: qsTr("A step keeps")
                     Slider {
+                        Accessible.name: parent.label  // the row's label names it
                         objectName: "contextKeepSlider"
                         from: 0.1; to: 0.9; stepSize: 0.05
                         value: page.settings.contextKeep
@@ -215,6 +226,7 @@ Page {
                 SettingRow {
                     label: qsTr("CPU threads")
                     SpinBox {
+                        Accessible.name: parent.label  // the row's label names it
                         from: 0; to: page.settings.maxThreads; editable: true
                         value: page.settings.threads
                         onValueModified: page.settings.threads = value
@@ -232,6 +244,7 @@ Page {
                 SettingRow {
                     label: qsTr("KV cache (MiB)")
                     SpinBox {
+                        Accessible.name: parent.label  // the row's label names it
                         from: 0; to: 65536; stepSize: 64; editable: true
                         value: page.settings.kvCacheMb
                         onValueModified: page.settings.kvCacheMb = value
@@ -241,6 +254,7 @@ Page {
                 SettingRow {
                     label: qsTr("KV cache on disk (MiB)")
                     SpinBox {
+                        Accessible.name: parent.label  // the row's label names it
                         objectName: "kvDiskSpin"
                         from: 0; to: 1048576; stepSize: 256; editable: true
                         value: page.settings.kvDiskMb
@@ -289,6 +303,7 @@ Page {
                 SettingRow {
                     label: qsTr("KV cache in RAM under the GPU's (MiB)")
                     SpinBox {
+                        Accessible.name: parent.label  // the row's label names it
                         from: 0; to: 1048576; stepSize: 256; editable: true
                         value: page.settings.kvHostMb
                         onValueModified: page.settings.kvHostMb = value
@@ -305,6 +320,7 @@ Page {
                 SettingRow {
                     label: qsTr("Pinned prompts (share of the KV cache)")
                     Slider {
+                        Accessible.name: parent.label  // the row's label names it
                         objectName: "pinnedShareSlider"
                         from: 0; to: 0.9; stepSize: 0.05
                         value: page.settings.pinnedShare
@@ -316,6 +332,7 @@ Page {
                 SettingRow {
                     label: qsTr("Backend")
                     ComboBox {
+                        Accessible.name: parent.label  // the row's label names it
                         implicitContentWidthPolicy: ComboBox.WidestText
                         model: ["auto", "cpu", "cuda"]
                         currentIndex: Math.max(0, model.indexOf(page.settings.backend))

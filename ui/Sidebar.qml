@@ -89,6 +89,7 @@ Rectangle {
             objectName: "searchField"
             Layout.fillWidth: true
             placeholderText: qsTr("Search all chats (Ctrl+F)")
+            Accessible.name: qsTr("Search all chats")
             selectByMouse: true
             onTextChanged: searchTimer.restart()
             Keys.onEscapePressed: text = ""
@@ -186,6 +187,9 @@ Rectangle {
                 required property string messageRole
                 readonly property bool busy: !isSearchHit && sidebar.busyIds.indexOf(conversationId) >= 0
                 objectName: "conversationRow_" + index
+                Accessible.name: (title !== "" ? title : qsTr("New chat"))
+                                 + (busy ? qsTr(", generating") : "")
+                                 + (isSearchHit ? ": " + snippetHtml.replace(/<[^>]*>/g, "") : "")
                 width: ListView.view.width
                 highlighted: conversationId === sidebar.currentId && !isSearchHit
                 padding: 8

@@ -2,9 +2,12 @@
 // synthetic model): write and send, copy the last reply (Ctrl+Shift+C), regenerate it
 // (Ctrl+R), edit the last message (Up in the empty message box, Enter to save and send,
 // the keyboard back in the message box), stop a reply (Ctrl+.), the pages (Ctrl+1..5),
-// the shortcut sheet (F1, Esc), and Tab through the window and back to the message box.
+// the shortcut sheet (F1, Esc), and Tab through the window and back to the message box;
+// and every control has a name for a screen reader.
 #include <QClipboard>
 #include <QGuiApplication>
+#include <QQmlContext>
+#include <QQmlProperty>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -142,6 +145,58 @@ class TestUiKeyboard : public QObject {
         QVERIFY2(back, qPrintable(seen.join(QLatin1Char(' '))));
         QVERIFY2(seen.contains(QStringLiteral("searchField")), qPrintable(seen.join(' ')));
         QVERIFY2(seen.contains(QStringLiteral("newChatButton")), qPrintable(seen.join(' ')));
+    }
+
+    // Every control a screen reader reaches has a name: its own Accessible.name, or a
+    // button's words (Qt reads those out); a glyph ("⋯", "↑") is not a name. Walked on
+    // every page and in the persona dialog, in the tree the window draws.
+    void everyControlHasAName() {
+        QStringList unnamed;
+        const auto walk = [&](const QString& where) {
+            std::function<void(QQuickItem*)> visit = [&](QQuickItem* i) {
+                if (!i->isVisible()) return;
+                bool control = false, worded = false;
+                for (const QMetaObject* m = i->metaObject(); m; m = m->superClass()) {
+                    const QByteArray n = m->className();
+                    if (n == "QQuickAbstractButton") control = worded = true;
+                    if (n == "QQuickTextField" || n == "QQuickTextArea" || n == "QQuickComboBox" ||
+                        n == "QQuickSlider" || n == "QQuickSpinBox")
+                        control = true;
+                }
+                if (control && i->isEnabled() && i->opacity() > 0) {
+                    const QString name =
+                        QQmlProperty(i, QStringLiteral("Accessible.name"), qmlContext(i))
+                            .read()
+                            .toString();
+                    const QString text = i->property("text").toString();
+                    const bool has_words =
+                        std::any_of(text.begin(), text.end(), [](QChar c) { return c.isLetter(); });
+                    if (name.trimmed().isEmpty() && !(worded && has_words))
+                        unnamed << QStringLiteral("%1: %2 %3 \"%4\"")
+                                       .arg(where,
+                                            QString::fromLatin1(i->metaObject()->className()),
+                                            i->objectName(), text);
+                }
+                for (QQuickItem* c : i->childItems()) visit(c);
+            };
+            visit(ui_.window->contentItem());  // (the popups too: the overlay is in it)
+        };
+        for (const QString& page :
+             {QStringLiteral("chat"), QStringLiteral("personas"), QStringLiteral("memory"),
+              QStringLiteral("model"), QStringLiteral("settings")}) {
+            ui_.show_page(page);
+            QVERIFY(ui_.settle());
+            walk(page);
+        }
+        ui_.show_page(QStringLiteral("personas"));
+        QVERIFY(ui_.click(QStringLiteral("newPersonaButton")));
+        QTRY_VERIFY(ui_.visible_item(QStringLiteral("personaNameField")));
+        QVERIFY(ui_.settle());
+        walk(QStringLiteral("persona dialog"));
+        ui_.key(Qt::Key_Escape);
+        QVERIFY(ui_.popups_closed());
+        ui_.show_page(QStringLiteral("chat"));
+        QVERIFY2(unnamed.isEmpty(), qPrintable(unnamed.join(QLatin1Char('\n'))));
     }
 };
 

@@ -85,7 +85,7 @@
         <translation>Neuer Chat</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+11"/>
         <source>No persona</source>
         <translation>Keine Persona</translation>
     </message>
@@ -98,7 +98,22 @@
         </translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+23"/>
+        <source>%1 of %2 tokens</source>
+        <translation>%1 von %2 Token</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>The model&apos;s context holds %1 tokens; the oldest messages no longer fit and are left out of what it sees.</source>
+        <translation>Der Kontext des Modells fasst %1 Token; die ältesten Nachrichten passen nicht mehr hinein und werden ausgelassen.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The model&apos;s context holds %1 tokens; it sees every message of this chat.</source>
+        <translation>Der Kontext des Modells fasst %1 Token; es sieht jede Nachricht dieses Chats.</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Reply settings</source>
         <translation>Antworteinstellungen</translation>
     </message>
@@ -217,7 +232,7 @@
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../Composer.qml" line="+45"/>
+        <location filename="../Composer.qml" line="+46"/>
         <source>  —  Enter to send, Shift+Enter for a new line</source>
         <translation>  —  Eingabe zum Senden, Umschalt+Eingabe für neue Zeile</translation>
     </message>
@@ -263,34 +278,34 @@
         <translation>Remote-Modell verwenden</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Server address</source>
         <translation>Serveradresse</translation>
     </message>
     <message>
-        <location line="+14"/>
-        <location line="+87"/>
+        <location line="+15"/>
+        <location line="+92"/>
         <source>API key</source>
         <translation>API-Schlüssel</translation>
     </message>
     <message>
-        <location line="-86"/>
+        <location line="-91"/>
         <source>Sent as &apos;Authorization: Bearer …&apos;; leave empty when the server needs none.</source>
         <translation>Wird als „Authorization: Bearer …“ gesendet; leer lassen, wenn der Server keinen verlangt.</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <location line="+96"/>
+        <location line="+6"/>
+        <location line="+102"/>
         <source>(none)</source>
         <translation>(keine Angabe)</translation>
     </message>
     <message>
-        <location line="-87"/>
+        <location line="-93"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>(refresh to list)</source>
         <translation>(zum Auflisten aktualisieren)</translation>
     </message>
@@ -315,12 +330,12 @@
         <translation>Geöffnetes Modell bereitstellen</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Port</source>
         <translation>Port</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>Other machines may connect</source>
         <translation>Zugriff von anderen Rechnern</translation>
     </message>
@@ -330,7 +345,7 @@
         <translation>Lauscht auf allen Netzwerkschnittstellen. Erfordert einen API-Schlüssel, damit niemand sonst im Netzwerk das Modell nutzen kann.</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+15"/>
         <source>(none: this computer only)</source>
         <translation>(keiner: nur dieser Computer)</translation>
     </message>
@@ -345,7 +360,7 @@
         <translation>Webseiten dieser Ursprünge dürfen den Server aus dem Browser aufrufen (durch Kommas getrennt, z. B. http://localhost:3000). Andere werden abgewiesen.</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>Serving %1 at %2/v1</source>
         <translation>Stellt %1 unter %2/v1 bereit</translation>
     </message>
@@ -962,7 +977,12 @@
         <translation>Steuer-Token</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+10"/>
+        <source>Text to tokenize</source>
+        <translation>Zu tokenisierender Text</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Type text to see how the model reads it</source>
         <translation>Text eingeben, um zu sehen, wie das Modell ihn liest</translation>
     </message>
@@ -985,12 +1005,12 @@
         <translation>Name</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>Badge</source>
         <translation>Kürzel</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Letters or an emoji; or pick an icon below</source>
         <translation>Buchstaben oder ein Emoji – oder unten ein Symbol wählen</translation>
     </message>
@@ -1006,11 +1026,12 @@
     </message>
     <message>
         <location line="+13"/>
+        <location line="+7"/>
         <source>System prompt</source>
         <translation>System-Prompt</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+2"/>
         <source>How the persona should behave, e.g. “You are a patient tutor…”</source>
         <translation>Wie sich die Persona verhalten soll, z. B. „Du bist ein geduldiger Tutor …“</translation>
     </message>
@@ -1129,19 +1150,25 @@
 <context>
     <name>QuickSwitcher</name>
     <message>
-        <location filename="../QuickSwitcher.qml" line="+41"/>
+        <location filename="../QuickSwitcher.qml" line="+60"/>
+        <location line="+11"/>
         <source>New chat</source>
         <translation>Neuer Chat</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="-9"/>
+        <source>You: </source>
+        <translation>Ich: </translation>
+    </message>
+    <message>
+        <location line="+36"/>
         <source>Go to a chat…</source>
         <translation>Zu Chat wechseln…</translation>
     </message>
     <message>
-        <location line="+25"/>
-        <source>No chat has that in its title</source>
-        <translation>Kein Chattitel enthält diesen Text</translation>
+        <location line="+51"/>
+        <source>No chat has that in its title or its messages</source>
+        <translation>Kein Chat enthält das im Titel oder in seinen Nachrichten</translation>
     </message>
 </context>
 <context>
@@ -1294,13 +1321,13 @@
         <translation>Farbschema</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <location line="+16"/>
+        <location line="+5"/>
+        <location line="+17"/>
         <source>Follow the system</source>
         <translation>Systemstandard</translation>
     </message>
     <message>
-        <location line="-16"/>
+        <location line="-17"/>
         <source>Light</source>
         <translation>Hell</translation>
     </message>
@@ -1320,7 +1347,7 @@
         <translation>Die Sprache der Oberfläche von Hearth; die Modelle antworten in der Sprache, in der man ihnen schreibt</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>Replies</source>
         <translation>Antworten</translation>
     </message>
@@ -1330,12 +1357,12 @@
         <translation>Temperatur</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>Repeat penalty</source>
         <translation>Wiederholungsstrafe</translation>
     </message>
@@ -1345,7 +1372,7 @@
         <translation>Macht Token, die unter den letzten 64 vorkamen, unwahrscheinlicher (1 = aus). Kleine Modelle drehen sich ohne sie im Kreis.</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>Frequency penalty</source>
         <translation>Häufigkeitsstrafe</translation>
     </message>
@@ -1355,7 +1382,7 @@
         <translation>Wird für jedes kürzliche Vorkommen eines Tokens von seiner Bewertung abgezogen</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>Presence penalty</source>
         <translation>Präsenzstrafe</translation>
     </message>
@@ -1365,7 +1392,7 @@
         <translation>Wird einmalig von der Bewertung jedes kürzlich verwendeten Tokens abgezogen</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
@@ -1375,7 +1402,7 @@
         <translation>Max. Antwortlänge (Token)</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <source>Defaults for every chat; a persona (Personas, Edit) or a chat (Reply settings, above it) can set its own.</source>
         <translation>Standardwerte für jeden Chat; eine Persona (Personas, Bearbeiten) oder ein Chat (Antworteinstellungen, oben im Chat) kann eigene festlegen.</translation>
     </message>
@@ -1395,7 +1422,7 @@
         <translation>Kontext (Token)</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <location line="+1"/>
         <source>the model&apos;s own</source>
         <translation>Modellvorgabe</translation>
@@ -1416,7 +1443,7 @@
         <translation>Wenn ein Chat nicht mehr hineinpasst</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Leave the oldest messages out</source>
         <translation>Älteste Nachrichten weglassen</translation>
     </message>
@@ -1451,7 +1478,7 @@
         <translation>Pro Schritt behalten</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>Settings of this model (%1).</source>
         <translation>Einstellungen dieses Modells (%1).</translation>
     </message>
@@ -1471,13 +1498,13 @@
         <translation>CPU-Threads</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <location line="+17"/>
+        <location line="+6"/>
+        <location line="+18"/>
         <source>automatic</source>
         <translation>automatisch</translation>
     </message>
     <message>
-        <location line="-14"/>
+        <location line="-15"/>
         <source>automatic: all cores but one (kept for the window) when there are more than two</source>
         <translation>automatisch: alle Kerne bis auf einen (für das Fenster reserviert), wenn es mehr als zwei sind</translation>
     </message>
@@ -1487,18 +1514,18 @@
         <translation>KV-Cache (MiB)</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <source>KV cache on disk (MiB)</source>
         <translation>KV-Cache auf Datenträger (MiB)</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <location line="+47"/>
+        <location line="+7"/>
+        <location line="+48"/>
         <source>off</source>
         <translation>aus</translation>
     </message>
     <message>
-        <location line="-44"/>
+        <location line="-45"/>
         <source>conversations continue after a restart without reading their history again</source>
         <translation>Unterhaltungen gehen nach einem Neustart weiter, ohne ihren Verlauf neu zu lesen</translation>
     </message>
@@ -1533,7 +1560,7 @@
         <translation>KV-Cache im RAM als Auslagerung der GPU (MiB)</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>blocks pushed out of GPU memory come back from RAM; unused on the CPU</source>
         <translation>aus dem GPU-Speicher verdrängte Blöcke kommen aus dem RAM zurück; auf der CPU ungenutzt</translation>
     </message>
@@ -1543,12 +1570,12 @@
         <translation>Fixierte Prompts (Anteil am KV-Cache)</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>Backend</source>
         <translation>Backend</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+18"/>
         <source>Engine settings apply when the model is next opened.</source>
         <translation>Engine-Einstellungen gelten ab dem nächsten Öffnen des Modells.</translation>
     </message>
@@ -1577,12 +1604,14 @@
     </message>
     <message>
         <location line="+8"/>
-        <location line="+135"/>
+        <location line="+106"/>
+        <location line="+25"/>
+        <location line="+39"/>
         <source>New chat</source>
         <translation>Neuer Chat</translation>
     </message>
     <message>
-        <location line="-130"/>
+        <location line="-165"/>
         <source>New chat (Ctrl+N); choose a persona</source>
         <translation>Neuer Chat (Strg+N); Persona wählen</translation>
     </message>
@@ -1595,6 +1624,11 @@
         <location line="+23"/>
         <source>Search all chats (Ctrl+F)</source>
         <translation>Alle Chats durchsuchen (Strg+F)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Search all chats</source>
+        <translation>Alle Chats durchsuchen</translation>
     </message>
     <message>
         <location line="+13"/>
@@ -1610,7 +1644,7 @@
         </translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+61"/>
         <source>PINNED</source>
         <translation>ANGEHEFTET</translation>
     </message>
@@ -1620,7 +1654,12 @@
         <translation>ZULETZT</translation>
     </message>
     <message>
-        <location line="+76"/>
+        <location line="+25"/>
+        <source>, generating</source>
+        <translation>, generiert gerade</translation>
+    </message>
+    <message>
+        <location line="+58"/>
         <source>Generating</source>
         <translation>Wird generiert</translation>
     </message>

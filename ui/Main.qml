@@ -464,6 +464,31 @@ ApplicationWindow {
         subtleText: window.subtleText
     }
 
+    // A short notice at the bottom (an export written).
+    Pane {
+        id: notice
+        objectName: "noticeSnackbar"
+        property string text
+        visible: text !== "" && !snackbar.visible
+        anchors.horizontalCenter: parent.horizontalCenter
+        anchors.bottom: parent.bottom
+        anchors.bottomMargin: 20
+        Material.elevation: 6
+        Material.theme: window.dark ? Material.Light : Material.Dark
+        padding: 12
+        z: 10
+        Label { objectName: "noticeText"; text: notice.text; textFormat: Text.PlainText }
+        Timer { id: noticeTimer; interval: 5000; onTriggered: notice.text = "" }
+        function show(message) {
+            text = message
+            noticeTimer.restart()
+        }
+        Connections {
+            target: conversations
+            function onExported(path) { notice.show(qsTr("Saved to %1").arg(path)) }
+        }
+    }
+
     // Deleted conversations can be brought back for a few seconds.
     Pane {
         id: snackbar

@@ -3,10 +3,12 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import QtQuick.Dialogs
 
 // The conversations: pinned first, then newest; while the search field has text, the
 // messages matching it (full-text search) with the matches highlighted. Each row has a
-// menu: rename, pin, archive, delete (undo in the snackbar). A chat with a reply under
+// menu: rename, pin, archive, export (Markdown, JSON), delete (undo in the snackbar); New
+// chat's menu imports a chat. A chat with a reply under
 // way shows a pulsing dot; while the pointer is over the list its order holds (a reply
 // ending elsewhere does not move the row about to be clicked).
 Rectangle {
@@ -66,6 +68,11 @@ Rectangle {
                 Menu {
                     id: personaMenu
                     MenuItem { text: qsTr("Plain chat (no persona)"); onTriggered: sidebar.newChatRequested(-1) }
+                    MenuItem {
+                        objectName: "importChatItem"
+                        text: qsTr("Import a chat (JSON)…")
+                        onTriggered: importDialog.open()
+                    }
                     MenuSeparator {}
                     // An Instantiator, not a Repeater: a Menu stacks the items it is given,
                     // and a Repeater's delegates are not its children.
@@ -77,7 +84,7 @@ Rectangle {
                             text: name
                             onTriggered: sidebar.newChatRequested(personaId)
                         }
-                        onObjectAdded: (index, item) => personaMenu.insertItem(index + 2, item)
+                        onObjectAdded: (index, item) => personaMenu.insertItem(index + 3, item)
                         onObjectRemoved: (index, item) => personaMenu.removeItem(item)
                     }
                 }
@@ -282,6 +289,7 @@ Rectangle {
                     }
                     ToolButton {
                         visible: (row.hovered || row.highlighted) && !row.isSearchHit
+                        objectName: "conversationActions"
                         text: "⋯"
                         implicitWidth: 32
                         implicitHeight: 32
@@ -299,6 +307,16 @@ Rectangle {
                     MenuItem {
                         text: row.archived ? qsTr("Unarchive") : qsTr("Archive")
                         onTriggered: sidebar.conversations.setArchived(row.conversationId, !row.archived)
+                    }
+                    MenuItem {
+                        objectName: "exportMarkdownItem"
+                        text: qsTr("Export as Markdown…")
+                        onTriggered: exportDialog.ask(row.conversationId, row.title, "markdown")
+                    }
+                    MenuItem {
+                        objectName: "exportJsonItem"
+                        text: qsTr("Export as JSON…")
+                        onTriggered: exportDialog.ask(row.conversationId, row.title, "json")
                     }
                     MenuSeparator {}
                     MenuItem {
@@ -326,6 +344,39 @@ Rectangle {
             onToggled: sidebar.conversations.showArchived = checked
             font.pixelSize: 12
         }
+    }
+
+    // Export and import (the history's JSON format, or Markdown to read and share).
+    FileDialog {
+        id: exportDialog
+        objectName: "exportDialog"
+        property var conversationId: -1
+        property string format: "markdown"
+        function ask(id, title, kind) {
+            conversationId = id
+            format = kind
+            const name = (title !== "" ? title : qsTr("New chat")).replace(/[\\/:*?"<>|]+/g, " ").trim()
+            currentFolder = documentsFolder
+            selectedFile = documentsFolder + "/" + name + (kind === "json" ? ".json" : ".md")
+            open()
+        }
+        title: format === "json" ? qsTr("Export the chat as JSON") : qsTr("Export the chat as Markdown")
+        fileMode: FileDialog.SaveFile
+        defaultSuffix: format === "json" ? "json" : "md"
+        nameFilters: format === "json" ? [qsTr("Hearth chats (*.json)")] : [qsTr("Markdown (*.md)")]
+        onAccepted: sidebar.conversations.exportConversation(conversationId, format, selectedFile.toString())
+    }
+    FileDialog {
+        id: importDialog
+        objectName: "importDialog"
+        title: qsTr("Import a chat")
+        fileMode: FileDialog.OpenFile
+        nameFilters: [qsTr("Hearth chats (*.json)"), qsTr("All files (*)")]
+        onAccepted: sidebar.conversations.importConversation(selectedFile.toString())
+    }
+    Connections {
+        target: sidebar.conversations
+        function onImported(id) { sidebar.openRequested(id, -1) }
     }
 
     Dialog {

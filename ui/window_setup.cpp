@@ -1,11 +1,13 @@
 #include "window_setup.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QFileInfo>
 #include <QQmlAbstractUrlInterceptor>
 #include <QQmlApplicationEngine>
 #include <QQmlContext>
 #include <QQuickWindow>
+#include <QStandardPaths>
 #include <QUrl>
 
 #include "common/paths.h"
@@ -59,6 +61,11 @@ QObject* load_main_window(QQmlApplicationEngine& engine, const WindowOptions& o)
     ctx->setContextProperty(QStringLiteral("defaultModelPath"),
                             QString::fromStdString(paths::default_model_path()));
     ctx->setContextProperty(QStringLiteral("appVersion"), QCoreApplication::applicationVersion());
+    // Where exports are offered first: the documents folder, or home where there is none.
+    const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    ctx->setContextProperty(
+        QStringLiteral("documentsFolder"),
+        QUrl::fromLocalFile(QFileInfo(documents).isDir() ? documents : QDir::homePath()));
     ctx->setContextProperty(QStringLiteral("qtVersion"), QString::fromLatin1(qVersion()));
     // (graphicsApi() still says OpenGL in Qt 6.4 when the software backend is chosen.)
     if (QQuickWindow::sceneGraphBackend() == QLatin1String("software")) {

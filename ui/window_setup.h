@@ -1,6 +1,7 @@
 // Setting up the main window (qrc:/Hearth/Main.qml): what app/main.cpp and the UI tests
 // share. The window reads these as context properties: which model to open, where the
-// chat history lives, the log folder, a forced theme and the engine's settings.
+// chat history lives, the log folder, a forced theme and the engine's settings (and
+// documentsFolder, where exports are offered first).
 #pragma once
 
 #include <QString>

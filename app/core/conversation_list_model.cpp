@@ -1,5 +1,7 @@
 #include "core/conversation_list_model.h"
 
+#include <QUrl>
+
 #include <algorithm>
 #include <map>
 
@@ -12,6 +14,12 @@ namespace st = hearth::store;
 namespace {
 
 const QString kNewChatTitle = QStringLiteral("New chat");
+
+// A file dialog's URL, or a path as it is.
+QString local_path(const QString& file) {
+    const QUrl url(file);
+    return url.isLocalFile() ? url.toLocalFile() : file;
+}
 
 }  // namespace
 
@@ -403,4 +411,39 @@ void ConversationListModel::commitDelete() {
         }
         emit self->deleted(id);
     });
+}
+
+void ConversationListModel::exportConversation(qint64 conversationId, const QString& format,
+                                               const QString& file) {
+    if (!store_) return;
+    const QString path = local_path(file);
+    const st::ExportFormat f = format.compare(QLatin1String("json"), Qt::CaseInsensitive) == 0
+                                   ? st::ExportFormat::Json
+                                   : st::ExportFormat::Markdown;
+    QPointer<ConversationListModel> self(this);
+    store_->run<void>(
+        [conversationId, f, path](st::Store& s) {
+            return s.export_to_file(conversationId, f, path, /*overwrite=*/true);
+        },
+        [self, path](Result<void> r) {
+            if (!self) return;
+            if (!r) return self->set_error(error_text(r.error()));
+            self->set_error(QString());
+            emit self->exported(path);
+        });
+}
+
+void ConversationListModel::importConversation(const QString& file) {
+    if (!store_) return;
+    const QString path = local_path(file);
+    QPointer<ConversationListModel> self(this);
+    QPointer<st::AsyncStore> store = store_;
+    store_->run<st::Id>([path](st::Store& s) { return s.import_file(path); },
+                        [self, store](Result<st::Id> r) {
+                            if (!self) return;
+                            if (!r) return self->set_error(error_text(r.error()));
+                            self->set_error(QString());
+                            if (store) emit store->conversationsChanged();
+                            emit self->imported(*r);
+                        });
 }

@@ -89,6 +89,13 @@ class ConversationListModel : public RowListModel {
     Q_INVOKABLE int rowOf(qint64 conversationId) const;  // first row of it
     Q_INVOKABLE QVariantMap get(int row) const;
     Q_INVOKABLE void reload();
+    // Writes the conversation to a file, replacing it: format "markdown" or "json"; file
+    // a file: URL or a path. exported(path) follows, or errorString says why not.
+    Q_INVOKABLE void exportConversation(qint64 conversationId, const QString& format,
+                                        const QString& file);
+    // Adds the conversation in a Hearth JSON export (a file: URL or a path) as a new one:
+    // imported(id) follows, or errorString says why not.
+    Q_INVOKABLE void importConversation(const QString& file);
 
   signals:
     void storeChanged();
@@ -102,6 +109,8 @@ class ConversationListModel : public RowListModel {
     void aboutToDelete(qint64 conversationId);  // the store deletes it next (no undo now)
     void deleted(qint64 conversationId);        // the delete was carried out
     void loaded();                              // after each reload or search
+    void exported(const QString& path);
+    void imported(qint64 conversationId);
 
   private:
     struct Row {

@@ -4,9 +4,12 @@
 // return (its row marked while it streams), found by search and scrolled to, the status bar's speed
 // the reply's own, and a chat's own reply settings set through its dialog, and an edit that opens
 // in view and keeps the earlier version one click away.
+#include <QFile>
+#include <QQmlContext>
 #include <QQmlProperty>
 #include <QSignalSpy>
 #include <QTest>
+#include <QUrl>
 
 #include "core/conversation_list_model.h"
 #include "core/engine_bridge.h"
@@ -324,6 +327,36 @@ class TestUiReplies : public QObject {
         QCOMPARE(
             ui_.chat->get(revealed.at(0).at(0).toInt()).value(QStringLiteral("text")).toString(),
             QStringLiteral("A long one, please"));
+    }
+
+    // A chat's menu exports it: the save dialog offers "<title>.md" in the documents
+    // folder, and once saved a notice says where.
+    void exportFromTheChatMenu() {
+        const int row = ui_.conversations->rowOf(ui_.chat->conversationId());
+        QVERIFY(row >= 0);
+        const QString title = ui_.conversations->get(row).value(QStringLiteral("title")).toString();
+        // (Opened as the row menu's "Export as Markdown…" opens it.)
+        QObject* dialog = ui_.window->findChild<QObject*>(QStringLiteral("exportDialog"));
+        QVERIFY(dialog);
+        // (The documents folder is a temporary one here.)
+        ui_.engine->rootContext()->setContextProperty(QStringLiteral("documentsFolder"),
+                                                      QUrl::fromLocalFile(ui_.dir.path()));
+        QVERIFY(QMetaObject::invokeMethod(
+            dialog, "ask", Q_ARG(QVariant, ui_.chat->conversationId()), Q_ARG(QVariant, title),
+            Q_ARG(QVariant, QStringLiteral("markdown"))));
+        QTRY_VERIFY(prop(dialog, "visible").toBool());
+        const QString path = ui_.dir.filePath(title + QStringLiteral(".md"));
+        QCOMPARE(prop(dialog, "selectedFile").toUrl().toLocalFile(), path);
+        QMetaObject::invokeMethod(dialog, "accept");
+        QQuickItem* notice = nullptr;
+        QTRY_VERIFY2((notice = ui_.visible_item(QStringLiteral("noticeText"))),
+                     qPrintable(ui_.conversations->errorString() + QStringLiteral(" | ") +
+                                prop(dialog, "selectedFile").toString() + QStringLiteral(" | ") +
+                                QString::number(QFile::exists(path))));
+        QCOMPARE(prop(notice, "text").toString(), QStringLiteral("Saved to %1").arg(path));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(file.readAll()).contains(title));
     }
 };
 

@@ -455,7 +455,8 @@ class TestUiWindow : public QObject {
         QVERIFY(flick);
         QQuickItem* content = prop(flick, "contentItem").value<QQuickItem*>();
         flick->setProperty("contentY", toggle->mapToItem(content, QPointF(0, 0)).y() - 300);
-        QTest::qWait(50);
+        // (A popup still closing, a tooltip of the test before, would take the click.)
+        QVERIFY(ui_.popups_closed());
         QVERIFY(ui_.click(toggle));
         QTRY_VERIFY2(server->running(),
                      qPrintable(QStringLiteral("enabled %1, error '%2', toggle at %3")

@@ -443,30 +443,30 @@
     </message>
     <message>
         <location line="+290"/>
-        <location line="+227"/>
+        <location line="+252"/>
         <source>Chats</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location line="-226"/>
-        <location line="+226"/>
+        <location line="-251"/>
+        <location line="+251"/>
         <source>Personas</source>
         <translation>Personas</translation>
     </message>
     <message>
-        <location line="-225"/>
-        <location line="+225"/>
+        <location line="-250"/>
+        <location line="+250"/>
         <source>Memory</source>
         <translation>Gedächtnis</translation>
     </message>
     <message>
-        <location line="-224"/>
-        <location line="+225"/>
+        <location line="-249"/>
+        <location line="+250"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
     <message>
-        <location line="-224"/>
+        <location line="-249"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
@@ -477,12 +477,12 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+190"/>
+        <location line="+215"/>
         <source>Keyboard shortcuts</source>
         <translation>Tastenkürzel</translation>
     </message>
     <message>
-        <location line="-189"/>
+        <location line="-214"/>
         <source>Open log folder</source>
         <translation>Protokollordner öffnen</translation>
     </message>
@@ -507,7 +507,12 @@
         <translation>Der Chatverlauf war beschädigt und wurde als %1 beiseitegelegt; ein neuer wurde angelegt.</translation>
     </message>
     <message>
-        <location line="+108"/>
+        <location line="+114"/>
+        <source>Saved to %1</source>
+        <translation>Gespeichert unter %1</translation>
+    </message>
+    <message>
+        <location line="+19"/>
         <source>Deleted “%1”</source>
         <translation>„%1“ gelöscht</translation>
     </message>
@@ -1598,20 +1603,21 @@
 <context>
     <name>Sidebar</name>
     <message>
-        <location filename="../Sidebar.qml" line="+51"/>
+        <location filename="../Sidebar.qml" line="+53"/>
         <source>Chats</source>
         <translation>Chats</translation>
     </message>
     <message>
         <location line="+8"/>
-        <location line="+106"/>
+        <location line="+111"/>
         <location line="+25"/>
         <location line="+39"/>
+        <location line="+122"/>
         <source>New chat</source>
         <translation>Neuer Chat</translation>
     </message>
     <message>
-        <location line="-165"/>
+        <location line="-292"/>
         <source>New chat (Ctrl+N); choose a persona</source>
         <translation>Neuer Chat (Strg+N); Persona wählen</translation>
     </message>
@@ -1621,7 +1627,12 @@
         <translation>Einfacher Chat (ohne Persona)</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+3"/>
+        <source>Import a chat (JSON)…</source>
+        <translation>Chat importieren (JSON)…</translation>
+    </message>
+    <message>
+        <location line="+25"/>
         <source>Search all chats (Ctrl+F)</source>
         <translation>Alle Chats durchsuchen (Strg+F)</translation>
     </message>
@@ -1674,7 +1685,7 @@
         <translation>Archiviert</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>Conversation actions</source>
         <translation>Aktionen für Unterhaltung</translation>
     </message>
@@ -1705,6 +1716,16 @@
     </message>
     <message>
         <location line="+5"/>
+        <source>Export as Markdown…</source>
+        <translation>Als Markdown exportieren…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Export as JSON…</source>
+        <translation>Als JSON exportieren…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Delete</source>
         <translation>Löschen</translation>
     </message>
@@ -1721,7 +1742,38 @@ Einen mit „Neuer Chat“ beginnen oder über eine Persona.</translation>
         <translation>Archivierte anzeigen</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+21"/>
+        <source>Export the chat as JSON</source>
+        <translation>Chat als JSON exportieren</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Export the chat as Markdown</source>
+        <translation>Chat als Markdown exportieren</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location line="+8"/>
+        <source>Hearth chats (*.json)</source>
+        <translation>Hearth-Chats (*.json)</translation>
+    </message>
+    <message>
+        <location line="-8"/>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Import a chat</source>
+        <translation>Chat importieren</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>All files (*)</source>
+        <translation>Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location line="+28"/>
         <source>Rename chat</source>
         <translation>Chat umbenennen</translation>
     </message>

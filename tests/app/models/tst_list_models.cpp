@@ -2,9 +2,12 @@
 // are seeded and kept warm, created, edited, duplicated and removed; conversations are
 // renamed, pinned, archived and deleted with undo; an empty new chat is reused; search
 // hits carry their conversation's persona; a store opened after the models are set up
-// gives no error; the order holds under the pointer and the busy chats are named.
+// gives no error; the order holds under the pointer and the busy chats are named; a chat
+// is exported (Markdown, JSON) and imported back as a new one.
+#include <QFile>
 #include <QSignalSpy>
 #include <QTest>
+#include <QUrl>
 
 #include "app_fixture.h"
 
@@ -200,6 +203,58 @@ class TestListModels : public QObject {
 
         app.conversations.setHoldOrder(false);
         QTRY_COMPARE(role(app.conversations, 0, "conversationId").toLongLong(), a);
+    }
+
+    // Export and import from the app's list: Markdown and JSON files, the JSON imported
+    // back as a new chat with the same messages; a file that is not an export is refused
+    // with a reason, and the list is unchanged.
+    void exportAndImport() {
+        App app;
+        START(fixture_, app, QStringLiteral("exchange.sqlite3"));
+        app.conversations.createConversation(-1, QStringLiteral("Trip to Lisbon"));
+        QSignalSpy created(&app.conversations, &ConversationListModel::conversationCreated);
+        QVERIFY(created.wait(10000));
+        const qint64 c = created.at(0).at(0).toLongLong();
+        app.chat.setMaxReplyTokens(4);
+        app.chat.setConversationId(c);
+        QTRY_VERIFY(app.chat.canSend());
+        QVERIFY(send_and_wait(app, QStringLiteral("Which tram goes up to the castle?")) > 0);
+
+        QSignalSpy exported(&app.conversations, &ConversationListModel::exported);
+        const QString md = fixture_.path(QStringLiteral("trip.md"));
+        app.conversations.exportConversation(c, QStringLiteral("markdown"),
+                                             QUrl::fromLocalFile(md).toString());
+        QVERIFY(exported.wait(10000));
+        QCOMPARE(exported.at(0).at(0).toString(), md);
+        QFile md_file(md);
+        QVERIFY(md_file.open(QIODevice::ReadOnly));
+        const QString md_text = QString::fromUtf8(md_file.readAll());
+        QVERIFY(md_text.contains(QStringLiteral("Trip to Lisbon")));
+        QVERIFY(md_text.contains(QStringLiteral("Which tram goes up to the castle?")));
+
+        const QString json = fixture_.path(QStringLiteral("trip.json"));
+        app.conversations.exportConversation(c, QStringLiteral("json"), json);
+        QVERIFY(exported.wait(10000));
+        QTRY_COMPARE(app.conversations.count(), 1);
+        QSignalSpy imported(&app.conversations, &ConversationListModel::imported);
+        app.conversations.importConversation(QUrl::fromLocalFile(json).toString());
+        QVERIFY(imported.wait(10000));
+        const qint64 copy = imported.at(0).at(0).toLongLong();
+        QVERIFY(copy > 0 && copy != c);
+        QTRY_COMPARE(app.conversations.count(), 2);
+        QCOMPARE(role(app.conversations, app.conversations.rowOf(copy), "title").toString(),
+                 QStringLiteral("Trip to Lisbon"));
+        app.chat.setConversationId(copy);
+        QTRY_COMPARE(app.chat.count(), 2);
+        QCOMPARE(role(app.chat, 0, "text").toString(),
+                 QStringLiteral("Which tram goes up to the castle?"));
+
+        // Not an export: refused, with a reason; nothing added.
+        app.conversations.importConversation(md);
+        QTRY_VERIFY(!app.conversations.errorString().isEmpty());
+        QVERIFY(settle(app));
+        QCOMPARE(app.conversations.count(), 2);
+        QCOMPARE(imported.count(), 1);
     }
 
     // Views set up before the history is open (QML creates them with it, and the store

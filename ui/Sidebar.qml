@@ -67,6 +67,11 @@ Rectangle {
                 onClicked: personaMenu.popup(newChatButton, 0, newChatButton.height)
                 Menu {
                     id: personaMenu
+                    width: {
+                        let w = 0
+                        for (let i = 0; i < count; ++i) if (itemAt(i)) w = Math.max(w, itemAt(i).implicitWidth)
+                        return Math.max(200, w + leftPadding + rightPadding)
+                    }
                     MenuItem { text: qsTr("Plain chat (no persona)"); onTriggered: sidebar.newChatRequested(-1) }
                     MenuItem {
                         objectName: "importChatItem"
@@ -299,6 +304,12 @@ Rectangle {
                 }
                 Menu {
                     id: rowMenu
+                    // As wide as its longest entry (a translation's too), not cut at 200.
+                    width: {
+                        let w = 0
+                        for (let i = 0; i < count; ++i) if (itemAt(i)) w = Math.max(w, itemAt(i).implicitWidth)
+                        return Math.max(200, w + leftPadding + rightPadding)
+                    }
                     MenuItem { text: qsTr("Rename…"); onTriggered: renameDialog.ask(row.conversationId, row.title) }
                     MenuItem {
                         text: row.pinned ? qsTr("Unpin") : qsTr("Pin to top")
@@ -362,6 +373,7 @@ Rectangle {
         }
         title: format === "json" ? qsTr("Export the chat as JSON") : qsTr("Export the chat as Markdown")
         fileMode: FileDialog.SaveFile
+        acceptLabel: qsTr("Save")
         defaultSuffix: format === "json" ? "json" : "md"
         nameFilters: format === "json" ? [qsTr("Hearth chats (*.json)")] : [qsTr("Markdown (*.md)")]
         onAccepted: sidebar.conversations.exportConversation(conversationId, format, selectedFile.toString())

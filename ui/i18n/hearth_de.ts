@@ -1609,20 +1609,20 @@
     </message>
     <message>
         <location line="+8"/>
-        <location line="+111"/>
+        <location line="+116"/>
         <location line="+25"/>
         <location line="+39"/>
-        <location line="+122"/>
+        <location line="+128"/>
         <source>New chat</source>
         <translation>Neuer Chat</translation>
     </message>
     <message>
-        <location line="-292"/>
+        <location line="-303"/>
         <source>New chat (Ctrl+N); choose a persona</source>
         <translation>Neuer Chat (Strg+N); Persona wählen</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+9"/>
         <source>Plain chat (no persona)</source>
         <translation>Einfacher Chat (ohne Persona)</translation>
     </message>
@@ -1690,7 +1690,7 @@
         <translation>Aktionen für Unterhaltung</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+12"/>
         <source>Rename…</source>
         <translation>Umbenennen…</translation>
     </message>
@@ -1752,7 +1752,12 @@ Einen mit „Neuer Chat“ beginnen oder über eine Persona.</translation>
         <translation>Chat als Markdown exportieren</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
+        <source>Save</source>
+        <translation>Speichern</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <location line="+8"/>
         <source>Hearth chats (*.json)</source>
         <translation>Hearth-Chats (*.json)</translation>

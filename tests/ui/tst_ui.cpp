@@ -11,7 +11,6 @@
 #include <QClipboard>
 #include <QColor>
 #include <QDir>
-#include <QFileInfo>
 #include <QFont>
 #include <QGuiApplication>
 #include <QSignalSpy>
@@ -534,23 +533,6 @@ class TestUi : public QObject {
             QVERIFY(ui_.screenshot(QStringLiteral("settings-") + theme));
         }
         ui_.set_theme(QStringLiteral("light"));
-    }
-
-    // The Model page's "Open a GGUF file…" opens the file dialog in the model's folder.
-    // (Without Qt.labs.folderlistmodel, which Qt's own dialog needs where the platform has
-    // none, as under Xvfb, Qt 6.4 crashed here: the click ended the app.)
-    void openFileDialogFromTheModelPage() {
-        ui_.show_page(QStringLiteral("model"));
-        QObject* dialog = ui_.window->findChild<QObject*>(QStringLiteral("modelDialog"));
-        QVERIFY(dialog);
-        QVERIFY(!prop(dialog, "visible").toBool());
-        QVERIFY(ui_.click(QStringLiteral("openModelFileButton")));
-        QTRY_VERIFY(prop(dialog, "visible").toBool());
-        const QString folder = QFileInfo(ui_.bridge->modelPath()).absolutePath();
-        QCOMPARE(prop(dialog, "currentFolder").toUrl().toLocalFile(), folder);
-        QMetaObject::invokeMethod(dialog, "reject");
-        QTRY_VERIFY(!prop(dialog, "visible").toBool());
-        QVERIFY(ui_.bridge->loaded());  // nothing chosen, the model stays
     }
 
     // Last: without a model the window explains how to get one.

@@ -143,7 +143,6 @@ class TestUiLayout : public QObject {
         settings->setProperty("language", QString());
         QTRY_COMPARE(prop(caption, "text").toString(), QStringLiteral("Settings"));
     }
-
 };
 
 int main(int argc, char** argv) {

@@ -3,8 +3,10 @@
 // backgrounds, persona badges drawn as empty boxes, a cut-off settings page, a quick
 // switcher that finds nothing while the sidebar searches, a tooltip over its own menu,
 // numbers that disagree between the status bar and the Memory page, raw milliseconds,
-// warnings in the log, and no Ctrl+Q. (Narrow windows and German: tst_ui_layout.)
+// warnings in the log, no Ctrl+Q, and a file dialog opened where the model is. (Narrow windows and
+// German: tst_ui_layout.)
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QQmlComponent>
 #include <QQmlContext>
@@ -493,6 +495,23 @@ class TestUiWindow : public QObject {
         QVERIFY2(!all.contains(QLatin1String("Cannot stack")), qPrintable(all));
         // (The sidebar's section headers while searching, among others.)
         QVERIFY2(!all.contains(QLatin1String("Binding loop")), qPrintable(all));
+    }
+
+    // The Model page's "Open a GGUF file…" opens the file dialog in the model's folder.
+    // (Without Qt.labs.folderlistmodel, which Qt's own dialog needs where the platform has
+    // none, as under Xvfb, Qt 6.4 crashed here: the click ended the app.)
+    void openFileDialogFromTheModelPage() {
+        ui_.show_page(QStringLiteral("model"));
+        QObject* dialog = ui_.window->findChild<QObject*>(QStringLiteral("modelDialog"));
+        QVERIFY(dialog);
+        QVERIFY(!prop(dialog, "visible").toBool());
+        QVERIFY(ui_.click(QStringLiteral("openModelFileButton")));
+        QTRY_VERIFY(prop(dialog, "visible").toBool());
+        const QString folder = QFileInfo(ui_.bridge->modelPath()).absolutePath();
+        QCOMPARE(prop(dialog, "currentFolder").toUrl().toLocalFile(), folder);
+        QMetaObject::invokeMethod(dialog, "reject");
+        QTRY_VERIFY(!prop(dialog, "visible").toBool());
+        QVERIFY(ui_.bridge->loaded());  // nothing chosen, the model stays
     }
 
     // Last: Ctrl+Q quits (the engine's quit signal, which the app connects to its exit).

@@ -10,7 +10,7 @@ ColumnLayout {
     id: form
     spacing: 4
 
-    // name, label, kind ("slider" | "spin" | "seed" | "switch"), from, to, step, decimals
+    // name, label, kind ("slider" | "spin" | "seed" | "switch" | "lines"), from, to, step, decimals
     readonly property var rows: [
         {name: "temperature", label: qsTr("Temperature"), kind: "slider", from: 0, to: 2, step: 0.05, decimals: 2},
         {name: "topP", label: qsTr("Top-p"), kind: "slider", from: 0.01, to: 1, step: 0.01, decimals: 2},
@@ -21,7 +21,8 @@ ColumnLayout {
         {name: "presencePenalty", label: qsTr("Presence penalty"), kind: "slider", from: 0, to: 2, step: 0.05, decimals: 2},
         {name: "maxTokens", label: qsTr("Longest reply (tokens)"), kind: "spin", from: 1, to: 32768, step: 64, decimals: 0},
         {name: "seed", label: qsTr("Fixed seed"), kind: "seed", from: 0, to: 0, step: 0, decimals: 0},
-        {name: "thinking", label: qsTr("Think before answering"), kind: "switch", from: 0, to: 0, step: 0, decimals: 0}
+        {name: "thinking", label: qsTr("Think before answering"), kind: "switch", from: 0, to: 0, step: 0, decimals: 0},
+        {name: "stop", label: qsTr("Stop at these texts"), kind: "lines", from: 0, to: 0, step: 0, decimals: 0}
     ]
     // The loaded model can turn its reasoning off (Qwen3): the "thinking" row is shown.
     property bool thinkingSwitch: false
@@ -57,7 +58,8 @@ ColumnLayout {
 
             function shown(v) {
                 if (spec.kind === "switch") return v === false ? qsTr("off") : qsTr("on")
-                return v === undefined ? "" : spec.kind === "slider" ? Number(v).toFixed(spec.decimals) : String(v)
+                if (spec.kind === "lines") return v === undefined ? "" : v === "" ? qsTr("none") : v.split("\n").join("  ·  ")
+                return v === undefined ? "" : spec.kind === "slider" ? Format.decimal(v, spec.decimals) : String(v)
             }
             function reset() {
                 set = form.own[spec.name] !== undefined
@@ -65,11 +67,13 @@ ColumnLayout {
                 if (spec.kind === "slider") slider.value = v !== undefined ? v : spec.from
                 else if (spec.kind === "spin") spin.value = v !== undefined ? v : 512
                 else if (spec.kind === "switch") toggle.checked = v !== false
+                else if (spec.kind === "lines") linesField.text = set ? v : ""
                 else seedField.text = set ? String(v) : ""
             }
             function current() {
                 return spec.kind === "slider" ? slider.value : spec.kind === "spin" ? spin.value
-                     : spec.kind === "switch" ? toggle.checked : seedField.text.trim()
+                     : spec.kind === "switch" ? toggle.checked
+                     : spec.kind === "lines" ? linesField.text : seedField.text.trim()
             }
 
             CheckBox {
@@ -95,7 +99,7 @@ ColumnLayout {
             }
             Label {
                 visible: row.spec.kind === "slider"
-                text: row.set ? slider.value.toFixed(row.spec.decimals) : row.shown(form.inherited[row.spec.name])
+                text: row.set ? Format.decimal(slider.value, row.spec.decimals) : row.shown(form.inherited[row.spec.name])
                 opacity: row.set ? 0.9 : 0.5
                 Layout.preferredWidth: 40
             }
@@ -112,6 +116,19 @@ ColumnLayout {
                 placeholderText: row.set ? qsTr("a number") : qsTr("a new one for every reply")
                 validator: RegularExpressionValidator { regularExpression: /[0-9]{0,20}/ }
                 Layout.fillWidth: true
+            }
+            TextArea {
+                id: linesField
+                objectName: "lines_" + row.spec.name
+                visible: row.spec.kind === "lines"
+                enabled: row.set
+                wrapMode: TextEdit.NoWrap
+                font.family: "monospace"
+                placeholderText: row.set ? qsTr("One per line; %1 for a line break. Empty: none.").arg("\\n")
+                                         : row.shown(form.inherited[row.spec.name]) || qsTr("none")
+                Accessible.name: row.spec.label
+                Layout.fillWidth: true
+                Layout.maximumHeight: 120
             }
             Switch {
                 id: toggle

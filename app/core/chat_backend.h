@@ -31,6 +31,8 @@ struct TurnRequest {
     hearth::chat::TurnInput turn;
     hearth::SamplingParams sampling;
     bool stop_at_end_of_turn = true;
+    // Texts that end the reply where they appear (left out of it), UTF-8.
+    std::vector<std::string> stop_strings;
 };
 
 class ChatBackend : public QObject {

@@ -268,6 +268,8 @@ void MessageListModel::on_event(const sched::Event& e) {
     if (rs.decode_tokens_per_s() > 0) s.stats.tokens_per_second = rs.decode_tokens_per_s();
     s.stats.prompt_tokens_cached = rs.prompt_tokens_cached;
     s.stats.prompt_tokens_computed = rs.prompt_tokens_computed;
+    if (!backend_ || backend_->has_kv_cache())
+        s.stats.prompt_tokens_loaded = rs.prompt_tokens_loaded;
     if (rs.prompt_tokens_shifted > 0) s.stats.prompt_tokens_shifted = rs.prompt_tokens_shifted;
     s.stats.generated_tokens = s.base_tokens + s.new_tokens;
     if (s.begin_failed) {

@@ -180,6 +180,11 @@ Result<ChatBackend::Started> RemoteBackend::start(const TurnRequest& r) {
     // Replies that run to their length (tests, benchmarks): llama-server's and vLLM's
     // extension, which Hearth's server takes too.
     if (!r.stop_at_end_of_turn) body.insert(QLatin1String("ignore_eos"), true);
+    if (!r.stop_strings.empty()) {
+        QJsonArray stop;
+        for (const std::string& text : r.stop_strings) stop.append(QString::fromStdString(text));
+        body.insert(QLatin1String("stop"), stop);
+    }
     if (sp.frequency_penalty != 0.0f)
         body.insert(QLatin1String("frequency_penalty"), static_cast<double>(sp.frequency_penalty));
     if (sp.presence_penalty != 0.0f)

@@ -112,6 +112,12 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
     plan.request.conversation = snap.conversation.id;
     plan.request.sampling = sp;
     plan.request.stop_at_end_of_turn = defaults.stop_at_end_of_turn;
+    // Stop strings: the conversation's list, else the persona's (an empty list: none).
+    const auto& stop = conv.stop      ? conv.stop
+                       : snap.persona ? snap.persona->sampling.stop
+                                      : std::nullopt;
+    if (stop)
+        for (const QString& text : *stop) plan.request.stop_strings.push_back(text.toStdString());
     return plan;
 }
 
@@ -154,5 +160,11 @@ hearth::Result<ThreadSnapshot> read_thread_snapshot(hearth::store::Store& s,
     auto thread = s.active_thread(conversation);
     if (!thread) return thread.error();
     snap.thread = std::move(*thread);
+    if (c->forked_from) {
+        if (auto m = s.message(*c->forked_from)) {
+            if (auto origin = s.conversation(m->conversation_id))
+                snap.fork_origin = ThreadSnapshot::ForkOrigin{origin->id, m->id, origin->title};
+        }
+    }
     return snap;
 }

@@ -13,6 +13,9 @@
 // Thinking, for models whose template can turn it off (Qwen3): the conversation's
 // setting, else the persona's, else on.
 //
+// Stop strings: the conversation's list when it has one (an empty list turns them off),
+// else the persona's.
+//
 // Sampling: the app's defaults, then the persona's settings, then the conversation's
 // (each set value overrides). The seed is the conversation's or the persona's when one
 // is fixed, else `fresh_seed` (the caller passes a new random number per request), so a
@@ -36,11 +39,18 @@ namespace hearth::store {
 class Store;
 }
 
-// A conversation, its persona and its thread, read together from the store.
+// A conversation, its persona and its thread, read together from the store; for a fork,
+// where it came from (while that message still exists).
 struct ThreadSnapshot {
+    struct ForkOrigin {
+        hearth::store::Id conversation = 0;
+        hearth::store::Id message = 0;
+        QString title;
+    };
     hearth::store::Conversation conversation;
     std::optional<hearth::store::Persona> persona;
     std::vector<hearth::store::ThreadEntry> thread;
+    std::optional<ForkOrigin> fork_origin;
 };
 
 // Reads them (on the store's thread). A deleted persona leaves `persona` empty.

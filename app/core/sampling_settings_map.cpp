@@ -39,6 +39,52 @@ std::optional<int> integer(const QVariantMap& m, const char* key, int lo, int hi
 
 }  // namespace
 
+QString stop_strings_text(const std::vector<QString>& stop) {
+    QStringList lines;
+    for (const QString& text : stop) {
+        QString line;
+        for (const QChar c : text) {
+            if (c == QLatin1Char('\\'))
+                line += QLatin1String("\\\\");
+            else if (c == QLatin1Char('\n'))
+                line += QLatin1String("\\n");
+            else if (c == QLatin1Char('\t'))
+                line += QLatin1String("\\t");
+            else if (c != QLatin1Char('\r'))
+                line += c;
+        }
+        lines << line;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+std::vector<QString> stop_strings_from_text(const QString& text) {
+    std::vector<QString> out;
+    for (const QString& line : text.split(QLatin1Char('\n'))) {
+        QString s;
+        for (qsizetype i = 0; i < line.size(); ++i) {
+            const QChar c = line[i];
+            if (c == QLatin1Char('\r')) continue;
+            if (c == QLatin1Char('\\') && i + 1 < line.size()) {
+                const QChar next = line[i + 1];
+                if (next == QLatin1Char('n') || next == QLatin1Char('t') ||
+                    next == QLatin1Char('\\')) {
+                    s += next == QLatin1Char('n')   ? QLatin1Char('\n')
+                         : next == QLatin1Char('t') ? QLatin1Char('\t')
+                                                    : QLatin1Char('\\');
+                    ++i;
+                    continue;
+                }
+            }
+            s += c;
+        }
+        if (s.isEmpty()) continue;
+        out.push_back(s.left(hearth::store::kMaxStopChars));
+        if (out.size() == hearth::store::kMaxStopStrings) break;
+    }
+    return out;
+}
+
 QVariantMap to_variant_map(const st::SamplingSettings& s) {
     QVariantMap m;
     put(m, "temperature", s.temperature);
@@ -51,6 +97,7 @@ QVariantMap to_variant_map(const st::SamplingSettings& s) {
     put(m, "maxTokens", s.max_tokens);
     if (s.seed) m.insert(QStringLiteral("seed"), QString::number(static_cast<quint64>(*s.seed)));
     put(m, "thinking", s.thinking);
+    if (s.stop) m.insert(QStringLiteral("stop"), stop_strings_text(*s.stop));
     return m;
 }
 
@@ -72,5 +119,8 @@ st::SamplingSettings sampling_settings_from(const QVariantMap& m) {
         if (ok) s.seed = static_cast<std::int64_t>(seed);
     }
     if (present(m, "thinking")) s.thinking = m.value(QStringLiteral("thinking")).toBool();
+    // Set with an empty text: no stop strings here, whatever the persona has.
+    const QVariant stop = m.value(QStringLiteral("stop"));
+    if (stop.isValid() && !stop.isNull()) s.stop = stop_strings_from_text(stop.toString());
     return s;
 }

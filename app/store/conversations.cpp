@@ -28,6 +28,17 @@ Result<void> validate_sampling(const SamplingSettings& s) {
     if (s.top_k && *s.top_k < 0) return make_error("top-k must not be negative");
     if (s.max_tokens && *s.max_tokens <= 0)
         return make_error("the reply length limit must be positive");
+    if (s.stop) {
+        if (s.stop->size() > kMaxStopStrings)
+            return make_error("at most " + std::to_string(kMaxStopStrings) +
+                              " stop strings are allowed");
+        for (const QString& text : *s.stop) {
+            if (text.isEmpty()) return make_error("a stop string must not be empty");
+            if (text.size() > kMaxStopChars)
+                return make_error("a stop string must be at most " + std::to_string(kMaxStopChars) +
+                                  " characters");
+        }
+    }
     return {};
 }
 
@@ -41,7 +52,7 @@ Result<void> validate_title(const QString& title) {
 
 namespace {
 
-// Binds title, persona, model and sampling to parameters 1..13 (shared by INSERT and UPDATE).
+// Binds title, persona, model and sampling to parameters 1..14 (shared by INSERT and UPDATE).
 void bind_settings(Statement& stmt, const Conversation& c) {
     stmt.bind(1, c.title).bind(2, c.persona_id).bind(3, c.model_id);
     detail::bind_sampling(stmt, 4, c.sampling);
@@ -58,11 +69,13 @@ Result<Conversation> Store::create_conversation(const Conversation& draft) {
     if (auto rc = validate(draft); !rc) return rc.error();
     auto stmt = db_.prepare(
         "INSERT INTO conversations (title, persona_id, model_id, " + detail::sampling_columns() +
-        ", pinned, archived, created_at, updated_at) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)");
+        ", pinned, archived, created_at, updated_at, forked_from) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?17, "
+        "?18)");
     if (!stmt) return stmt.error();
     bind_settings(*stmt, draft);
-    stmt->bind(14, draft.pinned).bind(15, draft.archived).bind(16, now_ms());
+    stmt->bind(15, draft.pinned).bind(16, draft.archived).bind(17, now_ms());
+    stmt->bind(18, draft.forked_from);
     if (auto rc = stmt->run(); !rc)
         return context("creating the conversation (does its persona or model still exist?)",
                        rc.error());
@@ -111,10 +124,10 @@ Result<void> Store::update_conversation(const Conversation& c) {
     if (auto rc = validate(c); !rc) return rc;
     auto stmt = db_.prepare(
         "UPDATE conversations SET title = ?1, persona_id = ?2, model_id = ?3, " +
-        detail::sampling_assignments(4) + ", pinned = ?14, archived = ?15 WHERE id = ?16");
+        detail::sampling_assignments(4) + ", pinned = ?15, archived = ?16 WHERE id = ?17");
     if (!stmt) return stmt.error();
     bind_settings(*stmt, c);
-    stmt->bind(14, c.pinned).bind(15, c.archived).bind(16, c.id);
+    stmt->bind(15, c.pinned).bind(16, c.archived).bind(17, c.id);
     if (auto rc = stmt->run(); !rc)
         return context("saving the conversation (does its persona or model still exist?)",
                        rc.error());

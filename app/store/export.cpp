@@ -38,6 +38,11 @@ QJsonObject sampling_json(const SamplingSettings& s) {
     if (s.seed) o.insert(QLatin1String("seed"), QJsonValue(static_cast<qint64>(*s.seed)));
     put(o, "max_tokens", s.max_tokens);
     put(o, "thinking", s.thinking);
+    if (s.stop) {
+        QJsonArray stop;
+        for (const QString& text : *s.stop) stop.append(text);
+        o.insert(QLatin1String("stop"), stop);
+    }
     return o;
 }
 
@@ -53,6 +58,7 @@ QJsonObject stats_json(const GenerationStats& s) {
     put64("generated_tokens", s.generated_tokens);
     put64("messages_dropped", s.messages_dropped);
     put64("prompt_tokens_shifted", s.prompt_tokens_shifted);
+    put64("prompt_tokens_loaded", s.prompt_tokens_loaded);
     // A string: an unsigned 64-bit seed may be past what JSON numbers hold exactly.
     if (s.seed) o.insert(QLatin1String("seed"), QString::number(*s.seed));
     if (s.finish_reason)

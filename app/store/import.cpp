@@ -138,6 +138,17 @@ Result<SamplingSettings> read_sampling(const QJsonObject& o, const std::string& 
         s.thinking = thinking.toBool();
     else if (!thinking.isUndefined() && !thinking.isNull())
         return invalid(at(where, "thinking"), "must be true or false");
+    const QJsonValue stop = o.value(QLatin1String("stop"));
+    if (stop.isArray()) {
+        std::vector<QString> texts;
+        for (const QJsonValue& v : stop.toArray()) {
+            if (!v.isString()) return invalid(at(where, "stop"), "must be a list of texts");
+            texts.push_back(v.toString());
+        }
+        s.stop = std::move(texts);
+    } else if (!stop.isUndefined() && !stop.isNull()) {
+        return invalid(at(where, "stop"), "must be a list of texts");
+    }
     if (auto rc = detail::validate_sampling(s); !rc) return invalid(where, rc.message());
     return s;
 }
@@ -165,8 +176,11 @@ Result<GenerationStats> read_stats(const QJsonObject& o, const std::string& wher
     if (!dropped) return dropped.error();
     auto shifted = integer_field(o, "prompt_tokens_shifted", where, 0, kI64Max);
     if (!shifted) return shifted.error();
+    auto loaded = integer_field(o, "prompt_tokens_loaded", where, 0, kI64Max);
+    if (!loaded) return loaded.error();
     s.messages_dropped = *dropped;
     s.prompt_tokens_shifted = *shifted;
+    s.prompt_tokens_loaded = *loaded;
     // Exported as a decimal string (64 unsigned bits); a plain whole number is taken too.
     const QJsonValue seed = o.value(QLatin1String("seed"));
     if (seed.isString()) {
@@ -419,8 +433,8 @@ Result<Id> Store::import_json(const QByteArray& data) {
         "INSERT INTO messages (conversation_id, parent_id, role, content, token_ids, "
         "token_fingerprint, state, created_at, updated_at, ttft_ms, tokens_per_second, "
         "prompt_tokens_cached, prompt_tokens_computed, generated_tokens, seed, finish_reason, "
-        "reasoning_ms, error, messages_dropped, prompt_tokens_shifted) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "reasoning_ms, error, messages_dropped, prompt_tokens_shifted, prompt_tokens_loaded) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!stmt) return stmt.error();
     std::vector<Id> ids;
     ids.reserve(messages.size());
@@ -450,6 +464,7 @@ Result<Id> Store::import_json(const QByteArray& data) {
         else
             stmt->bind_null(18);
         stmt->bind(19, m.stats.messages_dropped).bind(20, m.stats.prompt_tokens_shifted);
+        stmt->bind(21, m.stats.prompt_tokens_loaded);
         if (auto rc = stmt->run(); !rc) return context("importing the conversation", rc.error());
         ids.push_back(db_.last_insert_id());
     }

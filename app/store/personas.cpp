@@ -92,7 +92,8 @@ Result<Persona> Store::create_persona(const Persona& draft) {
         "INSERT INTO personas (name, system_prompt, keep_warm, color, avatar, created_at, "
         "updated_at, " +
         detail::sampling_columns() +
-        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+        "?17)");
     if (!stmt) return stmt.error();
     stmt->bind(1, draft.name.trimmed()).bind(2, draft.system_prompt).bind(3, draft.keep_warm);
     stmt->bind(4, draft.color.toLower()).bind(5, draft.avatar).bind(6, now_ms());
@@ -106,12 +107,12 @@ Result<void> Store::update_persona(const Persona& p) {
     auto stmt = db_.prepare(
         "UPDATE personas SET name = ?1, system_prompt = ?2, keep_warm = ?3, color = ?4, "
         "avatar = ?5, updated_at = ?6, " +
-        detail::sampling_assignments(7) + " WHERE id = ?17");
+        detail::sampling_assignments(7) + " WHERE id = ?18");
     if (!stmt) return stmt.error();
     stmt->bind(1, p.name.trimmed()).bind(2, p.system_prompt).bind(3, p.keep_warm);
     stmt->bind(4, p.color.toLower()).bind(5, p.avatar).bind(6, now_ms());
     detail::bind_sampling(*stmt, 7, p.sampling);
-    stmt->bind(17, p.id);
+    stmt->bind(18, p.id);
     return change_one(db_, *stmt, "saving the persona",
                       "there is no persona " + std::to_string(p.id));
 }

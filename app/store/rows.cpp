@@ -1,5 +1,8 @@
 #include "store/rows.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+
 namespace hearth::store {
 
 QString role_name(Role role) {
@@ -69,9 +72,17 @@ namespace detail {
 
 namespace {
 
-constexpr const char* kSamplingNames[kSamplingColumnCount] = {
-    "temperature",      "top_p", "min_p",      "top_k",   "repeat_penalty", "frequency_penalty",
-    "presence_penalty", "seed",  "max_tokens", "thinking"};
+constexpr const char* kSamplingNames[kSamplingColumnCount] = {"temperature",
+                                                              "top_p",
+                                                              "min_p",
+                                                              "top_k",
+                                                              "repeat_penalty",
+                                                              "frequency_penalty",
+                                                              "presence_penalty",
+                                                              "seed",
+                                                              "max_tokens",
+                                                              "thinking",
+                                                              "stop"};
 
 std::optional<int> optional_int(const Statement& row, int column) {
     return row.is_null(column) ? std::nullopt : std::optional(row.column_int(column));
@@ -111,6 +122,16 @@ SamplingSettings read_sampling(const Statement& row, int c) {
     s.seed = row.column_optional_int64(c + 7);
     s.max_tokens = optional_int(row, c + 8);
     if (!row.is_null(c + 9)) s.thinking = row.column_bool(c + 9);
+    if (!row.is_null(c + 10)) {
+        // A JSON array of strings, as bind_sampling wrote it; anything else reads as unset.
+        const QJsonDocument doc = QJsonDocument::fromJson(row.column_text(c + 10).toUtf8());
+        if (doc.isArray()) {
+            std::vector<QString> stop;
+            for (const QJsonValue& v : doc.array())
+                if (v.isString()) stop.push_back(v.toString());
+            s.stop = std::move(stop);
+        }
+    }
     return s;
 }
 
@@ -119,6 +140,13 @@ void bind_sampling(Statement& stmt, int i, const SamplingSettings& s) {
     stmt.bind(i + 3, s.top_k).bind(i + 4, s.repeat_penalty).bind(i + 5, s.frequency_penalty);
     stmt.bind(i + 6, s.presence_penalty).bind(i + 7, s.seed).bind(i + 8, s.max_tokens);
     stmt.bind(i + 9, s.thinking);
+    if (s.stop) {
+        QJsonArray array;
+        for (const QString& text : *s.stop) array.append(text);
+        stmt.bind(i + 10, QString::fromUtf8(QJsonDocument(array).toJson(QJsonDocument::Compact)));
+    } else {
+        stmt.bind_null(i + 10);
+    }
 }
 
 Result<Message> read_message(const Statement& row, int c) {
@@ -155,13 +183,14 @@ Result<Message> read_message(const Statement& row, int c) {
     if (!row.is_null(c + 18)) m.stats.error = row.column_text(c + 18);
     m.stats.messages_dropped = row.column_optional_int64(c + 19);
     m.stats.prompt_tokens_shifted = row.column_optional_int64(c + 20);
+    m.stats.prompt_tokens_loaded = row.column_optional_int64(c + 21);
     return m;
 }
 
 const std::string& conversation_columns() {
     static const std::string columns =
         "c.id, c.title, c.persona_id, c.model_id, c.active_leaf_id, c.pinned, c.archived, "
-        "c.created_at, c.updated_at, " +
+        "c.created_at, c.updated_at, c.forked_from, " +
         sampling_columns("c.");
     return columns;
 }
@@ -177,7 +206,8 @@ Conversation read_conversation(const Statement& row) {
     c.archived = row.column_bool(6);
     c.created_at = from_ms(row.column_int64(7));
     c.updated_at = from_ms(row.column_int64(8));
-    c.sampling = read_sampling(row, 9);
+    c.forked_from = row.column_optional_int64(9);
+    c.sampling = read_sampling(row, 10);
     return c;
 }
 

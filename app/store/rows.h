@@ -33,8 +33,9 @@ inline constexpr const char* kMessageColumns =
     "m.id, m.conversation_id, m.parent_id, m.role, m.content, m.token_ids, m.token_fingerprint, "
     "m.state, m.created_at, m.updated_at, m.ttft_ms, m.tokens_per_second, "
     "m.prompt_tokens_cached, m.prompt_tokens_computed, m.generated_tokens, m.seed, "
-    "m.finish_reason, m.reasoning_ms, m.error, m.messages_dropped, m.prompt_tokens_shifted";
-inline constexpr int kMessageColumnCount = 21;
+    "m.finish_reason, m.reasoning_ms, m.error, m.messages_dropped, m.prompt_tokens_shifted, "
+    "m.prompt_tokens_loaded";
+inline constexpr int kMessageColumnCount = 22;
 
 Result<Message> read_message(const Statement& row, int first_column = 0);
 
@@ -48,7 +49,7 @@ inline std::optional<std::uint64_t> seed_from_column(std::optional<std::int64_t>
 
 // The sampling columns that conversations and personas both have, in the order that
 // read_sampling and bind_sampling use, each name prefixed by `alias` ("c." or "").
-inline constexpr int kSamplingColumnCount = 10;
+inline constexpr int kSamplingColumnCount = 11;
 std::string sampling_columns(std::string_view alias = {});
 // "temperature = ?N, top_p = ?N+1, ...", for an UPDATE whose sampling starts at ?N.
 std::string sampling_assignments(int first_index);

@@ -164,6 +164,18 @@ ALTER TABLE messages ADD COLUMN messages_dropped INTEGER;
 ALTER TABLE messages ADD COLUMN prompt_tokens_shifted INTEGER;
 )sql";
 
+// v9: stop strings in conversations' and personas' reply settings (a JSON array of
+// strings; NULL: the level below's), where a reply's cached prompt came from (the disk
+// tier's share of prompt_tokens_cached), and forks: the message a conversation was copied
+// up to.
+constexpr const char* kV9 = R"sql(
+ALTER TABLE conversations ADD COLUMN stop TEXT;
+ALTER TABLE personas ADD COLUMN stop TEXT;
+ALTER TABLE messages ADD COLUMN prompt_tokens_loaded INTEGER;
+ALTER TABLE conversations ADD COLUMN forked_from INTEGER REFERENCES messages(id) ON DELETE SET NULL;
+CREATE INDEX conversations_fork ON conversations (forked_from);
+)sql";
+
 // Runs one step: its SQL and the version bump commit together or not at all.
 Result<void> step(Database& db, int to, int target, const char* sql) {
     if (to > target) return {};
@@ -229,6 +241,9 @@ Result<void> migrate(Database& db, int target) {
             [[fallthrough]];
         case 7:
             if (auto rc = step(db, 8, target, kV8); !rc) return rc;
+            [[fallthrough]];
+        case 8:
+            if (auto rc = step(db, 9, target, kV9); !rc) return rc;
             [[fallthrough]];
         case kSchemaVersion:
             break;

@@ -26,6 +26,10 @@ std::optional<Role> role_from_name(const QString& name);
 QString state_name(MessageState state);  // "complete", "streaming", ...
 std::optional<MessageState> state_from_name(const QString& name);
 
+// The most stop strings a persona or conversation keeps, and the longest one.
+inline constexpr std::size_t kMaxStopStrings = 8;
+inline constexpr qsizetype kMaxStopChars = 200;
+
 // Per-conversation sampling overrides; an empty optional means "the app's default".
 struct SamplingSettings {
     std::optional<double> temperature;
@@ -39,6 +43,9 @@ struct SamplingSettings {
     std::optional<int> max_tokens;
     // Reasoning on or off, for models whose template has a switch (Qwen3); unset: on.
     std::optional<bool> thinking;
+    // Texts that end a reply where they appear (they are not shown). Unset: the level
+    // below's (app → persona → conversation); an empty list turns them off here.
+    std::optional<std::vector<QString>> stop;
     bool operator==(const SamplingSettings&) const = default;
 };
 
@@ -55,6 +62,7 @@ struct GenerationStats {
     std::optional<double> tokens_per_second;             // decode speed
     std::optional<std::int64_t> prompt_tokens_cached;    // reused from the KV prefix cache
     std::optional<std::int64_t> prompt_tokens_computed;  // evaluated for this reply
+    std::optional<std::int64_t> prompt_tokens_loaded;    // of the cached: read from disk
     std::optional<std::int64_t> generated_tokens;
     std::optional<std::uint64_t> seed;  // the sampling seed (all 64 bits are kept)
     std::optional<FinishReason> finish_reason;
@@ -95,6 +103,9 @@ struct Conversation {
     std::optional<Id> model_id;
     SamplingSettings sampling;
     std::optional<Id> active_leaf_id;  // the last message of the thread on screen
+    // A fork ("fork from here"): the message of another conversation it was copied up to.
+    // Empty for any other conversation, and once that message is deleted.
+    std::optional<Id> forked_from;
     bool pinned = false;
     bool archived = false;
     QDateTime created_at;

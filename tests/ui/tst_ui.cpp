@@ -13,6 +13,7 @@
 #include <QDir>
 #include <QFont>
 #include <QGuiApplication>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -255,9 +256,16 @@ class TestUi : public QObject {
         QVERIFY2(cached >= ui_.bridge->kvBlockSize(),
                  qPrintable(QStringLiteral("cached %1").arg(cached)));
         QVERIFY(computed > 0);
-        QTRY_VERIFY(prop(ui_.item(QStringLiteral("message_%1").arg(row)), "statsText")
-                        .toString()
-                        .contains(QStringLiteral("prompt %1 cached").arg(cached)));
+        const auto stats = [&] {
+            return prop(ui_.item(QStringLiteral("message_%1").arg(row)), "statsText").toString();
+        };
+        // Where the cached part came from: memory, and the disk tier for blocks it holds.
+        static const QRegularExpression kPrompt(QStringLiteral(
+            "prompt: (\\d+) from memory(?: \\+ (\\d+) from disk)? \\+ (\\d+) computed"));
+        QTRY_VERIFY2(kPrompt.match(stats()).hasMatch(), qPrintable(stats()));
+        const QRegularExpressionMatch parts = kPrompt.match(stats());
+        QCOMPARE(parts.captured(1).toInt() + parts.captured(2).toInt(), cached);
+        QCOMPARE(parts.captured(3).toInt(), computed);
         QTRY_VERIFY(ui_.bridge->prefixHitRate() > 0);
         QTRY_VERIFY(prop(ui_.item(QStringLiteral("statusHits")), "text").toString() !=
                     QStringLiteral("prefix hits 0%"));

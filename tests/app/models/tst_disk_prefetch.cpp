@@ -72,6 +72,14 @@ class TestDiskPrefetch : public QObject {
               static_cast<long long>(second.bridge.diskCacheLoadedBlocks() - prefetched));
         QVERIFY(second.bridge.diskCacheLoadedBlocks() <= prefetched + 1);
         QVERIFY(second.bridge.stats().kv.prompt_tokens_cached > 0);
+        // The reply says where its prompt came from: the disk tier's share is known (most
+        // of it was prefetched into memory before the send, so it is small).
+        QVERIFY(settle(second));
+        const int row = second.chat.count() - 1;
+        const int loaded = role(second.chat, row, "promptTokensLoaded").toInt();
+        QVERIFY2(loaded >= 0 && loaded <= role(second.chat, row, "promptTokensCached").toInt(),
+                 qPrintable(QString::number(loaded)));
+        QVERIFY(loaded <= second.bridge.kvBlockSize());
     }
 
     // Every branch of a deleted conversation goes, the regenerated reply's too.

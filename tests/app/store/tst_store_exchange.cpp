@@ -72,6 +72,7 @@ class TestStoreExchange : public QObject {
         c.sampling.frequency_penalty = 0.5;
         c.sampling.presence_penalty = -0.25;
         c.sampling.thinking = false;
+        c.sampling.stop = std::vector<QString>{QStringLiteral("\n###"), QStringLiteral("Énd")};
         auto conv = store_->create_conversation(c);
         if (!conv) return conv.error();
         auto u = store_->append_message(
@@ -99,6 +100,7 @@ class TestStoreExchange : public QObject {
         stats.reasoning_ms = 1234.5;
         stats.messages_dropped = 6;
         stats.prompt_tokens_shifted = 2048;
+        stats.prompt_tokens_loaded = 9;
         stats.error = QStringLiteral("the forward pass failed: \"quoted\", ünïcode");
         if (auto f = store_->finish_reply(*r, stats, MessageState::Interrupted); !f)
             return f.error();
@@ -153,6 +155,7 @@ class TestStoreExchange : public QObject {
         QCOMPARE(copy->sampling, original->sampling);
         QCOMPARE(copy->sampling.presence_penalty, std::optional(-0.25));
         QCOMPARE(copy->sampling.thinking, std::optional(false));
+        QCOMPARE(copy->sampling.stop->size(), std::size_t{2});
         QCOMPARE(copy->persona_id, original->persona_id);  // an identical persona is reused
         QCOMPARE(copy->model_id, original->model_id);      // a known fingerprint is linked
         QCOMPARE(copy->created_at, original->created_at);
@@ -173,6 +176,7 @@ class TestStoreExchange : public QObject {
         QCOMPARE(b->back().message.stats.reasoning_ms, std::optional(1234.5));
         QCOMPARE(b->back().message.stats.messages_dropped, std::optional<std::int64_t>(6));
         QCOMPARE(b->back().message.stats.prompt_tokens_shifted, std::optional<std::int64_t>(2048));
+        QCOMPARE(b->back().message.stats.prompt_tokens_loaded, std::optional<std::int64_t>(9));
         QCOMPARE(b->back().message.stats.error,
                  std::optional(QStringLiteral("the forward pass failed: \"quoted\", ünïcode")));
         auto personas = store_->personas();
@@ -328,6 +332,16 @@ class TestStoreExchange : public QObject {
             c[QStringLiteral("sampling")] = QJsonObject{{"thinking", "no"}};
             o[QStringLiteral("conversation")] = c;
         }) << "sampling.thinking";
+        QTest::addRow("stop not a list") << Mutation([](QJsonObject& o) {
+            QJsonObject c = o[QStringLiteral("conversation")].toObject();
+            c[QStringLiteral("sampling")] = QJsonObject{{"stop", "###"}};
+            o[QStringLiteral("conversation")] = c;
+        }) << "sampling.stop";
+        QTest::addRow("empty stop string") << Mutation([](QJsonObject& o) {
+            QJsonObject c = o[QStringLiteral("conversation")].toObject();
+            c[QStringLiteral("sampling")] = QJsonObject{{"stop", QJsonArray{QString()}}};
+            o[QStringLiteral("conversation")] = c;
+        }) << "stop string";
         QTest::addRow("seed not digits") << stat("seed", QStringLiteral("0x10")) << "stats.seed";
         QTest::addRow("seed past 64 bits")
             << stat("seed", QStringLiteral("18446744073709551616")) << "stats.seed";

@@ -167,6 +167,9 @@ class TestStoreSchema : public QObject {
         QVERIFY(!reply->stats.error);             // and v7's
         QVERIFY(!reply->stats.messages_dropped);  // and v8's
         QVERIFY(!reply->stats.prompt_tokens_shifted);
+        QVERIFY(!reply->stats.prompt_tokens_loaded);  // and v9's
+        QVERIFY(!c->sampling.stop);
+        QVERIFY(!c->forked_from);
         auto persona = store->persona(1);
         HEARTH_CHECK(persona);
         QCOMPARE(persona->name, QStringLiteral("Ada"));
@@ -189,6 +192,11 @@ class TestStoreSchema : public QObject {
         HEARTH_CHECK(switched);
         QCOMPARE(switched->sampling.thinking, std::optional<bool>(false));
         QCOMPARE(switched->sampling.frequency_penalty, std::optional<double>(0.5));
+        c->sampling.stop = std::vector<QString>{QStringLiteral("\nUser:")};
+        HEARTH_CHECK(store->update_conversation(*c));
+        auto stopped = store->conversation(1);
+        HEARTH_CHECK(stopped);
+        QCOMPARE(stopped->sampling.stop, c->sampling.stop);
 
         // Messages written before the search index existed are found.
         auto hits = store->search(QStringLiteral("giraffes"));

@@ -18,6 +18,9 @@ Page {
     property var sendHandler
     property var settings  // AppSettings
     signal newChatRequested(var personaId)
+    signal forkRequested(var messageId)
+    // A fork's "show the original": that chat, at the message it was copied up to.
+    signal originRequested(var conversationId, var messageId)
     property bool sidebarToggleVisible: false  // the chat list is hidden (narrow window)
     signal sidebarToggled()
 
@@ -81,6 +84,22 @@ Page {
                     visible: page.chat.conversationId >= 0
                     Layout.fillWidth: true
                     spacing: 0
+                    // A fork says where it came from, and goes there on a click.
+                    Label {
+                        id: forkOrigin
+                        objectName: "forkOrigin"
+                        readonly property var origin: page.chat.forkOrigin
+                        visible: origin.conversationId !== undefined
+                        text: visible ? qsTr("⑂ Forked from “%1”").arg(origin.title !== "" ? origin.title : qsTr("New chat")) + " · " : ""
+                        color: page.Material.accent
+                        font.pixelSize: 12
+                        elide: Text.ElideRight
+                        Layout.maximumWidth: 260
+                        Accessible.role: Accessible.Link
+                        Accessible.name: qsTr("Forked from “%1”: show the original").arg(origin.title || "")
+                        HoverHandler { cursorShape: Qt.PointingHandCursor }
+                        TapHandler { onTapped: page.originRequested(forkOrigin.origin.conversationId, forkOrigin.origin.messageId) }
+                    }
                     Label {
                         text: (page.chat.personaName !== "" ? page.chat.personaName : qsTr("No persona"))
                               + " · " + page.backend.displayName
@@ -89,7 +108,8 @@ Page {
                         font.pixelSize: 12
                         elide: Text.ElideRight
                         // As wide as its text where there is room: the meter follows it.
-                        Layout.preferredWidth: Math.min(implicitWidth, parent.width - (contextMeter.visible ? contextMeter.implicitWidth : 0))
+                        Layout.preferredWidth: Math.min(implicitWidth, parent.width - (contextMeter.visible ? contextMeter.implicitWidth : 0)
+                                                                      - (forkOrigin.visible ? forkOrigin.width : 0))
                     }
                     // How much of the model's context the chat fills: its last reply's prompt
                     // and the reply itself (the next turn adds to it).
@@ -207,6 +227,7 @@ Page {
                 isLast: index === messages.count - 1
                 revealed: index === messages.revealedRow
                 onEditFinished: composer.focusInput()
+                onForkRequested: id => page.forkRequested(id)
             }
 
             // An empty chat, or none open.

@@ -406,6 +406,8 @@ ApplicationWindow {
                         settings: settings
                         sendHandler: text => window.sendFromComposer(text)
                         onNewChatRequested: personaId => window.newChat(personaId)
+                        onForkRequested: messageId => conversations.forkConversation(messageId)
+                        onOriginRequested: (conversationId, messageId) => window.openConversation(conversationId, messageId)
                         sidebarToggleVisible: !sidebar.visible
                         onSidebarToggled: window.toggleSidebar()
                     }
@@ -449,6 +451,8 @@ ApplicationWindow {
                     connections: connections
                     remote: remoteBackend
                     apiServer: apiServer
+                    history: history
+                    personas: personas
                 }
             }
         }

@@ -25,6 +25,7 @@ Item {
     required property double tokensPerSecond
     required property int promptTokensCached
     required property int promptTokensShifted
+    required property int promptTokensLoaded
     required property int messagesDropped
     required property int promptTokensComputed
     required property int generatedTokens
@@ -63,6 +64,8 @@ Item {
     }
     // The box closed (saved or cancelled): the keyboard goes back to the message box.
     signal editFinished()
+    // "Fork from here": a new chat holding the thread up to this message.
+    signal forkRequested(var messageId)
     function stopEditing() {
         root.editing = false
         root.editFinished()
@@ -94,12 +97,21 @@ Item {
         if (isUser || streaming) return ""
         const parts = []
         if (ttftMs >= 0) parts.push(qsTr("first token in %1").arg(Format.duration(ttftMs)))
-        if (tokensPerSecond > 0) parts.push(qsTr("%1 tokens/s").arg(tokensPerSecond.toFixed(1)))
+        if (tokensPerSecond > 0) parts.push(qsTr("%1 tokens/s").arg(Format.decimal(tokensPerSecond, 1)))
         if (generatedTokens > 0) parts.push(qsTr("%n token(s)", "", generatedTokens))
-        if (promptTokensShifted > 0)
-            parts.push(qsTr("prompt %1 cached + %2 shifted + %3 computed").arg(promptTokensCached).arg(promptTokensShifted).arg(promptTokensComputed))
-        else if (promptTokensCached + promptTokensComputed > 0)
-            parts.push(qsTr("prompt %1 cached + %2 computed").arg(promptTokensCached).arg(promptTokensComputed))
+        // Where the prompt came from: memory, the disk tier, a context shift, or computed.
+        if (promptTokensCached + promptTokensShifted + promptTokensComputed > 0) {
+            const from = []
+            if (promptTokensLoaded >= 0) {
+                from.push(qsTr("%1 from memory").arg(promptTokensCached - promptTokensLoaded))
+                if (promptTokensLoaded > 0) from.push(qsTr("%1 from disk").arg(promptTokensLoaded))
+            } else {
+                from.push(qsTr("%1 cached").arg(promptTokensCached))
+            }
+            if (promptTokensShifted > 0) from.push(qsTr("%1 shifted").arg(promptTokensShifted))
+            from.push(qsTr("%1 computed").arg(promptTokensComputed))
+            parts.push(qsTr("prompt: %1").arg(from.join(" + ")))
+        }
         if (messagesDropped > 0)
             parts.push(qsTr("%n older message(s) left the model's view", "", messagesDropped))
         if (seed !== "") parts.push(qsTr("seed %1").arg(seed))
@@ -494,6 +506,15 @@ Item {
                             enabled: !root.chat.generating
                             label: qsTr("Edit")
                             onClicked: root.startEditing()
+                        }
+                        ActionButton {
+                            objectName: "forkButton"
+                            label: qsTr("Fork")
+                            ToolTip.visible: hovered
+                            ToolTip.delay: 600
+                            ToolTip.text: qsTr("A new chat with the conversation up to here (nothing to compute again)")
+                            Accessible.description: ToolTip.text
+                            onClicked: root.forkRequested(root.messageId)
                         }
                         ActionButton {
                             enabled: !root.chat.generating

@@ -197,9 +197,11 @@ Rectangle {
                 required property var messageId
                 required property string snippetHtml
                 required property string messageRole
+                required property bool forked
                 readonly property bool busy: !isSearchHit && sidebar.busyIds.indexOf(conversationId) >= 0
                 objectName: "conversationRow_" + index
                 Accessible.name: (title !== "" ? title : qsTr("New chat"))
+                                 + (forked ? qsTr(", a fork") : "")
                                  + (busy ? qsTr(", generating") : "")
                                  + (isSearchHit ? ": " + snippetHtml.replace(/<[^>]*>/g, "") : "")
                 width: ListView.view.width
@@ -242,6 +244,17 @@ Rectangle {
                                 elide: Text.ElideRight
                                 font.weight: row.highlighted ? Font.DemiBold : Font.Normal
                                 Layout.fillWidth: true
+                            }
+                            Label {
+                                objectName: "forkMark"
+                                visible: row.forked && !row.isSearchHit
+                                text: "⑂"
+                                color: row.Material.accent
+                                font.pixelSize: 13
+                                ToolTip.visible: forkHover.hovered
+                                ToolTip.delay: 600
+                                ToolTip.text: qsTr("A fork of another chat")
+                                HoverHandler { id: forkHover }
                             }
                             Label {
                                 visible: row.pinned && !row.isSearchHit

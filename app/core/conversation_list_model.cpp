@@ -111,7 +111,8 @@ QHash<int, QByteArray> ConversationListModel::roleNames() const {
             {SnippetRole, "snippet"},
             {HighlightsRole, "highlights"},
             {SnippetHtmlRole, "snippetHtml"},
-            {MessageRoleRole, "messageRole"}};
+            {MessageRoleRole, "messageRole"},
+            {ForkedRole, "forked"}};
 }
 
 QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
@@ -137,6 +138,8 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
             return c.updated_at;
         case IsSearchHitRole:
             return r.hit;
+        case ForkedRole:
+            return c.forked_from.has_value();
         case MessageIdRole:
             return QVariant::fromValue<qint64>(r.message_id);
         case SnippetRole:
@@ -430,6 +433,29 @@ void ConversationListModel::exportConversation(qint64 conversationId, const QStr
             if (!r) return self->set_error(error_text(r.error()));
             self->set_error(QString());
             emit self->exported(path);
+        });
+}
+
+void ConversationListModel::forkConversation(qint64 messageId) {
+    if (!store_) return;
+    QPointer<ConversationListModel> self(this);
+    QPointer<st::AsyncStore> store = store_;
+    //: The title of a chat forked from another one ("fork from here"); %1 is its title.
+    const QString pattern = tr("%1 (fork)");
+    store_->run<st::Conversation>(
+        [messageId, pattern](st::Store& s) -> Result<st::Conversation> {
+            auto m = s.message(messageId);
+            if (!m) return m.error();
+            auto c = s.conversation(m->conversation_id);
+            if (!c) return c.error();
+            return s.fork_conversation(messageId, pattern.arg(c->title).left(500));
+        },
+        [self, store](Result<st::Conversation> r) {
+            if (!self) return;
+            if (!r) return self->set_error(error_text(r.error()));
+            self->set_error(QString());
+            if (store) emit store->conversationsChanged();
+            emit self->conversationCreated(r->id);
         });
 }
 

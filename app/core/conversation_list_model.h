@@ -49,6 +49,7 @@ class ConversationListModel : public RowListModel {
         HighlightsRole,   // [{start, length}] into the snippet
         SnippetHtmlRole,  // the snippet escaped, highlights in <b>
         MessageRoleRole,  // "user"/"assistant" of the hit
+        ForkedRole,       // a fork of another chat ("fork from here"), while its origin exists
     };
     Q_ENUM(Roles)
 
@@ -93,6 +94,10 @@ class ConversationListModel : public RowListModel {
     // a file: URL or a path. exported(path) follows, or errorString says why not.
     Q_INVOKABLE void exportConversation(qint64 conversationId, const QString& format,
                                         const QString& file);
+    // A new conversation holding the thread up to the message (Store::fork_conversation),
+    // titled "<title> (fork)"; conversationCreated(id) follows, or errorString says why not.
+    // Its next turn's prompt is the original's, so the KV cache serves it.
+    Q_INVOKABLE void forkConversation(qint64 messageId);
     // Adds the conversation in a Hearth JSON export (a file: URL or a path) as a new one:
     // imported(id) follows, or errorString says why not.
     Q_INVOKABLE void importConversation(const QString& file);

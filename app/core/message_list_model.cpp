@@ -163,6 +163,7 @@ void MessageListModel::setConversationId(qint64 id) {
     endResetModel();
     conversation_record_.reset();
     persona_.reset();
+    fork_origin_.reset();
     emit conversationIdChanged();
     emit countChanged();
     emit conversationLoaded();
@@ -233,6 +234,14 @@ QVariantMap MessageListModel::conversationSampling() const {
 
 QVariantMap MessageListModel::personaSampling() const {
     return persona_ ? to_variant_map(persona_->sampling) : QVariantMap();
+}
+
+QVariantMap MessageListModel::forkOrigin() const {
+    if (!fork_origin_) return {};
+    return {
+        {QStringLiteral("conversationId"), QVariant::fromValue<qint64>(fork_origin_->conversation)},
+        {QStringLiteral("messageId"), QVariant::fromValue<qint64>(fork_origin_->message)},
+        {QStringLiteral("title"), fork_origin_->title}};
 }
 
 void MessageListModel::setConversationSampling(const QVariantMap& settings) {
@@ -325,6 +334,7 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
         {AnswerRole, "answer"},
         {MessagesDroppedRole, "messagesDropped"},
         {PromptTokensShiftedRole, "promptTokensShifted"},
+        {PromptTokensLoadedRole, "promptTokensLoaded"},
     };
 }
 
@@ -397,6 +407,8 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
             return static_cast<int>(stats.messages_dropped.value_or(0));
         case PromptTokensShiftedRole:
             return static_cast<int>(stats.prompt_tokens_shifted.value_or(0));
+        case PromptTokensLoadedRole:
+            return static_cast<int>(stats.prompt_tokens_loaded.value_or(-1));
         case GeneratedTokensRole:
             return static_cast<int>(live ? s->base_tokens + s->new_tokens
                                          : stats.generated_tokens.value_or(0));
@@ -496,6 +508,7 @@ void MessageListModel::refresh_record() {
 void MessageListModel::apply_snapshot(const ThreadSnapshot& snap) {
     conversation_record_ = snap.conversation;
     persona_ = snap.persona;
+    fork_origin_ = snap.fork_origin;
     emit conversationLoaded();
     emit titleChanged();
     apply_thread(snap.thread);

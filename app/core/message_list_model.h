@@ -80,6 +80,9 @@ class MessageListModel : public RowListModel {
     // persona's, which apply where the conversation sets nothing.
     Q_PROPERTY(QVariantMap conversationSampling READ conversationSampling NOTIFY conversationLoaded)
     Q_PROPERTY(QVariantMap personaSampling READ personaSampling NOTIFY conversationLoaded)
+    // A fork's origin: {conversationId, messageId, title} of the message it was copied up
+    // to, or {} (not a fork, or that message is gone).
+    Q_PROPERTY(QVariantMap forkOrigin READ forkOrigin NOTIFY conversationLoaded)
 
   public:
     enum Roles {
@@ -118,6 +121,9 @@ class MessageListModel : public RowListModel {
         // prompt tokens a context shift moved instead of computing.
         MessagesDroppedRole,
         PromptTokensShiftedRole,
+        // Of the cached prompt tokens, those read back from the KV disk tier (the rest were
+        // in memory); -1 when not known (a remote backend, a reply from before it was kept).
+        PromptTokensLoadedRole,
     };
     Q_ENUM(Roles)
 
@@ -165,6 +171,7 @@ class MessageListModel : public RowListModel {
     Q_INVOKABLE void resolveContextFull(const QString& policy, bool remember);
     QVariantMap conversationSampling() const;
     QVariantMap personaSampling() const;
+    QVariantMap forkOrigin() const;
     // Stores the conversation's own reply settings (they apply from its next reply on).
     // Drops what the KV disk tier holds of a conversation that is being deleted (call it
     // before the store deletes it: ConversationListModel::aboutToDelete).
@@ -286,6 +293,7 @@ class MessageListModel : public RowListModel {
     qint64 conversation_ = -1;
     std::optional<hearth::store::Conversation> conversation_record_;
     std::optional<hearth::store::Persona> persona_;
+    std::optional<ThreadSnapshot::ForkOrigin> fork_origin_;
     std::vector<hearth::store::ThreadEntry> rows_;
     std::map<qint64, Stream> streams_;  // by backend request id
     std::map<qint64, int> dropped_;     // per conversation: rows left out

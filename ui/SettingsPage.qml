@@ -15,6 +15,8 @@ Page {
     required property var connections  // ConnectionSettings
     required property var remote       // RemoteBackend
     required property var apiServer    // LocalApiServer
+    required property var history      // HistoryStore
+    required property var personas     // PersonaListModel
     background: Rectangle { color: page.Material.background }
 
     ScrollView {
@@ -73,7 +75,7 @@ Page {
                         onMoved: page.settings.temperature = value
                         Layout.fillWidth: true
                     }
-                    Label { text: page.settings.temperature.toFixed(2); Layout.preferredWidth: 40 }
+                    Label { objectName: "temperatureValue"; text: Format.decimal(page.settings.temperature, 2); Layout.preferredWidth: 40 }
                 }
                 SettingRow {
                     label: qsTr("Top-p")
@@ -84,7 +86,7 @@ Page {
                         onMoved: page.settings.topP = value
                         Layout.fillWidth: true
                     }
-                    Label { text: page.settings.topP.toFixed(2); Layout.preferredWidth: 40 }
+                    Label { text: Format.decimal(page.settings.topP, 2); Layout.preferredWidth: 40 }
                 }
                 SettingRow {
                     label: qsTr("Repeat penalty")
@@ -97,7 +99,7 @@ Page {
                         onMoved: page.settings.repeatPenalty = value
                         Layout.fillWidth: true
                     }
-                    Label { text: page.settings.repeatPenalty.toFixed(2); Layout.preferredWidth: 40 }
+                    Label { text: Format.decimal(page.settings.repeatPenalty, 2); Layout.preferredWidth: 40 }
                 }
                 SettingRow {
                     label: qsTr("Frequency penalty")
@@ -110,7 +112,7 @@ Page {
                         onMoved: page.settings.frequencyPenalty = value
                         Layout.fillWidth: true
                     }
-                    Label { text: page.settings.frequencyPenalty.toFixed(2); Layout.preferredWidth: 40 }
+                    Label { text: Format.decimal(page.settings.frequencyPenalty, 2); Layout.preferredWidth: 40 }
                 }
                 SettingRow {
                     label: qsTr("Presence penalty")
@@ -123,7 +125,7 @@ Page {
                         onMoved: page.settings.presencePenalty = value
                         Layout.fillWidth: true
                     }
-                    Label { text: page.settings.presencePenalty.toFixed(2); Layout.preferredWidth: 40 }
+                    Label { text: Format.decimal(page.settings.presencePenalty, 2); Layout.preferredWidth: 40 }
                 }
                 SettingRow {
                     label: qsTr("Top-k")
@@ -221,6 +223,8 @@ Page {
                 }
             }
 
+            HistoryBackupSection { history: page.history; personas: page.personas }
+
             SettingsSection {
                 title: qsTr("Engine")
                 SettingRow {
@@ -281,7 +285,7 @@ Page {
                                     ? qsTr("Disk cache off: %1").arg(b.diskCacheStatus)
                                     : qsTr("Disk cache off.")
                             let t = qsTr("%1 of %2 MiB used: %3 blocks, %4 of them for this model; %5 read back since the model was opened.")
-                                .arg((b.diskCacheBytes / 1048576).toFixed(1))
+                                .arg(Format.decimal(b.diskCacheBytes / 1048576, 1))
                                 .arg(Math.round(b.diskCacheBudget / 1048576))
                                 .arg(b.diskCacheBlocks).arg(b.diskCacheModelBlocks)
                                 .arg(b.diskCacheLoadedBlocks)

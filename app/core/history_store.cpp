@@ -1,6 +1,9 @@
 #include "core/history_store.h"
 
 #include <QPointer>
+#include <QUrl>
+
+#include "core/error_text.h"
 
 using namespace hearth::store;
 
@@ -38,4 +41,44 @@ void HistoryStore::openWith(const QString& path, OpenOptions options) {
         emit self->openChanged();
         emit self->opened(self->ready_);
     });
+}
+
+namespace {
+
+QString local_file(const QString& file) {
+    const QUrl url(file);
+    return url.isLocalFile() ? url.toLocalFile() : file;  // (a file: URL from a FileDialog)
+}
+
+}  // namespace
+
+void HistoryStore::backUp(const QString& file) {
+    const QString path = local_file(file);
+    QPointer<HistoryStore> self(this);
+    // The dialog asked before replacing a file.
+    run<bool>(
+        [path](Store& s) -> hearth::Result<bool> {
+            if (auto rc = s.backup_to(path, true); !rc) return rc.error();
+            return true;
+        },
+        [self, path](hearth::Result<bool> r) {
+            if (!self) return;
+            if (r)
+                emit self->backedUp(path);
+            else
+                emit self->backupFailed(error_text(r.error()));
+        });
+}
+
+void HistoryStore::restore(const QString& file) {
+    const QString path = local_file(file);
+    QPointer<HistoryStore> self(this);
+    run<RestoreReport>([path](Store& s) { return s.restore_from(path); },
+                       [self](hearth::Result<RestoreReport> r) {
+                           if (!self) return;
+                           if (!r) return emit self->backupFailed(error_text(r.error()));
+                           if (r->conversations_added > 0) emit self->conversationsChanged();
+                           emit self->restored(r->conversations_added, r->conversations_present,
+                                               r->personas_added);
+                       });
 }

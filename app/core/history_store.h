@@ -29,11 +29,19 @@ class HistoryStore : public hearth::store::AsyncStore {
     // Opens (creating when missing) the database at path; empty: the default location.
     Q_INVOKABLE void openPath(const QString& path = QString());
     void openWith(const QString& path, hearth::store::OpenOptions options);
+    // The whole history (Store::backup_to, restore_from), off the GUI thread; file: a
+    // file: URL or a path. backedUp(path) or restored(added, present, personas) follows,
+    // or backupFailed(why).
+    Q_INVOKABLE void backUp(const QString& file);
+    Q_INVOKABLE void restore(const QString& file);
 
   signals:
     void openChanged();
     void errorStringChanged();
     void opened(bool ok);
+    void backedUp(const QString& path);
+    void restored(int added, int present, int personas);
+    void backupFailed(const QString& why);
 
   private:
     void set_error(const QString& error);

@@ -22,8 +22,9 @@ namespace {
 // A file beside `path` that nothing else uses: VACUUM INTO and the copy for reading write
 // there first.
 QString scratch_beside(const QString& path, const char* what) {
-    return path + QStringLiteral(".%1-%2").arg(QLatin1String(what)).arg(
-                      QCoreApplication::applicationPid());
+    return path + QStringLiteral(".%1-%2")
+                      .arg(QLatin1String(what))
+                      .arg(QCoreApplication::applicationPid());
 }
 
 // How a conversation is known again in another database: imports keep its title and the
@@ -63,7 +64,8 @@ Result<void> Store::backup_to(const QString& path, bool overwrite) {
 
 Result<RestoreReport> Store::restore_from(const QString& path) {
     const QFileInfo info(path);
-    if (path.isEmpty() || !info.exists()) return make_error("there is no file " + path.toStdString());
+    if (path.isEmpty() || !info.exists())
+        return make_error("there is no file " + path.toStdString());
     if (!info.isFile() || !info.isReadable())
         return make_error(path.toStdString() + " is not a file that can be read");
     if (info.absoluteFilePath() == QFileInfo(this->path()).absoluteFilePath())
@@ -78,7 +80,8 @@ Result<RestoreReport> Store::restore_from(const QString& path) {
     struct Cleanup {
         QString file;
         ~Cleanup() {
-            for (const char* suffix : {"", "-wal", "-shm", "-journal"}) QFile::remove(file + suffix);
+            for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+                QFile::remove(file + suffix);
         }
     } cleanup{copy};
     OpenOptions options;
@@ -87,8 +90,8 @@ Result<RestoreReport> Store::restore_from(const QString& path) {
     options.full_sync = false;
     auto source = Store::open(copy, options);
     if (!source)
-        return make_error(path.toStdString() + " is not a Hearth backup that can be read: " +
-                          source.message());
+        return make_error(path.toStdString() +
+                          " is not a Hearth backup that can be read: " + source.message());
 
     RestoreReport report;
     // Personas first (those with chats come with them too, but one without any would not).
@@ -101,7 +104,8 @@ Result<RestoreReport> Store::restore_from(const QString& path) {
             return o.name == p.name && o.system_prompt == p.system_prompt;
         });
         if (here) continue;
-        if (auto made = create_persona(p); !made) return context("restoring a persona", made.error());
+        if (auto made = create_persona(p); !made)
+            return context("restoring a persona", made.error());
         ++report.personas_added;
     }
 

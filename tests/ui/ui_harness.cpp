@@ -12,6 +12,7 @@
 #include <QTest>
 #include <QTimer>
 #include <QtQml/QQmlExtensionPlugin>
+#include <algorithm>
 
 #include <fstream>
 #include <functional>
@@ -151,6 +152,25 @@ QQuickItem* UiHarness::visible_item(const QString& object_name, QQuickItem* with
     return nullptr;
 }
 
+namespace {
+
+// Scrolls the Flickables around `item` (a ScrollView's page) so that it is on screen, as a
+// person scrolls to a button below the fold before clicking it.
+void scroll_into_view(QQuickItem* item) {
+    for (QQuickItem* p = item->parentItem(); p; p = p->parentItem()) {
+        if (!p->inherits("QQuickFlickable")) continue;
+        auto* content = qvariant_cast<QQuickItem*>(p->property("contentItem"));
+        if (!content) continue;
+        const qreal top = item->mapToItem(content, QPointF(0, 0)).y();
+        const qreal y = p->property("contentY").toReal();
+        if (top >= y && top + item->height() <= y + p->height()) continue;
+        const qreal most = std::max<qreal>(0, p->property("contentHeight").toReal() - p->height());
+        p->setProperty("contentY", std::clamp<qreal>(top - p->height() / 3, 0, most));
+    }
+}
+
+}  // namespace
+
 bool UiHarness::click_when_still(const std::function<QQuickItem*()>& find, Qt::MouseButton button) {
     // As a hand does: aim once the target is still (a list scrolling to its end, a page
     // sliding in), then move there, then press. The target is looked up on every poll, so
@@ -160,6 +180,7 @@ bool UiHarness::click_when_still(const std::function<QQuickItem*()>& find, Qt::M
         return t->mapToScene(QPointF(t->width() / 2, t->height() / 2));
     };
     QQuickItem* target = find();
+    if (target) scroll_into_view(target);  // (again on every poll: a page still laying out)
     QPointF c = target ? centre(target) : QPointF();
     int still = 0;
     for (int polls = 0; still < 3 && polls < 300; ++polls) {
@@ -168,6 +189,7 @@ bool UiHarness::click_when_still(const std::function<QQuickItem*()>& find, Qt::M
             still = 0;
             continue;
         }
+        scroll_into_view(target);
         const QPointF now = centre(target);
         still = now == c ? still + 1 : 0;
         c = now;

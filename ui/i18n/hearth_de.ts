@@ -70,7 +70,7 @@
 <context>
     <name>ChatPage</name>
     <message>
-        <location filename="../ChatPage.qml" line="+54"/>
+        <location filename="../ChatPage.qml" line="+57"/>
         <source>Show the chat list (Ctrl+B)</source>
         <translation>Chatliste einblenden (Strg+B)</translation>
     </message>
@@ -81,11 +81,22 @@
     </message>
     <message>
         <location line="+1"/>
+        <location line="+16"/>
         <source>New chat</source>
         <translation>Neuer Chat</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+0"/>
+        <source>⑂ Forked from “%1”</source>
+        <translation>⑂ Abgezweigt von „%1“</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Forked from “%1”: show the original</source>
+        <translation>Abgezweigt von „%1“: Original zeigen</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>No persona</source>
         <translation>Keine Persona</translation>
     </message>
@@ -98,7 +109,7 @@
         </translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+24"/>
         <source>%1 of %2 tokens</source>
         <translation>%1 von %2 Token</translation>
     </message>
@@ -118,7 +129,7 @@
         <translation>Antworteinstellungen</translation>
     </message>
     <message>
-        <location line="+94"/>
+        <location line="+95"/>
         <source>Start a conversation</source>
         <translation>Unterhaltung beginnen</translation>
     </message>
@@ -381,9 +392,18 @@
     </message>
 </context>
 <context>
+    <name>ConversationListModel</name>
+    <message>
+        <location filename="../../app/core/conversation_list_model.cpp" line="+444"/>
+        <source>%1 (fork)</source>
+        <extracomment>The title of a chat forked from another one (&quot;fork from here&quot;); %1 is its title.</extracomment>
+        <translation>%1 (Abzweigung)</translation>
+    </message>
+</context>
+<context>
     <name>Format</name>
     <message>
-        <location filename="../Format.qml" line="+10"/>
+        <location filename="../Format.qml" line="+17"/>
         <source>%1 ms</source>
         <translation>%1 ms</translation>
     </message>
@@ -430,6 +450,90 @@
     </message>
 </context>
 <context>
+    <name>HistoryBackupSection</name>
+    <message>
+        <location filename="../HistoryBackupSection.qml" line="+14"/>
+        <source>Chat history</source>
+        <translation>Chatverlauf</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>A backup holds every chat, with its branches and statistics, and every persona.</source>
+        <translation>Eine Sicherung enthält jeden Chat mit seinen Verzweigungen und Statistiken sowie jede Persona.</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Back up…</source>
+        <translation>Sichern…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Hearth backup %1</source>
+        <translation>Hearth-Sicherung %1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Restore from a backup…</source>
+        <translation>Aus einer Sicherung wiederherstellen…</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Back up the chat history</source>
+        <translation>Chatverlauf sichern</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Save</source>
+        <translation>Speichern</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+8"/>
+        <source>Hearth backups (*.hearth)</source>
+        <translation>Hearth-Sicherungen (*.hearth)</translation>
+    </message>
+    <message>
+        <location line="-8"/>
+        <location line="+8"/>
+        <source>All files (*)</source>
+        <translation>Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location line="-2"/>
+        <source>Restore chats from a backup</source>
+        <translation>Chats aus einer Sicherung wiederherstellen</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Backed up to %1.</source>
+        <translation>Gesichert in %1.</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+5"/>
+        <source>%n chat(s) restored</source>
+        <translation>
+            <numerusform>%n Chat wiederhergestellt</numerusform>
+            <numerusform>%n Chats wiederhergestellt</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>%n already here</source>
+        <translation>
+            <numerusform>%n schon vorhanden</numerusform>
+            <numerusform>%n schon vorhanden</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>%n persona(s) added</source>
+        <translation>
+            <numerusform>%n Persona hinzugefügt</numerusform>
+            <numerusform>%n Personas hinzugefügt</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>Main</name>
     <message>
         <location filename="../Main.qml" line="+22"/>
@@ -443,30 +547,30 @@
     </message>
     <message>
         <location line="+290"/>
-        <location line="+252"/>
+        <location line="+256"/>
         <source>Chats</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location line="-251"/>
-        <location line="+251"/>
+        <location line="-255"/>
+        <location line="+255"/>
         <source>Personas</source>
         <translation>Personas</translation>
     </message>
     <message>
-        <location line="-250"/>
-        <location line="+250"/>
+        <location line="-254"/>
+        <location line="+254"/>
         <source>Memory</source>
         <translation>Gedächtnis</translation>
     </message>
     <message>
-        <location line="-249"/>
-        <location line="+250"/>
+        <location line="-253"/>
+        <location line="+254"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
     <message>
-        <location line="-249"/>
+        <location line="-253"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
@@ -477,12 +581,12 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+215"/>
+        <location line="+219"/>
         <source>Keyboard shortcuts</source>
         <translation>Tastenkürzel</translation>
     </message>
     <message>
-        <location line="-214"/>
+        <location line="-218"/>
         <source>Open log folder</source>
         <translation>Protokollordner öffnen</translation>
     </message>
@@ -507,7 +611,7 @@
         <translation>Der Chatverlauf war beschädigt und wurde als %1 beiseitegelegt; ein neuer wurde angelegt.</translation>
     </message>
     <message>
-        <location line="+114"/>
+        <location line="+118"/>
         <source>Saved to %1</source>
         <translation>Gespeichert unter %1</translation>
     </message>
@@ -690,7 +794,7 @@
 <context>
     <name>MessageDelegate</name>
     <message>
-        <location filename="../MessageDelegate.qml" line="+88"/>
+        <location filename="../MessageDelegate.qml" line="+91"/>
         <source>(empty)</source>
         <translation>(leer)</translation>
     </message>
@@ -713,17 +817,37 @@
         </translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>prompt %1 cached + %2 shifted + %3 computed</source>
-        <translation>Prompt: %1 aus Cache + %2 verschoben + %3 berechnet</translation>
+        <location line="+5"/>
+        <source>%1 from memory</source>
+        <translation>%1 aus dem Speicher</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 from disk</source>
+        <translation>%1 vom Datenträger</translation>
     </message>
     <message>
         <location line="+2"/>
-        <source>prompt %1 cached + %2 computed</source>
-        <translation>Prompt: %1 aus Cache + %2 berechnet</translation>
+        <source>%1 cached</source>
+        <translation>%1 zwischengespeichert</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 shifted</source>
+        <translation>%1 verschoben</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 computed</source>
+        <translation>%1 berechnet</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>prompt: %1</source>
+        <translation>Prompt: %1</translation>
     </message>
     <message numerus="yes">
-        <location line="+2"/>
+        <location line="+3"/>
         <source>%n older message(s) left the model&apos;s view</source>
         <translation>
             <numerusform>%n ältere Nachricht aus dem Blick des Modells</numerusform>
@@ -861,6 +985,16 @@
     </message>
     <message>
         <location line="+5"/>
+        <source>Fork</source>
+        <translation>Abzweigen</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>A new chat with the conversation up to here (nothing to compute again)</source>
+        <translation>Ein neuer Chat mit der Unterhaltung bis hierher (nichts muss neu berechnet werden)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Delete</source>
         <translation>Löschen</translation>
     </message>
@@ -1195,12 +1329,12 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+190"/>
+        <location line="+195"/>
         <source>The server answered %1: %2</source>
         <translation>Der Server antwortete mit %1: %2</translation>
     </message>
     <message>
-        <location line="-172"/>
+        <location line="-177"/>
         <source>The server lists no models.</source>
         <translation>Der Server bietet keine Modelle an.</translation>
     </message>
@@ -1215,7 +1349,7 @@
         <translation>Verbunden: Der Server bietet %1 Modelle an.</translation>
     </message>
     <message>
-        <location line="+175"/>
+        <location line="+180"/>
         <source>The connection to %1 failed: %2</source>
         <translation>Die Verbindung zu %1 ist fehlgeschlagen: %2</translation>
     </message>
@@ -1278,6 +1412,11 @@
         <translation>Vor dem Antworten nachdenken</translation>
     </message>
     <message>
+        <location line="+1"/>
+        <source>Stop at these texts</source>
+        <translation>Bei diesen Texten anhalten</translation>
+    </message>
+    <message>
         <location line="+35"/>
         <source>off</source>
         <translation>aus</translation>
@@ -1288,7 +1427,13 @@
         <translation>ein</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+1"/>
+        <location line="+67"/>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <location line="-43"/>
         <source>Set here (otherwise: %1)</source>
         <translation>Hier festlegen (sonst: %1)</translation>
     </message>
@@ -1307,11 +1452,16 @@
         <source>a new one for every reply</source>
         <translation>für jede Antwort ein neuer</translation>
     </message>
+    <message>
+        <location line="+11"/>
+        <source>One per line; %1 for a line break. Empty: none.</source>
+        <translation>Einer pro Zeile; %1 für einen Zeilenumbruch. Leer: keine.</translation>
+    </message>
 </context>
 <context>
     <name>SettingsPage</name>
     <message>
-        <location filename="../SettingsPage.qml" line="+28"/>
+        <location filename="../SettingsPage.qml" line="+30"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
@@ -1493,7 +1643,7 @@
         <translation>keines geladen</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+10"/>
         <source>Engine</source>
         <translation>Engine</translation>
     </message>
@@ -1610,14 +1760,14 @@
     <message>
         <location line="+8"/>
         <location line="+116"/>
-        <location line="+25"/>
-        <location line="+39"/>
-        <location line="+128"/>
+        <location line="+26"/>
+        <location line="+40"/>
+        <location line="+139"/>
         <source>New chat</source>
         <translation>Neuer Chat</translation>
     </message>
     <message>
-        <location line="-303"/>
+        <location line="-316"/>
         <source>New chat (Ctrl+N); choose a persona</source>
         <translation>Neuer Chat (Strg+N); Persona wählen</translation>
     </message>
@@ -1665,12 +1815,22 @@
         <translation>ZULETZT</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+26"/>
+        <source>, a fork</source>
+        <translation>, eine Abzweigung</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>, generating</source>
         <translation>, generiert gerade</translation>
     </message>
     <message>
-        <location line="+58"/>
+        <location line="+51"/>
+        <source>A fork of another chat</source>
+        <translation>Abzweigung eines anderen Chats</translation>
+    </message>
+    <message>
+        <location line="+18"/>
         <source>Generating</source>
         <translation>Wird generiert</translation>
     </message>

@@ -79,8 +79,8 @@ class TestChatForkStop : public QObject {
         QCOMPARE(role(app.chat, 1, "generatedTokens").toInt(), 48);
 
         // Five line breaks in a row end the next reply after five tokens, without them.
-        const QString stops = stop_strings_text({QStringLiteral("never appears"),
-                                                 QStringLiteral("\n\n\n\n\n")});
+        const QString stops =
+            stop_strings_text({QStringLiteral("never appears"), QStringLiteral("\n\n\n\n\n")});
         QCOMPARE(stops, QStringLiteral("never appears\n\\n\\n\\n\\n\\n"));
         app.chat.setConversationSampling({{QStringLiteral("stop"), stops}});
         QTRY_COMPARE(app.chat.conversationSampling().value(QStringLiteral("stop")).toString(),

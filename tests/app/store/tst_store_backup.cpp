@@ -25,7 +25,8 @@ class TestStoreBackup : public QObject {
     // Two personas (one without chats) and three chats: one with an edited message (two
     // branches), a pinned one and an archived one.
     static void fill(Store& s) {
-        auto lonely = s.create_persona(persona(QStringLiteral("Lonely"), QStringLiteral("No chats.")));
+        auto lonely =
+            s.create_persona(persona(QStringLiteral("Lonely"), QStringLiteral("No chats.")));
         HEARTH_CHECK(lonely);
         auto ada = s.create_persona(persona(QStringLiteral("Ada"), QStringLiteral("You are Ada.")));
         HEARTH_CHECK(ada);
@@ -65,13 +66,14 @@ class TestStoreBackup : public QObject {
         HEARTH_CHECK_ERROR(original->backup_to(backup, false), "exists");
         HEARTH_CHECK(original->backup_to(backup, true));
         HEARTH_CHECK_ERROR(original->backup_to(original->path(), true), "chat history");
-        QVERIFY(!QFile::exists(backup + QStringLiteral(".partial-%1")
-                                            .arg(QCoreApplication::applicationPid())));
+        QVERIFY(!QFile::exists(
+            backup + QStringLiteral(".partial-%1").arg(QCoreApplication::applicationPid())));
 
         // Another history with a chat of its own and the same "Ada".
         auto other = Store::open(path(QStringLiteral("other.sqlite3")));
         HEARTH_CHECK(other);
-        HEARTH_CHECK(other->create_persona(persona(QStringLiteral("Ada"), QStringLiteral("You are Ada."))));
+        HEARTH_CHECK(
+            other->create_persona(persona(QStringLiteral("Ada"), QStringLiteral("You are Ada."))));
         auto mine = other->create_conversation(titled(QStringLiteral("Mine")));
         HEARTH_CHECK(mine);
         auto report = other->restore_from(backup);

@@ -2,6 +2,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import Hearth
 
 // The conversation on screen: its messages (streaming replies, Markdown, actions and
 // statistics per message) and the composer.
@@ -19,6 +20,8 @@ Page {
     property var settings  // AppSettings
     signal newChatRequested(var personaId)
     signal forkRequested(var messageId)
+    // The mark of a forked chat (as the chat list shows it): a branch where a font has one.
+    readonly property string forkGlyph: Glyphs.canRender("\u2387") ? "\u2387" : "\u21b3"
     // A fork's "show the original": that chat, at the message it was copied up to.
     signal originRequested(var conversationId, var messageId)
     property bool sidebarToggleVisible: false  // the chat list is hidden (narrow window)
@@ -90,7 +93,7 @@ Page {
                         objectName: "forkOrigin"
                         readonly property var origin: page.chat.forkOrigin
                         visible: origin.conversationId !== undefined
-                        text: visible ? qsTr("⑂ Forked from “%1”").arg(origin.title !== "" ? origin.title : qsTr("New chat")) + " · " : ""
+                        text: visible ? page.forkGlyph + " " + qsTr("Forked from “%1”").arg(origin.title !== "" ? origin.title : qsTr("New chat")) + " · " : ""
                         color: page.Material.accent
                         font.pixelSize: 12
                         elide: Text.ElideRight

@@ -41,7 +41,10 @@ SettingsSection {
             objectName: "restoreButton"
             text: qsTr("Restore from a backup…")
             enabled: section.history.ready && !section.busy
-            onClicked: restoreDialog.open()
+            onClicked: {
+                restoreDialog.currentFolder = documentsFolder
+                restoreDialog.open()
+            }
         }
         BusyIndicator { running: section.busy; visible: running; implicitWidth: 28; implicitHeight: 28 }
     }

@@ -103,7 +103,8 @@ Item {
         if (promptTokensCached + promptTokensShifted + promptTokensComputed > 0) {
             const from = []
             if (promptTokensLoaded >= 0) {
-                from.push(qsTr("%1 from memory").arg(promptTokensCached - promptTokensLoaded))
+                if (promptTokensCached > promptTokensLoaded)
+                    from.push(qsTr("%1 from memory").arg(promptTokensCached - promptTokensLoaded))
                 if (promptTokensLoaded > 0) from.push(qsTr("%1 from disk").arg(promptTokensLoaded))
             } else {
                 from.push(qsTr("%1 cached").arg(promptTokensCached))

@@ -4,6 +4,7 @@ import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
 import QtQuick.Dialogs
+import Hearth
 
 // The conversations: pinned first, then newest; while the search field has text, the
 // messages matching it (full-text search) with the matches highlighted. Each row has a
@@ -22,6 +23,8 @@ Rectangle {
     property color subtleText
     color: background
 
+    // The mark of a forked chat: a branch (⎇) where a font has it, else an arrow.
+    readonly property string forkGlyph: Glyphs.canRender("\u2387") ? "\u2387" : "\u21b3"
     signal openRequested(var conversationId, var messageId)  // messageId: a search hit's, else -1
     signal newChatRequested(var personaId)
 
@@ -248,7 +251,7 @@ Rectangle {
                             Label {
                                 objectName: "forkMark"
                                 visible: row.forked && !row.isSearchHit
-                                text: "⑂"
+                                text: sidebar.forkGlyph
                                 color: row.Material.accent
                                 font.pixelSize: 13
                                 ToolTip.visible: forkHover.hovered

@@ -17,12 +17,14 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <utility>
 #include "common/paths.h"
 #include "core/conversation_list_model.h"
 #include "core/engine_bridge.h"
 #include "core/history_store.h"
 #include "core/message_list_model.h"
 #include "core/persona_list_model.h"
+
 #include "ui_harness.h"
 
 namespace {
@@ -105,6 +107,10 @@ class TestUi : public QObject {
     }
 
   private slots:
+    void cleanup() {
+        const QStringList errors = std::exchange(ui_.qml_errors, {});
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
+    }
     void initTestCase() {
         QString error;
         // HEARTH_UI_MODEL: a real model instead of the synthetic one (the screenshots in
@@ -261,7 +267,7 @@ class TestUi : public QObject {
         };
         // Where the cached part came from: memory, and the disk tier for blocks it holds.
         static const QRegularExpression kPrompt(QStringLiteral(
-            "prompt: (\\d+) from memory(?: \\+ (\\d+) from disk)? \\+ (\\d+) computed"));
+            "prompt: (?:(\\d+) from memory \\+ )?(?:(\\d+) from disk \\+ )?(\\d+) computed"));
         QTRY_VERIFY2(kPrompt.match(stats()).hasMatch(), qPrintable(stats()));
         const QRegularExpressionMatch parts = kPrompt.match(stats());
         QCOMPARE(parts.captured(1).toInt() + parts.captured(2).toInt(), cached);

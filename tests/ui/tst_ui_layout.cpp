@@ -9,7 +9,9 @@
 #include <QSettings>
 #include <QTest>
 
+#include <utility>
 #include "core/conversation_list_model.h"
+
 #include "ui_harness.h"
 
 class TestUiLayout : public QObject {
@@ -17,6 +19,10 @@ class TestUiLayout : public QObject {
     UiHarness ui_;
 
   private slots:
+    void cleanup() {
+        const QStringList errors = std::exchange(ui_.qml_errors, {});
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
+    }
     void initTestCase() {
         QString error;
         QVERIFY2(ui_.start(QStringLiteral("light"), &error), qPrintable(error));

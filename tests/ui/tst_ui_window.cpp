@@ -74,6 +74,10 @@ class TestUiWindow : public QObject {
     }
 
   private slots:
+    void cleanup() {
+        const QStringList errors = std::exchange(ui_.qml_errors, {});
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
+    }
     void initTestCase() {
         previous_handler = qInstallMessageHandler(record);
         QString error;

@@ -103,6 +103,12 @@ bool UiHarness::start(const QString& theme, QString* error, const QString& model
     o.threads = threads;
     o.kvMegabytes = kv_megabytes;
     engine = std::make_unique<QQmlApplicationEngine>();
+    QObject::connect(engine.get(), &QQmlEngine::warnings, engine.get(),
+                     [this](const QList<QQmlError>& warnings) {
+                         for (const QQmlError& w : warnings)
+                             if (w.description().contains(QLatin1String("Error:")))
+                                 qml_errors << w.toString();
+                     });
     QObject* root = hearth::ui::load_main_window(*engine, o);
     window = qobject_cast<QQuickWindow*>(root);
     if (!window) return *error = QStringLiteral("Main.qml did not load"), false;

@@ -33,6 +33,9 @@ struct UiHarness {
     // The engine's settings for start() (the window set-up's overrides of the user's).
     int threads = 2;
     int kv_megabytes = 16;
+    // Script errors the window's QML raised (a ReferenceError, a TypeError): a binding
+    // that threw shows nothing where it should. Suites check none came in each test.
+    QStringList qml_errors;
 
     // Runs the event loop until pred() holds or ms have passed; returns pred(). Unlike
     // QTest::qWait it never sleeps between rounds of events, so frames are not delayed.

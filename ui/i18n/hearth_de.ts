@@ -87,8 +87,8 @@
     </message>
     <message>
         <location line="+0"/>
-        <source>⑂ Forked from “%1”</source>
-        <translation>⑂ Abgezweigt von „%1“</translation>
+        <source>Forked from “%1”</source>
+        <translation>Abgezweigt von „%1“</translation>
     </message>
     <message>
         <location line="+6"/>
@@ -403,7 +403,7 @@
 <context>
     <name>Format</name>
     <message>
-        <location filename="../Format.qml" line="+17"/>
+        <location filename="../Format.qml" line="+19"/>
         <source>%1 ms</source>
         <translation>%1 ms</translation>
     </message>
@@ -817,7 +817,7 @@
         </translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>%1 from memory</source>
         <translation>%1 aus dem Speicher</translation>
     </message>

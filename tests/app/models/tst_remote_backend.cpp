@@ -18,6 +18,7 @@
 #include "core/connection_settings.h"
 #include "core/local_api_server.h"
 #include "core/remote_backend.h"
+#include "core/sampling_settings_map.h"
 
 using namespace hearth;
 
@@ -117,6 +118,21 @@ class TestRemoteBackend : public QObject {
         QVERIFY(app.chat.regenerate());
         QVERIFY(finished.wait(kReplyTimeoutMs));
         QTRY_COMPARE(role(app.chat, 3, "variantCount").toInt(), 2);
+
+        // ---- the chat's stop strings go to the server ('stop'): the reply (greedy, so
+        // the same again) ends where its first characters appear, without them ----
+        const QString again = role(app.chat, 3, "text").toString();
+        QVERIFY(again.size() >= 3);
+        app.chat.setConversationSampling(
+            {{QStringLiteral("stop"), stop_strings_text({again.left(3)})}});
+        QTRY_VERIFY(app.chat.conversationSampling().contains(QStringLiteral("stop")));
+        finished.clear();
+        QVERIFY(app.chat.regenerate());
+        QVERIFY(finished.wait(kReplyTimeoutMs));
+        QTRY_COMPARE(role(app.chat, 3, "variantCount").toInt(), 3);
+        QTRY_COMPARE(role(app.chat, 3, "finishReason").toString(), QStringLiteral("stop"));
+        QCOMPARE(role(app.chat, 3, "text").toString(), QString());
+        app.chat.setConversationSampling({});
 
         // ---- stop mid-reply ----
         app.chat.setMaxReplyTokens(2000);

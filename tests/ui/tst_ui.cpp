@@ -17,14 +17,12 @@
 #include <QSignalSpy>
 #include <QTest>
 
-#include <utility>
 #include "common/paths.h"
 #include "core/conversation_list_model.h"
 #include "core/engine_bridge.h"
 #include "core/history_store.h"
 #include "core/message_list_model.h"
 #include "core/persona_list_model.h"
-
 #include "ui_harness.h"
 
 namespace {
@@ -107,10 +105,7 @@ class TestUi : public QObject {
     }
 
   private slots:
-    void cleanup() {
-        const QStringList errors = std::exchange(ui_.qml_errors, {});
-        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
-    }
+    HEARTH_UI_CLEANUP(ui_)
     void initTestCase() {
         QString error;
         // HEARTH_UI_MODEL: a real model instead of the synthetic one (the screenshots in
@@ -262,16 +257,13 @@ class TestUi : public QObject {
         QVERIFY2(cached >= ui_.bridge->kvBlockSize(),
                  qPrintable(QStringLiteral("cached %1").arg(cached)));
         QVERIFY(computed > 0);
-        const auto stats = [&] {
-            return prop(ui_.item(QStringLiteral("message_%1").arg(row)), "statsText").toString();
-        };
-        // Where the cached part came from: memory, and the disk tier for blocks it holds.
-        static const QRegularExpression kPrompt(QStringLiteral(
+        const QRegularExpression sources(QStringLiteral(  // memory, the disk tier, computed
             "prompt: (?:(\\d+) from memory \\+ )?(?:(\\d+) from disk \\+ )?(\\d+) computed"));
-        QTRY_VERIFY2(kPrompt.match(stats()).hasMatch(), qPrintable(stats()));
-        const QRegularExpressionMatch parts = kPrompt.match(stats());
-        QCOMPARE(parts.captured(1).toInt() + parts.captured(2).toInt(), cached);
-        QCOMPARE(parts.captured(3).toInt(), computed);
+        QQuickItem* message = ui_.item(QStringLiteral("message_%1").arg(row));
+        QRegularExpressionMatch m;
+        QTRY_VERIFY((m = sources.match(prop(message, "statsText").toString())).hasMatch());
+        QCOMPARE(m.captured(1).toInt() + m.captured(2).toInt(), cached);
+        QCOMPARE(m.captured(3).toInt(), computed);
         QTRY_VERIFY(ui_.bridge->prefixHitRate() > 0);
         QTRY_VERIFY(prop(ui_.item(QStringLiteral("statusHits")), "text").toString() !=
                     QStringLiteral("prefix hits 0%"));

@@ -11,11 +11,9 @@
 #include <QSignalSpy>
 #include <QTest>
 
-#include <utility>
 #include "core/conversation_list_model.h"
 #include "core/message_list_model.h"
 #include "core/persona_list_model.h"
-
 #include "ui_harness.h"
 
 namespace {
@@ -33,10 +31,7 @@ class TestUiKeyboard : public QObject {
     QVariantMap last() { return ui_.chat->get(ui_.chat->count() - 1); }
 
   private slots:
-    void cleanup() {
-        const QStringList errors = std::exchange(ui_.qml_errors, {});
-        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
-    }
+    HEARTH_UI_CLEANUP(ui_)
     void initTestCase() {
         QString error;
         QVERIFY2(ui_.start(QStringLiteral("light"), &error), qPrintable(error));

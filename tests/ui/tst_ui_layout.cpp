@@ -9,9 +9,7 @@
 #include <QSettings>
 #include <QTest>
 
-#include <utility>
 #include "core/conversation_list_model.h"
-
 #include "ui_harness.h"
 
 class TestUiLayout : public QObject {
@@ -19,10 +17,7 @@ class TestUiLayout : public QObject {
     UiHarness ui_;
 
   private slots:
-    void cleanup() {
-        const QStringList errors = std::exchange(ui_.qml_errors, {});
-        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
-    }
+    HEARTH_UI_CLEANUP(ui_)
     void initTestCase() {
         QString error;
         QVERIFY2(ui_.start(QStringLiteral("light"), &error), qPrintable(error));

@@ -11,12 +11,10 @@
 #include <QTest>
 #include <QUrl>
 
-#include <utility>
 #include "core/conversation_list_model.h"
 #include "core/engine_bridge.h"
 #include "core/message_list_model.h"
 #include "core/persona_list_model.h"
-
 #include "ui_harness.h"
 
 namespace {
@@ -51,10 +49,7 @@ class TestUiReplies : public QObject {
     }
 
   private slots:
-    void cleanup() {
-        const QStringList errors = std::exchange(ui_.qml_errors, {});
-        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
-    }
+    HEARTH_UI_CLEANUP(ui_)
     void initTestCase() {
         QString error;
         QVERIFY2(ui_.start(QStringLiteral("light"), &error), qPrintable(error));

@@ -74,10 +74,7 @@ class TestUiWindow : public QObject {
     }
 
   private slots:
-    void cleanup() {
-        const QStringList errors = std::exchange(ui_.qml_errors, {});
-        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
-    }
+    HEARTH_UI_CLEANUP(ui_)
     void initTestCase() {
         previous_handler = qInstallMessageHandler(record);
         QString error;

@@ -4,6 +4,8 @@
 // hearth-ui-frame-bench.
 #pragma once
 
+#include <utility>
+
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
@@ -34,7 +36,8 @@ struct UiHarness {
     int threads = 2;
     int kv_megabytes = 16;
     // Script errors the window's QML raised (a ReferenceError, a TypeError): a binding
-    // that threw shows nothing where it should. Suites check none came in each test.
+    // that threw shows nothing where it should. HEARTH_UI_CLEANUP checks none came in
+    // each test.
     QStringList qml_errors;
 
     // Runs the event loop until pred() holds or ms have passed; returns pred(). Unlike
@@ -78,3 +81,10 @@ struct UiHarness {
 inline QVariant prop(QObject* o, const char* name) {
     return o ? o->property(name) : QVariant();
 }
+
+// A suite's cleanup(): the test fails when the window's QML raised a script error in it.
+#define HEARTH_UI_CLEANUP(harness)                                              \
+    void cleanup() {                                                            \
+        const QStringList errors = std::exchange((harness).qml_errors, {});     \
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n')))); \
+    }

@@ -1,0 +1,87 @@
+#include "models/model_scan.h"
+
+#include <QFileInfo>
+#include <QSet>
+
+#include "gguf/gguf_file.h"
+#include "model/model_config.h"
+#include "model/model_name.h"
+#include "models/model_sources.h"
+
+namespace hearth::models {
+namespace {
+
+SourceScan scan_root(const SourceRoot& root) {
+    switch (root.source) {
+        case Source::Hearth:
+        case Source::Folder: return scan_folder(root.path, root.source);
+        case Source::Ollama: return scan_ollama(root.path);
+        case Source::LmStudio: return scan_lmstudio(root.path);
+        case Source::Gpt4All: return scan_gpt4all(root.path);
+        case Source::Jan: return scan_jan(root.path);
+        case Source::LlamaCpp: return scan_llamacpp(root.path);
+        case Source::HuggingFace: return scan_hf_cache(root.path);
+    }
+    return {};
+}
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+}  // namespace
+
+LibraryScan scan_roots(const QList<SourceRoot>& roots) {
+    LibraryScan out;
+    QSet<QString> seen_roots, seen_files;
+    for (const SourceRoot& root : roots) {
+        const QString canonical_root = QFileInfo(root.path).canonicalFilePath();
+        const QString root_key = source_id(root.source) + QLatin1Char('|') +
+                                 (canonical_root.isEmpty() ? root.path : canonical_root);
+        if (seen_roots.contains(root_key)) continue;  // two settings naming one folder
+        seen_roots.insert(root_key);
+        SourceScan scan = scan_root(root);
+        QList<FoundModel> kept;
+        for (const FoundModel& m : scan.models) {
+            const QString canonical = QFileInfo(m.path).canonicalFilePath();
+            const QString key = canonical.isEmpty() ? m.path : canonical;
+            if (seen_files.contains(key)) continue;
+            seen_files.insert(key);
+            kept << m;
+        }
+        scan.models = kept;
+        out.models << kept;
+        out.sources << scan;
+    }
+    return out;
+}
+
+ModelFacts read_facts(const FoundModel& model) {
+    ModelFacts f;
+    auto file = gguf::GgufFile::open(model.path.toStdString());
+    if (!file) {
+        f.why_not = qs(file.message());
+        return f;
+    }
+    const gguf::GgufFile& g = **file;
+    f.title = qs(readable_model_name(g, model.path.toStdString()));
+    f.architecture = qs(std::string(g.get_string("general.architecture").value_or("")));
+    f.quantisation = qs(quantisation_label(g));
+    for (const auto& t : g.tensors()) f.parameters += t.n_elements();
+    auto config = ModelConfig::from_gguf(g);
+    if (!config) {
+        f.why_not = qs(config.message());
+        return f;
+    }
+    f.context_length = config->context_length;
+    if (model.parts > 1) {
+        f.why_not = QStringLiteral("split into %1 files; Hearth opens models in one file "
+                                   "(join them with llama.cpp's llama-gguf-split --merge)")
+                        .arg(model.parts);
+        return f;
+    }
+    f.supported = true;
+    return f;
+}
+
+}  // namespace hearth::models

@@ -51,12 +51,12 @@ int main(int argc, char* argv[]) {
                                   render.software ? "Qt Quick software renderer" : "GPU",
                                   render.reason.toStdString());
 
-    // The model on the command line, else $HEARTH_MODEL, else the one open last time,
-    // else the default one (startup_model_path); the history at its default location
-    // ($HEARTH_STORE overrides it).
+    // The model on the command line, else $HEARTH_MODEL, else the one set to open at start
+    // or the one open last time, else the default one (startup_model_path); the history
+    // at its default location ($HEARTH_STORE overrides it).
     hearth::ui::WindowOptions options;
     options.modelPath = hearth::ui::startup_model_path(parser.positionalArguments().value(0),
-                                                       AppSettings().lastModelPath());
+                                                       AppSettings().modelToOpen());
     options.logFolder = log_dir;
     options = hearth::ui::with_environment(options);
 

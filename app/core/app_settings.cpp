@@ -1,5 +1,6 @@
 #include "core/app_settings.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QSettings>
 #include <QThread>
@@ -42,6 +43,9 @@ constexpr auto pinned_share = "engine/pinnedShare";
 constexpr auto threads = "engine/threads";
 constexpr auto backend = "engine/backend";
 constexpr auto last_model_path = "models/lastModelPath";
+constexpr auto default_model_path = "models/defaultModelPath";
+constexpr auto model_folders = "models/folders";
+constexpr auto model_last_used = "models/lastUsed";  // a map: model path → time
 constexpr auto theme = "appearance/theme";
 constexpr auto language = "appearance/language";
 }  // namespace key
@@ -149,6 +153,8 @@ void AppSettings::load() {
     backend_ =
         valid_backend(s.value(QLatin1String(key::backend), QStringLiteral("auto")).toString());
     last_model_path_ = s.value(QLatin1String(key::last_model_path)).toString();
+    default_model_path_ = s.value(QLatin1String(key::default_model_path)).toString();
+    model_folders_ = s.value(QLatin1String(key::model_folders)).toStringList();
     theme_ = valid_theme(s.value(QLatin1String(key::theme)).toString());
     language_ = valid_language(s.value(QLatin1String(key::language)).toString());
     load_model_context();
@@ -328,6 +334,48 @@ void AppSettings::setLastModelPath(const QString& v) {
     HEARTH_SETTING_SET(last_model_path_, key::last_model_path, v, lastModelPathChanged);
     load_model_context();  // the new model's own
     emit contextSettingsChanged();
+}
+
+void AppSettings::setDefaultModelPath(const QString& v) {
+    HEARTH_SETTING_SET(default_model_path_, key::default_model_path, v, defaultModelPathChanged);
+}
+
+void AppSettings::setModelFolders(const QStringList& v) {
+    QStringList clean;
+    for (const QString& folder : v) {
+        const QString c =
+            folder.trimmed().isEmpty() ? QString() : QDir::cleanPath(folder.trimmed());
+        if (!c.isEmpty() && !clean.contains(c)) clean << c;
+    }
+    HEARTH_SETTING_SET(model_folders_, key::model_folders, clean, modelFoldersChanged);
+}
+
+QString AppSettings::modelToOpen() const {
+    if (!default_model_path_.isEmpty() && QFileInfo(default_model_path_).isFile())
+        return default_model_path_;
+    return last_model_path_;
+}
+
+QDateTime AppSettings::modelLastUsed(const QString& model_path) const {
+    return settings_->value(QLatin1String(key::model_last_used))
+        .toMap()
+        .value(model_path)
+        .toDateTime();
+}
+
+void AppSettings::noteModelUsed(const QString& model_path) {
+    if (model_path.isEmpty()) return;
+    QVariantMap used = settings_->value(QLatin1String(key::model_last_used)).toMap();
+    used.insert(model_path, QDateTime::currentDateTimeUtc());
+    // Files gone for good would pile up: keep the 200 most recent.
+    while (used.size() > 200) {
+        auto oldest = used.begin();
+        for (auto it = used.begin(); it != used.end(); ++it)
+            if (it.value().toDateTime() < oldest.value().toDateTime()) oldest = it;
+        used.erase(oldest);
+    }
+    settings_->setValue(QLatin1String(key::model_last_used), used);
+    emit settingsChanged();
 }
 
 void AppSettings::setTheme(const QString& v) {

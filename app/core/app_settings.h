@@ -13,8 +13,10 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
+#include <QDateTime>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 
@@ -56,6 +58,12 @@ class AppSettings : public QObject {
     Q_PROPERTY(QString backendNote READ backendNote NOTIFY backendChanged)
     Q_PROPERTY(
         QString lastModelPath READ lastModelPath WRITE setLastModelPath NOTIFY lastModelPathChanged)
+    // The model to open at start (the Model page's "Open at start"); "": the last one.
+    Q_PROPERTY(QString defaultModelPath READ defaultModelPath WRITE setDefaultModelPath NOTIFY
+                   defaultModelPathChanged)
+    // Folders of models the user added to the Model page's list.
+    Q_PROPERTY(
+        QStringList modelFolders READ modelFolders WRITE setModelFolders NOTIFY modelFoldersChanged)
     // The ranges, for sliders and spin boxes.
     Q_PROPERTY(int maxThreads READ maxThreads CONSTANT)
     Q_PROPERTY(QString fileName READ fileName CONSTANT)
@@ -126,6 +134,13 @@ class AppSettings : public QObject {
     QString effectiveBackend() const { return QStringLiteral("cpu"); }
     QString backendNote() const;
     QString lastModelPath() const { return last_model_path_; }
+    QString defaultModelPath() const { return default_model_path_; }
+    QStringList modelFolders() const { return model_folders_; }
+    // What to open at start: the default model while its file is there, else the last one.
+    QString modelToOpen() const;
+    // When a model file was last opened (invalid: never), and noting that it is now.
+    Q_INVOKABLE QDateTime modelLastUsed(const QString& model_path) const;
+    void noteModelUsed(const QString& model_path);
     int maxThreads() const;
     QString fileName() const;
     int contextLength() const { return context_length_; }
@@ -150,8 +165,10 @@ class AppSettings : public QObject {
     void setThreads(int v);
     void setBackend(const QString& v);  // unknown names become "auto"
     void setLastModelPath(const QString& v);
-    void setContextLength(int v);               // 0: the model's own; else ≥ 256
-    void setContextOverflow(const QString& v);  // unknown names become "drop"
+    void setDefaultModelPath(const QString& v);
+    void setModelFolders(const QStringList& v);  // cleaned, duplicates and empties dropped
+    void setContextLength(int v);                // 0: the model's own; else ≥ 256
+    void setContextOverflow(const QString& v);   // unknown names become "drop"
     void setContextKeep(double v);
     void setTheme(const QString& v);     // unknown names become "" (follow the system)
     void setLanguage(const QString& v);  // a code of letters (and "_"), else "" (the system's)
@@ -183,6 +200,8 @@ class AppSettings : public QObject {
     void threadsChanged();
     void backendChanged();
     void lastModelPathChanged();
+    void defaultModelPathChanged();
+    void modelFoldersChanged();
     void contextSettingsChanged();
     void themeChanged();
     void languageChanged();
@@ -212,6 +231,8 @@ class AppSettings : public QObject {
     int threads_ = 0;
     QString backend_;
     QString last_model_path_;
+    QString default_model_path_;
+    QStringList model_folders_;
     int context_length_ = 0;
     QString context_overflow_;
     double context_keep_ = 0;

@@ -28,10 +28,10 @@ struct FoundModel {
     QString file_name;    // the file's own name (an Ollama blob: its digest)
     QString repo;         // the Hugging Face repository, where the source records it
     Source source = Source::Folder;
-    QString root;       // the folder it was found under
-    qint64 size = 0;    // bytes, all parts of a split model together
+    QString root;     // the folder it was found under
+    qint64 size = 0;  // bytes, all parts of a split model together
     QDateTime modified;
-    int parts = 1;      // a split model (name-00001-of-00003.gguf): its number of files
+    int parts = 1;         // a split model (name-00001-of-00003.gguf): its number of files
     bool complete = true;  // false: a split model with parts missing
 };
 

@@ -35,11 +35,11 @@ SourceScan scan_hf_cache(const QString& hub_dir) {
         // refs/main's commit first, then any other snapshot (newest first): a file kept
         // from an older revision is still a model on disk.
         QString main_commit;
-        if (QFile ref(repo_dir.filePath(QStringLiteral("refs/main"))); ref.open(QIODevice::ReadOnly))
+        if (QFile ref(repo_dir.filePath(QStringLiteral("refs/main")));
+            ref.open(QIODevice::ReadOnly))
             main_commit = QString::fromLatin1(ref.read(128)).trimmed();
         const QDir snapshots(repo_dir.filePath(QStringLiteral("snapshots")));
-        QStringList commits =
-            snapshots.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Time);
+        QStringList commits = snapshots.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Time);
         if (commits.removeAll(main_commit) > 0) commits.prepend(main_commit);
 
         QSet<QString> seen;  // a file's path inside the repository

@@ -113,11 +113,11 @@ struct JanScan {
             m.size = 0;
             int found = 0;
             for (int i = 1; i <= s->count; ++i) {
-                const QFileInfo part(info.dir().filePath(
-                    QStringLiteral("%1-%2-of-%3.gguf")
-                        .arg(s->prefix)
-                        .arg(i, 5, 10, QLatin1Char('0'))
-                        .arg(s->count, 5, 10, QLatin1Char('0'))));
+                const QFileInfo part(
+                    info.dir().filePath(QStringLiteral("%1-%2-of-%3.gguf")
+                                            .arg(s->prefix)
+                                            .arg(i, 5, 10, QLatin1Char('0'))
+                                            .arg(s->count, 5, 10, QLatin1Char('0'))));
                 if (part.isFile()) {
                     m.size += part.size();
                     ++found;
@@ -149,8 +149,8 @@ SourceScan scan_jan(const QString& data_dir) {
     JanScan jan{scan, QDir(data_dir), {}};
 
     // 0.6+: model.yml per model.
-    for (const QString& yml :
-         files_named(jan.data.filePath(QStringLiteral("llamacpp/models")), {QStringLiteral("model.yml")})) {
+    for (const QString& yml : files_named(jan.data.filePath(QStringLiteral("llamacpp/models")),
+                                          {QStringLiteral("model.yml")})) {
         const FlatYaml y = parse_flat_yaml(read_small(yml));
         if (y.scalars.value(QStringLiteral("embedding")) == QLatin1String("true")) continue;
         const QString id = QDir(jan.data.filePath(QStringLiteral("llamacpp/models")))
@@ -168,11 +168,17 @@ SourceScan scan_jan(const QString& data_dir) {
                                  .arg(jan.data.relativeFilePath(json));
             continue;
         }
-        QString file = o.value(QStringLiteral("settings")).toObject()
-                           .value(QStringLiteral("llama_model_path")).toString();
+        QString file = o.value(QStringLiteral("settings"))
+                           .toObject()
+                           .value(QStringLiteral("llama_model_path"))
+                           .toString();
         if (file.isEmpty())
-            file = o.value(QStringLiteral("sources")).toArray().at(0).toObject()
-                       .value(QStringLiteral("filename")).toString();
+            file = o.value(QStringLiteral("sources"))
+                       .toArray()
+                       .at(0)
+                       .toObject()
+                       .value(QStringLiteral("filename"))
+                       .toString();
         if (file.isEmpty()) continue;  // a catalog entry never downloaded
         const QString folder = QFileInfo(json).path();
         const QString path = QDir::isAbsolutePath(file) ? file : QDir(folder).filePath(file);
@@ -180,7 +186,8 @@ SourceScan scan_jan(const QString& data_dir) {
         jan.add(json, path, o.value(QStringLiteral("name")).toString());
     }
     // 0.5: <name>.yml beside (or naming) its file, paths relative to the data folder.
-    for (const QString& yml : files_named(legacy, {QStringLiteral("*.yml"), QStringLiteral("*.yaml")})) {
+    for (const QString& yml :
+         files_named(legacy, {QStringLiteral("*.yml"), QStringLiteral("*.yaml")})) {
         const FlatYaml y = parse_flat_yaml(read_small(yml));
         const QStringList files = y.lists.value(QStringLiteral("files"));
         if (files.isEmpty()) continue;

@@ -54,8 +54,10 @@ SourceScan scan_llamacpp(const QString& cache_dir) {
         const QStringList parts = manifest.chopped(5).split(QLatin1Char('='));
         if (parts.size() != 4) continue;
         const QString rfilename = read_json(dir.filePath(manifest))
-                                      .value(QStringLiteral("ggufFile")).toObject()
-                                      .value(QStringLiteral("rfilename")).toString();
+                                      .value(QStringLiteral("ggufFile"))
+                                      .toObject()
+                                      .value(QStringLiteral("rfilename"))
+                                      .toString();
         if (rfilename.isEmpty()) {
             scan.problems << QStringLiteral("%1: names no GGUF file").arg(manifest);
             continue;
@@ -73,8 +75,9 @@ SourceScan scan_llamacpp(const QString& cache_dir) {
         if (const auto o = origins.constFind(m.file_name); o != origins.constEnd()) {
             m.repo = o->repo;
             m.name = o->name;
-        } else if (const QString repo = repo_of_url(
-                       read_json(m.path + QStringLiteral(".json")).value(QStringLiteral("url")).toString());
+        } else if (const QString repo = repo_of_url(read_json(m.path + QStringLiteral(".json"))
+                                                        .value(QStringLiteral("url"))
+                                                        .toString());
                    !repo.isEmpty()) {
             m.repo = repo;
             m.name = repo;

@@ -14,13 +14,20 @@ namespace {
 SourceScan scan_root(const SourceRoot& root) {
     switch (root.source) {
         case Source::Hearth:
-        case Source::Folder: return scan_folder(root.path, root.source);
-        case Source::Ollama: return scan_ollama(root.path);
-        case Source::LmStudio: return scan_lmstudio(root.path);
-        case Source::Gpt4All: return scan_gpt4all(root.path);
-        case Source::Jan: return scan_jan(root.path);
-        case Source::LlamaCpp: return scan_llamacpp(root.path);
-        case Source::HuggingFace: return scan_hf_cache(root.path);
+        case Source::Folder:
+            return scan_folder(root.path, root.source);
+        case Source::Ollama:
+            return scan_ollama(root.path);
+        case Source::LmStudio:
+            return scan_lmstudio(root.path);
+        case Source::Gpt4All:
+            return scan_gpt4all(root.path);
+        case Source::Jan:
+            return scan_jan(root.path);
+        case Source::LlamaCpp:
+            return scan_llamacpp(root.path);
+        case Source::HuggingFace:
+            return scan_hf_cache(root.path);
     }
     return {};
 }
@@ -75,8 +82,9 @@ ModelFacts read_facts(const FoundModel& model) {
     }
     f.context_length = config->context_length;
     if (model.parts > 1) {
-        f.why_not = QStringLiteral("split into %1 files; Hearth opens models in one file "
-                                   "(join them with llama.cpp's llama-gguf-split --merge)")
+        f.why_not = QStringLiteral(
+                        "split into %1 files; Hearth opens models in one file "
+                        "(join them with llama.cpp's llama-gguf-split --merge)")
                         .arg(model.parts);
         return f;
     }

@@ -12,8 +12,8 @@
 namespace hearth::models {
 
 struct LibraryScan {
-    QList<FoundModel> models;    // in the order of the roots, then by path
-    QList<SourceScan> sources;   // one per root (its models, problems, whether it exists)
+    QList<FoundModel> models;   // in the order of the roots, then by path
+    QList<SourceScan> sources;  // one per root (its models, problems, whether it exists)
 };
 
 // Runs reader after reader; seconds at most for thousands of files (the readers only

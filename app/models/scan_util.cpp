@@ -13,28 +13,44 @@ namespace hearth::models {
 
 QString source_id(Source source) {
     switch (source) {
-        case Source::Hearth: return QStringLiteral("hearth");
-        case Source::Folder: return QStringLiteral("folder");
-        case Source::Ollama: return QStringLiteral("ollama");
-        case Source::LmStudio: return QStringLiteral("lmstudio");
-        case Source::Gpt4All: return QStringLiteral("gpt4all");
-        case Source::Jan: return QStringLiteral("jan");
-        case Source::LlamaCpp: return QStringLiteral("llamacpp");
-        case Source::HuggingFace: return QStringLiteral("huggingface");
+        case Source::Hearth:
+            return QStringLiteral("hearth");
+        case Source::Folder:
+            return QStringLiteral("folder");
+        case Source::Ollama:
+            return QStringLiteral("ollama");
+        case Source::LmStudio:
+            return QStringLiteral("lmstudio");
+        case Source::Gpt4All:
+            return QStringLiteral("gpt4all");
+        case Source::Jan:
+            return QStringLiteral("jan");
+        case Source::LlamaCpp:
+            return QStringLiteral("llamacpp");
+        case Source::HuggingFace:
+            return QStringLiteral("huggingface");
     }
     return {};
 }
 
 QString source_label(Source source) {
     switch (source) {
-        case Source::Hearth: return QStringLiteral("Hearth");
-        case Source::Folder: return QStringLiteral("Your folder");
-        case Source::Ollama: return QStringLiteral("Ollama");
-        case Source::LmStudio: return QStringLiteral("LM Studio");
-        case Source::Gpt4All: return QStringLiteral("GPT4All");
-        case Source::Jan: return QStringLiteral("Jan");
-        case Source::LlamaCpp: return QStringLiteral("llama.cpp");
-        case Source::HuggingFace: return QStringLiteral("Hugging Face");
+        case Source::Hearth:
+            return QStringLiteral("Hearth");
+        case Source::Folder:
+            return QStringLiteral("Your folder");
+        case Source::Ollama:
+            return QStringLiteral("Ollama");
+        case Source::LmStudio:
+            return QStringLiteral("LM Studio");
+        case Source::Gpt4All:
+            return QStringLiteral("GPT4All");
+        case Source::Jan:
+            return QStringLiteral("Jan");
+        case Source::LlamaCpp:
+            return QStringLiteral("llama.cpp");
+        case Source::HuggingFace:
+            return QStringLiteral("Hugging Face");
     }
     return {};
 }
@@ -82,11 +98,12 @@ QList<FoundModel> collect_gguf(const QString& dir, int max_depth, SourceScan& sc
     const auto walk = [&](const auto& self, const QString& folder, int depth) -> void {
         const QDir d(folder);
         if (!d.isReadable()) {
-            scan.problems << QStringLiteral("%1: cannot be read").arg(QDir::toNativeSeparators(folder));
+            scan.problems
+                << QStringLiteral("%1: cannot be read").arg(QDir::toNativeSeparators(folder));
             return;
         }
-        const QFileInfoList entries =
-            d.entryInfoList(QDir::Files | QDir::Dirs | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
+        const QFileInfoList entries = d.entryInfoList(
+            QDir::Files | QDir::Dirs | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
         for (const QFileInfo& info : entries) {
             if (info.isDir()) {
                 if (depth < max_depth && !info.isSymLink()) self(self, info.filePath(), depth + 1);
@@ -123,7 +140,8 @@ QList<FoundModel> collect_gguf(const QString& dir, int max_depth, SourceScan& sc
         const Split& g = it.value();
         if (g.first.path.isEmpty()) {
             scan.problems << QStringLiteral("%1: the first part of a split model is missing")
-                                 .arg(QDir::toNativeSeparators(it.key().section(QLatin1Char('#'), 0, 0)));
+                                 .arg(QDir::toNativeSeparators(
+                                     it.key().section(QLatin1Char('#'), 0, 0)));
             continue;
         }
         FoundModel m = g.first;

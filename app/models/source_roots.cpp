@@ -40,8 +40,10 @@ QString data_home(const RootContext& c) {
             const QString appdata = env_path(c, "APPDATA");
             return appdata.isEmpty() ? join(c.home, QStringLiteral("AppData/Roaming")) : appdata;
         }
-        case Os::MacOs: return join(c.home, QStringLiteral("Library/Application Support"));
-        case Os::Linux: break;
+        case Os::MacOs:
+            return join(c.home, QStringLiteral("Library/Application Support"));
+        case Os::Linux:
+            break;
     }
     const QString xdg = env_path(c, "XDG_DATA_HOME");
     return xdg.isEmpty() ? join(c.home, QStringLiteral(".local/share")) : xdg;
@@ -86,8 +88,10 @@ void lmstudio(const RootContext& c, QList<SourceRoot>& out) {
         const QString legacy = join(c.home, QStringLiteral(".cache/lm-studio"));
         home = QFileInfo(legacy).isDir() ? legacy : join(c.home, QStringLiteral(".lmstudio"));
     }
-    const QString downloads = json_string(join(home, QStringLiteral("settings.json")), "downloadsFolder");
-    out << SourceRoot{Source::LmStudio, downloads.isEmpty() ? join(home, QStringLiteral("models")) : downloads};
+    const QString downloads =
+        json_string(join(home, QStringLiteral("settings.json")), "downloadsFolder");
+    out << SourceRoot{Source::LmStudio,
+                      downloads.isEmpty() ? join(home, QStringLiteral("models")) : downloads};
 }
 
 // GPT4All: GPT4All.ini's "modelPath" (mysettings.cpp, MySettings::modelPath), else Qt's
@@ -95,9 +99,15 @@ void lmstudio(const RootContext& c, QList<SourceRoot>& out) {
 void gpt4all(const RootContext& c, QList<SourceRoot>& out) {
     QString ini;
     switch (c.os) {
-        case Os::Linux: ini = join(config_home(c), QStringLiteral("nomic.ai/GPT4All.ini")); break;
-        case Os::Windows: ini = join(data_home(c), QStringLiteral("nomic.ai/GPT4All.ini")); break;
-        case Os::MacOs: ini = join(c.home, QStringLiteral(".config/gpt4all.io/GPT4All.ini")); break;
+        case Os::Linux:
+            ini = join(config_home(c), QStringLiteral("nomic.ai/GPT4All.ini"));
+            break;
+        case Os::Windows:
+            ini = join(data_home(c), QStringLiteral("nomic.ai/GPT4All.ini"));
+            break;
+        case Os::MacOs:
+            ini = join(c.home, QStringLiteral(".config/gpt4all.io/GPT4All.ini"));
+            break;
     }
     QString path;
     if (QFileInfo::exists(ini)) {
@@ -106,7 +116,8 @@ void gpt4all(const RootContext& c, QList<SourceRoot>& out) {
         if (path.isEmpty()) path = settings.value(QStringLiteral("modelPaths")).toString();
     }
     out << SourceRoot{Source::Gpt4All,
-                      path.isEmpty() ? join(local_data_home(c), QStringLiteral("nomic.ai/GPT4All")) : QDir::cleanPath(path)};
+                      path.isEmpty() ? join(local_data_home(c), QStringLiteral("nomic.ai/GPT4All"))
+                                     : QDir::cleanPath(path)};
 }
 
 // Jan: $JAN_DATA_FOLDER, else settings.json's "data_folder" in <data>/Jan (or the older
@@ -115,11 +126,13 @@ void gpt4all(const RootContext& c, QList<SourceRoot>& out) {
 // Jan 0.4 kept ~/jan.
 void jan(const RootContext& c, QList<SourceRoot>& out) {
     QString data = env_path(c, "JAN_DATA_FOLDER");
-    const QString root = env_path(c, "JAN_DATA_ROOT").isEmpty() ? data_home(c) : env_path(c, "JAN_DATA_ROOT");
+    const QString root =
+        env_path(c, "JAN_DATA_ROOT").isEmpty() ? data_home(c) : env_path(c, "JAN_DATA_ROOT");
     if (data.isEmpty()) {
         QStringList settings{join(root, QStringLiteral("Jan/settings.json")),
                              join(root, QStringLiteral("jan.ai.app/settings.json"))};
-        if (c.os == Os::Linux) settings << join(config_home(c), QStringLiteral("Jan/settings.json"));
+        if (c.os == Os::Linux)
+            settings << join(config_home(c), QStringLiteral("Jan/settings.json"));
         for (const QString& file : settings) {
             data = json_string(file, "data_folder");
             if (!data.isEmpty()) break;
@@ -127,7 +140,8 @@ void jan(const RootContext& c, QList<SourceRoot>& out) {
     }
     if (data.isEmpty()) data = join(root, QStringLiteral("Jan/data"));
     out << SourceRoot{Source::Jan, data};
-    if (c.os == Os::Linux) out << SourceRoot{Source::Jan, join(config_home(c), QStringLiteral("Jan/data"))};
+    if (c.os == Os::Linux)
+        out << SourceRoot{Source::Jan, join(config_home(c), QStringLiteral("Jan/data"))};
     out << SourceRoot{Source::Jan, join(c.home, QStringLiteral("jan"))};
 }
 
@@ -137,9 +151,15 @@ void llamacpp(const RootContext& c, QList<SourceRoot>& out) {
     QString dir = env_path(c, "LLAMA_CACHE");
     if (dir.isEmpty()) {
         switch (c.os) {
-            case Os::Linux: dir = join(cache_home(c), QStringLiteral("llama.cpp")); break;
-            case Os::MacOs: dir = join(c.home, QStringLiteral("Library/Caches/llama.cpp")); break;
-            case Os::Windows: dir = join(local_data_home(c), QStringLiteral("llama.cpp")); break;
+            case Os::Linux:
+                dir = join(cache_home(c), QStringLiteral("llama.cpp"));
+                break;
+            case Os::MacOs:
+                dir = join(c.home, QStringLiteral("Library/Caches/llama.cpp"));
+                break;
+            case Os::Windows:
+                dir = join(local_data_home(c), QStringLiteral("llama.cpp"));
+                break;
         }
     }
     out << SourceRoot{Source::LlamaCpp, dir};
@@ -151,7 +171,8 @@ void llamacpp(const RootContext& c, QList<SourceRoot>& out) {
 void hf(const RootContext& c, QList<SourceRoot>& out) {
     QString dir = env_path(c, "HF_HUB_CACHE");
     if (dir.isEmpty()) dir = env_path(c, "HUGGINGFACE_HUB_CACHE");
-    if (dir.isEmpty() && !env_path(c, "HF_HOME").isEmpty()) dir = join(env_path(c, "HF_HOME"), QStringLiteral("hub"));
+    if (dir.isEmpty() && !env_path(c, "HF_HOME").isEmpty())
+        dir = join(env_path(c, "HF_HOME"), QStringLiteral("hub"));
     if (dir.isEmpty()) dir = join(cache_home(c), QStringLiteral("huggingface/hub"));
     out << SourceRoot{Source::HuggingFace, dir};
 }

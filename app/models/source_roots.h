@@ -20,11 +20,11 @@ struct SourceRoot {
 };
 
 struct RootContext {
-    QString home;                  // the user's home folder
-    QProcessEnvironment env;       // OLLAMA_MODELS, LLAMA_CACHE, HF_HUB_CACHE, XDG_*, …
+    QString home;             // the user's home folder
+    QProcessEnvironment env;  // OLLAMA_MODELS, LLAMA_CACHE, HF_HUB_CACHE, XDG_*, …
     Os os = Os::Linux;
-    QString hearth_models;         // Hearth's own models folder
-    QStringList user_folders;      // folders the user added
+    QString hearth_models;     // Hearth's own models folder
+    QStringList user_folders;  // folders the user added
 };
 
 // The context of this process: QDir::homePath(), the system environment, this OS.

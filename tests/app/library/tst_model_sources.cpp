@@ -71,19 +71,17 @@ QString hex(char c) {
 }
 
 QJsonObject ollama_manifest(const QString& digest_hex, qint64 size) {
-    QJsonArray layers{
-        QJsonObject{{"mediaType", "application/vnd.ollama.image.model"},
-                    {"digest", "sha256:" + digest_hex},
-                    {"size", size}},
-        QJsonObject{{"mediaType", "application/vnd.ollama.image.template"},
-                    {"digest", "sha256:" + hex('9')},
-                    {"size", 10}}};
+    QJsonArray layers{QJsonObject{{"mediaType", "application/vnd.ollama.image.model"},
+                                  {"digest", "sha256:" + digest_hex},
+                                  {"size", size}},
+                      QJsonObject{{"mediaType", "application/vnd.ollama.image.template"},
+                                  {"digest", "sha256:" + hex('9')},
+                                  {"size", 10}}};
     return {{"schemaVersion", 2},
             {"mediaType", "application/vnd.docker.distribution.manifest.v2+json"},
-            {"config",
-             QJsonObject{{"mediaType", "application/vnd.docker.container.image.v1+json"},
-                         {"digest", "sha256:" + hex('8')},
-                         {"size", 5}}},
+            {"config", QJsonObject{{"mediaType", "application/vnd.docker.container.image.v1+json"},
+                                   {"digest", "sha256:" + hex('8')},
+                                   {"size", 5}}},
             {"layers", layers}};
 }
 
@@ -150,13 +148,15 @@ class TestModelSources : public QObject {
         QCOMPARE(llama->size, qint64(100));
         QCOMPARE(llama->source, Source::Ollama);
         QVERIFY2(find(s, "alice/tiny:latest"), qPrintable(names(s)));
-        QVERIFY2(find(s, "hf.co/bartowski/Llama-3.2-1B-Instruct-GGUF:Q4_K_M"), qPrintable(names(s)));
+        QVERIFY2(find(s, "hf.co/bartowski/Llama-3.2-1B-Instruct-GGUF:Q4_K_M"),
+                 qPrintable(names(s)));
         const QString problems = s.problems.join('\n');
         QCOMPARE(s.problems.size(), 5);
         QVERIFY2(problems.contains("broken/latest: not a JSON manifest"), qPrintable(problems));
         QVERIFY2(problems.contains("gone/latest: its model blob is missing"), qPrintable(problems));
-        QVERIFY2(problems.contains("short/latest: its model blob is 40 bytes, the manifest says 41"),
-                 qPrintable(problems));
+        QVERIFY2(
+            problems.contains("short/latest: its model blob is 40 bytes, the manifest says 41"),
+            qPrintable(problems));
         QVERIFY2(problems.contains("notgguf/latest: its model blob is not a GGUF file"),
                  qPrintable(problems));
         QVERIFY2(problems.contains("cloud/latest: no model layer"), qPrintable(problems));
@@ -183,10 +183,12 @@ class TestModelSources : public QObject {
     void lmstudio() {
         QTemporaryDir tmp;
         const QDir root(tmp.path());
-        write(root.filePath("lmstudio-community/Qwen3-4B-GGUF/Qwen3-4B-Q4_K_M.gguf"), gguf_bytes(60));
+        write(root.filePath("lmstudio-community/Qwen3-4B-GGUF/Qwen3-4B-Q4_K_M.gguf"),
+              gguf_bytes(60));
         write(root.filePath("lmstudio-community/Qwen3-4B-GGUF/Qwen3-4B-Q8_0.gguf"), gguf_bytes(90));
         write(root.filePath("ggml-org/gemma-3-4b-it-GGUF/mmproj-model-f16.gguf"), gguf_bytes(20));
-        write(root.filePath("ggml-org/gemma-3-4b-it-GGUF/gemma-3-4b-it-Q4_K_M.gguf"), gguf_bytes(70));
+        write(root.filePath("ggml-org/gemma-3-4b-it-GGUF/gemma-3-4b-it-Q4_K_M.gguf"),
+              gguf_bytes(70));
         // A split model, one part short; and one whose first part is missing.
         write(root.filePath("unsloth/Big-GGUF/Big-Q4_K_M-00001-of-00003.gguf"), gguf_bytes(30));
         write(root.filePath("unsloth/Big-GGUF/Big-Q4_K_M-00002-of-00003.gguf"), gguf_bytes(30));
@@ -218,8 +220,10 @@ class TestModelSources : public QObject {
         write(root.filePath("gpt4all-nomic-embed-text-v1.rmodel"), "{}");
         write(root.filePath("mine/qwen2.5-1.5b-instruct-q4_k_m.gguf"), gguf_bytes());
         const SourceScan s = scan_gpt4all(tmp.path());
-        QCOMPARE(names(s), QStringLiteral("Meta-Llama-3-8B-Instruct.Q4_0.gguf|Meta-Llama-3-8B-Instruct.Q4_0.gguf, "
-                                          "qwen2.5-1.5b-instruct-q4_k_m.gguf|qwen2.5-1.5b-instruct-q4_k_m.gguf"));
+        QCOMPARE(
+            names(s),
+            QStringLiteral("Meta-Llama-3-8B-Instruct.Q4_0.gguf|Meta-Llama-3-8B-Instruct.Q4_0.gguf, "
+                           "qwen2.5-1.5b-instruct-q4_k_m.gguf|qwen2.5-1.5b-instruct-q4_k_m.gguf"));
         QVERIFY(s.problems.isEmpty());
     }
 
@@ -229,7 +233,8 @@ class TestModelSources : public QObject {
         QTemporaryDir elsewhere;
         // 0.6: a download (relative path), a file imported in place (absolute), an
         // embedding model (left out), one whose file is gone.
-        write(data.filePath("llamacpp/models/janhq/Jan-v1-4B-GGUF/Jan-v1-4B-Q4_K_M.gguf"), gguf_bytes());
+        write(data.filePath("llamacpp/models/janhq/Jan-v1-4B-GGUF/Jan-v1-4B-Q4_K_M.gguf"),
+              gguf_bytes());
         write(data.filePath("llamacpp/models/janhq/Jan-v1-4B-GGUF/model.yml"),
               "model_path: llamacpp/models/janhq/Jan-v1-4B-GGUF/Jan-v1-4B-Q4_K_M.gguf\n"
               "name: Jan-v1-4B-GGUF\nsize_bytes: 64\nembedding: false\n");
@@ -239,27 +244,35 @@ class TestModelSources : public QObject {
               "model_path: \"" + imported.toUtf8() + "\"\nsize_bytes: 64\n");
         write(data.filePath("llamacpp/models/nomic-embed/model.gguf"), gguf_bytes());
         write(data.filePath("llamacpp/models/nomic-embed/model.yml"),
-              "model_path: llamacpp/models/nomic-embed/model.gguf\nname: nomic-embed\nembedding: true\n");
+              "model_path: llamacpp/models/nomic-embed/model.gguf\nname: nomic-embed\nembedding: "
+              "true\n");
         write(data.filePath("llamacpp/models/gone/model.yml"),
               "model_path: llamacpp/models/gone/model.gguf\nname: gone\n");
         // 0.4: model.json beside its file; a catalog entry never downloaded is not listed.
-        write(data.filePath("models/llama3-8b-instruct/Meta-Llama-3-8B-Instruct-Q4_K_M.gguf"), gguf_bytes());
+        write(data.filePath("models/llama3-8b-instruct/Meta-Llama-3-8B-Instruct-Q4_K_M.gguf"),
+              gguf_bytes());
         write(data.filePath("models/llama3-8b-instruct/model.json"),
               json({{"id", "llama3-8b-instruct"},
                     {"name", "Llama 3 8B Q4"},
-                    {"sources", QJsonArray{QJsonObject{{"filename", "Meta-Llama-3-8B-Instruct-Q4_K_M.gguf"},
-                                                       {"url", "https://huggingface.co/x/y/resolve/main/z.gguf"}}}},
-                    {"settings", QJsonObject{{"llama_model_path", "Meta-Llama-3-8B-Instruct-Q4_K_M.gguf"}}}}));
+                    {"sources", QJsonArray{QJsonObject{
+                                    {"filename", "Meta-Llama-3-8B-Instruct-Q4_K_M.gguf"},
+                                    {"url", "https://huggingface.co/x/y/resolve/main/z.gguf"}}}},
+                    {"settings",
+                     QJsonObject{{"llama_model_path", "Meta-Llama-3-8B-Instruct-Q4_K_M.gguf"}}}}));
         write(data.filePath("models/tinyllama/model.json"),
               json({{"name", "TinyLlama"},
                     {"sources", QJsonArray{QJsonObject{{"filename", "tinyllama.gguf"}}}}}));
         // 0.5: <name>.yml naming its file (data-folder relative); one that 0.6 migrated,
         // so its file is described twice and listed once.
-        write(data.filePath("models/huggingface.co/bartowski/Qwen2.5-GGUF/Qwen2.5-3B-Q4_K_M.gguf"), gguf_bytes());
+        write(data.filePath("models/huggingface.co/bartowski/Qwen2.5-GGUF/Qwen2.5-3B-Q4_K_M.gguf"),
+              gguf_bytes());
         write(data.filePath("models/huggingface.co/bartowski/Qwen2.5-GGUF/Qwen2.5-3B-Q4_K_M.yml"),
-              "model: bartowski:Qwen2.5-3B\nfiles:\n  - models/huggingface.co/bartowski/Qwen2.5-GGUF/Qwen2.5-3B-Q4_K_M.gguf\n");
+              "model: bartowski:Qwen2.5-3B\nfiles:\n  - "
+              "models/huggingface.co/bartowski/Qwen2.5-GGUF/Qwen2.5-3B-Q4_K_M.gguf\n");
         write(data.filePath("llamacpp/models/bartowski:Qwen2.5-3B/model.yml"),
-              "model_path: models/huggingface.co/bartowski/Qwen2.5-GGUF/Qwen2.5-3B-Q4_K_M.gguf\nname: Qwen2.5 3B\n");
+              "model_path: "
+              "models/huggingface.co/bartowski/Qwen2.5-GGUF/Qwen2.5-3B-Q4_K_M.gguf\nname: Qwen2.5 "
+              "3B\n");
 
         const SourceScan s = scan_jan(data.path());
         QVERIFY(s.present);
@@ -273,7 +286,8 @@ class TestModelSources : public QObject {
         QVERIFY(!find(s, "nomic-embed"));
         QVERIFY(!find(s, "TinyLlama"));
         QCOMPARE(s.problems.size(), 1);
-        QVERIFY2(s.problems[0].contains("gone/model.yml: its model file"), qPrintable(s.problems[0]));
+        QVERIFY2(s.problems[0].contains("gone/model.yml: its model file"),
+                 qPrintable(s.problems[0]));
     }
 
     void llamacpp() {
@@ -284,14 +298,17 @@ class TestModelSources : public QObject {
         write(root.filePath("manifest=ggml-org=gemma-3-1b-it-GGUF=latest.json"),
               json({{"ggufFile", QJsonObject{{"rfilename", "gemma-3-1b-it-Q4_K_M.gguf"}}}}));
         write(root.filePath("bartowski_Qwen_2.5_Qwen2.5-1.5B-Q8_0.gguf"), gguf_bytes());
-        write(root.filePath("bartowski_Qwen_2.5_Qwen2.5-1.5B-Q8_0.gguf.json"),
-              json({{"url", "https://huggingface.co/bartowski/Qwen_2.5/resolve/main/Qwen2.5-1.5B-Q8_0.gguf"},
-                    {"etag", "\"abc\""}}));
+        write(
+            root.filePath("bartowski_Qwen_2.5_Qwen2.5-1.5B-Q8_0.gguf.json"),
+            json({{"url",
+                   "https://huggingface.co/bartowski/Qwen_2.5/resolve/main/Qwen2.5-1.5B-Q8_0.gguf"},
+                  {"etag", "\"abc\""}}));
         write(root.filePath("plain.gguf"), gguf_bytes());
         write(root.filePath("partial.gguf.downloadInProgress"), gguf_bytes());
         // The hub layout, where $LLAMA_CACHE is the hub folder.
         write(root.filePath("models--unsloth--Qwen3-0.6B-GGUF/refs/main"), "c0ffee\n");
-        write(root.filePath("models--unsloth--Qwen3-0.6B-GGUF/snapshots/c0ffee/Qwen3-0.6B-Q4_K_M.gguf"),
+        write(root.filePath(
+                  "models--unsloth--Qwen3-0.6B-GGUF/snapshots/c0ffee/Qwen3-0.6B-Q4_K_M.gguf"),
               gguf_bytes());
 
         const SourceScan s = scan_llamacpp(tmp.path());
@@ -321,12 +338,16 @@ class TestModelSources : public QObject {
         write(repo + "/snapshots/1111/Llama-3.2-1B-Instruct-Q4_K_M.gguf", gguf_bytes(64));
         write(repo + "/snapshots/0000/Llama-3.2-1B-Instruct-Q8_0.gguf", gguf_bytes(96));
 #else
-        QVERIFY(QFile::link("../../blobs/" + hex('a'), repo + "/snapshots/1111/Llama-3.2-1B-Instruct-Q4_K_M.gguf"));
-        QVERIFY(QFile::link("../../blobs/" + hex('b'), repo + "/snapshots/0000/Llama-3.2-1B-Instruct-Q8_0.gguf"));
+        QVERIFY(QFile::link("../../blobs/" + hex('a'),
+                            repo + "/snapshots/1111/Llama-3.2-1B-Instruct-Q4_K_M.gguf"));
+        QVERIFY(QFile::link("../../blobs/" + hex('b'),
+                            repo + "/snapshots/0000/Llama-3.2-1B-Instruct-Q8_0.gguf"));
         // Also in the older snapshot: listed once, from refs/main's.
-        QVERIFY(QFile::link("../../blobs/" + hex('a'), repo + "/snapshots/0000/Llama-3.2-1B-Instruct-Q4_K_M.gguf"));
+        QVERIFY(QFile::link("../../blobs/" + hex('a'),
+                            repo + "/snapshots/0000/Llama-3.2-1B-Instruct-Q4_K_M.gguf"));
         // An interrupted download leaves a link to nothing.
-        QVERIFY(QFile::link("../../blobs/" + hex('c'), repo + "/snapshots/1111/Llama-3.2-1B-Instruct-F16.gguf"));
+        QVERIFY(QFile::link("../../blobs/" + hex('c'),
+                            repo + "/snapshots/1111/Llama-3.2-1B-Instruct-F16.gguf"));
 #endif
         write(hub.filePath("datasets--someone--data/refs/main"), "x");
 
@@ -381,9 +402,11 @@ class TestModelSources : public QObject {
         QCOMPARE(path_of(Source::LmStudio), home.filePath("lms-home/models"));
         write(home.filePath("lms-home/settings.json"), json({{"downloadsFolder", "/disk/lms"}}));
         QCOMPARE(path_of(Source::LmStudio), QStringLiteral("/disk/lms"));
-        write(home.filePath(".config/nomic.ai/GPT4All.ini"), "[General]\nmodelPath=/disk/gpt4all/\n");
+        write(home.filePath(".config/nomic.ai/GPT4All.ini"),
+              "[General]\nmodelPath=/disk/gpt4all/\n");
         QCOMPARE(path_of(Source::Gpt4All), QStringLiteral("/disk/gpt4all"));
-        write(home.filePath(".local/share/Jan/settings.json"), json({{"data_folder", "/disk/jan"}}));
+        write(home.filePath(".local/share/Jan/settings.json"),
+              json({{"data_folder", "/disk/jan"}}));
         QCOMPARE(path_of(Source::Jan), QStringLiteral("/disk/jan"));
         c.env.insert("JAN_DATA_FOLDER", "/env/jan");
         QCOMPARE(path_of(Source::Jan), QStringLiteral("/env/jan"));
@@ -393,7 +416,8 @@ class TestModelSources : public QObject {
         QTemporaryDir other;
         c.home = other.path();
         c.os = Os::MacOs;
-        QCOMPARE(path_of(Source::Gpt4All), other.path() + "/Library/Application Support/nomic.ai/GPT4All");
+        QCOMPARE(path_of(Source::Gpt4All),
+                 other.path() + "/Library/Application Support/nomic.ai/GPT4All");
         QCOMPARE(path_of(Source::LlamaCpp), other.path() + "/Library/Caches/llama.cpp");
         QCOMPARE(path_of(Source::HuggingFace), other.path() + "/.cache/huggingface/hub");
         c.os = Os::Windows;
@@ -411,7 +435,8 @@ class TestModelSources : public QObject {
         write(root.filePath("hearth/tiny.gguf"), gguf_bytes());
         write(root.filePath("mine/other.gguf"), gguf_bytes());
 #ifndef Q_OS_WIN
-        QVERIFY(QFile::link(root.filePath("hearth/tiny.gguf"), root.filePath("mine/tiny-link.gguf")));
+        QVERIFY(
+            QFile::link(root.filePath("hearth/tiny.gguf"), root.filePath("mine/tiny-link.gguf")));
 #endif
         const QList<SourceRoot> roots{{Source::Hearth, root.filePath("hearth")},
                                       {Source::Folder, root.filePath("mine")},
@@ -433,7 +458,8 @@ class TestModelSources : public QObject {
         auto bytes = hearth::make_synthetic_model(spec);
         QVERIFY(bytes);
         const QString path = tmp.path() + "/Qwen3-Tiny-Instruct-F32.gguf";
-        write(path, QByteArray(reinterpret_cast<const char*>(bytes->data()), qsizetype(bytes->size())));
+        write(path,
+              QByteArray(reinterpret_cast<const char*>(bytes->data()), qsizetype(bytes->size())));
         FoundModel m;
         m.path = path;
         ModelFacts f = read_facts(m);

@@ -1,0 +1,288 @@
+#include "core/model_library.h"
+
+#include <QDesktopServices>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "common/log.h"
+#include "core/app_settings.h"
+#include "core/model_downloader.h"
+#include "models/scan_util.h"
+
+using namespace hearth::models;
+
+ModelLibrary::ModelLibrary(QObject* parent)
+    : QAbstractListModel(parent), models_dir_(ModelDownloader::defaultModelsDir()) {
+    connect(&watcher_, &QFutureWatcher<ScanResult>::finished, this, &ModelLibrary::on_scanned);
+}
+
+ModelLibrary::~ModelLibrary() {
+    watcher_.waitForFinished();
+}
+
+int ModelLibrary::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+QHash<int, QByteArray> ModelLibrary::roleNames() const {
+    return {{PathRole, "path"},
+            {NameRole, "name"},
+            {FileNameRole, "fileName"},
+            {AliasesRole, "aliases"},
+            {SourceRole, "source"},
+            {SourceLabelRole, "sourceLabel"},
+            {RepoRole, "repo"},
+            {SizeRole, "size"},
+            {PartsRole, "parts"},
+            {TitleRole, "title"},
+            {ArchitectureRole, "architecture"},
+            {QuantisationRole, "quantisation"},
+            {ParametersRole, "parameters"},
+            {ContextLengthRole, "contextLength"},
+            {SupportedRole, "supported"},
+            {WhyNotRole, "whyNot"},
+            {LastUsedRole, "lastUsed"},
+            {IsOpenRole, "isOpen"},
+            {IsDefaultRole, "isDefault"},
+            {CanDeleteRole, "canDelete"}};
+}
+
+QVariant ModelLibrary::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rows_.size()) return {};
+    const Row& r = rows_[index.row()];
+    const FoundModel& m = r.model;
+    switch (role) {
+        case Qt::DisplayRole:
+        case NameRole:
+            return m.name;
+        case PathRole:
+            return m.path;
+        case FileNameRole:
+            return m.file_name;
+        case AliasesRole:
+            return m.aliases;
+        case SourceRole:
+            return source_id(m.source);
+        case SourceLabelRole:
+            return source_label(m.source);
+        case RepoRole:
+            return m.repo;
+        case SizeRole:
+            return m.size;
+        case PartsRole:
+            return m.parts;
+        case TitleRole:
+            return r.facts.title;
+        case ArchitectureRole:
+            return r.facts.architecture;
+        case QuantisationRole:
+            return r.facts.quantisation;
+        case ParametersRole:
+            return r.facts.parameters;
+        case ContextLengthRole:
+            return r.facts.context_length;
+        case SupportedRole:
+            return r.facts.supported && m.complete;
+        case WhyNotRole:
+            return !m.complete ? QStringLiteral("some of its %1 parts are missing").arg(m.parts)
+                               : r.facts.why_not;
+        case LastUsedRole:
+            return settings_ ? settings_->modelLastUsed(m.path) : QDateTime();
+        case IsOpenRole:
+            return !open_path_.isEmpty() && m.path == open_path_;
+        case IsDefaultRole:
+            return settings_ && settings_->defaultModelPath() == m.path;
+        case CanDeleteRole:
+            return m.source == Source::Hearth || m.source == Source::Folder;
+        default:
+            return {};
+    }
+}
+
+void ModelLibrary::setSettings(AppSettings* settings) {
+    if (settings == settings_) return;
+    if (settings_) settings_->disconnect(this);
+    settings_ = settings;
+    if (settings_) {
+        connect(settings_, &AppSettings::modelFoldersChanged, this, &ModelLibrary::refresh);
+        connect(settings_, &AppSettings::defaultModelPathChanged, this,
+                &ModelLibrary::refresh_flags);
+        if (!open_path_.isEmpty()) settings_->noteModelUsed(open_path_);
+    }
+    emit settingsChanged();
+    refresh();
+}
+
+void ModelLibrary::setModelsDir(const QString& dir) {
+    const QString clean =
+        dir.isEmpty() ? ModelDownloader::defaultModelsDir() : QDir::cleanPath(dir);
+    if (clean == models_dir_) return;
+    models_dir_ = clean;
+    emit modelsDirChanged();
+    refresh();
+}
+
+void ModelLibrary::setOpenPath(const QString& path) {
+    if (path == open_path_) return;
+    open_path_ = path;
+    if (settings_ && !path.isEmpty()) settings_->noteModelUsed(path);
+    emit openPathChanged();
+    refresh_flags();
+}
+
+void ModelLibrary::setOtherApps(bool on) {
+    if (on == other_apps_) return;
+    other_apps_ = on;
+    emit otherAppsChanged();
+    refresh();
+}
+
+void ModelLibrary::setRootsForTesting(std::optional<QList<SourceRoot>> roots) {
+    test_roots_ = std::move(roots);
+    refresh();
+}
+
+QList<SourceRoot> ModelLibrary::roots() const {
+    if (test_roots_) return *test_roots_;
+    const QStringList folders = settings_ ? settings_->modelFolders() : QStringList();
+    QList<SourceRoot> all = source_roots(this_computer(models_dir_, folders));
+    if (!other_apps_) {
+        all.removeIf([](const SourceRoot& r) {
+            return r.source != Source::Hearth && r.source != Source::Folder;
+        });
+    }
+    return all;
+}
+
+void ModelLibrary::refresh() {
+    if (watcher_.isRunning()) {
+        rescan_ = true;
+        return;
+    }
+    rescan_ = false;
+    const QList<SourceRoot> roots_now = roots();
+    // The facts already read, for the files that have not changed.
+    QHash<QString, FactsKey> cache = facts_cache_;
+    watcher_.setFuture(QtConcurrent::run([roots_now, cache]() -> ScanResult {
+        ScanResult r;
+        r.scan = scan_roots(roots_now);
+        for (const FoundModel& m : r.scan.models) {
+            const auto hit = cache.constFind(m.path);
+            if (hit != cache.constEnd() && hit->size == m.size && hit->modified == m.modified)
+                r.facts << hit->facts;
+            else
+                r.facts << read_facts(m);
+        }
+        return r;
+    }));
+    emit scanningChanged();
+}
+
+void ModelLibrary::on_scanned() {
+    ScanResult r = watcher_.result();
+    beginResetModel();
+    rows_.clear();
+    facts_cache_.clear();
+    for (qsizetype i = 0; i < r.scan.models.size(); ++i) {
+        const FoundModel& m = r.scan.models[i];
+        rows_ << Row{m, r.facts[i]};
+        facts_cache_.insert(m.path, FactsKey{m.size, m.modified, r.facts[i]});
+    }
+    endResetModel();
+
+    sources_.clear();
+    for (const SourceScan& s : r.scan.sources) {
+        sources_ << QVariantMap{{"source", source_id(s.source)},
+                                {"label", source_label(s.source)},
+                                {"path", QDir::toNativeSeparators(s.root)},
+                                {"present", s.present},
+                                {"models", static_cast<int>(s.models.size())},
+                                {"problems", s.problems}};
+        for (const QString& p : s.problems)
+            hearth::log::get("app")->info("models in {}: passed over {}", s.root.toStdString(),
+                                          p.toStdString());
+    }
+    emit countChanged();
+    emit scanned();
+    emit scanningChanged();
+    if (rescan_) refresh();
+}
+
+int ModelLibrary::row_of(const QString& path) const {
+    for (qsizetype i = 0; i < rows_.size(); ++i)
+        if (rows_[i].model.path == path) return static_cast<int>(i);
+    return -1;
+}
+
+int ModelLibrary::indexOf(const QString& path) const {
+    return row_of(path);
+}
+
+void ModelLibrary::refresh_flags() {
+    if (rows_.isEmpty()) return;
+    emit dataChanged(index(0), index(static_cast<int>(rows_.size()) - 1),
+                     {LastUsedRole, IsOpenRole, IsDefaultRole});
+}
+
+QString ModelLibrary::addFolder(const QVariant& folder) {
+    const QUrl url = folder.toUrl();
+    const QString path = QDir::cleanPath(url.isLocalFile() ? url.toLocalFile() : folder.toString());
+    if (path.isEmpty() || !QFileInfo(path).isDir())
+        return QStringLiteral("%1 is not a folder").arg(QDir::toNativeSeparators(path));
+    if (!settings_) return QStringLiteral("Folders cannot be kept without settings");
+    if (path == models_dir_ || settings_->modelFolders().contains(path))
+        return QStringLiteral("%1 is already listed").arg(QDir::toNativeSeparators(path));
+    settings_->setModelFolders(settings_->modelFolders() << path);
+    return {};
+}
+
+void ModelLibrary::removeFolder(const QString& folder) {
+    if (!settings_) return;
+    QStringList folders = settings_->modelFolders();
+    if (folders.removeAll(QDir::cleanPath(folder)) > 0) settings_->setModelFolders(folders);
+}
+
+QString ModelLibrary::remove(const QString& path) {
+    const int row = row_of(path);
+    if (row < 0) return QStringLiteral("%1 is not in the list").arg(QDir::toNativeSeparators(path));
+    const FoundModel m = rows_[row].model;
+    if (m.source != Source::Hearth && m.source != Source::Folder)
+        return QStringLiteral("This file belongs to %1; delete it there")
+            .arg(source_label(m.source));
+    if (path == open_path_) return QStringLiteral("The model is open; open another one first");
+
+    QStringList files{m.path};
+    if (const auto split = split_name(m.file_name); split && m.parts > 1) {
+        const QDir dir = QFileInfo(m.path).dir();
+        files.clear();
+        for (int i = 1; i <= split->count; ++i)
+            files << dir.filePath(QStringLiteral("%1-%2-of-%3.gguf")
+                                      .arg(split->prefix)
+                                      .arg(i, 5, 10, QLatin1Char('0'))
+                                      .arg(split->count, 5, 10, QLatin1Char('0')));
+    }
+    for (const QString& file : files) {
+        QFile f(file);
+        if (f.exists() && !f.remove())
+            return QStringLiteral("Cannot delete %1: %2")
+                .arg(QDir::toNativeSeparators(file), f.errorString());
+    }
+    hearth::log::get("app")->info("deleted model {}", path.toStdString());
+    if (settings_ && settings_->defaultModelPath() == path) settings_->setDefaultModelPath({});
+    beginRemoveRows({}, row, row);
+    rows_.removeAt(row);
+    endRemoveRows();
+    facts_cache_.remove(path);
+    emit countChanged();
+    return {};
+}
+
+void ModelLibrary::reveal(const QString& path) const {
+    QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(path).absolutePath()));
+}
+
+void ModelLibrary::setDefault(const QString& path) {
+    if (settings_) settings_->setDefaultModelPath(path);
+}

@@ -1,0 +1,186 @@
+// The Model page's list of models on this computer (core/model_library.h): what it lists
+// from the folders it is given, the facts of each file, and what a person can do with a
+// row (open at start, add a folder, delete a file it may delete, and nothing else).
+#include <QDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "core/app_settings.h"
+#include "core/model_library.h"
+#include "model/synthetic_model.h"
+
+using namespace hearth::models;
+
+namespace {
+
+void write(const QString& path, const QByteArray& bytes) {
+    QDir().mkpath(QFileInfo(path).path());
+    QFile f(path);
+    QVERIFY2(f.open(QIODevice::WriteOnly), qPrintable(path));
+    QCOMPARE(f.write(bytes), bytes.size());
+}
+
+QByteArray synthetic(const char* architecture) {
+    hearth::SyntheticModelSpec spec;
+    spec.architecture = architecture;
+    auto bytes = hearth::make_synthetic_model(spec);
+    if (!bytes) return {};
+    return QByteArray(reinterpret_cast<const char*>(bytes->data()), qsizetype(bytes->size()));
+}
+
+bool wait_scanned(ModelLibrary& lib) {
+    if (!lib.scanning()) return true;
+    return QTest::qWaitFor([&] { return !lib.scanning(); }, 10000);
+}
+
+QVariant role(const ModelLibrary& lib, const QString& path, ModelLibrary::Role r) {
+    return lib.data(lib.index(lib.indexOf(path)), r);
+}
+
+}  // namespace
+
+class TestModelLibrary : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir tmp_;
+    QString hearth_, mine_;
+
+  private slots:
+    void init() {
+        QVERIFY(tmp_.isValid());
+        hearth_ = tmp_.path() + "/hearth";
+        mine_ = tmp_.path() + "/mine";
+        QDir(hearth_).removeRecursively();
+        QDir(mine_).removeRecursively();
+        QDir().mkpath(hearth_);
+        QDir().mkpath(mine_);
+    }
+
+    void listsWhatEachFileIs() {
+        write(hearth_ + "/Tiny-Llama-F32.gguf", synthetic("llama"));
+        write(hearth_ + "/not-a-model.gguf", QByteArray("GGUF") + QByteArray(60, 'x'));
+        write(mine_ + "/Tiny-Qwen3-F32.gguf", synthetic("qwen3"));
+        AppSettings settings(tmp_.path() + "/s1.ini");
+        ModelLibrary lib;
+        lib.setRootsForTesting(
+            QList<SourceRoot>{{Source::Hearth, hearth_}, {Source::Folder, mine_}});
+        lib.setSettings(&settings);
+        QVERIFY(wait_scanned(lib));
+        QCOMPARE(lib.rowCount(), 3);
+
+        const QString llama = hearth_ + "/Tiny-Llama-F32.gguf";
+        QCOMPARE(role(lib, llama, ModelLibrary::SupportedRole).toBool(), true);
+        QCOMPARE(role(lib, llama, ModelLibrary::ArchitectureRole).toString(),
+                 QStringLiteral("llama"));
+        QCOMPARE(role(lib, llama, ModelLibrary::QuantisationRole).toString(),
+                 QStringLiteral("F32"));
+        QCOMPARE(role(lib, llama, ModelLibrary::SourceLabelRole).toString(),
+                 QStringLiteral("Hearth"));
+        QCOMPARE(role(lib, llama, ModelLibrary::CanDeleteRole).toBool(), true);
+        const QString bad = hearth_ + "/not-a-model.gguf";
+        QCOMPARE(role(lib, bad, ModelLibrary::SupportedRole).toBool(), false);
+        QVERIFY(!role(lib, bad, ModelLibrary::WhyNotRole).toString().isEmpty());
+        const QString qwen = mine_ + "/Tiny-Qwen3-F32.gguf";
+        QCOMPARE(role(lib, qwen, ModelLibrary::SourceRole).toString(), QStringLiteral("folder"));
+        QCOMPARE(role(lib, qwen, ModelLibrary::ArchitectureRole).toString(),
+                 QStringLiteral("qwen3"));
+
+        // Where it looked, for the page.
+        QCOMPARE(lib.sources().size(), 2);
+        QCOMPARE(lib.sources()[1].toMap().value("models").toInt(), 1);
+
+        // Opening a model notes its time; setting it as the default makes it open at start.
+        QVERIFY(!role(lib, llama, ModelLibrary::LastUsedRole).toDateTime().isValid());
+        lib.setOpenPath(llama);
+        QVERIFY(role(lib, llama, ModelLibrary::LastUsedRole).toDateTime().isValid());
+        QCOMPARE(role(lib, llama, ModelLibrary::IsOpenRole).toBool(), true);
+        lib.setDefault(qwen);
+        QCOMPARE(role(lib, qwen, ModelLibrary::IsDefaultRole).toBool(), true);
+        settings.setLastModelPath(llama);
+        QCOMPARE(settings.modelToOpen(), qwen);
+    }
+
+    void factsAreReadAgainWhenAFileChanges() {
+        const QString path = hearth_ + "/changing.gguf";
+        write(path, synthetic("llama"));
+        ModelLibrary lib;
+        lib.setRootsForTesting(QList<SourceRoot>{{Source::Hearth, hearth_}});
+        QVERIFY(wait_scanned(lib));
+        QCOMPARE(role(lib, path, ModelLibrary::ArchitectureRole).toString(),
+                 QStringLiteral("llama"));
+        QFile::remove(path);
+        write(path, synthetic("qwen2"));
+        lib.refresh();
+        QVERIFY(wait_scanned(lib));
+        QCOMPARE(role(lib, path, ModelLibrary::ArchitectureRole).toString(),
+                 QStringLiteral("qwen2"));
+    }
+
+    void deletesOnlyWhatItMay() {
+        write(hearth_ + "/a.gguf", synthetic("llama"));
+        write(hearth_ + "/open.gguf", synthetic("llama"));
+        write(mine_ + "/Big-00001-of-00002.gguf", QByteArray("GGUF") + QByteArray(60, 'x'));
+        write(mine_ + "/Big-00002-of-00002.gguf", QByteArray("GGUF") + QByteArray(60, 'x'));
+        const QString ollama_root = tmp_.path() + "/ollama";
+        QDir(ollama_root).removeRecursively();
+        const QString digest(64, QLatin1Char('a'));
+        write(ollama_root + "/blobs/sha256-" + digest, QByteArray("GGUF") + QByteArray(60, 'x'));
+        write(
+            ollama_root + "/manifests/registry.ollama.ai/library/m/latest",
+            R"({"schemaVersion":2,"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" +
+                digest.toLatin1() + R"(","size":64}]})");
+
+        AppSettings settings(tmp_.path() + "/s2.ini");
+        ModelLibrary lib;
+        lib.setSettings(&settings);
+        lib.setRootsForTesting(QList<SourceRoot>{
+            {Source::Hearth, hearth_}, {Source::Folder, mine_}, {Source::Ollama, ollama_root}});
+        QVERIFY(wait_scanned(lib));
+        QCOMPARE(lib.rowCount(), 4);
+        lib.setOpenPath(hearth_ + "/open.gguf");
+        lib.setDefault(hearth_ + "/a.gguf");
+
+        const QString blob = ollama_root + "/blobs/sha256-" + digest;
+        QCOMPARE(role(lib, blob, ModelLibrary::CanDeleteRole).toBool(), false);
+        QVERIFY(lib.remove(blob).contains("belongs to Ollama"));
+        QVERIFY(QFile::exists(blob));
+        QVERIFY(lib.remove(hearth_ + "/open.gguf").contains("open"));
+        QVERIFY(QFile::exists(hearth_ + "/open.gguf"));
+
+        QCOMPARE(lib.remove(hearth_ + "/a.gguf"), QString());
+        QVERIFY(!QFile::exists(hearth_ + "/a.gguf"));
+        QCOMPARE(settings.defaultModelPath(), QString());  // no longer opened at start
+        QCOMPARE(lib.indexOf(hearth_ + "/a.gguf"), -1);
+        // A split model goes with all its parts.
+        QCOMPARE(lib.remove(mine_ + "/Big-00001-of-00002.gguf"), QString());
+        QVERIFY(!QFile::exists(mine_ + "/Big-00002-of-00002.gguf"));
+        QCOMPARE(lib.rowCount(), 2);
+    }
+
+    void foldersTheUserAdds() {
+        AppSettings settings(tmp_.path() + "/s3.ini");
+        ModelLibrary lib;
+        lib.setOtherApps(false);
+        lib.setModelsDir(hearth_);
+        lib.setSettings(&settings);
+        QVERIFY(wait_scanned(lib));
+        QCOMPARE(lib.rowCount(), 0);
+        write(mine_ + "/found.gguf", synthetic("llama"));
+        QVERIFY(lib.addFolder(tmp_.path() + "/nothing").contains("not a folder"));
+        QVERIFY(lib.addFolder(hearth_).contains("already listed"));
+        QCOMPARE(lib.addFolder(QUrl::fromLocalFile(mine_)), QString());
+        QVERIFY(lib.addFolder(mine_ + "/").contains("already listed"));
+        QCOMPARE(settings.modelFolders(), QStringList{mine_});
+        QVERIFY(QTest::qWaitFor([&] { return lib.rowCount() == 1; }, 10000));
+        QCOMPARE(role(lib, mine_ + "/found.gguf", ModelLibrary::SourceLabelRole).toString(),
+                 QStringLiteral("Your folder"));
+        lib.removeFolder(mine_);
+        QVERIFY(QTest::qWaitFor([&] { return lib.rowCount() == 0 && !lib.scanning(); }, 10000));
+        QVERIFY(settings.modelFolders().isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModelLibrary)
+#include "tst_model_library.moc"

@@ -23,6 +23,17 @@ QtObject {
         if (h > 0) return qsTr("%1 h %2 min").arg(h).arg(m)
         return sec > 0 ? qsTr("%1 min %2 s").arg(m).arg(sec) : qsTr("%1 min").arg(m)
     }
+    // When something last happened: "today", "yesterday", "3 days ago", else the date.
+    function ago(date) {
+        if (!date || isNaN(date.getTime())) return ""
+        const language = Qt.uiLanguage
+        const startOfDay = d => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime()
+        const days = Math.round((startOfDay(new Date()) - startOfDay(date)) / 86400000)
+        if (days <= 0) return qsTr("today")
+        if (days === 1) return qsTr("yesterday")
+        if (days < 30) return qsTr("%1 days ago").arg(days)
+        return date.toLocaleDateString(Qt.locale(), Locale.ShortFormat)
+    }
     // 512 KiB, 98.4 MiB, 1.50 GiB
     function bytes(n) {
         if (n < 1024) return qsTr("%1 bytes").arg(n)

@@ -148,6 +148,12 @@ ApplicationWindow {
         settings: connections
         bridge: bridge
     }
+    ModelLibrary {
+        id: library
+        objectName: "library"
+        settings: settings
+        openPath: bridge.loaded ? bridge.modelPath : ""
+    }
     ModelInspector {
         id: inspector
         objectName: "inspector"
@@ -440,6 +446,8 @@ ApplicationWindow {
                     objectName: "modelPage"
                     inspector: inspector
                     bridge: bridge
+                    library: library
+                    subtleText: window.subtleText
                     onOpenFileRequested: window.openModelDialog()
                 }
                 SettingsPage {

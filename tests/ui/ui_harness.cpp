@@ -8,6 +8,7 @@
 #include <QPointer>
 #include <QQuickStyle>
 #include <QSGRendererInterface>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTest>
 #include <QTimer>
@@ -70,6 +71,10 @@ void UiHarness::prepare_process() {
     QStandardPaths::setTestModeEnabled(true);
     static QTemporaryDir config;
     qputenv("XDG_CONFIG_HOME", config.path().toUtf8());
+    // Test mode keeps QSettings in ~/.qttest, shared by every run of every suite: each
+    // process gets its own (a folder one suite added to the model list stayed for all).
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, config.path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, config.path());
 }
 
 bool UiHarness::start(const QString& theme, QString* error, const QString& model) {

@@ -1,0 +1,128 @@
+// The Model page's "On this computer" list, driven in the real window offscreen
+// (software renderer, synthetic models): it lists the models in Hearth's folder and in a
+// folder the user adds, says which one is open, opens another with a click, sets the one
+// opened at start, and deletes a file after asking, never the open one.
+#include <QDir>
+#include <QGuiApplication>
+#include <QFile>
+#include <QQmlProperty>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "core/app_settings.h"
+#include "core/engine_bridge.h"
+#include "core/model_library.h"
+#include "model/synthetic_model.h"
+#include "ui_harness.h"
+
+namespace {
+
+bool write_model(const QString& path, uint32_t seed) {
+    hearth::SyntheticModelSpec spec;
+    spec.seed = seed;
+    auto bytes = hearth::make_synthetic_model(spec);
+    QFile f(path);
+    return bytes && f.open(QIODevice::WriteOnly) &&
+           f.write(reinterpret_cast<const char*>(bytes->data()), qint64(bytes->size())) ==
+               qint64(bytes->size());
+}
+
+}  // namespace
+
+class TestUiModels : public QObject {
+    Q_OBJECT
+    UiHarness ui_;
+    QTemporaryDir extra_;
+    ModelLibrary* library_ = nullptr;
+
+    QQuickItem* row(const QString& file) {
+        return ui_.visible_item(QStringLiteral("libraryRow_") + file);
+    }
+    QQuickItem* in_row(const QString& file, const char* name) {
+        QQuickItem* r = row(file);
+        return r ? ui_.visible_item(QLatin1String(name), r) : nullptr;
+    }
+
+  private slots:
+    HEARTH_UI_CLEANUP(ui_)
+    void initTestCase() {
+        QString error;
+        QVERIFY2(ui_.start(QStringLiteral("light"), &error), qPrintable(error));
+        library_ = ui_.window->findChild<ModelLibrary*>(QStringLiteral("library"));
+        QVERIFY(library_);
+        // Hearth's folder is the harness's (it holds synthetic.gguf, the open model); the
+        // other apps' folders of this machine stay out of the test.
+        library_->setOtherApps(false);
+        library_->setModelsDir(ui_.dir.path());
+        QVERIFY(write_model(ui_.dir.filePath(QStringLiteral("second.gguf")), 7));
+        QVERIFY(write_model(extra_.filePath(QStringLiteral("from-my-folder.gguf")), 9));
+    }
+
+    void listsTheModelsAndWhichIsOpen() {
+        ui_.show_page(QStringLiteral("model"));
+        QVERIFY(ui_.click(QStringLiteral("modelTabLibrary")));
+        QTRY_VERIFY_WITH_TIMEOUT(library_->active() && !library_->scanning(), 10000);
+        QTRY_VERIFY(row(QStringLiteral("synthetic.gguf")));
+        QVERIFY(row(QStringLiteral("second.gguf")));
+        QQuickItem* open_button = in_row(QStringLiteral("synthetic.gguf"), "libraryOpen");
+        QVERIFY(open_button);
+        QVERIFY(!open_button->isEnabled());  // open now
+        QCOMPARE(open_button->property("text").toString(), QStringLiteral("Open now"));
+        // The open model cannot be deleted; another can.
+        QVERIFY(!in_row(QStringLiteral("synthetic.gguf"), "libraryDelete")->isEnabled());
+        QVERIFY(in_row(QStringLiteral("second.gguf"), "libraryDelete")->isEnabled());
+    }
+
+    void addsAFolder() {
+        auto* dialog = ui_.window->findChild<QObject*>(QStringLiteral("libraryFolderDialog"));
+        QVERIFY(dialog);
+        QVERIFY(ui_.click(QStringLiteral("libraryAddFolder")));
+        dialog->setProperty("selectedFolder", QUrl::fromLocalFile(extra_.path()));
+        QMetaObject::invokeMethod(dialog, "accepted");
+        QMetaObject::invokeMethod(dialog, "close");
+        QVERIFY(ui_.popups_closed());
+        QTRY_VERIFY_WITH_TIMEOUT(row(QStringLiteral("from-my-folder.gguf")), 10000);
+        QVERIFY(ui_.screenshot(QStringLiteral("model-library")));
+    }
+
+    void opensAnotherModel() {
+        QVERIFY(ui_.click(in_row(QStringLiteral("second.gguf"), "libraryOpen")));
+        QTRY_VERIFY_WITH_TIMEOUT(ui_.bridge->loaded() &&
+                                     ui_.bridge->modelPath() == ui_.dir.filePath("second.gguf"),
+                                 30000);
+        QTRY_VERIFY(in_row(QStringLiteral("synthetic.gguf"), "libraryDelete")->isEnabled());
+        QTRY_VERIFY(!in_row(QStringLiteral("second.gguf"), "libraryOpen")->isEnabled());
+    }
+
+    void setsTheModelOpenedAtStart() {
+        auto* settings = ui_.window->findChild<AppSettings*>(QStringLiteral("settings"));
+        QVERIFY(settings);
+        QVERIFY(ui_.click(in_row(QStringLiteral("from-my-folder.gguf"), "libraryDefault")));
+        QTRY_COMPARE(settings->defaultModelPath(), extra_.filePath("from-my-folder.gguf"));
+        QCOMPARE(settings->modelToOpen(), extra_.filePath("from-my-folder.gguf"));
+        QVERIFY(ui_.click(in_row(QStringLiteral("from-my-folder.gguf"), "libraryDefault")));
+        QTRY_COMPARE(settings->defaultModelPath(), QString());
+    }
+
+    void deletesAfterAsking() {
+        const QString path = ui_.dir.filePath(QStringLiteral("synthetic.gguf"));
+        QVERIFY(ui_.click(in_row(QStringLiteral("synthetic.gguf"), "libraryDelete")));
+        auto* popup = ui_.window->findChild<QObject*>(QStringLiteral("libraryDeleteDialog"));
+        QVERIFY(popup);
+        QTRY_VERIFY(popup->property("opened").toBool());
+        QVERIFY(QFile::exists(path));  // nothing until it is confirmed
+        QMetaObject::invokeMethod(popup, "accept");
+        QTRY_VERIFY(!QFile::exists(path));
+        QTRY_VERIFY(!row(QStringLiteral("synthetic.gguf")));
+        QVERIFY(QFile::exists(ui_.dir.filePath(QStringLiteral("second.gguf"))));
+    }
+};
+
+int main(int argc, char** argv) {
+    UiHarness::prepare_process();
+    QGuiApplication app(argc, argv);
+    TestUiModels t;
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "tst_ui_models.moc"

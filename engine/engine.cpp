@@ -12,6 +12,7 @@
 #include "cpu/cpu_backend.h"
 #include "cpu/thread_pool.h"
 #include "engine_impl.h"
+#include "fit_estimate.h"
 #include "vram_plan.h"
 #if defined(HEARTH_WITH_CUDA)
 #include "cuda/attention.h"
@@ -26,7 +27,6 @@ using sched::RequestId;
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
-constexpr std::size_t kAutoKvCapBytes = 1024 * kMiB;
 
 #if defined(HEARTH_WITH_CUDA)
 constexpr bool kCudaInference = true;
@@ -283,16 +283,11 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) try {
         return make_error("the KV block size must be between 1 and 1024 tokens");
     const KvShape shape{static_cast<int32_t>(mc.n_layer), static_cast<int32_t>(mc.n_head_kv),
                         static_cast<int32_t>(mc.head_dim), config.block_size};
-    const std::size_t per_block = KvStorage::bytes_per_block(shape);
-    std::size_t budget = config.kv_mb * kMiB;
-    if (cuda_blocks > 0) {
-        budget = cuda_blocks * per_block;
-    } else if (budget == 0) {
-        const auto ctx_blocks = static_cast<std::size_t>(
-            (mc.context_length + config.block_size - 1) / config.block_size);
-        budget = std::min(2 * ctx_blocks * per_block, kAutoKvCapBytes);
-    }
-    const std::size_t n_blocks = std::min<std::size_t>(budget / per_block, 1u << 24);
+    // The fit estimate (fit_estimate.h) sizes it the same way, before a model is opened.
+    const KvSizing sizing = kv_cache_sizing(shape, mc.context_length, config.kv_mb);
+    const std::size_t per_block = sizing.per_block;
+    const std::size_t n_blocks =
+        cuda_blocks > 0 ? std::min<std::size_t>(cuda_blocks, 1u << 24) : sizing.n_blocks;
     if (n_blocks < 2)
         return make_error("a KV cache of " + std::to_string(config.kv_mb) +
                           " MB holds fewer than 2 blocks of " + std::to_string(config.block_size) +

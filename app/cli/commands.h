@@ -17,6 +17,7 @@ int run_chat(const CommandArgs& args);
 int run_bench(const CommandArgs& args);
 int run_cache(const CommandArgs& args);
 int run_serve(const CommandArgs& args);
+int run_fit(const CommandArgs& args);
 
 // Prints "hearth-cli: message" to stderr and returns code.
 int fail(int code, const std::string& message);

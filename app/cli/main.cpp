@@ -31,6 +31,8 @@ constexpr Command kCommands[] = {
     {"bench", "prefix-cache benchmarks: shared-prefix, switch, memory", hearth::cli::run_bench},
     {"cache", "the KV cache kept on disk: stats, clear", hearth::cli::run_cache},
     {"serve", "an OpenAI-compatible HTTP server on the model", hearth::cli::run_serve},
+    {"fit", "will a model fit this computer, how fast (--check: against a real run)",
+     hearth::cli::run_fit},
     {"history", "read the chat history: list, show, export, search", run_history},
 };
 

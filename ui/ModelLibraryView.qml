@@ -136,6 +136,10 @@ Item {
                 required property bool isOpen
                 required property bool isDefault
                 required property bool canDelete
+                required property string fit
+                required property string fitText
+                required property string fitDetail
+                property bool showDetail: false
                 objectName: "libraryRow_" + fileName
                 width: ListView.view.width
                 hoverEnabled: true
@@ -179,6 +183,29 @@ Item {
                                 const facts = parts.join(" · ")
                                 return row.supported ? facts : qsTr("Cannot open: %1").arg(row.whyNot) + " · " + facts
                             }
+                        }
+                        // Will it run here: plain words, the numbers one click away.
+                        Label {
+                            objectName: "libraryFit"
+                            visible: row.fitText !== ""
+                            Layout.fillWidth: true
+                            wrapMode: Text.Wrap
+                            font.pixelSize: 12
+                            color: row.fit === "fits" ? (Material.theme === Material.Dark ? "#8fce8f" : "#2e7d32")
+                                 : row.fit === "tight" ? (Material.theme === Material.Dark ? "#e0b060" : "#9a6700")
+                                 : Material.color(Material.Red)
+                            text: row.fitText + "  " + (row.showDetail ? "▴" : "▾")
+                            TapHandler { onTapped: row.showDetail = !row.showDetail }
+                            HoverHandler { cursorShape: Qt.PointingHandCursor }
+                        }
+                        Label {
+                            objectName: "libraryFitDetail"
+                            visible: row.showDetail && row.fitDetail !== ""
+                            Layout.fillWidth: true
+                            wrapMode: Text.Wrap
+                            font.pixelSize: 12
+                            color: view.subtleText
+                            text: row.fitDetail
                         }
                     }
                     Button {

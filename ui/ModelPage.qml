@@ -151,6 +151,18 @@ Page {
                                                         .arg(page.humanBytes(page.bridge.modelFileBytes)).arg(page.humanBytes(page.bridge.kvCacheBytes))
                                                         .arg(page.bridge.kvBlocksTotal).arg(page.bridge.kvBlockSize) : ""
                         }
+                        FactRow {
+                            // What the estimate said before the model was opened (the list on
+                            // "On this computer" has it for each file).
+                            objectName: "fitEstimate"
+                            readonly property var estimate: page.library.count >= 0 && page.bridge.loaded ? page.library.estimateFor(page.bridge.modelPath) : ({})
+                            visible: estimate.text !== undefined
+                            label: qsTr("Estimated")
+                            value: estimate.text === undefined ? ""
+                                   : qsTr("%1 in memory; %2").arg(Format.bytes(estimate.bytes)).arg(estimate.text)
+                                     + (page.bridge.tokensPerSecond > 0
+                                        ? " · " + qsTr("the last reply ran at %1 tokens/s").arg(Math.round(page.bridge.tokensPerSecond)) : "")
+                        }
                         FactRow { label: qsTr("Parameters"); value: page.humanCount(page.inspector.facts.parameters || 0) }
                         FactRow { label: qsTr("Quantisation"); value: page.inspector.facts.quantization || "" }
                         FactRow { label: qsTr("File size"); value: page.humanBytes(page.inspector.facts.fileSize || 0) }

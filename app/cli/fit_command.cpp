@@ -39,9 +39,12 @@ std::uint64_t resident_bytes() {
 
 const char* verdict_name(FitVerdict v) {
     switch (v) {
-        case FitVerdict::Fits: return "fits";
-        case FitVerdict::Tight: return "tight";
-        case FitVerdict::TooBig: return "too-big";
+        case FitVerdict::Fits:
+            return "fits";
+        case FitVerdict::Tight:
+            return "tight";
+        case FitVerdict::TooBig:
+            return "too-big";
     }
     return "";
 }
@@ -76,11 +79,12 @@ int run_fit(const CommandArgs& raw) {
     if (!needs) return fail(1, config->model_path + ": " + needs.message());
     auto memory = system_memory();
     if (!memory) return fail(1, memory.message());
-    const int threads = config->n_threads > 0 ? config->n_threads
-                                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = config->n_threads > 0
+                            ? config->n_threads
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     MachineFacts machine{memory->total, memory->available, measure_read_bandwidth(threads)};
-    const FitEstimate e = estimate_fit(*needs, config->context_length, config->kv_mb, machine,
-                                       config->block_size);
+    const FitEstimate e =
+        estimate_fit(*needs, config->context_length, config->kv_mb, machine, config->block_size);
 
     QJsonObject out{{"model", QString::fromStdString(config->model_path)},
                     {"context", static_cast<qint64>(e.context)},
@@ -120,22 +124,25 @@ int run_fit(const CommandArgs& raw) {
     }
 
     if (args->flag("json")) {
-        std::fputs(QJsonDocument(out).toJson(QJsonDocument::Compact).append('\n').constData(), stdout);
+        std::fputs(QJsonDocument(out).toJson(QJsonDocument::Compact).append('\n').constData(),
+                   stdout);
         return 0;
     }
-    std::printf("%s\n  context %lld tokens: weights %.0f MiB + KV %.0f MiB + activations %.0f MiB"
-                " + app %.0f MiB = %.0f MiB\n  free memory %.0f MiB: %s\n"
-                "  memory read at %.1f GB/s with %d threads: about %.0f tokens/s\n",
-                config->model_path.c_str(), static_cast<long long>(e.context), mib(e.weight_bytes),
-                mib(e.kv_bytes), mib(e.activation_bytes), mib(e.overhead_bytes), mib(e.total_bytes),
-                mib(machine.ram_available), verdict_name(e.verdict), machine.read_bytes_per_s / 1e9,
-                threads, e.tokens_per_s);
+    std::printf(
+        "%s\n  context %lld tokens: weights %.0f MiB + KV %.0f MiB + activations %.0f MiB"
+        " + app %.0f MiB = %.0f MiB\n  free memory %.0f MiB: %s\n"
+        "  memory read at %.1f GB/s with %d threads: about %.0f tokens/s\n",
+        config->model_path.c_str(), static_cast<long long>(e.context), mib(e.weight_bytes),
+        mib(e.kv_bytes), mib(e.activation_bytes), mib(e.overhead_bytes), mib(e.total_bytes),
+        mib(machine.ram_available), verdict_name(e.verdict), machine.read_bytes_per_s / 1e9,
+        threads, e.tokens_per_s);
     if (args->flag("check"))
-        std::printf("  measured: %.1f tokens/s (estimate %+.0f %%), the engine took %.0f MiB"
-                    " (estimate %.0f MiB, %+.0f %%)\n",
-                    out["measured_tokens_per_s"].toDouble(), 100 * out["speed_error"].toDouble(),
-                    out["measured_engine_mib"].toDouble(), out["estimated_engine_mib"].toDouble(),
-                    100 * out["memory_error"].toDouble());
+        std::printf(
+            "  measured: %.1f tokens/s (estimate %+.0f %%), the engine took %.0f MiB"
+            " (estimate %.0f MiB, %+.0f %%)\n",
+            out["measured_tokens_per_s"].toDouble(), 100 * out["speed_error"].toDouble(),
+            out["measured_engine_mib"].toDouble(), out["estimated_engine_mib"].toDouble(),
+            100 * out["memory_error"].toDouble());
     return 0;
 }
 

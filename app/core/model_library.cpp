@@ -6,9 +6,13 @@
 #include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <thread>
+
 #include "common/log.h"
 #include "core/app_settings.h"
+#include "core/download_http.h"
 #include "core/model_downloader.h"
+#include "memory_probe.h"
 #include "models/scan_util.h"
 
 using namespace hearth::models;
@@ -46,7 +50,12 @@ QHash<int, QByteArray> ModelLibrary::roleNames() const {
             {LastUsedRole, "lastUsed"},
             {IsOpenRole, "isOpen"},
             {IsDefaultRole, "isDefault"},
-            {CanDeleteRole, "canDelete"}};
+            {CanDeleteRole, "canDelete"},
+            {FitRole, "fit"},
+            {FitTextRole, "fitText"},
+            {FitDetailRole, "fitDetail"},
+            {EstimatedBytesRole, "estimatedBytes"},
+            {EstimatedTokensPerSecondRole, "estimatedTokensPerSecond"}};
 }
 
 QVariant ModelLibrary::data(const QModelIndex& index, int role) const {
@@ -96,9 +105,73 @@ QVariant ModelLibrary::data(const QModelIndex& index, int role) const {
             return settings_ && settings_->defaultModelPath() == m.path;
         case CanDeleteRole:
             return m.source == Source::Hearth || m.source == Source::Folder;
+        case FitRole:
+            return estimateFor(m.path).value(QStringLiteral("fit"), QString());
+        case FitTextRole:
+            return estimateFor(m.path).value(QStringLiteral("text"), QString());
+        case FitDetailRole:
+            return estimateFor(m.path).value(QStringLiteral("detail"), QString());
+        case EstimatedBytesRole:
+            return estimateFor(m.path).value(QStringLiteral("bytes"), 0);
+        case EstimatedTokensPerSecondRole:
+            return estimateFor(m.path).value(QStringLiteral("tokensPerSecond"), 0.0);
         default:
             return {};
     }
+}
+
+std::optional<hearth::FitEstimate> ModelLibrary::estimate(const Row& r) const {
+    if (!r.facts.supported || !r.model.complete || machine_.ram_available == 0) return std::nullopt;
+    const int context = settings_ ? settings_->contextLengthFor(r.model.path) : 0;
+    const int kv_mb = settings_ ? settings_->kvCacheMb() : 0;
+    return hearth::estimate_fit(r.facts.needs, context, static_cast<std::size_t>(kv_mb), machine_);
+}
+
+QVariantMap ModelLibrary::estimateFor(const QString& path) const {
+    const int row = row_of(path);
+    if (row < 0) return {};
+    const auto e = estimate(rows_[row]);
+    if (!e) return {};
+    const auto size = [](std::uint64_t b) {
+        return hearth::download::human_size(static_cast<qint64>(b));
+    };
+    QString fit, text;
+    switch (e->verdict) {
+        case hearth::FitVerdict::Fits:
+            fit = QStringLiteral("fits");
+            // Past a thousand, a tiny model's speed is its overheads', not its bandwidth.
+            text = e->tokens_per_s > 1000 ? tr("Fits in memory; runs on the CPU, very fast")
+                   : e->tokens_per_s > 0
+                       ? tr("Fits in memory; runs on the CPU at about %1 tokens/s")
+                             .arg(e->tokens_per_s >= 10 ? QString::number(qRound(e->tokens_per_s))
+                                                        : QString::number(e->tokens_per_s, 'f', 1))
+                       : tr("Fits in memory; runs on the CPU");
+            break;
+        case hearth::FitVerdict::Tight:
+            fit = QStringLiteral("tight");
+            text = tr("Takes most of the free memory (%1 of %2): other programs may slow down")
+                       .arg(size(e->total_bytes), size(machine_.ram_available));
+            break;
+        case hearth::FitVerdict::TooBig:
+            fit = QStringLiteral("too-big");
+            text = tr("Too big for this computer now: needs %1, %2 is free (a shorter context "
+                      "needs less)")
+                       .arg(size(e->total_bytes), size(machine_.ram_available));
+            break;
+    }
+    const QString detail =
+        tr("Weights %1 + KV cache %2 (%3 tokens of context) + activations %4 + the app %5 = %6. "
+           "Free memory: %7 of %8. Memory read at %9 GB/s; decoding a token reads the weights "
+           "once.")
+            .arg(size(e->weight_bytes), size(e->kv_bytes), QString::number(e->context),
+                 size(e->activation_bytes), size(e->overhead_bytes), size(e->total_bytes),
+                 size(machine_.ram_available), size(machine_.ram_total),
+                 QString::number(machine_.read_bytes_per_s / 1e9, 'f', 1));
+    return {{QStringLiteral("fit"), fit},
+            {QStringLiteral("text"), text},
+            {QStringLiteral("detail"), detail},
+            {QStringLiteral("bytes"), static_cast<qint64>(e->total_bytes)},
+            {QStringLiteral("tokensPerSecond"), e->tokens_per_s}};
 }
 
 void ModelLibrary::setSettings(AppSettings* settings) {
@@ -132,6 +205,13 @@ void ModelLibrary::setOpenPath(const QString& path) {
     refresh_flags();
 }
 
+void ModelLibrary::setActive(bool on) {
+    if (on == active_) return;
+    active_ = on;
+    emit activeChanged();
+    refresh();
+}
+
 void ModelLibrary::setOtherApps(bool on) {
     if (on == other_apps_) return;
     other_apps_ = on;
@@ -157,6 +237,7 @@ QList<SourceRoot> ModelLibrary::roots() const {
 }
 
 void ModelLibrary::refresh() {
+    if (!active_) return;
     if (watcher_.isRunning()) {
         rescan_ = true;
         return;
@@ -165,8 +246,19 @@ void ModelLibrary::refresh() {
     const QList<SourceRoot> roots_now = roots();
     // The facts already read, for the files that have not changed.
     QHash<QString, FactsKey> cache = facts_cache_;
-    watcher_.setFuture(QtConcurrent::run([roots_now, cache]() -> ScanResult {
+    // The bandwidth once per run (a quarter of a second), with inference's threads.
+    const double bandwidth = machine_.read_bytes_per_s;
+    const int threads = settings_ && settings_->threads() > 0
+                            ? settings_->threads()
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    watcher_.setFuture(QtConcurrent::run([roots_now, cache, bandwidth, threads]() -> ScanResult {
         ScanResult r;
+        if (auto memory = hearth::system_memory()) {
+            r.machine.ram_total = memory->total;
+            r.machine.ram_available = memory->available;
+        }
+        r.machine.read_bytes_per_s =
+            bandwidth > 0 ? bandwidth : hearth::measure_read_bandwidth(threads);
         r.scan = scan_roots(roots_now);
         for (const FoundModel& m : r.scan.models) {
             const auto hit = cache.constFind(m.path);
@@ -182,6 +274,7 @@ void ModelLibrary::refresh() {
 
 void ModelLibrary::on_scanned() {
     ScanResult r = watcher_.result();
+    machine_ = r.machine;
     beginResetModel();
     rows_.clear();
     facts_cache_.clear();

@@ -34,6 +34,8 @@ class ModelLibrary : public QAbstractListModel {
     // The model open now (bind the bridge's modelPath): its row says so, and opening a
     // model notes when it was last used.
     Q_PROPERTY(QString openPath READ openPath WRITE setOpenPath NOTIFY openPathChanged)
+    // Scans only while true (the page shows the list): nothing is read at start.
+    Q_PROPERTY(bool active READ active WRITE setActive NOTIFY activeChanged)
     // false: Hearth's folder and the user's only (tests).
     Q_PROPERTY(bool otherApps READ otherApps WRITE setOtherApps NOTIFY otherAppsChanged)
     Q_PROPERTY(bool scanning READ scanning NOTIFY scanningChanged)
@@ -64,6 +66,13 @@ class ModelLibrary : public QAbstractListModel {
         IsOpenRole,
         IsDefaultRole,  // opened at start
         CanDeleteRole,
+        // Will it run here (fit_estimate.h), at its context setting: "fits", "tight",
+        // "too-big" ("" when it cannot be opened), in plain words, and the numbers behind.
+        FitRole,
+        FitTextRole,
+        FitDetailRole,
+        EstimatedBytesRole,
+        EstimatedTokensPerSecondRole,
     };
     Q_ENUM(Role)
 
@@ -80,12 +89,14 @@ class ModelLibrary : public QAbstractListModel {
     void setModelsDir(const QString& dir);
     QString openPath() const { return open_path_; }
     void setOpenPath(const QString& path);
+    bool active() const { return active_; }
+    void setActive(bool on);
     bool otherApps() const { return other_apps_; }
     void setOtherApps(bool on);
     bool scanning() const { return watcher_.isRunning(); }
     QVariantList sources() const { return sources_; }
 
-    // Looks again (a scan already running is followed by one more).
+    // Looks again (a scan already running is followed by one more); not while inactive.
     Q_INVOKABLE void refresh();
     // Adds a folder (a path or a file: URL) to the list. Returns why it cannot (not a
     // folder, already listed), or "".
@@ -100,6 +111,9 @@ class ModelLibrary : public QAbstractListModel {
     Q_INVOKABLE void setDefault(const QString& path);
     // The row of a path, -1 if not listed.
     Q_INVOKABLE int indexOf(const QString& path) const;
+    // The estimate of a listed model as the roles give it ({fit, text, detail, bytes,
+    // tokensPerSecond}), empty when there is none.
+    Q_INVOKABLE QVariantMap estimateFor(const QString& path) const;
 
     // For tests: the roots to read instead of this computer's.
     void setRootsForTesting(std::optional<QList<hearth::models::SourceRoot>> roots);
@@ -108,6 +122,7 @@ class ModelLibrary : public QAbstractListModel {
     void settingsChanged();
     void modelsDirChanged();
     void openPathChanged();
+    void activeChanged();
     void otherAppsChanged();
     void scanningChanged();
     void countChanged();
@@ -126,7 +141,9 @@ class ModelLibrary : public QAbstractListModel {
     struct ScanResult {
         hearth::models::LibraryScan scan;
         QList<hearth::models::ModelFacts> facts;  // one per scan.models
+        hearth::MachineFacts machine;
     };
+    std::optional<hearth::FitEstimate> estimate(const Row& row) const;
 
     QList<hearth::models::SourceRoot> roots() const;
     void on_scanned();
@@ -136,11 +153,13 @@ class ModelLibrary : public QAbstractListModel {
     QPointer<AppSettings> settings_;
     QString models_dir_;
     QString open_path_;
+    bool active_ = false;
     bool other_apps_ = true;
     bool rescan_ = false;
     std::optional<QList<hearth::models::SourceRoot>> test_roots_;
     QList<Row> rows_;
     QVariantList sources_;
+    hearth::MachineFacts machine_;          // read at each scan; the bandwidth measured once
     QHash<QString, FactsKey> facts_cache_;  // path → facts of that size and time
     QFutureWatcher<ScanResult> watcher_;
 };

@@ -88,6 +88,12 @@ ModelFacts read_facts(const FoundModel& model) {
                         .arg(model.parts);
         return f;
     }
+    auto needs = model_needs(g);
+    if (!needs) {
+        f.why_not = qs(needs.message());
+        return f;
+    }
+    f.needs = *needs;
     f.supported = true;
     return f;
 }

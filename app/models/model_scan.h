@@ -6,6 +6,7 @@
 #include <QList>
 #include <QString>
 
+#include "fit_estimate.h"
 #include "models/found_model.h"
 #include "models/source_roots.h"
 
@@ -27,8 +28,9 @@ struct ModelFacts {
     QString quantisation;   // quantisation_label: "Q4_K_M"
     qint64 parameters = 0;  // the tensors' elements
     qint64 context_length = 0;
-    bool supported = false;  // Hearth can run it
-    QString why_not;         // when not: the engine's reason, or why the file is unreadable
+    bool supported = false;    // Hearth can run it
+    QString why_not;           // when not: the engine's reason, or why the file is unreadable
+    hearth::ModelNeeds needs;  // for the fit estimate, when supported
 };
 
 // Reads the header (the file is mapped, only the header pages are touched). A split

@@ -3,8 +3,8 @@
 // folder the user adds, says which one is open, opens another with a click, sets the one
 // opened at start, and deletes a file after asking, never the open one.
 #include <QDir>
-#include <QGuiApplication>
 #include <QFile>
+#include <QGuiApplication>
 #include <QQmlProperty>
 #include <QTemporaryDir>
 #include <QTest>
@@ -68,6 +68,17 @@ class TestUiModels : public QObject {
         QVERIFY(open_button);
         QVERIFY(!open_button->isEnabled());  // open now
         QCOMPARE(open_button->property("text").toString(), QStringLiteral("Open now"));
+        // Will it run here: in words, the numbers one click away.
+        QQuickItem* fit = in_row(QStringLiteral("second.gguf"), "libraryFit");
+        QVERIFY(fit);
+        QVERIFY2(fit->property("text").toString().startsWith("Fits in memory; runs on the CPU"),
+                 qPrintable(fit->property("text").toString()));
+        QVERIFY(!in_row(QStringLiteral("second.gguf"), "libraryFitDetail"));
+        QVERIFY(ui_.click(fit));
+        QQuickItem* detail = nullptr;
+        QTRY_VERIFY((detail = in_row(QStringLiteral("second.gguf"), "libraryFitDetail")));
+        QVERIFY2(detail->property("text").toString().contains("KV cache"),
+                 qPrintable(detail->property("text").toString()));
         // The open model cannot be deleted; another can.
         QVERIFY(!in_row(QStringLiteral("synthetic.gguf"), "libraryDelete")->isEnabled());
         QVERIFY(in_row(QStringLiteral("second.gguf"), "libraryDelete")->isEnabled());
@@ -87,11 +98,20 @@ class TestUiModels : public QObject {
 
     void opensAnotherModel() {
         QVERIFY(ui_.click(in_row(QStringLiteral("second.gguf"), "libraryOpen")));
-        QTRY_VERIFY_WITH_TIMEOUT(ui_.bridge->loaded() &&
-                                     ui_.bridge->modelPath() == ui_.dir.filePath("second.gguf"),
-                                 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            ui_.bridge->loaded() && ui_.bridge->modelPath() == ui_.dir.filePath("second.gguf"),
+            30000);
         QTRY_VERIFY(in_row(QStringLiteral("synthetic.gguf"), "libraryDelete")->isEnabled());
         QTRY_VERIFY(!in_row(QStringLiteral("second.gguf"), "libraryOpen")->isEnabled());
+        // This model's page says what the estimate was.
+        QVERIFY(ui_.click(QStringLiteral("modelTabThis")));
+        QQuickItem* estimate = nullptr;
+        QTRY_VERIFY((estimate = ui_.visible_item(QStringLiteral("fitEstimate"))));
+        QVERIFY2(estimate->property("value").toString().contains("Fits in memory"),
+                 qPrintable(estimate->property("value").toString()));
+        QVERIFY(ui_.screenshot(QStringLiteral("model-this")));
+        QVERIFY(ui_.click(QStringLiteral("modelTabLibrary")));
+        QTRY_VERIFY(!library_->scanning() && row(QStringLiteral("second.gguf")));
     }
 
     void setsTheModelOpenedAtStart() {

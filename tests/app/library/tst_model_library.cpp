@@ -64,6 +64,7 @@ class TestModelLibrary : public QObject {
         write(mine_ + "/Tiny-Qwen3-F32.gguf", synthetic("qwen3"));
         AppSettings settings(tmp_.path() + "/s1.ini");
         ModelLibrary lib;
+        lib.setActive(true);
         lib.setRootsForTesting(
             QList<SourceRoot>{{Source::Hearth, hearth_}, {Source::Folder, mine_}});
         lib.setSettings(&settings);
@@ -106,6 +107,7 @@ class TestModelLibrary : public QObject {
         const QString path = hearth_ + "/changing.gguf";
         write(path, synthetic("llama"));
         ModelLibrary lib;
+        lib.setActive(true);
         lib.setRootsForTesting(QList<SourceRoot>{{Source::Hearth, hearth_}});
         QVERIFY(wait_scanned(lib));
         QCOMPARE(role(lib, path, ModelLibrary::ArchitectureRole).toString(),
@@ -134,6 +136,7 @@ class TestModelLibrary : public QObject {
 
         AppSettings settings(tmp_.path() + "/s2.ini");
         ModelLibrary lib;
+        lib.setActive(true);
         lib.setSettings(&settings);
         lib.setRootsForTesting(QList<SourceRoot>{
             {Source::Hearth, hearth_}, {Source::Folder, mine_}, {Source::Ollama, ollama_root}});
@@ -162,6 +165,7 @@ class TestModelLibrary : public QObject {
     void foldersTheUserAdds() {
         AppSettings settings(tmp_.path() + "/s3.ini");
         ModelLibrary lib;
+        lib.setActive(true);
         lib.setOtherApps(false);
         lib.setModelsDir(hearth_);
         lib.setSettings(&settings);

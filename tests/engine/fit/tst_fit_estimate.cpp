@@ -35,12 +35,14 @@ std::uint64_t resident_bytes() {
     return 0;
 }
 
-QString write_synthetic(const QTemporaryDir& dir, const SyntheticModelSpec& spec, const char* name) {
+QString write_synthetic(const QTemporaryDir& dir, const SyntheticModelSpec& spec,
+                        const char* name) {
     auto bytes = make_synthetic_model(spec);
     if (!bytes) return {};
     const QString path = dir.filePath(QLatin1String(name));
     std::ofstream(path.toStdString(), std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
+        .write(reinterpret_cast<const char*>(bytes->data()),
+               static_cast<std::streamsize>(bytes->size()));
     return path;
 }
 
@@ -113,7 +115,8 @@ class TestFitEstimate : public QObject {
         QVERIFY(!path.isEmpty());
         const ModelNeeds needs = needs_of(path);
         QCOMPARE(needs.context_length, qint64(4096));
-        const FitEstimate e = estimate_fit(needs, context, static_cast<std::size_t>(kvMb), MachineFacts{});
+        const FitEstimate e =
+            estimate_fit(needs, context, static_cast<std::size_t>(kvMb), MachineFacts{});
         EngineConfig c;
         c.model_path = path.toStdString();
         c.context_length = context;
@@ -142,7 +145,7 @@ class TestFitEstimate : public QObject {
         QCOMPARE(u.weight_bytes, sum);
         QCOMPARE(u.decode_bytes, sum - embedding);  // one row of the table per token
         const ModelNeeds t = needs_of(tied);
-        QCOMPARE(t.decode_bytes, t.weight_bytes);   // the table is the output layer too
+        QCOMPARE(t.decode_bytes, t.weight_bytes);  // the table is the output layer too
         QVERIFY(t.activation_bytes > 0);
     }
 
@@ -157,8 +160,10 @@ class TestFitEstimate : public QObject {
         MachineFacts machine;
         const FitEstimate sized = estimate_fit(m, 0, 0, machine);
         const std::uint64_t total = sized.total_bytes;
-        QCOMPARE(total, sized.weight_bytes + sized.kv_bytes + sized.activation_bytes + kAppOverheadBytes);
-        machine.ram_available = static_cast<std::uint64_t>(static_cast<double>(total) / kComfortableShare) + 1;
+        QCOMPARE(total,
+                 sized.weight_bytes + sized.kv_bytes + sized.activation_bytes + kAppOverheadBytes);
+        machine.ram_available =
+            static_cast<std::uint64_t>(static_cast<double>(total) / kComfortableShare) + 1;
         QCOMPARE(estimate_fit(m, 0, 0, machine).verdict, FitVerdict::Fits);
         machine.ram_available = total;
         QCOMPARE(estimate_fit(m, 0, 0, machine).verdict, FitVerdict::Tight);

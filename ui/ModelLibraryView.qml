@@ -90,7 +90,7 @@ Item {
                         color: view.subtleText
                     }
                     Repeater {
-                        model: view.library.sources
+                        model: view.library.sources.filter(s => s.present)
                         delegate: RowLayout {
                             required property var modelData
                             Layout.fillWidth: true
@@ -100,8 +100,7 @@ Item {
                                 color: view.subtleText
                                 font.pixelSize: 12
                                 text: modelData.label + " — " + modelData.path + ": "
-                                      + (!modelData.present ? qsTr("not on this computer")
-                                         : qsTr("%n model(s)", "", modelData.models))
+                                      + qsTr("%n model(s)", "", modelData.models)
                                       + (modelData.problems.length > 0
                                          ? " · " + qsTr("passed over: %1").arg(modelData.problems.join("; ")) : "")
                             }
@@ -113,6 +112,17 @@ Item {
                                 onClicked: view.library.removeFolder(modelData.path)
                             }
                         }
+                    }
+                    Label {
+                        // The other apps' folders that are not here, by name, once each.
+                        readonly property var absent: view.library.sources.filter(s => !s.present)
+                                                          .map(s => s.label).filter((l, i, all) => all.indexOf(l) === i)
+                        visible: absent.length > 0
+                        Layout.fillWidth: true
+                        wrapMode: Text.Wrap
+                        color: view.subtleText
+                        font.pixelSize: 12
+                        text: qsTr("Also looked for, not on this computer: %1").arg(absent.join(", "))
                     }
                 }
             }

@@ -159,7 +159,7 @@ Page {
                             visible: estimate.text !== undefined
                             label: qsTr("Estimated")
                             value: estimate.text === undefined ? ""
-                                   : qsTr("%1 in memory; %2").arg(Format.bytes(estimate.bytes)).arg(estimate.text)
+                                   : qsTr("%1 (%2 in memory)").arg(estimate.text).arg(Format.bytes(estimate.bytes))
                                      + (page.bridge.tokensPerSecond > 0
                                         ? " · " + qsTr("the last reply ran at %1 tokens/s").arg(Math.round(page.bridge.tokensPerSecond)) : "")
                         }

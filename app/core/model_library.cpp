@@ -100,7 +100,9 @@ QVariant ModelLibrary::data(const QModelIndex& index, int role) const {
         case LastUsedRole:
             return settings_ ? settings_->modelLastUsed(m.path) : QDateTime();
         case IsOpenRole:
-            return !open_path_.isEmpty() && m.path == open_path_;
+            return !open_path_.isEmpty() &&
+                   (m.path == open_path_ ||
+                    (!r.canonical.isEmpty() && r.canonical == open_canonical_));
         case IsDefaultRole:
             return settings_ && settings_->defaultModelPath() == m.path;
         case CanDeleteRole:
@@ -200,6 +202,7 @@ void ModelLibrary::setModelsDir(const QString& dir) {
 void ModelLibrary::setOpenPath(const QString& path) {
     if (path == open_path_) return;
     open_path_ = path;
+    open_canonical_ = path.isEmpty() ? QString() : QFileInfo(path).canonicalFilePath();
     if (settings_ && !path.isEmpty()) settings_->noteModelUsed(path);
     emit openPathChanged();
     refresh_flags();
@@ -280,7 +283,7 @@ void ModelLibrary::on_scanned() {
     facts_cache_.clear();
     for (qsizetype i = 0; i < r.scan.models.size(); ++i) {
         const FoundModel& m = r.scan.models[i];
-        rows_ << Row{m, r.facts[i]};
+        rows_ << Row{m, r.facts[i], QFileInfo(m.path).canonicalFilePath()};
         facts_cache_.insert(m.path, FactsKey{m.size, m.modified, r.facts[i]});
     }
     endResetModel();
@@ -344,7 +347,8 @@ QString ModelLibrary::remove(const QString& path) {
     if (m.source != Source::Hearth && m.source != Source::Folder)
         return QStringLiteral("This file belongs to %1; delete it there")
             .arg(source_label(m.source));
-    if (path == open_path_) return QStringLiteral("The model is open; open another one first");
+    if (data(index(row), IsOpenRole).toBool())
+        return QStringLiteral("The model is open; open another one first");
 
     QStringList files{m.path};
     if (const auto split = split_name(m.file_name); split && m.parts > 1) {

@@ -132,6 +132,7 @@ class ModelLibrary : public QAbstractListModel {
     struct Row {
         hearth::models::FoundModel model;
         hearth::models::ModelFacts facts;
+        QString canonical;  // the file behind links (an Ollama blob linked to a model, say)
     };
     struct FactsKey {
         qint64 size;
@@ -153,6 +154,7 @@ class ModelLibrary : public QAbstractListModel {
     QPointer<AppSettings> settings_;
     QString models_dir_;
     QString open_path_;
+    QString open_canonical_;
     bool active_ = false;
     bool other_apps_ = true;
     bool rescan_ = false;

@@ -162,6 +162,24 @@ class TestModelLibrary : public QObject {
         QCOMPARE(lib.rowCount(), 2);
     }
 
+    void theOpenModelThroughALink() {
+#ifdef Q_OS_WIN
+        QSKIP("links need privileges on Windows");
+#else
+        QTemporaryDir elsewhere;
+        const QString real = elsewhere.filePath("real.gguf");
+        write(real, synthetic("llama"));
+        QVERIFY(QFile::link(real, mine_ + "/linked.gguf"));  // as Ollama's blob might be
+        ModelLibrary lib;
+        lib.setActive(true);
+        lib.setRootsForTesting(QList<SourceRoot>{{Source::Folder, mine_}});
+        QVERIFY(wait_scanned(lib));
+        lib.setOpenPath(real);  // opened by its own path
+        QCOMPARE(role(lib, mine_ + "/linked.gguf", ModelLibrary::IsOpenRole).toBool(), true);
+        QVERIFY(lib.remove(mine_ + "/linked.gguf").contains("open"));
+#endif
+    }
+
     void foldersTheUserAdds() {
         AppSettings settings(tmp_.path() + "/s3.ini");
         ModelLibrary lib;

@@ -1,6 +1,7 @@
 // The Hearth desktop app.
 #include <QCommandLineParser>
 #include <QGuiApplication>
+#include <QNetworkProxyFactory>
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
 #include <QQuickWindow>
@@ -20,6 +21,9 @@ Q_IMPORT_QML_PLUGIN(HearthCorePlugin)
 
 int main(int argc, char* argv[]) {
     QGuiApplication app(argc, argv);
+    // Downloads and Hugging Face search go through the system's proxy (Qt does not by
+    // default): the environment's http(s)_proxy on Linux, the system settings on Windows.
+    QNetworkProxyFactory::setUseSystemConfiguration(true);
     QGuiApplication::setOrganizationName(QStringLiteral("Hearth"));
     QGuiApplication::setOrganizationDomain(QStringLiteral("hearth.github.io"));
     QGuiApplication::setApplicationName(QStringLiteral("Hearth"));

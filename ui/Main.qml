@@ -447,6 +447,7 @@ ApplicationWindow {
                     inspector: inspector
                     bridge: bridge
                     library: library
+                    connections: connections
                     subtleText: window.subtleText
                     onOpenFileRequested: window.openModelDialog()
                 }

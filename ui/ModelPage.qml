@@ -9,10 +9,11 @@ Page {
     required property var inspector
     required property var bridge
     required property var library
+    required property var connections
     property color subtleText: Material.hintTextColor
     signal openFileRequested()
-    // The tabs, by name: "this" (the open model) or "library" (on this computer).
-    function showTab(name) { tabs.currentIndex = name === "library" ? 1 : 0 }
+    // The tabs, by name: "this" (the open model), "library" (on this computer), "get".
+    function showTab(name) { tabs.currentIndex = name === "library" ? 1 : name === "get" ? 2 : 0 }
     padding: 24
     background: Rectangle { color: page.Material.background }
 
@@ -61,11 +62,12 @@ Page {
         }
     }
 
-    // The list is read while it is on screen (and again each time it comes back).
+    // The list is read while it or the search is on screen (and again each time it comes
+    // back); the search's fit labels use the memory speed its first reading measures.
     Binding {
         target: page.library
         property: "active"
-        value: page.visible && tabs.currentIndex === 1
+        value: page.visible && tabs.currentIndex >= 1
     }
 
     ColumnLayout {
@@ -77,6 +79,7 @@ Page {
             Layout.fillWidth: true
             TabButton { objectName: "modelTabThis"; text: qsTr("This model"); width: implicitWidth }
             TabButton { objectName: "modelTabLibrary"; text: qsTr("On this computer"); width: implicitWidth }
+            TabButton { objectName: "modelTabGet"; text: qsTr("Get models"); width: implicitWidth }
         }
         StackLayout {
             currentIndex: tabs.currentIndex
@@ -252,6 +255,12 @@ Page {
                 bridge: page.bridge
                 subtleText: page.subtleText
                 onOpenRequested: path => page.bridge.load(path)
+            }
+            HubSearchView {
+                library: page.library
+                bridge: page.bridge
+                connections: page.connections
+                subtleText: page.subtleText
             }
         }
     }

@@ -10,6 +10,7 @@ namespace key {
 constexpr auto remote_enabled = "remote/enabled";
 constexpr auto remote_url = "remote/url";
 constexpr auto remote_key = "remote/apiKey";
+constexpr auto hf_token = "huggingFace/token";
 constexpr auto remote_model = "remote/model";
 constexpr auto server_enabled = "server/enabled";
 constexpr auto server_port = "server/port";
@@ -40,6 +41,7 @@ void ConnectionSettings::load() {
     remote_enabled_ = s.value(QLatin1String(key::remote_enabled), false).toBool();
     remote_url_ = s.value(QLatin1String(key::remote_url)).toString();
     remote_key_ = s.value(QLatin1String(key::remote_key)).toString();
+    hf_token_ = s.value(QLatin1String(key::hf_token)).toString();
     remote_model_ = s.value(QLatin1String(key::remote_model)).toString();
     server_enabled_ = s.value(QLatin1String(key::server_enabled), false).toBool();
     server_port_ =
@@ -65,7 +67,7 @@ void ConnectionSettings::store(T& member, const T& value, const char* k, bool se
     if (member == value) return;
     member = value;
     settings_->setValue(QLatin1String(k), member);
-    if (secret || !remote_key_.isEmpty() || !server_key_.isEmpty()) {
+    if (secret || !remote_key_.isEmpty() || !server_key_.isEmpty() || !hf_token_.isEmpty()) {
         // The file holds a key: written at once, and readable by its owner only (again
         // after every write, whatever the writer does with the file's mode).
         settings_->sync();
@@ -84,6 +86,9 @@ void ConnectionSettings::setRemoteUrl(const QString& v) {
 }
 void ConnectionSettings::setRemoteKey(const QString& v) {
     store(remote_key_, v.trimmed(), key::remote_key, true);
+}
+void ConnectionSettings::setHuggingFaceToken(const QString& v) {
+    store(hf_token_, v.trimmed(), key::hf_token, true);
 }
 void ConnectionSettings::setRemoteModel(const QString& v) {
     store(remote_model_, v, key::remote_model);

@@ -30,6 +30,9 @@ class ConnectionSettings : public QObject {
     Q_PROPERTY(QString serverKey READ serverKey WRITE setServerKey NOTIFY changed)
     // Web origins allowed to call the server from a browser, comma-separated.
     Q_PROPERTY(QString serverOrigins READ serverOrigins WRITE setServerOrigins NOTIFY changed)
+    // A Hugging Face access token, for gated repositories (kept as the API keys are).
+    Q_PROPERTY(
+        QString huggingFaceToken READ huggingFaceToken WRITE setHuggingFaceToken NOTIFY changed)
     Q_PROPERTY(QString keyStorageNote READ keyStorageNote CONSTANT)
 
   public:
@@ -42,6 +45,7 @@ class ConnectionSettings : public QObject {
     bool remoteEnabled() const { return remote_enabled_; }
     QString remoteUrl() const { return remote_url_; }
     QString remoteKey() const { return remote_key_; }
+    QString huggingFaceToken() const { return hf_token_; }
     QString remoteModel() const { return remote_model_; }
     bool serverEnabled() const { return server_enabled_; }
     int serverPort() const { return server_port_; }
@@ -59,6 +63,7 @@ class ConnectionSettings : public QObject {
     void setServerNetwork(bool v);
     void setServerKey(const QString& v);
     void setServerOrigins(const QString& v);
+    void setHuggingFaceToken(const QString& v);
 
   signals:
     void changed();
@@ -71,6 +76,7 @@ class ConnectionSettings : public QObject {
     std::unique_ptr<QSettings> settings_;
     bool remote_enabled_ = false;
     QString remote_url_, remote_key_, remote_model_;
+    QString hf_token_;
     bool server_enabled_ = false;
     int server_port_ = kDefaultServerPort;
     bool server_network_ = false;

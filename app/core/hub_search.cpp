@@ -108,10 +108,11 @@ QVariantList HubSearch::parse_files(const QByteArray& json, QString* error) {
         const QString name = file_name_of(path);
         if (hearth::models::is_auxiliary(name)) continue;
         const qint64 size = o.value(QStringLiteral("size")).toInteger();
-        const QString sha = o.value(QStringLiteral("lfs")).toObject().value(QStringLiteral("oid")).toString();
+        const QString sha =
+            o.value(QStringLiteral("lfs")).toObject().value(QStringLiteral("oid")).toString();
         if (const auto s = hearth::models::split_name(name); s && s->count > 1) {
-            const QString key = path.section(QLatin1Char('/'), 0, -2) + QLatin1Char('/') + s->prefix +
-                                QLatin1Char('#') + QString::number(s->count);
+            const QString key = path.section(QLatin1Char('/'), 0, -2) + QLatin1Char('/') +
+                                s->prefix + QLatin1Char('#') + QString::number(s->count);
             auto it = splits.find(key);
             if (it == splits.end()) {
                 it = splits.insert(key, static_cast<int>(entries.size()));
@@ -157,7 +158,8 @@ void HubSearch::add_fit(QVariantList& files) const {
         QString fit, text;
         if (f.value("parts").toInt() > 1) {
             fit = QStringLiteral("unsupported");
-            text = tr("Split into %1 files: Hearth opens models in one file").arg(f.value("parts").toInt());
+            text = tr("Split into %1 files: Hearth opens models in one file")
+                       .arg(f.value("parts").toInt());
         } else if (machine.ram_available > 0) {
             // Before the header is read only the weights are known: the KV cache comes on
             // top, and the list of models on this computer says how much once it is here.
@@ -165,19 +167,23 @@ void HubSearch::add_fit(QVariantList& files) const {
             needs.weight_bytes = needs.decode_bytes = size;
             const hearth::FitEstimate e = hearth::estimate_fit(needs, 1, 0, machine);
             const QString total = hearth::download::human_size(static_cast<qint64>(e.total_bytes));
-            const QString free = hearth::download::human_size(static_cast<qint64>(machine.ram_available));
+            const QString free =
+                hearth::download::human_size(static_cast<qint64>(machine.ram_available));
             switch (e.verdict) {
                 case hearth::FitVerdict::Fits:
                     fit = QStringLiteral("fits");
-                    text = e.tokens_per_s > 0 && e.tokens_per_s < 1000
-                               ? tr("Fits in memory; about %1 tokens/s on the CPU (plus its KV cache)")
-                                     .arg(e.tokens_per_s >= 10 ? QString::number(qRound(e.tokens_per_s))
-                                                               : QString::number(e.tokens_per_s, 'f', 1))
-                               : tr("Fits in memory (plus its KV cache)");
+                    text =
+                        e.tokens_per_s > 0 && e.tokens_per_s < 1000
+                            ? tr("Fits in memory; about %1 tokens/s on the CPU (plus its KV cache)")
+                                  .arg(e.tokens_per_s >= 10
+                                           ? QString::number(qRound(e.tokens_per_s))
+                                           : QString::number(e.tokens_per_s, 'f', 1))
+                            : tr("Fits in memory (plus its KV cache)");
                     break;
                 case hearth::FitVerdict::Tight:
                     fit = QStringLiteral("tight");
-                    text = tr("Would take most of the free memory (%1 of %2): may be slow").arg(total, free);
+                    text = tr("Would take most of the free memory (%1 of %2): may be slow")
+                               .arg(total, free);
                     break;
                 case hearth::FitVerdict::TooBig:
                     fit = QStringLiteral("too-big");
@@ -196,8 +202,9 @@ void HubSearch::search(const QString& text, const QString& sort) {
     QUrlQuery q;
     if (!text.trimmed().isEmpty()) q.addQueryItem(QStringLiteral("search"), text.trimmed());
     q.addQueryItem(QStringLiteral("filter"), QStringLiteral("gguf"));
-    q.addQueryItem(QStringLiteral("sort"),
-                   sort == QLatin1String("trending") ? QStringLiteral("trendingScore") : QStringLiteral("downloads"));
+    q.addQueryItem(QStringLiteral("sort"), sort == QLatin1String("trending")
+                                               ? QStringLiteral("trendingScore")
+                                               : QStringLiteral("downloads"));
     q.addQueryItem(QStringLiteral("direction"), QStringLiteral("-1"));
     q.addQueryItem(QStringLiteral("limit"), QString::number(kResultLimit));
     for (const char* field : {"downloads", "likes", "gated", "lastModified"})
@@ -268,7 +275,8 @@ void HubSearch::on_finished() {
                            "an access token in Settings (HTTP %2)")
                             .arg(pending_repo_)
                             .arg(status)
-                      : tr("Hugging Face refused the search (HTTP %1): check the access token in Settings")
+                      : tr("Hugging Face refused the search (HTTP %1): check the access token in "
+                           "Settings")
                             .arg(status));
         return;
     }

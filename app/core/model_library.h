@@ -43,6 +43,8 @@ class ModelLibrary : public QAbstractListModel {
     // Where Hearth looked: {source, label, path, present, models, problems (a list)}, one
     // per folder, for the page's "Where Hearth looks".
     Q_PROPERTY(QVariantList sources READ sources NOTIFY scanned)
+    // This computer's memory read rate (bytes/s), measured with the first scan; 0 before.
+    Q_PROPERTY(double readBandwidth READ readBandwidth NOTIFY scanned)
 
   public:
     enum Role {
@@ -95,6 +97,7 @@ class ModelLibrary : public QAbstractListModel {
     void setOtherApps(bool on);
     bool scanning() const { return watcher_.isRunning(); }
     QVariantList sources() const { return sources_; }
+    double readBandwidth() const { return machine_.read_bytes_per_s; }
 
     // Looks again (a scan already running is followed by one more); not while inactive.
     Q_INVOKABLE void refresh();

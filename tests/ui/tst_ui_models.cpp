@@ -1,18 +1,27 @@
-// The Model page's "On this computer" list, driven in the real window offscreen
-// (software renderer, synthetic models): it lists the models in Hearth's folder and in a
-// folder the user adds, says which one is open, opens another with a click, sets the one
-// opened at start, and deletes a file after asking, never the open one.
+// The Model page driven in the real window offscreen (software renderer, synthetic
+// models). "On this computer" lists the models in Hearth's folder and in a folder the user
+// adds, says which one is open and whether each fits, opens another with a click, sets the
+// one opened at start, and deletes a file after asking, never the open one. "Get models"
+// searches a local server playing Hugging Face, shows a repository's files with their fit,
+// downloads one (checked against its SHA-256) and opens it.
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QGuiApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QQmlProperty>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "core/app_settings.h"
 #include "core/engine_bridge.h"
+#include "core/hub_search.h"
+#include "core/model_downloader.h"
 #include "core/model_library.h"
 #include "model/synthetic_model.h"
+#include "test_http_server.h"
 #include "ui_harness.h"
 
 namespace {
@@ -122,6 +131,70 @@ class TestUiModels : public QObject {
         QCOMPARE(settings->modelToOpen(), extra_.filePath("from-my-folder.gguf"));
         QVERIFY(ui_.click(in_row(QStringLiteral("from-my-folder.gguf"), "libraryDefault")));
         QTRY_COMPARE(settings->defaultModelPath(), QString());
+    }
+
+    void searchesDownloadsAndOpens() {
+        TestHttpServer hub_server;
+        QVERIFY(hub_server.listen());
+        const QByteArray model = small_synthetic_model();
+        const QString sha = QString::fromLatin1(
+            QCryptographicHash::hash(model, QCryptographicHash::Sha256).toHex());
+        TestRoute search;
+        search.body = QJsonDocument(QJsonArray{QJsonObject{{"id", "someone/Tiny-GGUF"},
+                                                           {"downloads", 4321},
+                                                           {"likes", 5},
+                                                           {"gated", false}}})
+                          .toJson();
+        hub_server.setRoute("/api/models", search);
+        TestRoute tree;
+        tree.body = QJsonDocument(QJsonArray{QJsonObject{
+                                      {"type", "file"},
+                                      {"path", "tiny-Q8_0.gguf"},
+                                      {"size", model.size()},
+                                      {"oid", "ab"},
+                                      {"lfs", QJsonObject{{"oid", sha}, {"size", model.size()}}}}})
+                        .toJson();
+        hub_server.setRoute("/api/models/someone/Tiny-GGUF/tree/main", tree);
+        TestRoute resolve;
+        resolve.redirect_to = "/cdn/tiny";
+        hub_server.setRoute("/someone/Tiny-GGUF/resolve/main/tiny-Q8_0.gguf", resolve);
+        TestRoute cdn;
+        cdn.body = model;
+        hub_server.setRoute("/cdn/tiny", cdn);
+
+        auto* hub = ui_.window->findChild<HubSearch*>(QStringLiteral("hubSearch"));
+        auto* downloader = ui_.window->findChild<ModelDownloader*>(QStringLiteral("hubDownloader"));
+        QVERIFY(hub && downloader);
+        hub->setBaseUrl(hub_server.url("").toString());
+        downloader->setModelsDir(ui_.dir.path());
+
+        QVERIFY(ui_.click(QStringLiteral("modelTabGet")));
+        QVERIFY(ui_.click(QStringLiteral("hubSearchField")));
+        ui_.type(QStringLiteral("tiny"));
+        ui_.key(Qt::Key_Return);
+        QQuickItem* result = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (result = ui_.visible_item(QStringLiteral("hubResult_someone/Tiny-GGUF"))), 10000);
+        QVERIFY(ui_.click(result));
+        QQuickItem* file = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (file = ui_.visible_item(QStringLiteral("hubFile_tiny-Q8_0.gguf"))), 10000);
+        QQuickItem* fit = ui_.visible_item(QStringLiteral("hubFileFit"), file);
+        QVERIFY(fit);
+        QVERIFY2(fit->property("text").toString().startsWith("Fits in memory"),
+                 qPrintable(fit->property("text").toString()));
+        QVERIFY(ui_.screenshot(QStringLiteral("model-get")));
+        QVERIFY(ui_.click(ui_.visible_item(QStringLiteral("hubDownload"), file)));
+        QTRY_COMPARE_WITH_TIMEOUT(downloader->state(), ModelDownloader::Done, 15000);
+        QVERIFY(QFile::exists(ui_.dir.filePath("tiny-Q8_0.gguf")));
+        QVERIFY(ui_.click(QStringLiteral("hubOpenDownloaded")));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            ui_.bridge->loaded() && ui_.bridge->modelPath() == ui_.dir.filePath("tiny-Q8_0.gguf"),
+            30000);
+        // The list of models on this computer has it, open now.
+        QVERIFY(ui_.click(QStringLiteral("modelTabLibrary")));
+        QTRY_VERIFY_WITH_TIMEOUT(row(QStringLiteral("tiny-Q8_0.gguf")), 10000);
+        QTRY_VERIFY(!in_row(QStringLiteral("tiny-Q8_0.gguf"), "libraryOpen")->isEnabled());
     }
 
     void deletesAfterAsking() {

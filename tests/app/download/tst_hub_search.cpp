@@ -50,15 +50,20 @@ class TestHubSearch : public QObject {
         QVERIFY(server_.listen());
         model_ = small_synthetic_model();
         QVERIFY(!model_.isEmpty());
-        sha_ = QString::fromLatin1(QCryptographicHash::hash(model_, QCryptographicHash::Sha256).toHex());
+        sha_ = QString::fromLatin1(
+            QCryptographicHash::hash(model_, QCryptographicHash::Sha256).toHex());
 
         TestRoute search;
-        search.body = json(QJsonArray{
-            QJsonObject{{"id", "bartowski/Tiny-GGUF"}, {"downloads", 12345}, {"likes", 67},
-                        {"gated", false}, {"lastModified", "2026-10-01T12:00:00.000Z"}},
-            QJsonObject{{"id", "meta-llama/Gated-GGUF"}, {"downloads", 99}, {"likes", 1},
-                        {"gated", "manual"}},
-            QJsonObject{{"downloads", 1}}});  // no id: passed over
+        search.body = json(QJsonArray{QJsonObject{{"id", "bartowski/Tiny-GGUF"},
+                                                  {"downloads", 12345},
+                                                  {"likes", 67},
+                                                  {"gated", false},
+                                                  {"lastModified", "2026-10-01T12:00:00.000Z"}},
+                                      QJsonObject{{"id", "meta-llama/Gated-GGUF"},
+                                                  {"downloads", 99},
+                                                  {"likes", 1},
+                                                  {"gated", "manual"}},
+                                      QJsonObject{{"downloads", 1}}});  // no id: passed over
         server_.setRoute("/api/models", search);
 
         TestRoute tree;
@@ -100,7 +105,8 @@ class TestHubSearch : public QObject {
     void quantisationFromTheName() {
         QCOMPARE(HubSearch::quant_of("Qwen3-4B-Q4_K_M.gguf"), QStringLiteral("Q4_K_M"));
         QCOMPARE(HubSearch::quant_of("gemma-3-270m-it-q8_0.gguf"), QStringLiteral("Q8_0"));
-        QCOMPARE(HubSearch::quant_of("Llama-3.2-1B-Instruct.IQ4_XS.gguf"), QStringLiteral("IQ4_XS"));
+        QCOMPARE(HubSearch::quant_of("Llama-3.2-1B-Instruct.IQ4_XS.gguf"),
+                 QStringLiteral("IQ4_XS"));
         QCOMPARE(HubSearch::quant_of("model-bf16-00001-of-00002.gguf"), QStringLiteral("BF16"));
         QCOMPARE(HubSearch::quant_of("model.gguf"), QString());
     }
@@ -141,7 +147,8 @@ class TestHubSearch : public QObject {
         QStringList names;
         for (const QVariant& v : hub.files()) names << v.toMap().value("name").toString();
         // Smallest first; no README, no projector; the split model once.
-        QCOMPARE(names, (QStringList{"tiny-Q4_K_M.gguf", "tiny-Q8_0.gguf", "tiny-F16-00001-of-00002.gguf"}));
+        QCOMPARE(names, (QStringList{"tiny-Q4_K_M.gguf", "tiny-Q8_0.gguf",
+                                     "tiny-F16-00001-of-00002.gguf"}));
         const QVariantMap q8 = hub.files()[1].toMap();
         QCOMPARE(q8.value("quant").toString(), QStringLiteral("Q8_0"));
         QCOMPARE(q8.value("sha256").toString(), sha_);
@@ -165,14 +172,16 @@ class TestHubSearch : public QObject {
         downloader.setModelsDir(dir.path());
         QSignalSpy done(&downloader, &ModelDownloader::finished);
         const QVariantMap q8 = hub.files()[1].toMap();
-        downloader.start(hub.downloadUrl(q8.value("path").toString()), q8.value("sha256").toString());
+        downloader.start(hub.downloadUrl(q8.value("path").toString()),
+                         q8.value("sha256").toString());
         QTRY_VERIFY_WITH_TIMEOUT(!done.isEmpty(), 15000);
         QCOMPARE(done[0][0].toString(), dir.filePath("tiny-Q8_0.gguf"));
 
         // The bytes do not match the repository's checksum: refused, nothing left behind.
         QSignalSpy failed(&downloader, &ModelDownloader::failed);
         const QVariantMap q4 = hub.files()[0].toMap();
-        downloader.start(hub.downloadUrl(q4.value("path").toString()), q4.value("sha256").toString());
+        downloader.start(hub.downloadUrl(q4.value("path").toString()),
+                         q4.value("sha256").toString());
         QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty(), 15000);
         QVERIFY2(failed[0][0].toString().contains("SHA-256", Qt::CaseInsensitive) ||
                      failed[0][0].toString().contains("checksum", Qt::CaseInsensitive),
@@ -183,11 +192,16 @@ class TestHubSearch : public QObject {
     void saysWhatWentWrong_data() {
         QTest::addColumn<QString>("repo");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("gated") << "meta-llama/Gated-GGUF" << "gated or private";
-        QTest::newRow("missing") << "nobody/Nothing" << "no repository nobody/Nothing";
-        QTest::newRow("rate limit") << "busy/Repo" << "slow down";
-        QTest::newRow("not JSON") << "odd/Repo" << "not a file list";
-        QTest::newRow("not a name") << "../etc" << "not a repository name";
+        QTest::newRow("gated") << "meta-llama/Gated-GGUF"
+                               << "gated or private";
+        QTest::newRow("missing") << "nobody/Nothing"
+                                 << "no repository nobody/Nothing";
+        QTest::newRow("rate limit") << "busy/Repo"
+                                    << "slow down";
+        QTest::newRow("not JSON") << "odd/Repo"
+                                  << "not a file list";
+        QTest::newRow("not a name") << "../etc"
+                                    << "not a repository name";
     }
     void saysWhatWentWrong() {
         QFETCH(QString, repo);
@@ -205,7 +219,8 @@ class TestHubSearch : public QObject {
         hub.setBaseUrl("http://127.0.0.1:1");  // nothing listens there
         hub.search("llama");
         QVERIFY(wait_idle(hub));
-        QVERIFY2(hub.errorString().startsWith("Cannot reach Hugging Face"), qPrintable(hub.errorString()));
+        QVERIFY2(hub.errorString().startsWith("Cannot reach Hugging Face"),
+                 qPrintable(hub.errorString()));
         QVERIFY(hub.results().isEmpty());
     }
 };

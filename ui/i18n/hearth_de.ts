@@ -70,7 +70,7 @@
 <context>
     <name>ChatPage</name>
     <message>
-        <location filename="../ChatPage.qml" line="+57"/>
+        <location filename="../ChatPage.qml" line="+60"/>
         <source>Show the chat list (Ctrl+B)</source>
         <translation>Chatliste einblenden (Strg+B)</translation>
     </message>
@@ -261,7 +261,7 @@
 <context>
     <name>ConnectionSettings</name>
     <message>
-        <location filename="../../app/core/connection_settings.cpp" line="+55"/>
+        <location filename="../../app/core/connection_settings.cpp" line="+57"/>
         <source>API keys are kept in your settings in the registry (%1), readable by your account only.</source>
         <translation>API-Schlüssel werden mit den Einstellungen in der Registrierung gespeichert (%1) und sind nur für das eigene Benutzerkonto lesbar.</translation>
     </message>
@@ -403,7 +403,7 @@
 <context>
     <name>Format</name>
     <message>
-        <location filename="../Format.qml" line="+19"/>
+        <location filename="../Format.qml" line="+17"/>
         <source>%1 ms</source>
         <translation>%1 ms</translation>
     </message>
@@ -429,7 +429,22 @@
         <translation>%1 min</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
+        <source>today</source>
+        <translation>heute</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>yesterday</source>
+        <translation>gestern</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 days ago</source>
+        <translation>vor %1 Tagen</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>%1 bytes</source>
         <translation>%1 Bytes</translation>
     </message>
@@ -477,7 +492,7 @@
         <translation>Aus einer Sicherung wiederherstellen…</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+21"/>
         <source>Back up the chat history</source>
         <translation>Chatverlauf sichern</translation>
     </message>
@@ -534,6 +549,182 @@
     </message>
 </context>
 <context>
+    <name>HubSearch</name>
+    <message>
+        <location filename="../../app/core/hub_search.cpp" line="+92"/>
+        <source>Hugging Face answered with something that is not a file list</source>
+        <translation>Hugging Face hat etwas geantwortet, das keine Dateiliste ist</translation>
+    </message>
+    <message>
+        <location line="+69"/>
+        <source>Split into %1 files: Hearth opens models in one file</source>
+        <translation>In %1 Dateien aufgeteilt: Hearth öffnet Modelle aus einer einzigen Datei</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Fits in memory; about %1 tokens/s on the CPU (plus its KV cache)</source>
+        <translation>Passt in den Speicher; etwa %1 Token/s auf der CPU (zuzüglich KV-Cache)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Fits in memory (plus its KV cache)</source>
+        <translation>Passt in den Speicher (zuzüglich KV-Cache)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Would take most of the free memory (%1 of %2): may be slow</source>
+        <translation>Bräuchte den Großteil des freien Speichers (%1 von %2): kann langsam sein</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Too big for this computer: needs %1, %2 is free</source>
+        <translation>Zu groß für diesen Computer: braucht %1, frei sind %2</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>%1 is not a repository name (owner/name)</source>
+        <translation>%1 ist kein Repository-Name (Besitzer/Name)</translation>
+    </message>
+    <message>
+        <location line="+48"/>
+        <source>Cannot reach Hugging Face (%1): %2. Check the network connection or the system&apos;s proxy settings; the models on this computer work without it.</source>
+        <translation>Hugging Face ist nicht erreichbar (%1): %2. Netzwerkverbindung oder Proxy-Einstellungen des Systems prüfen; die Modelle auf diesem Computer funktionieren auch ohne.</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1 is gated or private: accept its terms on huggingface.co, then add an access token in Settings (HTTP %2)</source>
+        <translation>%1 ist zugangsbeschränkt oder privat: die Bedingungen auf huggingface.co annehmen und dann einen Zugriffstoken eintragen (HTTP %2)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Hugging Face refused the search (HTTP %1): check the access token in Settings</source>
+        <translation>Hugging Face hat die Suche abgelehnt (HTTP %1): den Zugriffstoken prüfen</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>There is no repository %1 on Hugging Face</source>
+        <translation>Auf Hugging Face gibt es kein Repository %1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Hugging Face asks to slow down (too many requests); try again in a minute</source>
+        <translation>Hugging Face bittet um weniger Anfragen; in einer Minute erneut versuchen</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Hugging Face could not answer (HTTP %1); try again later</source>
+        <translation>Hugging Face konnte nicht antworten (HTTP %1); später erneut versuchen</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Hugging Face answered with something that is not a model list</source>
+        <translation>Hugging Face hat etwas geantwortet, das keine Modellliste ist</translation>
+    </message>
+</context>
+<context>
+    <name>HubSearchView</name>
+    <message>
+        <location filename="../HubSearchView.qml" line="+45"/>
+        <source>Search Hugging Face for GGUF models, e.g. Qwen3 4B</source>
+        <translation>Auf Hugging Face nach GGUF-Modellen suchen, z. B. Qwen3 4B</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Search Hugging Face</source>
+        <translation>Hugging Face durchsuchen</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Most downloaded</source>
+        <translation>Meistgeladen</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Trending</source>
+        <translation>Im Trend</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Search</source>
+        <translation>Suchen</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <source>Search for a model by name; the results are Hugging Face repositories with GGUF files.</source>
+        <translation>Nach einem Modell suchen; die Treffer sind Hugging-Face-Repositorys mit GGUF-Dateien.</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>%1 downloads · %2 likes</source>
+        <translation>%1 Downloads · %2 Likes</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>gated: accept its terms on huggingface.co</source>
+        <translation>zugangsbeschränkt: Bedingungen auf huggingface.co annehmen</translation>
+    </message>
+    <message>
+        <location line="+58"/>
+        <source>Downloaded</source>
+        <translation>Heruntergeladen</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Download</source>
+        <translation>Herunterladen</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Hugging Face access token, for gated models (optional)</source>
+        <translation>Hugging-Face-Zugriffstoken für zugangsbeschränkte Modelle (optional)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Hugging Face access token</source>
+        <translation>Hugging-Face-Zugriffstoken</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Downloading %1: %2 of %3</source>
+        <translation>%1 wird heruntergeladen: %2 von %3</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Checking %1…</source>
+        <translation>%1 wird geprüft…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 is downloaded.</source>
+        <translation>%1 ist heruntergeladen.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The download of %1 is paused.</source>
+        <translation>Der Download von %1 ist angehalten.</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Open it</source>
+        <translation>Öffnen</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Pause</source>
+        <translation>Anhalten</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Resume</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Discard</source>
+        <translation>Verwerfen</translation>
+    </message>
+</context>
+<context>
     <name>Main</name>
     <message>
         <location filename="../Main.qml" line="+22"/>
@@ -546,31 +737,31 @@
         <translation>Hearth</translation>
     </message>
     <message>
-        <location line="+290"/>
-        <location line="+256"/>
+        <location line="+296"/>
+        <location line="+259"/>
         <source>Chats</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location line="-255"/>
-        <location line="+255"/>
+        <location line="-258"/>
+        <location line="+258"/>
         <source>Personas</source>
         <translation>Personas</translation>
     </message>
     <message>
-        <location line="-254"/>
-        <location line="+254"/>
+        <location line="-257"/>
+        <location line="+257"/>
         <source>Memory</source>
         <translation>Gedächtnis</translation>
     </message>
     <message>
-        <location line="-253"/>
-        <location line="+254"/>
+        <location line="-256"/>
+        <location line="+257"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
     <message>
-        <location line="-253"/>
+        <location line="-256"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
@@ -581,12 +772,12 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+219"/>
+        <location line="+222"/>
         <source>Keyboard shortcuts</source>
         <translation>Tastenkürzel</translation>
     </message>
     <message>
-        <location line="-218"/>
+        <location line="-221"/>
         <source>Open log folder</source>
         <translation>Protokollordner öffnen</translation>
     </message>
@@ -611,7 +802,7 @@
         <translation>Der Chatverlauf war beschädigt und wurde als %1 beiseitegelegt; ein neuer wurde angelegt.</translation>
     </message>
     <message>
-        <location line="+118"/>
+        <location line="+121"/>
         <source>Saved to %1</source>
         <translation>Gespeichert unter %1</translation>
     </message>
@@ -1000,9 +1191,176 @@
     </message>
 </context>
 <context>
+    <name>ModelLibrary</name>
+    <message>
+        <location filename="../../app/core/model_library.cpp" line="+145"/>
+        <source>Fits in memory; runs on the CPU, very fast</source>
+        <translation>Passt in den Speicher; läuft auf der CPU, sehr schnell</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Fits in memory; runs on the CPU at about %1 tokens/s</source>
+        <translation>Passt in den Speicher; läuft auf der CPU mit etwa %1 Token/s</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Fits in memory; runs on the CPU</source>
+        <translation>Passt in den Speicher; läuft auf der CPU</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Takes most of the free memory (%1 of %2): other programs may slow down</source>
+        <translation>Braucht den Großteil des freien Speichers (%1 von %2): andere Programme können langsamer werden</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Too big for this computer now: needs %1, %2 is free (a shorter context needs less)</source>
+        <translation>Derzeit zu groß für diesen Computer: braucht %1, frei sind %2 (ein kürzerer Kontext braucht weniger)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Weights %1 + KV cache %2 (%3 tokens of context) + activations %4 + the app %5 = %6. Free memory: %7 of %8. Memory read at %9 GB/s; decoding a token reads the weights once.</source>
+        <translation>Gewichte %1 + KV-Cache %2 (%3 Token Kontext) + Aktivierungen %4 + die App %5 = %6. Freier Speicher: %7 von %8. Speicher wird mit %9 GB/s gelesen; jedes erzeugte Token liest die Gewichte einmal.</translation>
+    </message>
+</context>
+<context>
+    <name>ModelLibraryView</name>
+    <message>
+        <location filename="../ModelLibraryView.qml" line="+26"/>
+        <source>Looking for models…</source>
+        <translation>Suche nach Modellen…</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>%n model(s) on this computer</source>
+        <translation>
+            <numerusform>%n Modell auf diesem Computer</numerusform>
+            <numerusform>%n Modelle auf diesem Computer</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Look again</source>
+        <translation>Erneut suchen</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Add a folder…</source>
+        <translation>Ordner hinzufügen…</translation>
+    </message>
+    <message>
+        <location line="+43"/>
+        <source>Where Hearth looks</source>
+        <translation>Wo Hearth sucht</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+15"/>
+        <source>%n model(s)</source>
+        <translation>
+            <numerusform>%n Modell</numerusform>
+            <numerusform>%n Modelle</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>passed over: %1</source>
+        <translation>übergangen: %1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Also looked for, not on this computer: %1</source>
+        <translation>Ebenfalls gesucht, nicht auf diesem Computer: %1</translation>
+    </message>
+    <message>
+        <location line="+63"/>
+        <source>%1 tokens of context</source>
+        <translation>%1 Token Kontext</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>open now</source>
+        <translation>gerade geöffnet</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>last opened %1</source>
+        <translation>zuletzt geöffnet %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>opens at start</source>
+        <translation>wird beim Start geöffnet</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>also %1</source>
+        <translation>auch %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Cannot open: %1</source>
+        <translation>Nicht zu öffnen: %1</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Open now</source>
+        <translation>Geöffnet</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Open</source>
+        <translation>Öffnen</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>At start</source>
+        <translation>Beim Start</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Open this model when Hearth starts (otherwise the last one opened)</source>
+        <translation>Dieses Modell beim Start von Hearth öffnen (sonst das zuletzt geöffnete)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Show</source>
+        <translation>Zeigen</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Show the file in its folder</source>
+        <translation>Die Datei in ihrem Ordner zeigen</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Delete…</source>
+        <translation>Löschen…</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Delete this model?</source>
+        <translation>Dieses Modell löschen?</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>%1 (%2) is deleted from this computer. Your chats stay.</source>
+        <translation>%1 (%2) wird von diesem Computer gelöscht. Die Chats bleiben erhalten.</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Add a folder of models</source>
+        <translation>Einen Ordner mit Modellen hinzufügen</translation>
+    </message>
+</context>
+<context>
     <name>ModelPage</name>
     <message>
-        <location filename="../ModelPage.qml" line="+38"/>
+        <location filename="../ModelPage.qml" line="+43"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1017,7 +1375,22 @@
         <translation>GGUF-Datei öffnen…</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+22"/>
+        <source>This model</source>
+        <translation>Dieses Modell</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>On this computer</source>
+        <translation>Auf diesem Computer</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Get models</source>
+        <translation>Modelle holen</translation>
+    </message>
+    <message>
+        <location line="+18"/>
         <source>No model loaded</source>
         <translation>Kein Modell geladen</translation>
     </message>
@@ -1059,7 +1432,22 @@
         <translation>%1 Gewichte (gemappt) + %2 KV-Cache (%3 Blöcke zu je %4 Token)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+10"/>
+        <source>Estimated</source>
+        <translation>Geschätzt</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 (%2 in memory)</source>
+        <translation>%1 (%2 im Speicher)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the last reply ran at %1 tokens/s</source>
+        <translation>die letzte Antwort lief mit %1 Token/s</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Parameters</source>
         <translation>Parameter</translation>
     </message>
@@ -1753,7 +2141,7 @@
 <context>
     <name>Sidebar</name>
     <message>
-        <location filename="../Sidebar.qml" line="+53"/>
+        <location filename="../Sidebar.qml" line="+56"/>
         <source>Chats</source>
         <translation>Chats</translation>
     </message>

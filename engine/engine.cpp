@@ -486,6 +486,10 @@ void Engine::clear_disk_cache() {
     impl_->post(Impl::ClearDisk{});
 }
 
+void Engine::erase_disk_cache_of(std::string model_fingerprint) {
+    impl_->post(Impl::EraseDiskModel{std::move(model_fingerprint)});
+}
+
 Result<void> Engine::audit() const {
     auto promise = std::make_shared<std::promise<std::string>>();
     auto answer = promise->get_future();

@@ -194,6 +194,9 @@ class Engine {
     void forget(std::vector<int32_t> prompt, kv::Lineage lineage = {});
     // Deletes every block the disk tier holds, of every model.
     void clear_disk_cache();
+    // Deletes another model's KV blocks on disk (its content fingerprint), as its file is
+    // deleted; the open model's are kept. Runs on the engine thread, in order.
+    void erase_disk_cache_of(std::string model_fingerprint);
     void unpin(int64_t key);
     std::vector<PinStatus> pins() const;
 

@@ -54,12 +54,15 @@ struct Engine::Impl {
         kv::Lineage lineage;
     };
     struct ClearDisk {};
+    struct EraseDiskModel {
+        std::string fingerprint;
+    };
     struct Forget {
         std::vector<int32_t> prompt;
         kv::Lineage lineage;
     };
     using Command = std::variant<Submit, Cancel, CancelAll, Pin, Unpin, SnapshotBlocks, Audit,
-                                 Prefetch, ClearDisk, Forget>;
+                                 Prefetch, ClearDisk, EraseDiskModel, Forget>;
 
     struct Listener {
         std::shared_ptr<RequestHandle> handle;

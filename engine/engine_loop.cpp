@@ -72,6 +72,8 @@ void Engine::Impl::handle(Command& c, std::vector<Event>& events) {
             log::get("engine")->debug("prefetch not queued: {}", ok.message());
     } else if (std::holds_alternative<ClearDisk>(c)) {
         if (disk) disk->clear();
+    } else if (auto* e = std::get_if<EraseDiskModel>(&c)) {
+        if (disk) disk->erase_model(e->fingerprint);
     } else if (auto* g = std::get_if<Forget>(&c)) {
         forget_on_disk(g->prompt, {});
         if (g->lineage.salted()) forget_on_disk(g->prompt, g->lineage);

@@ -152,6 +152,7 @@ ApplicationWindow {
         id: library
         objectName: "library"
         settings: settings
+        bridge: bridge
         openPath: bridge.loaded ? bridge.modelPath : ""
     }
     ModelInspector {

@@ -114,9 +114,11 @@ Item {
                         }
                     }
                     Label {
-                        // The other apps' folders that are not here, by name, once each.
+                        // The apps none of whose folders is here, by name, once each.
+                        readonly property var present: view.library.sources.filter(s => s.present).map(s => s.label)
                         readonly property var absent: view.library.sources.filter(s => !s.present)
-                                                          .map(s => s.label).filter((l, i, all) => all.indexOf(l) === i)
+                                                          .map(s => s.label)
+                                                          .filter((l, i, all) => all.indexOf(l) === i && present.indexOf(l) < 0)
                         visible: absent.length > 0
                         Layout.fillWidth: true
                         wrapMode: Text.Wrap

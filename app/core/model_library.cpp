@@ -9,16 +9,23 @@
 #include <thread>
 
 #include "common/log.h"
+#include "common/paths.h"
 #include "core/app_settings.h"
 #include "core/download_http.h"
+#include "core/engine_bridge.h"
 #include "core/model_downloader.h"
+#include "engine.h"
+#include "gguf/gguf_file.h"
+#include "kv/disk_tier.h"
 #include "memory_probe.h"
 #include "models/scan_util.h"
 
 using namespace hearth::models;
 
 ModelLibrary::ModelLibrary(QObject* parent)
-    : QAbstractListModel(parent), models_dir_(ModelDownloader::defaultModelsDir()) {
+    : QAbstractListModel(parent),
+      models_dir_(ModelDownloader::defaultModelsDir()),
+      kv_disk_dir_(QString::fromStdString(hearth::paths::kv_cache_dir())) {
     connect(&watcher_, &QFutureWatcher<ScanResult>::finished, this, &ModelLibrary::on_scanned);
 }
 
@@ -190,6 +197,16 @@ void ModelLibrary::setSettings(AppSettings* settings) {
     refresh();
 }
 
+EngineBridge* ModelLibrary::bridge() const {
+    return bridge_;
+}
+
+void ModelLibrary::setBridge(EngineBridge* bridge) {
+    if (bridge == bridge_) return;
+    bridge_ = bridge;
+    emit settingsChanged();
+}
+
 void ModelLibrary::setModelsDir(const QString& dir) {
     const QString clean =
         dir.isEmpty() ? ModelDownloader::defaultModelsDir() : QDir::cleanPath(dir);
@@ -350,6 +367,11 @@ QString ModelLibrary::remove(const QString& path) {
     if (data(index(row), IsOpenRole).toBool())
         return QStringLiteral("The model is open; open another one first");
 
+    // What keys its KV blocks on disk: read before the file goes.
+    std::string fingerprint;
+    if (auto file = hearth::gguf::GgufFile::open(m.path.toStdString()))
+        fingerprint = (*file)->content_fingerprint();
+
     QStringList files{m.path};
     if (const auto split = split_name(m.file_name); split && m.parts > 1) {
         const QDir dir = QFileInfo(m.path).dir();
@@ -367,6 +389,15 @@ QString ModelLibrary::remove(const QString& path) {
                 .arg(QDir::toNativeSeparators(file), f.errorString());
     }
     hearth::log::get("app")->info("deleted model {}", path.toStdString());
+    if (!fingerprint.empty()) {
+        if (bridge_ && bridge_->engine()) {
+            bridge_->engine()->erase_disk_cache_of(fingerprint);  // its engine holds the tier
+        } else if (auto erased = hearth::kv::erase_model_from_disk_tier(kv_disk_dir_.toStdString(),
+                                                                        fingerprint);
+                   !erased) {
+            hearth::log::get("app")->warn("its KV blocks on disk stay: {}", erased.message());
+        }
+    }
     if (settings_ && settings_->defaultModelPath() == path) settings_->setDefaultModelPath({});
     beginRemoveRows({}, row, row);
     rows_.removeAt(row);

@@ -24,11 +24,14 @@
 #include "models/model_scan.h"
 
 class AppSettings;
+class EngineBridge;
 
 class ModelLibrary : public QAbstractListModel {
     Q_OBJECT
     QML_ELEMENT
     Q_PROPERTY(AppSettings* settings READ settings WRITE setSettings NOTIFY settingsChanged)
+    // The running engine, which deletes a deleted model's KV blocks from its disk tier.
+    Q_PROPERTY(EngineBridge* bridge READ bridge WRITE setBridge NOTIFY settingsChanged)
     // Hearth's own models folder; default ModelDownloader::defaultModelsDir().
     Q_PROPERTY(QString modelsDir READ modelsDir WRITE setModelsDir NOTIFY modelsDirChanged)
     // The model open now (bind the bridge's modelPath): its row says so, and opening a
@@ -87,6 +90,10 @@ class ModelLibrary : public QAbstractListModel {
 
     AppSettings* settings() const { return settings_; }
     void setSettings(AppSettings* settings);
+    EngineBridge* bridge() const;
+    void setBridge(EngineBridge* bridge);
+    // Where the KV cache's disk tier is (hearth::paths::kv_cache_dir()); tests move it.
+    void setKvDiskDir(const QString& dir) { kv_disk_dir_ = dir; }
     QString modelsDir() const { return models_dir_; }
     void setModelsDir(const QString& dir);
     QString openPath() const { return open_path_; }
@@ -105,8 +112,9 @@ class ModelLibrary : public QAbstractListModel {
     // folder, already listed), or "".
     Q_INVOKABLE QString addFolder(const QVariant& folder);
     Q_INVOKABLE void removeFolder(const QString& folder);
-    // Deletes a model file (all parts of a split one) in Hearth's or the user's folder.
-    // Returns what went wrong for the user, or "" when it is gone. Refuses the open model.
+    // Deletes a model file (all parts of a split one) in Hearth's or the user's folder, and
+    // its KV blocks kept on disk. Returns what went wrong for the user, or "" when it is
+    // gone. Refuses the open model.
     Q_INVOKABLE QString remove(const QString& path);
     // Opens the file's folder in the file manager.
     Q_INVOKABLE void reveal(const QString& path) const;
@@ -155,7 +163,9 @@ class ModelLibrary : public QAbstractListModel {
     void refresh_flags();
 
     QPointer<AppSettings> settings_;
+    QPointer<EngineBridge> bridge_;
     QString models_dir_;
+    QString kv_disk_dir_;
     QString open_path_;
     QString open_canonical_;
     bool active_ = false;

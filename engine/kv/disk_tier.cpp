@@ -9,6 +9,7 @@
 #include <deque>
 #include <filesystem>
 #include <list>
+#include <map>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -474,6 +475,70 @@ void DiskTier::clear() {
     m.mine.clear();
     m.disk_bytes = 0;
     log::get("kv")->info("KV disk tier at {} cleared", m.config.dir);
+}
+
+namespace {
+
+// Whether a tier folder's key.txt names this model.
+bool folder_of_model(const fs::path& folder, const std::string& model_fingerprint) {
+    const auto text = read_file(folder / "key.txt");
+    if (!text || model_fingerprint.empty()) return false;
+    const std::string key(reinterpret_cast<const char*>(text->data()), text->size());
+    return key.find("\nmodel=" + model_fingerprint + "\n") != std::string::npos;
+}
+
+}  // namespace
+
+int64_t DiskTier::erase_model(const std::string& model_fingerprint) {
+    Impl& m = *impl_;
+    std::unique_lock lk(m.mu);
+    m.done_cv.wait(lk, [&] { return !m.busy; });  // a write in flight lands first
+    std::map<fs::path, bool> theirs;              // folder → of that model
+    int64_t removed = 0;
+    for (auto it = m.lru.begin(); it != m.lru.end();) {
+        const fs::path folder = it->path.parent_path();
+        if (it->mine || folder == m.folder) {
+            ++it;
+            continue;
+        }
+        auto known = theirs.find(folder);
+        if (known == theirs.end())
+            known = theirs.emplace(folder, folder_of_model(folder, model_fingerprint)).first;
+        if (!known->second) {
+            ++it;
+            continue;
+        }
+        std::error_code ec;
+        fs::remove(it->path, ec);
+        m.disk_bytes -= std::min(m.disk_bytes, it->bytes);
+        it = m.lru.erase(it);
+        ++removed;
+    }
+    for (const auto& [folder, of_model] : theirs)
+        if (of_model) {
+            std::error_code ec;
+            fs::remove_all(folder, ec);
+        }
+    if (removed > 0)
+        log::get("kv")->info("KV disk tier: {} blocks of a deleted model removed", removed);
+    return removed;
+}
+
+Result<int64_t> erase_model_from_disk_tier(const std::string& dir,
+                                           const std::string& model_fingerprint) {
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) return int64_t{0};
+    auto lock = FileLock::try_acquire(fs::path(dir) / "lock");
+    if (!lock) return make_error(lock.message());
+    int64_t removed = 0;
+    for (const auto& d : fs::directory_iterator(dir, ec)) {
+        if (!d.is_directory(ec) || !folder_of_model(d.path(), model_fingerprint)) continue;
+        for (const auto& f : fs::directory_iterator(d.path(), ec))
+            if (ends_with(f.path().filename().string(), kSuffix)) ++removed;
+        fs::remove_all(d.path(), ec);
+        if (ec) return make_error("cannot delete " + d.path().string() + ": " + ec.message());
+    }
+    return removed;
 }
 
 DiskTierStats DiskTier::stats() const {

@@ -121,6 +121,10 @@ class DiskTier {
     int64_t erase(std::span<const BlockHash> hashes);
     // Deletes every entry of every model (queued writes are dropped).
     void clear();
+    // Deletes the entries of another model, given its content fingerprint (the "model=" of
+    // its tier keys, GgufFile::content_fingerprint), when its file is deleted; returns how
+    // many. The open model's own entries are not touched.
+    int64_t erase_model(const std::string& model_fingerprint);
     DiskTierStats stats() const;
 
   private:
@@ -140,5 +144,9 @@ struct TierFolder {
 Result<std::vector<TierFolder>> inspect_disk_tier(const std::string& dir);
 // Deletes every entry under dir; fails when a running Hearth holds the lock.
 Result<int64_t> clear_disk_tier(const std::string& dir);
+// Deletes one model's entries under dir (DiskTier::erase_model without an engine); fails
+// when a running Hearth holds the lock.
+Result<int64_t> erase_model_from_disk_tier(const std::string& dir,
+                                           const std::string& model_fingerprint);
 
 }  // namespace hearth::kv

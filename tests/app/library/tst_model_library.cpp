@@ -9,18 +9,15 @@
 
 #include "core/app_settings.h"
 #include "core/model_library.h"
+#include "gguf/gguf_file.h"
+#include "kv/disk_tier.h"
 #include "model/synthetic_model.h"
+
+#include "library_files.h"
 
 using namespace hearth::models;
 
 namespace {
-
-void write(const QString& path, const QByteArray& bytes) {
-    QDir().mkpath(QFileInfo(path).path());
-    QFile f(path);
-    QVERIFY2(f.open(QIODevice::WriteOnly), qPrintable(path));
-    QCOMPARE(f.write(bytes), bytes.size());
-}
 
 QByteArray synthetic(const char* architecture) {
     hearth::SyntheticModelSpec spec;
@@ -160,6 +157,39 @@ class TestModelLibrary : public QObject {
         QCOMPARE(lib.remove(mine_ + "/Big-00001-of-00002.gguf"), QString());
         QVERIFY(!QFile::exists(mine_ + "/Big-00002-of-00002.gguf"));
         QCOMPARE(lib.rowCount(), 2);
+    }
+
+    void itsKvBlocksOnDiskGoToo() {
+        const QString path = hearth_ + "/with-cache.gguf";
+        write(path, synthetic("llama"));
+        auto file = hearth::gguf::GgufFile::open(path.toStdString());
+        QVERIFY(file);
+        const std::string fingerprint = (*file)->content_fingerprint();
+        file->reset();
+        QTemporaryDir kv;
+        {  // blocks this model left in the disk tier
+            hearth::kv::TierKey::Parts parts;
+            parts.model = fingerprint;
+            parts.n_layers = 2;
+            parts.n_kv_heads = 2;
+            parts.head_dim = 16;
+            hearth::kv::DiskTierConfig c;
+            c.dir = kv.path().toStdString();
+            auto tier = hearth::kv::DiskTier::open(c, hearth::kv::TierKey::make(parts), 256);
+            QVERIFY(tier);
+            const int32_t token = 7;
+            const auto hash = hearth::kv::hash_block(std::nullopt, std::span(&token, 1), {});
+            QVERIFY((*tier)->store(hash, std::vector<std::byte>(256)));
+            (*tier)->flush();
+        }
+        QCOMPARE(hearth::kv::inspect_disk_tier(kv.path().toStdString())->size(), std::size_t{1});
+        ModelLibrary lib;
+        lib.setActive(true);
+        lib.setKvDiskDir(kv.path());
+        lib.setRootsForTesting(QList<SourceRoot>{{Source::Hearth, hearth_}});
+        QVERIFY(wait_scanned(lib));
+        QCOMPARE(lib.remove(path), QString());
+        QCOMPARE(hearth::kv::inspect_disk_tier(kv.path().toStdString())->size(), std::size_t{0});
     }
 
     void theOpenModelThroughALink() {

@@ -32,16 +32,11 @@
 #include "models/scan_util.h"
 #include "models/source_roots.h"
 
+#include "library_files.h"
+
 using namespace hearth::models;
 
 namespace {
-
-void write(const QString& path, const QByteArray& bytes) {
-    QDir().mkpath(QFileInfo(path).path());
-    QFile f(path);
-    QVERIFY2(f.open(QIODevice::WriteOnly), qPrintable(path));
-    QCOMPARE(f.write(bytes), bytes.size());
-}
 
 // A GGUF-looking file of `size` bytes (the readers look at the magic only).
 QByteArray gguf_bytes(int size = 64) {

@@ -319,6 +319,37 @@ class TestDiskTier : public QObject {
         QCOMPARE(inspect_disk_tier(dir.path().toStdString())->front().entries, int64_t{0});
     }
 
+    void a_deleted_models_blocks_go_with_it() {
+        QTemporaryDir dir;
+        const TierKey b = key(16, "model-b"), c = key(16, "model-c");
+        for (const TierKey& k : {b, c}) {  // two other models' blocks, written earlier
+            auto t = open_tier(dir.path(), 1ull << 30, k);
+            for (int i = 0; i < 3; ++i) QVERIFY(t->store(hash_of(i), bytes_of(i)));
+            t->flush();
+        }
+        auto a = open_tier(dir.path());
+        for (int i = 0; i < 2; ++i) QVERIFY(a->store(hash_of(i), bytes_of(i)));
+        a->flush();
+        QCOMPARE(a->stats().entries, int64_t{8});
+        // The running engine's tier deletes model-b's blocks, and only those.
+        QCOMPARE(a->erase_model("model-b"), int64_t{3});
+        QCOMPARE(a->erase_model("model-a"), int64_t{0});  // its own stay
+        QCOMPARE(a->erase_model("model-"), int64_t{0});   // a whole fingerprint only
+        QCOMPARE(a->stats().entries, int64_t{5});
+        QVERIFY(!fs::exists(fs::path(dir.path().toStdString()) / b.hex()));
+        QVERIFY(fs::exists(file_of(dir.path(), c, hash_of(0))));
+        QVERIFY(a->contains(hash_of(0)));
+        // Without an engine: refused while one holds the folder, then done.
+        auto held = erase_model_from_disk_tier(dir.path().toStdString(), "model-c");
+        QVERIFY(!held);
+        a.reset();
+        auto erased = erase_model_from_disk_tier(dir.path().toStdString(), "model-c");
+        QVERIFY2(erased, erased ? "" : erased.message().c_str());
+        QCOMPARE(*erased, int64_t{3});
+        QVERIFY(!fs::exists(fs::path(dir.path().toStdString()) / c.hex()));
+        QVERIFY(fs::exists(file_of(dir.path(), key(), hash_of(0))));
+    }
+
     void folder_that_cannot_be_made() {
         QTemporaryDir dir;
         std::ofstream(dir.filePath("plain-file").toStdString()) << "x";

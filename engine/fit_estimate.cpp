@@ -66,11 +66,11 @@ FitEstimate estimate_fit(const ModelNeeds& model, std::int64_t context, std::siz
                 : total <= available                   ? FitVerdict::Tight
                                                        : FitVerdict::TooBig;
     if (machine.read_bytes_per_s > 0) {
-        const std::uint64_t kv_per_token = KvStorage::bytes_per_block(shape) /
-                                           static_cast<std::uint64_t>(std::max(block_size, 1));
-        const double per_token =
-            static_cast<double>(model.decode_bytes) +
-            static_cast<double>(kv_per_token) * static_cast<double>(std::min(kTypicalChatTokens, e.context));
+        const std::uint64_t kv_per_token =
+            KvStorage::bytes_per_block(shape) / static_cast<std::uint64_t>(std::max(block_size, 1));
+        const double per_token = static_cast<double>(model.decode_bytes) +
+                                 static_cast<double>(kv_per_token) *
+                                     static_cast<double>(std::min(kTypicalChatTokens, e.context));
         if (per_token > 0) e.tokens_per_s = machine.read_bytes_per_s / per_token;
     }
     return e;

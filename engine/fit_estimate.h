@@ -30,13 +30,13 @@ KvSizing kv_cache_sizing(const KvShape& shape, std::int64_t context_length, std:
 
 // What a model file needs, from its header (or, before download, a catalog entry).
 struct ModelNeeds {
-    std::uint64_t weight_bytes = 0;     // tensor data in the file (mapped, read as needed)
-    std::uint64_t decode_bytes = 0;     // read per generated token: all but the unused rows
-                                        // of an untied embedding table
+    std::uint64_t weight_bytes = 0;  // tensor data in the file (mapped, read as needed)
+    std::uint64_t decode_bytes = 0;  // read per generated token: all but the unused rows
+                                     // of an untied embedding table
     std::int32_t n_layer = 0, n_head_kv = 0, head_dim = 0;
-    std::int64_t context_length = 0;    // the model's own
-    std::uint64_t activation_bytes = 0; // the largest step's scratch, and the tokenizer's
-                                        // tables (kTokenizerBytesPerToken each)
+    std::int64_t context_length = 0;     // the model's own
+    std::uint64_t activation_bytes = 0;  // the largest step's scratch, and the tokenizer's
+                                         // tables (kTokenizerBytesPerToken each)
 };
 // What the tokenizer keeps per vocabulary entry (its pieces, their index, the merges):
 // measured on SmolLM2's 49,152 entries and Gemma 3's 262,144.
@@ -46,8 +46,8 @@ Result<ModelNeeds> model_needs(const gguf::GgufFile& file, std::int32_t max_step
 
 struct MachineFacts {
     std::uint64_t ram_total = 0;
-    std::uint64_t ram_available = 0;     // what can be used without swapping (MemAvailable)
-    double read_bytes_per_s = 0;         // measured with the threads inference uses; 0: unknown
+    std::uint64_t ram_available = 0;  // what can be used without swapping (MemAvailable)
+    double read_bytes_per_s = 0;      // measured with the threads inference uses; 0: unknown
 };
 
 // Beyond the model: the app itself (Qt, the window, fonts, the history store), measured as
@@ -58,9 +58,9 @@ inline constexpr std::uint64_t kAppOverheadBytes = std::uint64_t{150} << 20;
 inline constexpr std::int64_t kTypicalChatTokens = 1000;
 
 enum class FitVerdict {
-    Fits,      // in RAM with room to spare: runs on the CPU at about tokens_per_s
-    Tight,     // fits only by taking most of the free memory: other programs may swap
-    TooBig,    // more than the free memory
+    Fits,    // in RAM with room to spare: runs on the CPU at about tokens_per_s
+    Tight,   // fits only by taking most of the free memory: other programs may swap
+    TooBig,  // more than the free memory
 };
 
 struct FitEstimate {
@@ -69,9 +69,9 @@ struct FitEstimate {
     std::uint64_t activation_bytes = 0;
     std::uint64_t overhead_bytes = 0;
     std::uint64_t total_bytes = 0;
-    std::int64_t context = 0;    // the context estimated for
+    std::int64_t context = 0;  // the context estimated for
     FitVerdict verdict = FitVerdict::TooBig;
-    double tokens_per_s = 0;     // 0: the bandwidth is unknown
+    double tokens_per_s = 0;  // 0: the bandwidth is unknown
 };
 
 // context 0: the model's own. kv_mb as the engine's setting (0: automatic).

@@ -41,14 +41,16 @@ Result<SystemMemory> system_memory() {
             have_available = true;
         }
     }
-    if (m.total == 0 || !have_available) return make_error("/proc/meminfo has no MemTotal or MemAvailable");
+    if (m.total == 0 || !have_available)
+        return make_error("/proc/meminfo has no MemTotal or MemAvailable");
 #endif
     return m;
 }
 
 double measure_read_bandwidth(int n_threads, std::size_t bytes, int repeats) {
     n_threads = std::max(n_threads, 1);
-    const std::size_t words = std::max<std::size_t>(bytes / sizeof(std::uint64_t), 64 * static_cast<std::size_t>(n_threads));
+    const std::size_t words = std::max<std::size_t>(bytes / sizeof(std::uint64_t),
+                                                    64 * static_cast<std::size_t>(n_threads));
     std::unique_ptr<std::uint64_t[]> buffer(new std::uint64_t[words]);
     // Written first, so the pages exist (a read of untouched pages maps the zero page).
     for (std::size_t i = 0; i < words; ++i) buffer[i] = i * 0x9E3779B97F4A7C15ull;
@@ -75,10 +77,12 @@ double measure_read_bandwidth(int n_threads, std::size_t bytes, int repeats) {
         for (int t = 1; t < n_threads; ++t) threads.emplace_back(read_slice, t);
         read_slice(0);
         for (auto& th : threads) th.join();
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (s > 0)
             best = std::max(best, static_cast<double>(slice * static_cast<std::size_t>(n_threads) *
-                                                      sizeof(std::uint64_t)) / s);
+                                                      sizeof(std::uint64_t)) /
+                                      s);
     }
     // The sums are used, so the reads are not optimised away.
     volatile std::uint64_t sink = 0;

@@ -30,7 +30,12 @@ Item {
         id: downloader
         objectName: "hubDownloader"
         onFinished: path => view.library.refresh()
+        onStateChanged: view.pending = pendingDownloads()
+        onModelsDirChanged: view.pending = pendingDownloads()
+        Component.onCompleted: view.pending = pendingDownloads()
     }
+    // Downloads left unfinished, in this run or an earlier one.
+    property var pending: []
 
     ColumnLayout {
         anchors.fill: parent
@@ -196,6 +201,32 @@ Item {
                     Accessible.name: qsTr("Hugging Face access token")
                     text: view.connections.huggingFaceToken
                     onEditingFinished: view.connections.huggingFaceToken = text
+                }
+            }
+        }
+
+        // Unfinished downloads from before: continue or throw away.
+        Repeater {
+            model: downloader.busy ? [] : view.pending
+            delegate: RowLayout {
+                required property var modelData
+                objectName: "hubPending_" + modelData.name
+                Layout.fillWidth: true
+                Label {
+                    Layout.fillWidth: true
+                    elide: Text.ElideMiddle
+                    text: qsTr("Unfinished download: %1 (%2 so far)").arg(modelData.name).arg(Format.bytes(modelData.received))
+                }
+                Button {
+                    objectName: "hubPendingResume"
+                    text: qsTr("Resume")
+                    onClicked: downloader.start(modelData.url, modelData.sha256)
+                }
+                Button {
+                    objectName: "hubPendingDiscard"
+                    flat: true
+                    text: qsTr("Discard")
+                    onClicked: downloader.discardPending(modelData.name)
                 }
             }
         }

@@ -6,6 +6,8 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -142,6 +144,46 @@ void ModelDownloader::start_impl(const QUrl& raw_url, const QString& sha256,
     begin(false);
 }
 
+void ModelDownloader::write_note() const {
+    QFile note(note_path());
+    if (!note.open(QIODevice::WriteOnly | QIODevice::Truncate)) return;  // resumable this run only
+    note.write(QJsonDocument(QJsonObject{{QStringLiteral("url"), url_.toString()},
+                                         {QStringLiteral("sha256"), sha256_}})
+                   .toJson(QJsonDocument::Compact));
+}
+
+QVariantList ModelDownloader::pendingDownloads() const {
+    QVariantList out;
+    const QDir dir(models_dir_);
+    for (const QString& note_name :
+         dir.entryList({QStringLiteral("*.part.json")}, QDir::Files, QDir::Name)) {
+        const QString name = note_name.chopped(10);  // less ".part.json"
+        const QFileInfo part(dir.filePath(name + QStringLiteral(".part")));
+        if (!part.isFile() || QFileInfo::exists(dir.filePath(name))) continue;
+        if (busy() && dir.filePath(name) == destination_) continue;  // under way
+        QFile note(dir.filePath(note_name));
+        if (!note.open(QIODevice::ReadOnly) || note.size() > 65536) continue;
+        const QJsonObject o = QJsonDocument::fromJson(note.readAll()).object();
+        const QUrl url(o.value(QStringLiteral("url")).toString());
+        if (!url.isValid() || url.isEmpty()) continue;
+        out << QVariantMap{{QStringLiteral("name"), name},
+                           {QStringLiteral("url"), url},
+                           {QStringLiteral("sha256"), o.value(QStringLiteral("sha256")).toString()},
+                           {QStringLiteral("received"), part.size()}};
+    }
+    return out;
+}
+
+void ModelDownloader::discardPending(const QString& name) {
+    if (name.isEmpty() || name.contains(QLatin1Char('/')) || name.contains(QLatin1Char('\\')))
+        return;
+    const QString path = QDir(models_dir_).filePath(name);
+    if (busy() && path == destination_) return;
+    QFile::remove(path + QStringLiteral(".part"));
+    QFile::remove(path + QStringLiteral(".part.json"));
+    emit stateChanged();  // the list of pending downloads changed
+}
+
 void ModelDownloader::resume() {
     if (!canResume()) return;
     if (QFileInfo::exists(destination_)) {
@@ -157,7 +199,10 @@ void ModelDownloader::resume() {
 void ModelDownloader::discard() {
     if (state_ != Failed && state_ != Cancelled) return;
     verify_watcher_.waitForFinished();
-    if (!destination_.isEmpty()) QFile::remove(part_path());
+    if (!destination_.isEmpty()) {
+        QFile::remove(part_path());
+        QFile::remove(note_path());
+    }
     resumable_ = false;
     received_ = 0;
     total_ = -1;
@@ -225,7 +270,10 @@ void ModelDownloader::on_verified() {
     const VerifyResult r = verify_watcher_.result();
     if (r.cancelled) return;
     if (!r.ok) {
-        if (r.discard) QFile::remove(part_path());
+        if (r.discard) {
+            QFile::remove(part_path());
+            QFile::remove(note_path());
+        }
         fail(r.error, !r.discard);
         return;
     }
@@ -233,6 +281,7 @@ void ModelDownloader::on_verified() {
         fail(error, false);
         return;
     }
+    QFile::remove(note_path());
     hearth::log::get("download")
         ->info("downloaded {} ({} bytes)", destination_.toStdString(), received_);
     update_progress(true);
@@ -247,6 +296,7 @@ void ModelDownloader::fail(const QString& error, bool resumable) {
         part_.close();
     }
     resumable_ = resumable && !url_.isEmpty() && !destination_.isEmpty();
+    if (!destination_.isEmpty() && !QFileInfo::exists(part_path())) QFile::remove(note_path());
     speed_ = 0;
     hearth::log::get("download")->warn("download failed: {}", error.toStdString());
     set_error(error);

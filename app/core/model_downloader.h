@@ -9,6 +9,10 @@
 // optional SHA-256, then GgufFile::open) and only then renamed to its final name, so a
 // failed or cancelled download never leaves a half file under that name. An existing
 // model is never overwritten: start() refuses, and so does the final rename.
+//
+// Beside a model's .part, "<name>.part.json" keeps its link and checksum, so a download
+// paused (or cut off) in an earlier run is listed by pendingDownloads() and continues
+// with start() after a restart.
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
@@ -19,6 +23,7 @@
 #include <QPointer>
 #include <QString>
 #include <QUrl>
+#include <QVariantList>
 
 #include <atomic>
 #include <memory>
@@ -91,6 +96,11 @@ class ModelDownloader : public QObject {
     Q_INVOKABLE bool destinationExists(const QUrl& url) const;
     // The default models folder.
     static QString defaultModelsDir();
+    // Downloads of models left unfinished in modelsDir, this run's or an earlier one's:
+    // {name, url, sha256, received (bytes in the .part)}; start(url, sha256) continues one.
+    Q_INVOKABLE QVariantList pendingDownloads() const;
+    // Deletes an unfinished download's .part and its note (not the one under way).
+    Q_INVOKABLE void discardPending(const QString& name);
 
     // Milliseconds without any data before the transfer is abandoned (default 60).
     void setTransferTimeout(int ms) { transfer_timeout_ms_ = ms; }
@@ -127,6 +137,8 @@ class ModelDownloader : public QObject {
     void update_progress(bool force);
     void drop_reply();
     QString part_path() const { return destination_ + QStringLiteral(".part"); }
+    QString note_path() const { return part_path() + QStringLiteral(".json"); }
+    void write_note() const;
 
     QNetworkAccessManager* nam_ = nullptr;
     QPointer<QNetworkReply> reply_;

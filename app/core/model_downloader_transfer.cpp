@@ -132,6 +132,7 @@ bool ModelDownloader::open_part(bool truncate) {
              false);
         return false;
     }
+    if (check_gguf_) write_note();  // a model's .part can be continued after a restart
     return true;
 }
 

@@ -624,7 +624,7 @@
 <context>
     <name>HubSearchView</name>
     <message>
-        <location filename="../HubSearchView.qml" line="+45"/>
+        <location filename="../HubSearchView.qml" line="+50"/>
         <source>Search Hugging Face for GGUF models, e.g. Qwen3 4B</source>
         <translation>Auf Hugging Face nach GGUF-Modellen suchen, z. B. Qwen3 4B</translation>
     </message>
@@ -684,7 +684,12 @@
         <translation>Hugging-Face-Zugriffstoken</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+17"/>
+        <source>Unfinished download: %1 (%2 so far)</source>
+        <translation>Unvollständiger Download: %1 (bisher %2)</translation>
+    </message>
+    <message>
+        <location line="+34"/>
         <source>Downloading %1: %2 of %3</source>
         <translation>%1 wird heruntergeladen: %2 von %3</translation>
     </message>
@@ -714,12 +719,14 @@
         <translation>Anhalten</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-54"/>
+        <location line="+59"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="-53"/>
+        <location line="+59"/>
         <source>Discard</source>
         <translation>Verwerfen</translation>
     </message>
@@ -737,7 +744,7 @@
         <translation>Hearth</translation>
     </message>
     <message>
-        <location line="+296"/>
+        <location line="+297"/>
         <location line="+259"/>
         <source>Chats</source>
         <translation>Chats</translation>
@@ -1193,7 +1200,7 @@
 <context>
     <name>ModelLibrary</name>
     <message>
-        <location filename="../../app/core/model_library.cpp" line="+145"/>
+        <location filename="../../app/core/model_library.cpp" line="+152"/>
         <source>Fits in memory; runs on the CPU, very fast</source>
         <translation>Passt in den Speicher; läuft auf der CPU, sehr schnell</translation>
     </message>
@@ -1272,7 +1279,7 @@
         <translation>Entfernen</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+18"/>
         <source>Also looked for, not on this computer: %1</source>
         <translation>Ebenfalls gesucht, nicht auf diesem Computer: %1</translation>
     </message>

@@ -46,6 +46,7 @@ class TestModelDownloader : public QObject {
     void checksumMismatchDeletesDownload();
     void malformedChecksumRefused();
     void cancelKeepsOnlyPart();
+    void resumesAfterARestart();
     void discardDeletesPart();
     void cancelWhileVerifying();
     void resumeAfterDroppedConnection();
@@ -222,7 +223,7 @@ void TestModelDownloader::cancelKeepsOnlyPart() {
 
     QVERIFY(!QFileInfo::exists(dest("slow.gguf")));
     QCOMPARE(QDir(dir_->path()).entryList(QDir::Files | QDir::Hidden),
-             QStringList{"slow.gguf.part"});
+             (QStringList{"slow.gguf.part", "slow.gguf.part.json"}));
     QCOMPARE(QFileInfo(dest("slow.gguf.part")).size(), got);
     QCOMPARE(read_all(dest("slow.gguf.part")), model_.left(got));
 
@@ -240,6 +241,52 @@ void TestModelDownloader::cancelKeepsOnlyPart() {
     QCOMPARE(read_all(dest("slow.gguf")), model_);
     QCOMPARE(server_->requests().last().headers.value("range"),
              "bytes=" + QByteArray::number(got) + '-');
+}
+
+void TestModelDownloader::resumesAfterARestart() {
+    TestRoute route;
+    route.body = model_;
+    route.chunk = 4096;
+    route.chunk_interval_ms = 20;
+    server_->setRoute("/later.gguf", route);
+    const QString sha =
+        QString::fromLatin1(QCryptographicHash::hash(model_, QCryptographicHash::Sha256).toHex());
+    qint64 got = 0;
+    {
+        auto d = make();
+        d->start(server_->url("/later.gguf"), sha);
+        QTRY_VERIFY_WITH_TIMEOUT(d->bytesReceived() >= 2 * 4096, kWaitMs);
+        d->cancel();
+        got = d->bytesReceived();
+    }  // the app closes
+    server_->route("/later.gguf").chunk = 0;
+    auto d = make();  // the next run sees the paused download, with its link and checksum
+    const QVariantList pending = d->pendingDownloads();
+    QCOMPARE(pending.size(), 1);
+    const QVariantMap p = pending[0].toMap();
+    QCOMPARE(p.value("name").toString(), QStringLiteral("later.gguf"));
+    QCOMPARE(p.value("url").toUrl(), server_->url("/later.gguf"));
+    QCOMPARE(p.value("sha256").toString(), sha);
+    QCOMPARE(p.value("received").toLongLong(), got);
+    d->start(p.value("url").toUrl(), p.value("sha256").toString());
+    QTRY_COMPARE_WITH_TIMEOUT(d->state(), ModelDownloader::Done, kWaitMs);
+    QCOMPARE(server_->requests().last().headers.value("range"),
+             "bytes=" + QByteArray::number(got) + '-');
+    QCOMPARE(read_all(dest("later.gguf")), model_);
+    QVERIFY(d->pendingDownloads().isEmpty());
+    QCOMPARE(QDir(dir_->path()).entryList(QDir::Files | QDir::Hidden), QStringList{"later.gguf"});
+
+    // One discarded from the list goes with its note.
+    server_->route("/later.gguf").chunk = 4096;
+    QFile::remove(dest("later.gguf"));
+    d->start(server_->url("/later.gguf"));
+    QTRY_VERIFY_WITH_TIMEOUT(d->bytesReceived() > 0, kWaitMs);
+    d->cancel();
+    auto next = make();
+    QCOMPARE(next->pendingDownloads().size(), 1);
+    next->discardPending("later.gguf");
+    QVERIFY(next->pendingDownloads().isEmpty());
+    QVERIFY(QDir(dir_->path()).entryList(QDir::Files | QDir::Hidden).isEmpty());
 }
 
 void TestModelDownloader::discardDeletesPart() {

@@ -26,16 +26,37 @@ Item {
         token: view.connections.huggingFaceToken
         readBandwidth: view.library.readBandwidth
     }
+    // The models folder's view: what is there, what was left unfinished. Each download has
+    // its own ModelDownloader (below), so several run at once.
     ModelDownloader {
         id: downloader
         objectName: "hubDownloader"
-        onFinished: path => view.library.refresh()
-        onStateChanged: view.pending = pendingDownloads()
-        onModelsDirChanged: view.pending = pendingDownloads()
-        Component.onCompleted: view.pending = pendingDownloads()
+        onModelsDirChanged: view.refreshPending()
+        Component.onCompleted: view.refreshPending()
     }
-    // Downloads left unfinished, in this run or an earlier one.
+    ListModel {
+        id: transfers  // {url, sha256, name}
+        onCountChanged: view.refreshPending()
+    }
+    // Downloads left unfinished, in this run or an earlier one, that are not running now.
     property var pending: []
+    function refreshPending() {
+        const running = []
+        for (let i = 0; i < transfers.count; ++i) running.push(transfers.get(i).name)
+        pending = downloader.pendingDownloads().filter(p => running.indexOf(p.name) < 0)
+    }
+    function download(url, sha256) {
+        const name = downloader.fileNameFor(url)
+        for (let i = 0; i < transfers.count; ++i)
+            if (transfers.get(i).name === name) return
+        transfers.append({ url: url.toString(), sha256: sha256, name: name })
+    }
+    function transferring(url) {
+        const name = downloader.fileNameFor(url)
+        for (let i = 0; i < transfers.count; ++i)
+            if (transfers.get(i).name === name) return true
+        return false
+    }
 
     ColumnLayout {
         anchors.fill: parent
@@ -184,11 +205,13 @@ Item {
                             }
                             Button {
                                 objectName: "hubDownload"
-                                text: downloader.destinationExists(hub.downloadUrl(fileRow.modelData.path)) ? qsTr("Downloaded") : qsTr("Download")
-                                enabled: !downloader.busy && fileRow.modelData.parts === 1
-                                         && fileRow.modelData.fit !== "too-big"
-                                         && !downloader.destinationExists(hub.downloadUrl(fileRow.modelData.path))
-                                onClicked: downloader.start(hub.downloadUrl(fileRow.modelData.path), fileRow.modelData.sha256)
+                                readonly property url link: hub.downloadUrl(fileRow.modelData.path)
+                                // (re-read when a download ends or starts)
+                                readonly property bool here: transfers.count >= 0 && view.pending && downloader.destinationExists(link)
+                                text: here ? qsTr("Downloaded") : qsTr("Download")
+                                enabled: fileRow.modelData.parts === 1 && fileRow.modelData.fit !== "too-big"
+                                         && !here && !view.transferring(link)
+                                onClicked: view.download(link, fileRow.modelData.sha256)
                             }
                         }
                     }
@@ -207,7 +230,7 @@ Item {
 
         // Unfinished downloads from before: continue or throw away.
         Repeater {
-            model: downloader.busy ? [] : view.pending
+            model: view.pending
             delegate: RowLayout {
                 required property var modelData
                 objectName: "hubPending_" + modelData.name
@@ -220,72 +243,98 @@ Item {
                 Button {
                     objectName: "hubPendingResume"
                     text: qsTr("Resume")
-                    onClicked: downloader.start(modelData.url, modelData.sha256)
+                    onClicked: view.download(modelData.url, modelData.sha256)
                 }
                 Button {
                     objectName: "hubPendingDiscard"
                     flat: true
                     text: qsTr("Discard")
-                    onClicked: downloader.discardPending(modelData.name)
+                    onClicked: {
+                        downloader.discardPending(modelData.name)
+                        view.refreshPending()
+                    }
                 }
             }
         }
 
-        // The download under way, or its end.
-        Pane {
-            objectName: "hubDownloadPane"
-            visible: downloader.state !== ModelDownloader.Idle
-            Layout.fillWidth: true
-            Material.elevation: 2
-            RowLayout {
-                anchors.fill: parent
-                ColumnLayout {
-                    Layout.fillWidth: true
-                    Label {
-                        objectName: "hubDownloadStatus"
+        // The downloads under way, each with its own end.
+        Repeater {
+            model: transfers
+            delegate: Pane {
+                id: transfer
+                required property int index
+                required property string url
+                required property string sha256
+                objectName: "hubTransfer_" + transfer.name
+                required property string name
+                readonly property var job: d  // (tests read it)
+                Layout.fillWidth: true
+                Material.elevation: 2
+                ModelDownloader {
+                    id: d
+                    objectName: "hubTransfer"
+                    modelsDir: downloader.modelsDir
+                    Component.onCompleted: start(transfer.url, transfer.sha256)
+                    onFinished: path => view.library.refresh()
+                    onStateChanged: view.refreshPending()
+                }
+                RowLayout {
+                    anchors.fill: parent
+                    ColumnLayout {
                         Layout.fillWidth: true
-                        wrapMode: Text.Wrap
-                        text: {
-                            const name = downloader.destinationPath.split("/").pop()
-                            switch (downloader.state) {
-                            case ModelDownloader.Downloading:
-                                return qsTr("Downloading %1: %2 of %3").arg(name).arg(Format.bytes(downloader.bytesReceived))
-                                       .arg(downloader.bytesTotal > 0 ? Format.bytes(downloader.bytesTotal) : "?")
-                            case ModelDownloader.Verifying: return qsTr("Checking %1…").arg(name)
-                            case ModelDownloader.Done: return qsTr("%1 is downloaded.").arg(name)
-                            case ModelDownloader.Cancelled: return qsTr("The download of %1 is paused.").arg(name)
-                            default: return downloader.errorString
+                        Label {
+                            objectName: "hubDownloadStatus"
+                            Layout.fillWidth: true
+                            wrapMode: Text.Wrap
+                            text: {
+                                switch (d.state) {
+                                case ModelDownloader.Downloading:
+                                    return qsTr("Downloading %1: %2 of %3").arg(transfer.name).arg(Format.bytes(d.bytesReceived))
+                                           .arg(d.bytesTotal > 0 ? Format.bytes(d.bytesTotal) : "?")
+                                case ModelDownloader.Verifying: return qsTr("Checking %1…").arg(transfer.name)
+                                case ModelDownloader.Done: return qsTr("%1 is downloaded.").arg(transfer.name)
+                                case ModelDownloader.Cancelled: return qsTr("The download of %1 is paused.").arg(transfer.name)
+                                default: return d.errorString
+                                }
                             }
                         }
+                        ProgressBar {
+                            Layout.fillWidth: true
+                            visible: d.busy
+                            value: d.progress
+                            indeterminate: d.bytesTotal <= 0 && d.state === ModelDownloader.Downloading
+                        }
                     }
-                    ProgressBar {
-                        Layout.fillWidth: true
-                        visible: downloader.busy
-                        value: downloader.progress
-                        indeterminate: downloader.bytesTotal <= 0 && downloader.state === ModelDownloader.Downloading
+                    Button {
+                        objectName: "hubOpenDownloaded"
+                        visible: d.state === ModelDownloader.Done
+                        text: qsTr("Open it")
+                        onClicked: view.bridge.load(d.destinationPath)
                     }
-                }
-                Button {
-                    objectName: "hubOpenDownloaded"
-                    visible: downloader.state === ModelDownloader.Done
-                    text: qsTr("Open it")
-                    onClicked: view.bridge.load(downloader.destinationPath)
-                }
-                Button {
-                    visible: downloader.busy
-                    text: qsTr("Pause")
-                    onClicked: downloader.cancel()
-                }
-                Button {
-                    visible: downloader.canResume
-                    text: qsTr("Resume")
-                    onClicked: downloader.resume()
-                }
-                Button {
-                    visible: downloader.canResume
-                    flat: true
-                    text: qsTr("Discard")
-                    onClicked: downloader.discard()
+                    Button {
+                        objectName: "hubPause"
+                        visible: d.busy
+                        text: qsTr("Pause")
+                        onClicked: d.cancel()
+                    }
+                    Button {
+                        visible: d.canResume
+                        text: qsTr("Resume")
+                        onClicked: d.resume()
+                    }
+                    Button {
+                        visible: d.canResume
+                        flat: true
+                        text: qsTr("Discard")
+                        onClicked: d.discard()
+                    }
+                    Button {
+                        objectName: "hubTransferClose"
+                        visible: !d.busy
+                        flat: true
+                        text: qsTr("Close")
+                        onClicked: transfers.remove(transfer.index)  // the pending list follows
+                    }
                 }
             }
         }

@@ -184,17 +184,26 @@ class TestUiModels : public QObject {
         QVERIFY2(fit->property("text").toString().startsWith("Fits in memory"),
                  qPrintable(fit->property("text").toString()));
         QVERIFY(ui_.screenshot(QStringLiteral("model-get")));
-        // Slowly, so it can be paused; then it is listed as unfinished and resumes.
+        // Slowly, so it can be paused and closed; then it is listed as unfinished, and
+        // resumes from where it stopped.
         hub_server.route("/cdn/tiny").chunk = 4096;
         hub_server.route("/cdn/tiny").chunk_interval_ms = 20;
         QVERIFY(ui_.click(ui_.visible_item(QStringLiteral("hubDownload"), file)));
-        QTRY_VERIFY_WITH_TIMEOUT(downloader->bytesReceived() >= 2 * 4096, 10000);
-        downloader->cancel();
+        // A download's pane holds its ModelDownloader.
+        const auto transfer = [this]() -> ModelDownloader* {
+            QQuickItem* pane = ui_.visible_item(QStringLiteral("hubTransfer_tiny-Q8_0.gguf"));
+            return pane ? qvariant_cast<ModelDownloader*>(pane->property("job")) : nullptr;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(transfer() && transfer()->bytesReceived() >= 2 * 4096, 10000);
+        QVERIFY(ui_.click(QStringLiteral("hubPause")));
+        QTRY_COMPARE(transfer()->state(), ModelDownloader::Cancelled);
+        QVERIFY(ui_.click(QStringLiteral("hubTransferClose")));
+        QTRY_VERIFY(!transfer());
         QQuickItem* pending = nullptr;
         QTRY_VERIFY((pending = ui_.visible_item(QStringLiteral("hubPending_tiny-Q8_0.gguf"))));
         hub_server.route("/cdn/tiny").chunk = 0;
         QVERIFY(ui_.click(ui_.visible_item(QStringLiteral("hubPendingResume"), pending)));
-        QTRY_COMPARE_WITH_TIMEOUT(downloader->state(), ModelDownloader::Done, 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(transfer() && transfer()->state() == ModelDownloader::Done, 15000);
         QVERIFY(hub_server.requests().last().headers.value("range").startsWith("bytes="));
         QVERIFY(!ui_.visible_item(QStringLiteral("hubPending_tiny-Q8_0.gguf")));
         QVERIFY(QFile::exists(ui_.dir.filePath("tiny-Q8_0.gguf")));

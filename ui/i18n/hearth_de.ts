@@ -624,7 +624,7 @@
 <context>
     <name>HubSearchView</name>
     <message>
-        <location filename="../HubSearchView.qml" line="+50"/>
+        <location filename="../HubSearchView.qml" line="+71"/>
         <source>Search Hugging Face for GGUF models, e.g. Qwen3 4B</source>
         <translation>Auf Hugging Face nach GGUF-Modellen suchen, z. B. Qwen3 4B</translation>
     </message>
@@ -664,7 +664,7 @@
         <translation>zugangsbeschränkt: Bedingungen auf huggingface.co annehmen</translation>
     </message>
     <message>
-        <location line="+58"/>
+        <location line="+61"/>
         <source>Downloaded</source>
         <translation>Heruntergeladen</translation>
     </message>
@@ -674,7 +674,7 @@
         <translation>Herunterladen</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+12"/>
         <source>Hugging Face access token, for gated models (optional)</source>
         <translation>Hugging-Face-Zugriffstoken für zugangsbeschränkte Modelle (optional)</translation>
     </message>
@@ -689,7 +689,7 @@
         <translation>Unvollständiger Download: %1 (bisher %2)</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+51"/>
         <source>Downloading %1: %2 of %3</source>
         <translation>%1 wird heruntergeladen: %2 von %3</translation>
     </message>
@@ -714,19 +714,24 @@
         <translation>Öffnen</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Pause</source>
         <translation>Anhalten</translation>
     </message>
     <message>
-        <location line="-54"/>
-        <location line="+59"/>
+        <location line="+18"/>
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <location line="-90"/>
+        <location line="+77"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location line="-53"/>
-        <location line="+59"/>
+        <location line="-71"/>
+        <location line="+77"/>
         <source>Discard</source>
         <translation>Verwerfen</translation>
     </message>

@@ -115,15 +115,15 @@ QVariant ModelLibrary::data(const QModelIndex& index, int role) const {
         case CanDeleteRole:
             return m.source == Source::Hearth || m.source == Source::Folder;
         case FitRole:
-            return estimateFor(m.path).value(QStringLiteral("fit"), QString());
         case FitTextRole:
-            return estimateFor(m.path).value(QStringLiteral("text"), QString());
         case FitDetailRole:
-            return estimateFor(m.path).value(QStringLiteral("detail"), QString());
         case EstimatedBytesRole:
-            return estimateFor(m.path).value(QStringLiteral("bytes"), 0);
-        case EstimatedTokensPerSecondRole:
-            return estimateFor(m.path).value(QStringLiteral("tokensPerSecond"), 0.0);
+        case EstimatedTokensPerSecondRole: {
+            static const char* const keys[] = {"fit", "text", "detail", "bytes", "tokensPerSecond"};
+            const QVariantMap e = estimate_map(r);
+            if (e.isEmpty()) return role <= FitDetailRole ? QVariant(QString()) : QVariant(0);
+            return e.value(QLatin1String(keys[role - FitRole]));
+        }
         default:
             return {};
     }
@@ -138,8 +138,11 @@ std::optional<hearth::FitEstimate> ModelLibrary::estimate(const Row& r) const {
 
 QVariantMap ModelLibrary::estimateFor(const QString& path) const {
     const int row = row_of(path);
-    if (row < 0) return {};
-    const auto e = estimate(rows_[row]);
+    return row < 0 ? QVariantMap() : estimate_map(rows_[row]);
+}
+
+QVariantMap ModelLibrary::estimate_map(const Row& r) const {
+    const auto e = estimate(r);
     if (!e) return {};
     const auto size = [](std::uint64_t b) {
         return hearth::download::human_size(static_cast<qint64>(b));
@@ -377,10 +380,7 @@ QString ModelLibrary::remove(const QString& path) {
         const QDir dir = QFileInfo(m.path).dir();
         files.clear();
         for (int i = 1; i <= split->count; ++i)
-            files << dir.filePath(QStringLiteral("%1-%2-of-%3.gguf")
-                                      .arg(split->prefix)
-                                      .arg(i, 5, 10, QLatin1Char('0'))
-                                      .arg(split->count, 5, 10, QLatin1Char('0')));
+            files << dir.filePath(split_part_name(split->prefix, i, split->count));
     }
     for (const QString& file : files) {
         QFile f(file);

@@ -156,6 +156,7 @@ class ModelLibrary : public QAbstractListModel {
         hearth::MachineFacts machine;
     };
     std::optional<hearth::FitEstimate> estimate(const Row& row) const;
+    QVariantMap estimate_map(const Row& row) const;  // as estimateFor() gives it
 
     QList<hearth::models::SourceRoot> roots() const;
     void on_scanned();

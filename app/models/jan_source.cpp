@@ -113,11 +113,7 @@ struct JanScan {
             m.size = 0;
             int found = 0;
             for (int i = 1; i <= s->count; ++i) {
-                const QFileInfo part(
-                    info.dir().filePath(QStringLiteral("%1-%2-of-%3.gguf")
-                                            .arg(s->prefix)
-                                            .arg(i, 5, 10, QLatin1Char('0'))
-                                            .arg(s->count, 5, 10, QLatin1Char('0'))));
+                const QFileInfo part(info.dir().filePath(split_part_name(s->prefix, i, s->count)));
                 if (part.isFile()) {
                     m.size += part.size();
                     ++found;

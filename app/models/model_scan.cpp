@@ -4,7 +4,6 @@
 #include <QSet>
 
 #include "gguf/gguf_file.h"
-#include "model/model_config.h"
 #include "model/model_name.h"
 #include "models/model_sources.h"
 
@@ -75,12 +74,14 @@ ModelFacts read_facts(const FoundModel& model) {
     f.architecture = qs(std::string(g.get_string("general.architecture").value_or("")));
     f.quantisation = qs(quantisation_label(g));
     for (const auto& t : g.tensors()) f.parameters += t.n_elements();
-    auto config = ModelConfig::from_gguf(g);
-    if (!config) {
-        f.why_not = qs(config.message());
+    // model_needs reads the config once: the reason it cannot run, or what it needs.
+    auto needs = model_needs(g);
+    if (!needs) {
+        f.why_not = qs(needs.message());
         return f;
     }
-    f.context_length = config->context_length;
+    f.context_length = needs->context_length;
+    f.needs = *needs;
     if (model.parts > 1) {
         f.why_not = QStringLiteral(
                         "split into %1 files; Hearth opens models in one file "
@@ -88,12 +89,6 @@ ModelFacts read_facts(const FoundModel& model) {
                         .arg(model.parts);
         return f;
     }
-    auto needs = model_needs(g);
-    if (!needs) {
-        f.why_not = qs(needs.message());
-        return f;
-    }
-    f.needs = *needs;
     f.supported = true;
     return f;
 }

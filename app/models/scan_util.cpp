@@ -71,6 +71,13 @@ std::optional<SplitName> split_name(const QString& file_name) {
     return s;
 }
 
+QString split_part_name(const QString& prefix, int index, int count) {
+    return QStringLiteral("%1-%2-of-%3.gguf")
+        .arg(prefix)
+        .arg(index, 5, 10, QLatin1Char('0'))
+        .arg(count, 5, 10, QLatin1Char('0'));
+}
+
 bool is_auxiliary(const QString& file_name) {
     const QString lower = file_name.toLower();
     if (!lower.endsWith(QLatin1String(".gguf")) || lower.startsWith(QLatin1Char('.')) ||

@@ -23,6 +23,9 @@ struct SplitName {
 // src/llama.cpp); nullopt for any other name.
 std::optional<SplitName> split_name(const QString& file_name);
 
+// The name of part `index` of a split model: "<prefix>-00002-of-00003.gguf".
+QString split_part_name(const QString& prefix, int index, int count);
+
 // Not a chat model to open: not named .gguf (partial downloads: .part,
 // .downloadInProgress), GPT4All's partial downloads ("incomplete-…"), hidden files,
 // vision projectors ("mmproj"), importance matrices, draft and MTP heads.

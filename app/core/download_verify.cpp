@@ -53,7 +53,8 @@ VerifyResult verify_download(const QString& path, const QString& expected, bool 
         r.ok = true;
         return r;
     }
-    auto gguf = hearth::gguf::GgufFile::open(QFile::encodeName(path).toStdString());
+    // One part of a split model is checked alone (the others may not be here yet).
+    auto gguf = hearth::gguf::GgufFile::open_part(QFile::encodeName(path).toStdString());
     if (!gguf) {
         QFile file(path);
         QByteArray head;

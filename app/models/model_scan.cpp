@@ -81,14 +81,7 @@ ModelFacts read_facts(const FoundModel& model) {
         return f;
     }
     f.context_length = needs->context_length;
-    f.needs = *needs;
-    if (model.parts > 1) {
-        f.why_not = QStringLiteral(
-                        "split into %1 files; Hearth opens models in one file "
-                        "(join them with llama.cpp's llama-gguf-split --merge)")
-                        .arg(model.parts);
-        return f;
-    }
+    f.needs = *needs;  // a split model's: GgufFile::open read every part
     f.supported = true;
     return f;
 }

@@ -300,20 +300,29 @@ std::string GgufFile::content_fingerprint() const {
         const std::size_t at = begin + span / kSamples * i;
         sha.update(bytes_.subspan(at, std::min(kSampleBytes, bytes_.size() - at)));
     }
+    for (const auto& part : parts_) {
+        const std::string p = part->content_fingerprint();
+        sha.update(p.data(), p.size());
+    }
     return sha.finish_hex();
 }
 
 std::string GgufFile::changed_on_disk() const {
-    return mapping_ ? mapping_->changed() : std::string();
+    std::string changed = mapping_ ? mapping_->changed() : std::string();
+    for (const auto& part : parts_)
+        if (changed.empty()) changed = part->changed_on_disk();
+    return changed;
 }
 
 void GgufFile::prefetch() const {
     if (mapping_) mapping_->prefetch();
+    for (const auto& part : parts_) part->prefetch();
 }
 
 Result<std::unique_ptr<GgufFile>> GgufFile::parse_view(std::span<const std::byte> bytes) {
     std::unique_ptr<GgufFile> file(new GgufFile);
     file->bytes_ = bytes;
+    file->total_size_ = bytes.size();
     GgufParser parser(*file, bytes);
     if (auto r = parser.run(); !r) return r.error();
     return file;
@@ -327,7 +336,7 @@ Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::vector<std::byte> bytes) 
     return file;
 }
 
-Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path) {
+Result<std::unique_ptr<GgufFile>> GgufFile::open_part(const std::string& path) {
     auto mapping = FileMapping::open(path);
     if (!mapping) return mapping.error();
     auto parsed = parse_view((*mapping)->bytes());
@@ -335,6 +344,7 @@ Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path) {
     std::unique_ptr<GgufFile> file = std::move(parsed).value();
     file->mapping_ = std::move(mapping).value();
     file->path_ = path;
+    file->total_size_ = file->bytes_.size();
     log::get("gguf")->debug("opened {}: GGUF v{}, {} metadata entries, {} tensors", path,
                             file->version_, file->metadata_.size(), file->tensors_.size());
     return file;

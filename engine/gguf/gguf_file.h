@@ -1,4 +1,5 @@
-// A read-only, memory-mapped GGUF v2/v3 file.
+// A read-only, memory-mapped GGUF v2/v3 file, or a model split into several
+// (llama.cpp's gguf-split: "<prefix>-00001-of-00003.gguf" and its siblings).
 //
 // The file is untrusted. parse() validates every count, length, offset and shape
 // against the bytes actually present (with overflow checks) before anything is
@@ -6,6 +7,11 @@
 // problem, never a crash, a hang or an unbounded allocation. After a successful parse
 // every accessor is safe: metadata values and tensor data are views into the mapping
 // and stay valid as long as the GgufFile lives.
+//
+// A split model is opened through any of its parts: the first part's metadata is the
+// model's, and the tensors of every part are listed together (each part's "split.no",
+// "split.count" and the first's "split.tensors.count" are checked; a missing or foreign
+// part is an Error naming it).
 #pragma once
 
 #include <array>
@@ -133,8 +139,12 @@ class FileMapping;
 
 class GgufFile {
   public:
-    // Maps and parses the file at path.
+    // Maps and parses the file at path, and the other parts of a split model.
     static Result<std::unique_ptr<GgufFile>> open(const std::string& path);
+    // This file alone, even when it is one part of a split model (checking a download).
+    static Result<std::unique_ptr<GgufFile>> open_part(const std::string& path);
+    // The most parts a split model may have here.
+    static constexpr uint32_t kMaxSplitParts = 1024;
     // Parses an in-memory file, which the result owns (tests, fuzzing, generated models).
     static Result<std::unique_ptr<GgufFile>> parse(std::vector<std::byte> bytes);
 
@@ -144,9 +154,10 @@ class GgufFile {
 
     uint32_t version() const { return version_; }
     uint64_t alignment() const { return alignment_; }
-    uint64_t file_size() const { return bytes_.size(); }
+    uint64_t file_size() const { return total_size_; }  // every part's, for a split model
+    std::size_t part_count() const { return parts_.size() + 1; }
     uint64_t data_offset() const { return data_offset_; }
-    const std::string& path() const { return path_; }
+    const std::string& path() const { return path_; }  // the first part's, when split
 
     const std::vector<MetadataEntry>& metadata() const { return metadata_; }
     const Value* find(std::string_view key) const;
@@ -182,11 +193,15 @@ class GgufFile {
     GgufFile() = default;
 
     static Result<std::unique_ptr<GgufFile>> parse_view(std::span<const std::byte> bytes);
+    // The other parts of a split model whose first part this is (gguf_split.cpp).
+    Result<void> open_other_parts(uint32_t count);
 
     std::unique_ptr<FileMapping> mapping_;  // owns bytes_ for open()
     std::vector<std::byte> owned_;          // owns bytes_ for parse()
     std::span<const std::byte> bytes_;
     std::string path_;
+    uint64_t total_size_ = 0;
+    std::vector<std::unique_ptr<GgufFile>> parts_;  // parts 2..n of a split model
     uint32_t version_ = 0;
     uint64_t alignment_ = 32;
     uint64_t data_offset_ = 0;

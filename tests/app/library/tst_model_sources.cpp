@@ -26,6 +26,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "gguf/gguf_writer.h"
 #include "model/synthetic_model.h"
 #include "models/model_scan.h"
 #include "models/model_sources.h"
@@ -465,10 +466,17 @@ class TestModelSources : public QObject {
         QVERIFY(f.parameters > 0);
         QVERIFY(!f.title.isEmpty());
 
-        m.parts = 2;  // a split model: described, not opened
+        // A split model is read through its parts (tst_gguf_split): one short says which.
+        hearth::gguf::GgufWriter first;
+        first.add_u16("split.no", 0);
+        first.add_u16("split.count", 2);
+        first.add_i32("split.tensors.count", 0);
+        m.path = tmp.path() + "/Big-00001-of-00002.gguf";
+        m.parts = 2;
+        QVERIFY(first.write(m.path.toStdString()));
         f = read_facts(m);
         QVERIFY(!f.supported);
-        QVERIFY2(f.why_not.contains("split into 2 files"), qPrintable(f.why_not));
+        QVERIFY2(f.why_not.contains("part 2 of 2"), qPrintable(f.why_not));
 
         write(tmp.path() + "/bad.gguf", gguf_bytes());
         m.path = tmp.path() + "/bad.gguf";

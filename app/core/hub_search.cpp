@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -69,6 +70,21 @@ QString HubSearch::quant_of(const QString& file_name) {
     return m.hasMatch() ? m.captured(1).toUpper() : QString();
 }
 
+QUrl HubSearch::next_page(const QByteArray& link_header, const QUrl& page) {
+    // <https://…?cursor=…>; rel="next", <…>; rel="prev"
+    static const QRegularExpression link(QStringLiteral(R"(<([^>]*)>\s*((?:;[^,<]*)*))"));
+    static const QRegularExpression next(QStringLiteral(R"(;\s*rel\s*=\s*"?([^";]*))"));
+    auto it = link.globalMatch(QString::fromLatin1(link_header));
+    while (it.hasNext()) {
+        const auto m = it.next();
+        auto rels = next.globalMatch(m.captured(2));
+        while (rels.hasNext())
+            if (rels.next().captured(1).split(QLatin1Char(' ')).contains(QLatin1String("next")))
+                return page.resolved(QUrl(m.captured(1)));
+    }
+    return {};
+}
+
 QVariantList HubSearch::parse_results(const QByteArray& json) {
     QVariantList out;
     for (const QJsonValue& v : QJsonDocument::fromJson(json).array()) {
@@ -98,6 +114,7 @@ QVariantList HubSearch::parse_files(const QByteArray& json, QString* error) {
         QString sha256;
         int parts = 1;
         int seen = 0;
+        QMap<int, QPair<QString, QString>> files;  // a split model's parts: path, SHA-256
     };
     QList<Entry> entries;
     QHash<QString, int> splits;  // folder + prefix + count → index in entries
@@ -116,21 +133,26 @@ QVariantList HubSearch::parse_files(const QByteArray& json, QString* error) {
             auto it = splits.find(key);
             if (it == splits.end()) {
                 it = splits.insert(key, static_cast<int>(entries.size()));
-                entries << Entry{{}, 0, {}, s->count, 0};
+                entries << Entry{{}, 0, {}, s->count, 0, {}};
             }
             Entry& e = entries[*it];
             e.size += size;
             ++e.seen;
+            e.files.insert(s->index, {path, sha});
             if (s->index == 1) e.path = path;
             continue;
         }
-        entries << Entry{path, size, sha, 1, 1};
+        entries << Entry{path, size, sha, 1, 1, {{1, {path, sha}}}};
     }
     QVariantList out;
     for (const Entry& e : entries) {
         if (e.path.isEmpty()) continue;  // a split model without its first part
         const QString name = file_name_of(e.path);
+        QVariantList files;  // every file to download, the first first
+        for (const auto& [path, sha] : e.files)
+            files << QVariantMap{{"path", path}, {"sha256", sha}};
         out << QVariantMap{{"path", e.path},
+                           {"files", files},
                            {"name", name},
                            {"size", e.size},
                            {"sha256", e.parts == 1 ? e.sha256 : QString()},
@@ -156,9 +178,9 @@ void HubSearch::add_fit(QVariantList& files) const {
         QVariantMap f = v.toMap();
         const auto size = static_cast<std::uint64_t>(f.value("size").toLongLong());
         QString fit, text;
-        if (f.value("parts").toInt() > 1) {
+        if (!f.value("complete").toBool()) {
             fit = QStringLiteral("unsupported");
-            text = tr("Split into %1 files: Hearth opens models in one file")
+            text = tr("Split into %1 files, but the repository does not hold them all")
                        .arg(f.value("parts").toInt());
         } else if (machine.ram_available > 0) {
             // Before the header is read only the weights are known: the KV cache comes on
@@ -220,6 +242,8 @@ void HubSearch::listFiles(const QString& repo) {
         return;
     }
     pending_repo_ = repo;
+    tree_ = QJsonArray();
+    tree_pages_ = 0;
     QUrl url(base_url_ + QStringLiteral("/api/models/") + repo + QStringLiteral("/tree/main"));
     url.setQuery(QStringLiteral("recursive=true"));
     send(url, Kind::Files);
@@ -301,8 +325,31 @@ void HubSearch::on_finished() {
         emit resultsChanged();
         return;
     }
+    // One page of the repository's files; the next, if the Hub says there is one.
+    const QJsonDocument page = QJsonDocument::fromJson(body);
+    if (page.isArray()) {
+        for (const QJsonValue& v : page.array()) tree_.append(v);
+        const QUrl next = next_page(r->rawHeader("Link"), r->url());
+        const QUrl base(base_url_);
+        if (next.isValid() && ++tree_pages_ < kMaxTreePages) {
+            // The token goes to the Hub only.
+            if (next.scheme() != base.scheme() || next.host() != base.host() ||
+                next.port() != base.port()) {
+                set_error(tr("Hugging Face named another site (%1) for the rest of %2's files")
+                              .arg(next.host(), pending_repo_));
+                return;
+            }
+            send(next, Kind::Files);
+            return;
+        }
+        if (next.isValid())
+            hearth::log::get("app")->warn("{}: more than {} pages of files; the rest not listed",
+                                          pending_repo_.toStdString(), kMaxTreePages);
+    }
     QString error;
-    QVariantList files = parse_files(body, &error);
+    QVariantList files =
+        page.isArray() ? parse_files(QJsonDocument(tree_).toJson(QJsonDocument::Compact), &error)
+                       : parse_files(body, &error);
     if (!error.isEmpty()) {
         set_error(error);
         return;

@@ -4,19 +4,21 @@
 //       &expand=downloads&expand=likes&expand=gated&expand=lastModified
 //     → [{id, downloads, likes, gated: false|"auto"|"manual", lastModified}]
 //   GET /api/models/<owner>/<repo>/tree/main?recursive=true
-//     → [{type: "file", path, size, oid, lfs: {oid: <sha256>, size}}]
+//     → [{type: "file", path, size, oid, lfs: {oid: <sha256>, size}}], in pages: a Link
+//       header's rel="next" names the next one (huggingface_hub's utils/_pagination.py)
 // and the download link of a file, /<owner>/<repo>/resolve/main/<path>, which redirects to
 // a CDN; ModelDownloader fetches it with the LFS SHA-256 to check.
 //
 // Each repository's files are listed as models: the GGUF files but projectors, a split
-// model's parts as one entry, the quantisation read from the name (the header confirms
-// it after download), and whether it would fit this computer from its size (weights and
-// the app; the KV cache is added once the header is read). Errors say what to do: no
-// network or a proxy in the way, a gated repository (a token in Settings), a name that
-// does not exist, the Hub asking to slow down.
+// model's parts as one entry (its "files" lists every part to download), the quantisation read from
+// the name (the header confirms it after download), and whether it would fit this computer from its
+// size (weights and the app; the KV cache is added once the header is read). Errors say what to do:
+// no network or a proxy in the way, a gated repository (a token in Settings), a name that does not
+// exist, the Hub asking to slow down.
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
+#include <QJsonArray>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -70,6 +72,11 @@ class HubSearch : public QObject {
     static QVariantList parse_files(const QByteArray& json, QString* error);
     // "Qwen3-4B-Q4_K_M.gguf" → "Q4_K_M"; "" when the name says none.
     static QString quant_of(const QString& file_name);
+    // A Link header's rel="next" address (RFC 8288), resolved against the page's; empty
+    // when there is none.
+    static QUrl next_page(const QByteArray& link_header, const QUrl& page);
+    // The most pages of a repository's files read (a thousand files each on the Hub).
+    static constexpr int kMaxTreePages = 20;
 
   signals:
     void baseUrlChanged();
@@ -90,6 +97,8 @@ class HubSearch : public QObject {
     QPointer<QNetworkReply> reply_;
     Kind kind_ = Kind::Search;
     QString pending_repo_;
+    QJsonArray tree_;  // the pages of files read so far
+    int tree_pages_ = 0;
     QString base_url_ = QStringLiteral("https://huggingface.co");
     QString token_;
     double read_bandwidth_ = 0;

@@ -31,7 +31,7 @@ constexpr qint64 kSpeedIntervalMs = 500;
 
 ModelDownloader::ModelDownloader(QObject* parent)
     : QObject(parent), nam_(new QNetworkAccessManager(this)), models_dir_(defaultModelsDir()) {
-    nam_->setRedirectPolicy(QNetworkRequest::NoLessSafeRedirectPolicy);
+    nam_->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);  // follow_redirect()
     connect(&verify_watcher_, &QFutureWatcher<VerifyResult>::finished, this,
             &ModelDownloader::on_verified);
 }
@@ -53,6 +53,12 @@ void ModelDownloader::setModelsDir(const QString& dir) {
     if (clean == models_dir_) return;
     models_dir_ = clean;
     emit modelsDirChanged();
+}
+
+void ModelDownloader::setToken(const QString& token) {
+    if (token.trimmed() == token_) return;
+    token_ = token.trimmed();
+    emit tokenChanged();
 }
 
 double ModelDownloader::progress() const {
@@ -246,6 +252,9 @@ void ModelDownloader::begin(bool fresh) {
     resumable_ = false;
     set_state(Downloading);
     update_progress(true);
+    hop_url_ = url_;  // a CDN's signed link from an earlier attempt may have expired
+    hops_ = 0;
+    linked_size_ = -1;
     send_request();
 }
 

@@ -1,6 +1,13 @@
 // ModelDownloader: fetches a GGUF model from a URL the user pastes (a Hugging Face
 // "resolve" link, any http(s) URL; redirects are followed) into the models folder.
 //
+// Redirects are followed here, not by Qt, for two reasons. A token (a Hugging Face access
+// token, for gated models) goes to the link's own host only, never to the CDN host the
+// Hub redirects to. And the Hub's answer before the redirect names the file's LFS
+// checksum and size (X-Linked-ETag, X-Linked-Size): without a checksum of its own the
+// download is verified against that one, and with one that differs it stops (the file
+// changed since it was listed).
+//
 // The body goes to "<name>.part" next to the destination. A dropped connection or a
 // cancel keeps the .part, and resume() (or a later start() of the same name) continues
 // it with an HTTP Range request; a server that ignores Range (200), answers with a
@@ -48,6 +55,9 @@ class ModelDownloader : public QObject {
     Q_PROPERTY(QUrl url READ url NOTIFY destinationPathChanged)
     // Where models go; default <data dir>/models (hearth::paths::data_dir()).
     Q_PROPERTY(QString modelsDir READ modelsDir WRITE setModelsDir NOTIFY modelsDirChanged)
+    // Sent as "Authorization: Bearer <token>" to the link's host (scheme, host and port)
+    // only; "" for none.
+    Q_PROPERTY(QString token READ token WRITE setToken NOTIFY tokenChanged)
 
   public:
     enum State { Idle, Downloading, Verifying, Done, Failed, Cancelled };
@@ -68,6 +78,8 @@ class ModelDownloader : public QObject {
     QUrl url() const { return url_; }
     QString modelsDir() const { return models_dir_; }
     void setModelsDir(const QString& dir);
+    QString token() const { return token_; }
+    void setToken(const QString& token);
 
     // Starts downloading url into modelsDir. sha256: optional expected checksum (64 hex
     // digits, a "sha256:" prefix is accepted). Continues an existing .part of the same
@@ -111,6 +123,7 @@ class ModelDownloader : public QObject {
     void errorStringChanged();
     void destinationPathChanged();
     void modelsDirChanged();
+    void tokenChanged();
     void finished(const QString& path);  // verified and under its final name
     void failed(const QString& error);
 
@@ -123,6 +136,9 @@ class ModelDownloader : public QObject {
     void on_ready_read();
     void on_finished();
     bool check_response();  // false: the reply was dealt with (aborted or failed)
+    // A 3xx answer: the next hop, after reading the Hub's X-Linked-* headers. false: the
+    // download failed (too many hops, a downgrade to http, a checksum that disagrees).
+    bool follow_redirect(int status);
     bool open_part(bool truncate);
     bool write_available();
     void restart_from_zero();
@@ -148,7 +164,11 @@ class ModelDownloader : public QObject {
 
     State state_ = Idle;
     QUrl url_;
-    QString sha256_;  // lower-case hex, or empty
+    QUrl hop_url_;  // where the current request goes: url_, or where it redirected
+    int hops_ = 0;
+    QString token_;
+    qint64 linked_size_ = -1;  // X-Linked-Size: the file's size as the Hub lists it
+    QString sha256_;           // lower-case hex, or empty
     QString destination_;
     QString models_dir_;
     QString error_;

@@ -2,10 +2,12 @@
 // checks on the answer (status, Content-Range, free space), writing the body to the .part,
 // starting over when a server ignores or botches the range, and how a transfer ends: the
 // .part complete and off to verification, or a failure that says whether it can resume.
+// Redirects are followed here (see model_downloader.h).
 #include <QDir>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QRegularExpression>
 #include <QStorageInfo>
 
 #include "common/log.h"
@@ -19,16 +21,35 @@ namespace {
 constexpr int kMaxRedirects = 10;
 constexpr int kMaxRestarts = 2;
 
+bool same_origin(const QUrl& a, const QUrl& b) {
+    return a.scheme().compare(b.scheme(), Qt::CaseInsensitive) == 0 &&
+           a.host().compare(b.host(), Qt::CaseInsensitive) == 0 &&
+           a.port(a.scheme() == QLatin1String("https") ? 443 : 80) ==
+               b.port(b.scheme() == QLatin1String("https") ? 443 : 80);
+}
+
+// The Hub's X-Linked-ETag of an LFS file is its SHA-256 (quoted); of a small file kept in
+// git, the blob's SHA-1, which says nothing about the content's SHA-256.
+QString linked_sha256(const QByteArray& etag) {
+    QString v = QString::fromLatin1(etag).trimmed();
+    if (v.startsWith(QLatin1String("W/"))) v = v.mid(2);
+    v.remove(QLatin1Char('"'));
+    v = v.toLower();
+    static const QRegularExpression hex(QStringLiteral("^[0-9a-f]{64}$"));
+    return hex.match(v).hasMatch() ? v : QString();
+}
+
 }  // namespace
 
 void ModelDownloader::send_request() {
-    QNetworkRequest request(url_);
-    request.setMaximumRedirectsAllowed(kMaxRedirects);
+    QNetworkRequest request(hop_url_);
     request.setTransferTimeout(transfer_timeout_ms_);
     request.setHeader(QNetworkRequest::UserAgentHeader, QStringLiteral("Hearth"));
     // An explicit encoding turns off Qt's transparent decompression, which would make the
     // byte counts and ranges disagree with the file.
     request.setRawHeader("Accept-Encoding", "identity");
+    if (!token_.isEmpty() && same_origin(hop_url_, url_))
+        request.setRawHeader("Authorization", "Bearer " + token_.toUtf8());
     if (offset_ > 0) {
         request.setRawHeader("Range", QByteArray("bytes=") + QByteArray::number(offset_) + '-');
         if (!validator_.isEmpty()) request.setRawHeader("If-Range", validator_.toUtf8());
@@ -38,8 +59,57 @@ void ModelDownloader::send_request() {
     connect(reply_, &QNetworkReply::readyRead, this, &ModelDownloader::on_ready_read);
     connect(reply_, &QNetworkReply::finished, this, &ModelDownloader::on_finished);
     hearth::log::get("download")
-        ->info("GET {} (from byte {})", url_.toDisplayString(QUrl::RemoveQuery).toStdString(),
+        ->info("GET {} (from byte {})", hop_url_.toDisplayString(QUrl::RemoveQuery).toStdString(),
                offset_);
+}
+
+bool ModelDownloader::follow_redirect(int status) {
+    const QString linked = linked_sha256(reply_->rawHeader("X-Linked-ETag"));
+    if (!linked.isEmpty()) {
+        if (sha256_.isEmpty()) {
+            sha256_ = linked;  // the .part's note keeps it for a resume after a restart
+            hearth::log::get("download")->info("checksum from the Hub: {}", linked.toStdString());
+        } else if (linked != sha256_) {
+            drop_reply();
+            fail(QStringLiteral("The file on the server changed since it was listed (its "
+                                "checksum is now %1); list the files again")
+                     .arg(linked),
+                 false);
+            return false;
+        }
+    }
+    bool size_ok = false;
+    const qint64 size = reply_->rawHeader("X-Linked-Size").toLongLong(&size_ok);
+    if (size_ok && size > 0) linked_size_ = size;
+
+    const QByteArray location = reply_->rawHeader("Location");
+    const QUrl next = hop_url_.resolved(QUrl::fromEncoded(location));
+    drop_reply();
+    if (location.isEmpty() || !next.isValid()) {
+        fail(QStringLiteral("The server answered HTTP %1 without saying where to").arg(status),
+             false);
+        return false;
+    }
+    if (hop_url_.scheme() == QLatin1String("https") && next.scheme() != QLatin1String("https")) {
+        fail(QStringLiteral("The server redirected the download from https to an insecure "
+                            "link (%1); it was not followed")
+                 .arg(next.toDisplayString(QUrl::RemoveQuery)),
+             false);
+        return false;
+    }
+    if (next.scheme() != QLatin1String("http") && next.scheme() != QLatin1String("https")) {
+        fail(QStringLiteral("The server redirected the download to %1, which is not a web link")
+                 .arg(next.toDisplayString(QUrl::RemoveQuery)),
+             false);
+        return false;
+    }
+    if (++hops_ > kMaxRedirects) {
+        fail(QStringLiteral("Too many redirects (more than %1)").arg(kMaxRedirects), false);
+        return false;
+    }
+    hop_url_ = next;
+    send_request();
+    return false;
 }
 
 bool ModelDownloader::check_response() {
@@ -48,6 +118,8 @@ bool ModelDownloader::check_response() {
     if (!status_attr.isValid()) return true;  // no HTTP answer: on_finished reports the error
     const int status = status_attr.toInt();
     const QString reason = reply_->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
+    if (status == 301 || status == 302 || status == 303 || status == 307 || status == 308)
+        return follow_redirect(status);
 
     if (status == 416 && offset_ > 0) {
         const qint64 total = unsatisfied_range_total(reply_->rawHeader("Content-Range"));
@@ -101,6 +173,15 @@ bool ModelDownloader::check_response() {
         if (!open_part(true)) return false;
     }
 
+    if (linked_size_ > 0 && total_ < 0) total_ = linked_size_;  // a body of unknown length
+    if (linked_size_ > 0 && total_ != linked_size_) {
+        fail(QStringLiteral("The server sends %1 bytes, but the Hub lists the file as %2 bytes; "
+                            "try again later")
+                 .arg(total_)
+                 .arg(linked_size_),
+             true);
+        return false;
+    }
     if (total_ > received_) {
         const QStorageInfo storage(models_dir_);
         const qint64 need = total_ - received_;

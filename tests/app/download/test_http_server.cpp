@@ -96,6 +96,7 @@ void TestHttpServer::respond(QTcpSocket* socket, const TestRequest& request) {
         head += "Accept-Ranges: bytes\r\n";
         if (!route.etag.isEmpty()) head += "ETag: " + route.etag + "\r\n";
     }
+    for (const auto& [name, value] : route.headers) head += name + ": " + value + "\r\n";
     head += "Content-Length: " + QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n";
     socket->write(head);
 

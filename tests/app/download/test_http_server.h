@@ -1,12 +1,14 @@
 // A small HTTP/1.1 server for the downloader tests: fixed routes with Content-Length,
 // Range/206 (or a server that ignores Range), a dropped connection mid-body, redirects,
-// error statuses and slow, chunked sending. One request per connection (Connection: close).
+// error statuses, extra headers and slow, chunked sending. One request per connection (Connection:
+// close).
 #pragma once
 
 #include <QByteArray>
 #include <QHash>
 #include <QList>
 #include <QObject>
+#include <QPair>
 #include <QTcpServer>
 #include <QUrl>
 
@@ -21,6 +23,8 @@ struct TestRoute {
     int drop_times = 1;              // ...in this many answers (then whole answers)
     int chunk = 0;                   // > 0: send the body in pieces of this size...
     int chunk_interval_ms = 0;       // ...this far apart
+    // Sent with the answer, whatever it is (e.g. the Hub's X-Linked-ETag on a redirect).
+    QList<QPair<QByteArray, QByteArray>> headers;
 };
 
 struct TestRequest {

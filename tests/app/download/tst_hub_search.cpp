@@ -157,9 +157,58 @@ class TestHubSearch : public QObject {
         const QVariantMap split = hub.files()[2].toMap();
         QCOMPARE(split.value("parts").toInt(), 2);
         QCOMPARE(split.value("size").toLongLong(), 9000000);
-        QCOMPARE(split.value("fit").toString(), QStringLiteral("unsupported"));
+        // Every part to download, the first first; the engine opens split models.
+        const QVariantList parts = split.value("files").toList();
+        QCOMPARE(parts.size(), 2);
+        QCOMPARE(parts[0].toMap().value("path").toString(),
+                 QStringLiteral("big/tiny-F16-00001-of-00002.gguf"));
+        QCOMPARE(parts[1].toMap().value("path").toString(),
+                 QStringLiteral("big/tiny-F16-00002-of-00002.gguf"));
+        QCOMPARE(split.value("fit").toString(), QStringLiteral("fits"));
         QCOMPARE(hub.downloadUrl("tiny-Q8_0.gguf"),
                  server_.url("/bartowski/Tiny-GGUF/resolve/main/tiny-Q8_0.gguf"));
+    }
+
+    void readsEveryPageOfARepository() {
+        // The tree comes in pages; a Link header's rel="next" names the next one
+        // (huggingface_hub's utils/_pagination.py: paginate follows response.links["next"]).
+        const QByteArray next =
+            "/api/models/paged/Many-GGUF/tree/main?recursive=true&cursor=ZmlsZToxMDAw";
+        TestRoute first;
+        first.body = json({lfs_file("many-Q2_K.gguf", 3000000, sha_)});
+        first.headers = {{"Link", "<" + server_.url(next).toEncoded() + ">; rel=\"next\""}};
+        server_.setRoute("/api/models/paged/Many-GGUF/tree/main", first);
+        server_.route(next).body = json({lfs_file("many-Q8_0.gguf", 8000000, sha_)});
+        HubSearch hub;
+        hub.setBaseUrl(server_.url("").toString());
+        hub.listFiles("paged/Many-GGUF");
+        QVERIFY(wait_idle(hub));
+        QCOMPARE(hub.errorString(), QString());
+        QStringList names;
+        for (const QVariant& v : hub.files()) names << v.toMap().value("name").toString();
+        QCOMPARE(names, (QStringList{"many-Q2_K.gguf", "many-Q8_0.gguf"}));
+
+        // A next page on another site is not asked for (the token would go with it).
+        TestRoute away;
+        away.body = json({lfs_file("away-Q2_K.gguf", 3000000, sha_)});
+        away.headers = {{"Link", "<https://elsewhere.example/x?cursor=1>; rel=\"next\""}};
+        server_.setRoute("/api/models/paged/Away-GGUF/tree/main", away);
+        hub.setToken(QStringLiteral("hf_secret"));
+        hub.listFiles("paged/Away-GGUF");
+        QVERIFY(wait_idle(hub));
+        QVERIFY2(hub.errorString().contains(QLatin1String("elsewhere.example")),
+                 qPrintable(hub.errorString()));
+
+        // The header as RFC 8288 writes it: several links, quoted or bare, relative.
+        const QUrl page("https://h.example/api/a");
+        QCOMPARE(HubSearch::next_page("<https://h.example/a?cursor=2>; rel=\"next\", "
+                                      "<https://h.example/a>; rel=\"prev\"",
+                                      page),
+                 QUrl("https://h.example/a?cursor=2"));
+        QCOMPARE(HubSearch::next_page("<https://h.example/a>; rel=\"prev\"", page), QUrl());
+        QCOMPARE(HubSearch::next_page("</api/x?cursor=3>; rel=next", page),
+                 QUrl("https://h.example/api/x?cursor=3"));
+        QCOMPARE(HubSearch::next_page("", page), QUrl());
     }
 
     void downloadsThroughTheCdnAndChecksTheSum() {

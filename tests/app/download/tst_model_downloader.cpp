@@ -1,6 +1,7 @@
 // ModelDownloader against a local HTTP server (test_http_server.h) serving a synthetic
 // GGUF: progress, checksums, cancel and resume, servers that ignore or botch Range,
-// redirects, HTTP errors, a body that is not a GGUF, and an existing destination.
+// HTTP errors, a body that is not a GGUF, and an existing destination. Redirects, the
+// Hub's headers and the token: tst_download_redirects.
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
@@ -53,8 +54,6 @@ class TestModelDownloader : public QObject {
     void serverIgnoringRangeRestarts();
     void wrongContentRangeRestarts();
     void completePartIsVerified();
-    void redirectFollowed();
-    void resumeThroughRedirect();
     void notFoundIsReadable();
     void serverErrorIsResumable();
     void notGgufRejected();
@@ -419,45 +418,6 @@ void TestModelDownloader::completePartIsVerified() {
     QCOMPARE(read_all(dest("whole.gguf")), model_);
     QCOMPARE(server_->requests().size(), 1);  // answered 416 with the size: nothing to fetch
     QCOMPARE(d->bytesTotal(), model_.size());
-}
-
-void TestModelDownloader::redirectFollowed() {
-    TestRoute redirect;
-    redirect.redirect_to = "/cdn/0123abcd?signature=xyz";
-    server_->setRoute("/org/repo/resolve/main/tiny.gguf", redirect);
-    server_->route("/cdn/0123abcd").body = model_;
-
-    auto d = make();
-    d->start(server_->url("/org/repo/resolve/main/tiny.gguf"), sha256_hex(model_));
-    QCOMPARE(d->destinationPath(), dest("tiny.gguf"));  // named after the link, not the CDN
-    QTRY_COMPARE_WITH_TIMEOUT(d->state(), ModelDownloader::Done, kWaitMs);
-    QCOMPARE(read_all(dest("tiny.gguf")), model_);
-    QCOMPARE(server_->requests().size(), 2);
-    QCOMPARE(server_->requests()[1].path, QByteArray("/cdn/0123abcd?signature=xyz"));
-}
-
-void TestModelDownloader::resumeThroughRedirect() {
-    TestRoute redirect;
-    redirect.redirect_to = "/cdn/blob";
-    server_->setRoute("/r/tiny.gguf", redirect);
-    TestRoute cdn;
-    cdn.body = model_;
-    cdn.drop_after = model_.size() / 2;
-    server_->setRoute("/cdn/blob", cdn);
-
-    auto d = make();
-    d->start(server_->url("/r/tiny.gguf"), sha256_hex(model_));
-    QTRY_COMPARE_WITH_TIMEOUT(d->state(), ModelDownloader::Failed, kWaitMs);
-    const qint64 part = QFileInfo(dest("tiny.gguf.part")).size();
-    QVERIFY(part > 0);
-    d->resume();
-    QTRY_COMPARE_WITH_TIMEOUT(d->state(), ModelDownloader::Done, kWaitMs);
-    QCOMPARE(read_all(dest("tiny.gguf")), model_);
-    // The Range went along with the redirect.
-    QCOMPARE(server_->requests().size(), 4);
-    QCOMPARE(server_->requests()[3].path, QByteArray("/cdn/blob"));
-    QCOMPARE(server_->requests()[3].headers.value("range"),
-             "bytes=" + QByteArray::number(part) + '-');
 }
 
 void TestModelDownloader::notFoundIsReadable() {

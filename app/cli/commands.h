@@ -3,6 +3,7 @@
 // 2 a usage error.
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ int run_bench(const CommandArgs& args);
 int run_cache(const CommandArgs& args);
 int run_serve(const CommandArgs& args);
 int run_fit(const CommandArgs& args);
+// import-chats (import_chats_command.cpp); the second form writes to `out`/`err` (tests).
+int run_import_chats(const CommandArgs& args);
+int run_import_chats(const CommandArgs& args, std::ostream& out, std::ostream& err);
 
 // Prints "hearth-cli: message" to stderr and returns code.
 int fail(int code, const std::string& message);

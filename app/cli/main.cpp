@@ -34,6 +34,8 @@ constexpr Command kCommands[] = {
     {"fit", "will a model fit this computer, how fast (--check: against a real run)",
      hearth::cli::run_fit},
     {"history", "read the chat history: list, show, export, search", run_history},
+    {"import-chats", "import the chats of GPT4All, Jan and LM Studio into the history",
+     hearth::cli::run_import_chats},
 };
 
 void print_usage(std::FILE* out) {

@@ -4,6 +4,7 @@
 #include <QUrl>
 
 #include "core/error_text.h"
+#include "imports/chat_import.h"
 
 using namespace hearth::store;
 
@@ -81,4 +82,52 @@ void HistoryStore::restore(const QString& file) {
                            emit self->restored(r->conversations_added, r->conversations_present,
                                                r->personas_added);
                        });
+}
+
+void HistoryStore::findChats() {
+    run_import(true);
+}
+
+void HistoryStore::importChats() {
+    run_import(false);
+}
+
+void HistoryStore::run_import(bool dry_run) {
+    namespace im = hearth::imports;
+    im::ImportOptions options;
+    options.dry_run = dry_run;
+    options.context = import_context_ ? *import_context_ : hearth::models::this_computer({}, {});
+    QPointer<HistoryStore> self(this);
+    struct Outcome {
+        im::ImportReport report;
+        int personas_before = 0, personas_after = 0;
+    };
+    run<Outcome>(
+        [options](Store& s) -> hearth::Result<Outcome> {
+            Outcome o;
+            auto before = s.personas();
+            if (before) o.personas_before = static_cast<int>(before->size());
+            o.report = im::import_chats(&s, options);  // a dry run reads, writes nothing
+            auto after = s.personas();
+            if (after) o.personas_after = static_cast<int>(after->size());
+            return o;
+        },
+        [self, dry_run](hearth::Result<Outcome> r) {
+            if (!self) return;
+            if (!r) return emit self->backupFailed(error_text(r.error()));
+            const im::ImportReport& report = r->report;
+            int imported = 0, present = 0, skipped = 0, partly = 0;
+            for (const im::SourceReport& source : report.sources) {
+                imported += source.count(im::Outcome::Imported);
+                present += source.count(im::Outcome::AlreadyImported);
+                skipped += source.count(im::Outcome::Skipped);
+                partly += source.partly_imported();
+            }
+            if (!report.errors.isEmpty())
+                return emit self->backupFailed(report.errors.join(QLatin1Char('\n')));
+            if (dry_run) return emit self->chatsFound(imported, present, skipped, report.text());
+            if (imported > 0) emit self->conversationsChanged();
+            emit self->chatsImported(imported, present, skipped, partly,
+                                     r->personas_after - r->personas_before, report.text());
+        });
 }

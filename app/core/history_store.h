@@ -5,6 +5,9 @@
 #include <QtQml/qqmlregistration.h>
 #include <QString>
 
+#include <optional>
+
+#include "models/source_roots.h"
 #include "store/async_store.h"
 
 class HistoryStore : public hearth::store::AsyncStore {
@@ -34,6 +37,14 @@ class HistoryStore : public hearth::store::AsyncStore {
     // or backupFailed(why).
     Q_INVOKABLE void backUp(const QString& file);
     Q_INVOKABLE void restore(const QString& file);
+    // The chats GPT4All, Jan and LM Studio saved on this computer (app/imports), off the
+    // GUI thread: findChats() reads them and says what an import would do (chatsFound),
+    // importChats() brings them in (chatsImported); each with the report in words, which
+    // names every chat skipped and everything a chat held that was not carried over.
+    Q_INVOKABLE void findChats();
+    Q_INVOKABLE void importChats();
+    // Where the other apps' chats are looked for (tests); default this computer's.
+    void setImportContext(const hearth::models::RootContext& context) { import_context_ = context; }
 
   signals:
     void openChanged();
@@ -42,6 +53,11 @@ class HistoryStore : public hearth::store::AsyncStore {
     void backedUp(const QString& path);
     void restored(int added, int present, int personas);
     void backupFailed(const QString& why);
+    // found: chats an import would add; present: imported before; skipped: unreadable.
+    void chatsFound(int found, int present, int skipped, const QString& report);
+    // partly: imported with something left out (named in the report).
+    void chatsImported(int imported, int present, int skipped, int partly, int personas,
+                       const QString& report);
 
   private:
     void set_error(const QString& error);
@@ -51,4 +67,6 @@ class HistoryStore : public hearth::store::AsyncStore {
     QString corrupt_backup_;
     bool ready_ = false;
     bool opening_ = false;
+    std::optional<hearth::models::RootContext> import_context_;
+    void run_import(bool dry_run);
 };

@@ -155,6 +155,14 @@ ApplicationWindow {
         bridge: bridge
         openPath: bridge.loaded ? bridge.modelPath : ""
     }
+    // The Model page's recommended models; the fit uses the memory speed the list measures.
+    ModelCatalog {
+        id: catalog
+        objectName: "catalog"
+        updatesEnabled: settings.catalogUpdates
+        readBandwidth: library.readBandwidth
+        kvCacheMb: settings.kvCacheMb
+    }
     ModelInspector {
         id: inspector
         objectName: "inspector"
@@ -448,6 +456,7 @@ ApplicationWindow {
                     inspector: inspector
                     bridge: bridge
                     library: library
+                    catalog: catalog
                     connections: connections
                     subtleText: window.subtleText
                     onOpenFileRequested: window.openModelDialog()
@@ -463,6 +472,7 @@ ApplicationWindow {
                     apiServer: apiServer
                     history: history
                     personas: personas
+                    catalog: catalog
                 }
             }
         }

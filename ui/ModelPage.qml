@@ -9,11 +9,13 @@ Page {
     required property var inspector
     required property var bridge
     required property var library
+    required property var catalog
     required property var connections
     property color subtleText: Material.hintTextColor
     signal openFileRequested()
-    // The tabs, by name: "this" (the open model), "library" (on this computer), "get".
-    function showTab(name) { tabs.currentIndex = name === "library" ? 1 : name === "get" ? 2 : 0 }
+    // The tabs, by name: "this" (the open model), "library" (on this computer),
+    // "recommended" (the catalog), "get" (search Hugging Face).
+    function showTab(name) { tabs.currentIndex = Math.max(0, ["this", "library", "recommended", "get"].indexOf(name)) }
     padding: 24
     background: Rectangle { color: page.Material.background }
 
@@ -79,7 +81,8 @@ Page {
             Layout.fillWidth: true
             TabButton { objectName: "modelTabThis"; text: qsTr("This model"); width: implicitWidth }
             TabButton { objectName: "modelTabLibrary"; text: qsTr("On this computer"); width: implicitWidth }
-            TabButton { objectName: "modelTabGet"; text: qsTr("Get models"); width: implicitWidth }
+            TabButton { objectName: "modelTabRecommended"; text: qsTr("Recommended"); width: implicitWidth }
+            TabButton { objectName: "modelTabGet"; text: qsTr("Search Hugging Face"); width: implicitWidth }
         }
         StackLayout {
             currentIndex: tabs.currentIndex
@@ -256,12 +259,28 @@ Page {
                 subtleText: page.subtleText
                 onOpenRequested: path => page.bridge.load(path)
             }
+            CatalogView {
+                catalog: page.catalog
+                downloads: downloads
+                bridge: page.bridge
+                subtleText: page.subtleText
+            }
             HubSearchView {
                 library: page.library
                 bridge: page.bridge
                 connections: page.connections
+                downloads: downloads
                 subtleText: page.subtleText
             }
+        }
+        // Downloads started from either of the last two tabs, and unfinished ones.
+        ModelDownloads {
+            id: downloads
+            visible: tabs.currentIndex >= 2
+            Layout.fillWidth: true
+            library: page.library
+            bridge: page.bridge
+            token: page.connections.huggingFaceToken
         }
     }
 }

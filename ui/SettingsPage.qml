@@ -17,6 +17,7 @@ Page {
     required property var apiServer    // LocalApiServer
     required property var history      // HistoryStore
     required property var personas     // PersonaListModel
+    required property var catalog      // ModelCatalog
     background: Rectangle { color: page.Material.background }
 
     ScrollView {
@@ -224,6 +225,37 @@ Page {
             }
 
             HistoryBackupSection { history: page.history; personas: page.personas }
+
+            SettingsSection {
+                title: qsTr("Model catalog")
+                SettingRow {
+                    label: qsTr("Newer lists")
+                    tip: qsTr("The Model page's recommended models come with Hearth; a newer list can be fetched from %1 once a day. Nothing else is sent.").arg(page.catalog.updateUrl)
+                    Switch {
+                        objectName: "catalogUpdatesSwitch"
+                        Accessible.name: qsTr("Check for a newer list of recommended models once a day")
+                        text: qsTr("Check once a day")
+                        checked: page.settings.catalogUpdates
+                        onToggled: page.settings.catalogUpdates = checked
+                    }
+                    Button {
+                        objectName: "catalogCheckNow"
+                        text: qsTr("Check now")
+                        enabled: !page.catalog.checking
+                        onClicked: page.catalog.checkForUpdate()
+                    }
+                }
+                Label {
+                    objectName: "catalogSettingsStatus"
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    opacity: 0.7
+                    font.pixelSize: 12
+                    text: (page.catalog.fromUpdate ? qsTr("In use: the list of %1, fetched from %2.").arg(page.catalog.updated).arg(page.catalog.updateUrl)
+                                                   : qsTr("In use: the list built into Hearth (%1).").arg(page.catalog.updated))
+                          + (page.catalog.status !== "" ? " " + page.catalog.status : "")
+                }
+            }
 
             SettingsSection {
                 title: qsTr("Engine")

@@ -47,6 +47,7 @@ constexpr auto default_model_path = "models/defaultModelPath";
 constexpr auto model_folders = "models/folders";
 constexpr auto model_last_used = "models/lastUsed";  // a map: model path → time
 constexpr auto theme = "appearance/theme";
+constexpr auto catalog_updates = "catalog/updates";
 constexpr auto language = "appearance/language";
 }  // namespace key
 
@@ -157,6 +158,7 @@ void AppSettings::load() {
     model_folders_ = s.value(QLatin1String(key::model_folders)).toStringList();
     theme_ = valid_theme(s.value(QLatin1String(key::theme)).toString());
     language_ = valid_language(s.value(QLatin1String(key::language)).toString());
+    catalog_updates_ = s.value(QLatin1String(key::catalog_updates), true).toBool();
     load_model_context();
 }
 
@@ -386,6 +388,10 @@ void AppSettings::setTheme(const QString& v) {
 void AppSettings::setLanguage(const QString& v) {
     const QString c = valid_language(v);
     HEARTH_SETTING_SET(language_, key::language, c, languageChanged);
+}
+
+void AppSettings::setCatalogUpdates(bool on) {
+    HEARTH_SETTING_SET(catalog_updates_, key::catalog_updates, on, catalogUpdatesChanged);
 }
 
 #undef HEARTH_SETTING_SET

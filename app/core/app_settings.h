@@ -83,6 +83,9 @@ class AppSettings : public QObject {
     Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY themeChanged)
     // The interface's language: "" (the system's), or a language code ("en", "de").
     Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
+    // Whether the model catalog checks for a newer list once a day (core/model_catalog.h).
+    Q_PROPERTY(bool catalogUpdates READ catalogUpdates WRITE setCatalogUpdates NOTIFY
+                   catalogUpdatesChanged)
 
   public:
     // Ranges and defaults (the defaults are the engine's: SamplingParams, EngineConfig).
@@ -148,6 +151,7 @@ class AppSettings : public QObject {
     double contextKeep() const { return context_keep_; }
     QString theme() const { return theme_; }
     QString language() const { return language_; }
+    bool catalogUpdates() const { return catalog_updates_; }
     hearth::chat::ContextPolicy overflowPolicy() const;
     // The context setting of another model file (what opening it serves; 0: its own).
     int contextLengthFor(const QString& model_path) const;
@@ -172,6 +176,7 @@ class AppSettings : public QObject {
     void setContextKeep(double v);
     void setTheme(const QString& v);     // unknown names become "" (follow the system)
     void setLanguage(const QString& v);  // a code of letters (and "_"), else "" (the system's)
+    void setCatalogUpdates(bool on);
 
     // Back to the defaults (the last model path is kept).
     Q_INVOKABLE void resetSampling();
@@ -205,6 +210,7 @@ class AppSettings : public QObject {
     void contextSettingsChanged();
     void themeChanged();
     void languageChanged();
+    void catalogUpdatesChanged();
     void settingsChanged();
 
   private:
@@ -238,4 +244,5 @@ class AppSettings : public QObject {
     double context_keep_ = 0;
     QString theme_;
     QString language_;
+    bool catalog_updates_ = true;
 };

@@ -11,8 +11,8 @@
 #include "common/log.h"
 #include "common/paths.h"
 #include "core/app_settings.h"
-#include "core/download_http.h"
 #include "core/engine_bridge.h"
+#include "core/fit_text.h"
 #include "core/model_downloader.h"
 #include "engine.h"
 #include "gguf/gguf_file.h"
@@ -143,47 +143,7 @@ QVariantMap ModelLibrary::estimateFor(const QString& path) const {
 
 QVariantMap ModelLibrary::estimate_map(const Row& r) const {
     const auto e = estimate(r);
-    if (!e) return {};
-    const auto size = [](std::uint64_t b) {
-        return hearth::download::human_size(static_cast<qint64>(b));
-    };
-    QString fit, text;
-    switch (e->verdict) {
-        case hearth::FitVerdict::Fits:
-            fit = QStringLiteral("fits");
-            // Past a thousand, a tiny model's speed is its overheads', not its bandwidth.
-            text = e->tokens_per_s > 1000 ? tr("Fits in memory; runs on the CPU, very fast")
-                   : e->tokens_per_s > 0
-                       ? tr("Fits in memory; runs on the CPU at about %1 tokens/s")
-                             .arg(e->tokens_per_s >= 10 ? QString::number(qRound(e->tokens_per_s))
-                                                        : QString::number(e->tokens_per_s, 'f', 1))
-                       : tr("Fits in memory; runs on the CPU");
-            break;
-        case hearth::FitVerdict::Tight:
-            fit = QStringLiteral("tight");
-            text = tr("Takes most of the free memory (%1 of %2): other programs may slow down")
-                       .arg(size(e->total_bytes), size(machine_.ram_available));
-            break;
-        case hearth::FitVerdict::TooBig:
-            fit = QStringLiteral("too-big");
-            text = tr("Too big for this computer now: needs %1, %2 is free (a shorter context "
-                      "needs less)")
-                       .arg(size(e->total_bytes), size(machine_.ram_available));
-            break;
-    }
-    const QString detail =
-        tr("Weights %1 + KV cache %2 (%3 tokens of context) + activations %4 + the app %5 = %6. "
-           "Free memory: %7 of %8. Memory read at %9 GB/s; decoding a token reads the weights "
-           "once.")
-            .arg(size(e->weight_bytes), size(e->kv_bytes), QString::number(e->context),
-                 size(e->activation_bytes), size(e->overhead_bytes), size(e->total_bytes),
-                 size(machine_.ram_available), size(machine_.ram_total),
-                 QString::number(machine_.read_bytes_per_s / 1e9, 'f', 1));
-    return {{QStringLiteral("fit"), fit},
-            {QStringLiteral("text"), text},
-            {QStringLiteral("detail"), detail},
-            {QStringLiteral("bytes"), static_cast<qint64>(e->total_bytes)},
-            {QStringLiteral("tokensPerSecond"), e->tokens_per_s}};
+    return e ? hearth::app::fit_map(*e, machine_) : QVariantMap();
 }
 
 void ModelLibrary::setSettings(AppSettings* settings) {

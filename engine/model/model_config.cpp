@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "gguf/gguf_file.h"
+#include "model/architectures.h"
 
 namespace hearth {
 namespace {
@@ -84,6 +85,12 @@ Result<void> read_gemma(const gguf::GgufFile& file, const std::string& p, ModelC
 }
 
 }  // namespace
+
+bool is_supported_architecture(std::string_view architecture) {
+    for (const ArchInfo& a : kArchitectures)
+        if (a.name == architecture) return true;
+    return false;
+}
 
 Result<ModelConfig> ModelConfig::from_gguf(const gguf::GgufFile& file) {
     ModelConfig c;

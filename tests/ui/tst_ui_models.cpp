@@ -3,7 +3,9 @@
 // adds, says which one is open and whether each fits, opens another with a click, sets the
 // one opened at start, and deletes a file after asking, never the open one. "Get models"
 // searches a local server playing Hugging Face, shows a repository's files with their fit,
-// downloads one (checked against its SHA-256) and opens it.
+// downloads one (checked against its SHA-256) and opens it. "Recommended" shows the
+// catalog built in, offline, then a newer list from the local server, whose file is
+// downloaded (checked against the Hub's X-Linked-Etag) and opened.
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
@@ -18,6 +20,7 @@
 #include "core/app_settings.h"
 #include "core/engine_bridge.h"
 #include "core/hub_search.h"
+#include "core/model_catalog.h"
 #include "core/model_downloader.h"
 #include "core/model_library.h"
 #include "model/synthetic_model.h"
@@ -131,6 +134,95 @@ class TestUiModels : public QObject {
         QCOMPARE(settings->modelToOpen(), extra_.filePath("from-my-folder.gguf"));
         QVERIFY(ui_.click(in_row(QStringLiteral("from-my-folder.gguf"), "libraryDefault")));
         QTRY_COMPARE(settings->defaultModelPath(), QString());
+    }
+
+    void recommendsDownloadsAndOpens() {
+        auto* catalog = ui_.window->findChild<ModelCatalog*>(QStringLiteral("catalog"));
+        auto* settings = ui_.window->findChild<AppSettings*>();
+        auto* downloader = ui_.window->findChild<ModelDownloader*>(QStringLiteral("hubDownloader"));
+        QVERIFY(catalog && settings && downloader);
+        downloader->setModelsDir(ui_.dir.path());
+        QTemporaryDir kept;
+        catalog->setCacheDir(kept.path());
+        settings->setCatalogUpdates(false);  // no network: the list built in
+        QVERIFY(!catalog->updatesEnabled());
+
+        QVERIFY(ui_.click(QStringLiteral("modelTabRecommended")));
+        QVERIFY(!catalog->checking());
+        const QString first = catalog->models().value(0).toMap().value("id").toString();
+        QVERIFY(!first.isEmpty());
+        QTRY_VERIFY(ui_.visible_item(QStringLiteral("catalogModel_") + first));
+        QTRY_VERIFY(ui_.visible_item(QStringLiteral("catalogFileFit")));
+        QVERIFY(ui_.screenshot(QStringLiteral("model-recommended")));
+
+        // A newer list, from the address automatic checks use once they are allowed.
+        TestHttpServer server;
+        QVERIFY(server.listen());
+        const QByteArray model = small_synthetic_model();
+        const QByteArray sha = QCryptographicHash::hash(model, QCryptographicHash::Sha256).toHex();
+        const QJsonObject entry{
+            {"id", "tiny"},
+            {"name", "Tiny Test"},
+            {"family", "Test"},
+            {"architecture", "llama"},
+            {"repo", "someone/Tiny-GGUF"},
+            {"license", "mit"},
+            {"context_length", 4096},
+            {"description", "A synthetic model."},
+            {"recommended", "Q8_0"},
+            {"shape", QJsonObject{{"layers", 2}, {"kv_heads", 2}, {"head_dim", 16}}},
+            {"files",
+             QJsonArray{QJsonObject{
+                 {"name", "tiny-rec-Q8_0.gguf"}, {"quant", "Q8_0"}, {"size_bytes", model.size()}}}},
+            {"sources", QJsonArray{"https://huggingface.co/someone/Tiny-GGUF"}}};
+        server.route("/catalog.json").body =
+            QJsonDocument(QJsonObject{{"format", "hearth.catalog"},
+                                      {"version", 1},
+                                      {"updated", "2999-01-01"},
+                                      {"models", QJsonArray{entry}}})
+                .toJson();
+        TestRoute resolve;
+        resolve.redirect_to = server.url("/cdn/tiny-rec").toEncoded();
+        resolve.headers = {{"X-Linked-Etag", '"' + sha + '"'},
+                           {"X-Linked-Size", QByteArray::number(model.size())}};
+        server.setRoute("/someone/Tiny-GGUF/resolve/main/tiny-rec-Q8_0.gguf", resolve);
+        server.route("/cdn/tiny-rec").body = model;
+        catalog->setHubUrl(server.url("").toString());
+        catalog->setUpdateUrl(server.url("/catalog.json").toString());
+        QVERIFY(ui_.click(QStringLiteral("modelTabThis")));
+        settings->setCatalogUpdates(true);
+        QVERIFY(ui_.click(QStringLiteral("modelTabRecommended")));  // due: none kept yet
+        QTRY_VERIFY_WITH_TIMEOUT(catalog->fromUpdate(), 10000);
+
+        QQuickItem* entry_row = nullptr;
+        QTRY_VERIFY((entry_row = ui_.visible_item(QStringLiteral("catalogModel_tiny"))));
+        QVERIFY(ui_.click(entry_row));
+        QQuickItem* file = nullptr;
+        QTRY_VERIFY((file = ui_.visible_item(QStringLiteral("catalogFile_tiny-rec-Q8_0.gguf"))));
+        QQuickItem* fit = ui_.visible_item(QStringLiteral("catalogFileFit"), file);
+        QVERIFY(fit);
+        QVERIFY2(fit->property("text").toString().startsWith("Fits in memory"),
+                 qPrintable(fit->property("text").toString()));
+        QVERIFY(ui_.click(ui_.visible_item(QStringLiteral("catalogDownload"), file)));
+        const auto transfer = [this]() -> ModelDownloader* {
+            QQuickItem* pane = ui_.visible_item(QStringLiteral("hubTransfer_tiny-rec-Q8_0.gguf"));
+            return pane ? qvariant_cast<ModelDownloader*>(pane->property("job")) : nullptr;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(transfer() && transfer()->state() == ModelDownloader::Done, 15000);
+        const QString path = ui_.dir.filePath(QStringLiteral("tiny-rec-Q8_0.gguf"));
+        QVERIFY(QFile::exists(path));
+        // Here now: the same button opens it.
+        QQuickItem* button = nullptr;
+        QTRY_VERIFY((button = ui_.visible_item(QStringLiteral("catalogDownload"), file)) &&
+                    button->property("text").toString() == QLatin1String("Open"));
+        QVERIFY(ui_.click(button));
+        QTRY_VERIFY_WITH_TIMEOUT(ui_.bridge->loaded() && ui_.bridge->modelPath() == path, 30000);
+        // Its pane closes; nothing is left unfinished.
+        QQuickItem* pane = ui_.visible_item(QStringLiteral("hubTransfer_tiny-rec-Q8_0.gguf"));
+        QVERIFY(pane);
+        QVERIFY(ui_.click(ui_.visible_item(QStringLiteral("hubTransferClose"), pane)));
+        QTRY_VERIFY(!transfer());
+        QVERIFY(!ui_.visible_item(QStringLiteral("hubPending_tiny-rec-Q8_0.gguf")));
     }
 
     void searchesDownloadsAndOpens() {

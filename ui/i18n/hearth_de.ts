@@ -68,6 +68,161 @@
     </message>
 </context>
 <context>
+    <name>CatalogView</name>
+    <message>
+        <location filename="../CatalogView.qml" line="+30"/>
+        <source>%1 B parameters</source>
+        <translation>%1 Mrd. Parameter</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 M parameters</source>
+        <translation>%1 Mio. Parameter</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>context %1 tokens</source>
+        <translation>Kontext %1 Token</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>licence %1</source>
+        <translation>Lizenz %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>can think before answering</source>
+        <translation>kann vor der Antwort nachdenken</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>fits, very fast</source>
+        <translation>passt, sehr schnell</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>fits, about %1 tokens/s</source>
+        <translation>passt, etwa %1 Token/s</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>fits</source>
+        <translation>passt</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>takes most of the memory</source>
+        <translation>braucht den Großteil des Speichers</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>too big for this computer</source>
+        <translation>zu groß für diesen Computer</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot run here</source>
+        <translation>läuft hier nicht</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>file sizes</source>
+        <translation>Dateigrößen</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>parameter count</source>
+        <translation>Parameterzahl</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>licence</source>
+        <translation>Lizenz</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>context length</source>
+        <translation>Kontextlänge</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>original repository</source>
+        <translation>ursprüngliches Repository</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>files</source>
+        <translation>Dateien</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>description</source>
+        <translation>Beschreibung</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Models that run well on a desktop, each checked against its page on Hugging Face (list of %1%2). Downloads come from Hugging Face.</source>
+        <translation>Modelle, die auf einem Desktop-Rechner gut laufen, jedes mit seiner Seite auf Hugging Face abgeglichen (Liste vom %1%2). Downloads kommen von Hugging Face.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>, updated</source>
+        <translation>, aktualisiert</translation>
+    </message>
+    <message>
+        <location line="+51"/>
+        <source>No files listed</source>
+        <translation>Keine Dateien aufgeführt</translation>
+    </message>
+    <message>
+        <location line="+42"/>
+        <source>From %1, checked against %2</source>
+        <translation>Aus %1, abgeglichen mit %2</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+2"/>
+        <source>%n source(s)</source>
+        <translation>
+            <numerusform>%n Quelle</numerusform>
+            <numerusform>%n Quellen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no source</source>
+        <translation>keiner Quelle</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Not checked against the model&apos;s own pages: %1</source>
+        <translation>Nicht mit den eigenen Seiten des Modells abgeglichen: %1</translation>
+    </message>
+    <message>
+        <source>Not checked: %1</source>
+        <translation type="vanished">Nicht geprüft: %1</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>This Hearth cannot run %1 models; a newer one may.</source>
+        <translation>Diese Hearth-Version kann %1-Modelle nicht ausführen; eine neuere vielleicht.</translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source>recommended</source>
+        <translation>empfohlen</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Open</source>
+        <translation>Öffnen</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Download</source>
+        <translation>Herunterladen</translation>
+    </message>
+</context>
+<context>
     <name>ChatPage</name>
     <message>
         <location filename="../ChatPage.qml" line="+60"/>
@@ -401,6 +556,39 @@
     </message>
 </context>
 <context>
+    <name>FitText</name>
+    <message>
+        <location filename="../../app/core/fit_text.cpp" line="+23"/>
+        <source>Fits in memory; runs on the CPU, very fast</source>
+        <translation>Passt in den Speicher; läuft auf der CPU, sehr schnell</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Fits in memory; runs on the CPU at about %1 tokens/s</source>
+        <translation>Passt in den Speicher; läuft auf der CPU mit etwa %1 Token/s</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Fits in memory; runs on the CPU</source>
+        <translation>Passt in den Speicher; läuft auf der CPU</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Takes most of the free memory (%1 of %2): other programs may slow down</source>
+        <translation>Braucht den Großteil des freien Speichers (%1 von %2): andere Programme können langsamer werden</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Too big for this computer now: needs %1, %2 is free (a shorter context needs less)</source>
+        <translation>Derzeit zu groß für diesen Computer: braucht %1, frei sind %2 (ein kürzerer Kontext braucht weniger)</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Weights %1 + KV cache %2 (%3 tokens of context) + activations %4 + the app %5 = %6. Free memory: %7 of %8. Memory read at %9 GB/s; decoding a token reads the weights once.</source>
+        <translation>Gewichte %1 + KV-Cache %2 (%3 Token Kontext) + Aktivierungen %4 + die App %5 = %6. Freier Speicher: %7 von %8. Speicher wird mit %9 GB/s gelesen; jedes erzeugte Token liest die Gewichte einmal.</translation>
+    </message>
+</context>
+<context>
     <name>Format</name>
     <message>
         <location filename="../Format.qml" line="+17"/>
@@ -467,12 +655,12 @@
 <context>
     <name>HistoryBackupSection</name>
     <message>
-        <location filename="../HistoryBackupSection.qml" line="+14"/>
+        <location filename="../HistoryBackupSection.qml" line="+16"/>
         <source>Chat history</source>
         <translation>Chatverlauf</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+10"/>
         <source>A backup holds every chat, with its branches and statistics, and every persona.</source>
         <translation>Eine Sicherung enthält jeden Chat mit seinen Verzweigungen und Statistiken sowie jede Persona.</translation>
     </message>
@@ -492,7 +680,35 @@
         <translation>Aus einer Sicherung wiederherstellen…</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+19"/>
+        <source>Chats that GPT4All, Jan or LM Studio saved on this computer can be brought in, with their branches. Whatever cannot come (attachments, tool calls, a model Hearth does not have) is listed.</source>
+        <translation>Chats, die GPT4All, Jan oder LM Studio auf diesem Computer gespeichert haben, lassen sich mit ihren Verzweigungen übernehmen. Was nicht mitkommen kann (Anhänge, Werkzeugaufrufe, ein Modell, das Hearth nicht hat), wird aufgelistet.</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Look for chats from other apps</source>
+        <translation>Nach Chats anderer Apps suchen</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+7"/>
+        <source>Import %n chat(s)</source>
+        <translation>
+            <numerusform>%n Chat importieren</numerusform>
+            <numerusform>%n Chats importieren</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Show the report</source>
+        <translation>Bericht anzeigen</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Chats from other apps</source>
+        <translation>Chats aus anderen Apps</translation>
+    </message>
+    <message>
+        <location line="+25"/>
         <source>Back up the chat history</source>
         <translation>Chatverlauf sichern</translation>
     </message>
@@ -547,18 +763,76 @@
             <numerusform>%n Personas hinzugefügt</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <location line="+8"/>
+        <source>%n chat(s) to import</source>
+        <translation>
+            <numerusform>%n Chat zum Importieren</numerusform>
+            <numerusform>%n Chats zum Importieren</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>No new chats to import</source>
+        <translation>Keine neuen Chats zum Importieren</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <location line="+10"/>
+        <source>%n imported before</source>
+        <translation>
+            <numerusform>%n schon früher importiert</numerusform>
+            <numerusform>%n schon früher importiert</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="-9"/>
+        <source>%n cannot be read (see the report)</source>
+        <translation>
+            <numerusform>%n nicht lesbar (siehe Bericht)</numerusform>
+            <numerusform>%n nicht lesbar (siehe Bericht)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+7"/>
+        <source>%n chat(s) imported</source>
+        <translation>
+            <numerusform>%n Chat importiert</numerusform>
+            <numerusform>%n Chats importiert</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>%n with something left out (see the report)</source>
+        <translation>
+            <numerusform>%n mit Auslassungen (siehe Bericht)</numerusform>
+            <numerusform>%n mit Auslassungen (siehe Bericht)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+2"/>
+        <source>%n cannot be read</source>
+        <translation>
+            <numerusform>%n nicht lesbar</numerusform>
+            <numerusform>%n nicht lesbar</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>HubSearch</name>
     <message>
-        <location filename="../../app/core/hub_search.cpp" line="+92"/>
+        <location filename="../../app/core/hub_search.cpp" line="+108"/>
         <source>Hugging Face answered with something that is not a file list</source>
         <translation>Hugging Face hat etwas geantwortet, das keine Dateiliste ist</translation>
     </message>
     <message>
-        <location line="+69"/>
         <source>Split into %1 files: Hearth opens models in one file</source>
-        <translation>In %1 Dateien aufgeteilt: Hearth öffnet Modelle aus einer einzigen Datei</translation>
+        <translation type="vanished">In %1 Dateien aufgeteilt: Hearth öffnet Modelle aus einer einzigen Datei</translation>
+    </message>
+    <message>
+        <location line="+75"/>
+        <source>Split into %1 files, but the repository does not hold them all</source>
+        <translation>In %1 Dateien aufgeteilt, aber das Repository enthält nicht alle</translation>
     </message>
     <message>
         <location line="+16"/>
@@ -586,7 +860,7 @@
         <translation>%1 ist kein Repository-Name (Besitzer/Name)</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+50"/>
         <source>Cannot reach Hugging Face (%1): %2. Check the network connection or the system&apos;s proxy settings; the models on this computer work without it.</source>
         <translation>Hugging Face ist nicht erreichbar (%1): %2. Netzwerkverbindung oder Proxy-Einstellungen des Systems prüfen; die Modelle auf diesem Computer funktionieren auch ohne.</translation>
     </message>
@@ -620,11 +894,16 @@
         <source>Hugging Face answered with something that is not a model list</source>
         <translation>Hugging Face hat etwas geantwortet, das keine Modellliste ist</translation>
     </message>
+    <message>
+        <location line="+17"/>
+        <source>Hugging Face named another site (%1) for the rest of %2&apos;s files</source>
+        <translation>Hugging Face nannte für die übrigen Dateien von %2 eine andere Website (%1)</translation>
+    </message>
 </context>
 <context>
     <name>HubSearchView</name>
     <message>
-        <location filename="../HubSearchView.qml" line="+71"/>
+        <location filename="../HubSearchView.qml" line="+34"/>
         <source>Search Hugging Face for GGUF models, e.g. Qwen3 4B</source>
         <translation>Auf Hugging Face nach GGUF-Modellen suchen, z. B. Qwen3 4B</translation>
     </message>
@@ -664,7 +943,7 @@
         <translation>zugangsbeschränkt: Bedingungen auf huggingface.co annehmen</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+60"/>
         <source>Downloaded</source>
         <translation>Heruntergeladen</translation>
     </message>
@@ -674,7 +953,7 @@
         <translation>Herunterladen</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+14"/>
         <source>Hugging Face access token, for gated models (optional)</source>
         <translation>Hugging-Face-Zugriffstoken für zugangsbeschränkte Modelle (optional)</translation>
     </message>
@@ -684,56 +963,44 @@
         <translation>Hugging-Face-Zugriffstoken</translation>
     </message>
     <message>
-        <location line="+17"/>
         <source>Unfinished download: %1 (%2 so far)</source>
-        <translation>Unvollständiger Download: %1 (bisher %2)</translation>
+        <translation type="vanished">Unvollständiger Download: %1 (bisher %2)</translation>
     </message>
     <message>
-        <location line="+51"/>
         <source>Downloading %1: %2 of %3</source>
-        <translation>%1 wird heruntergeladen: %2 von %3</translation>
+        <translation type="vanished">%1 wird heruntergeladen: %2 von %3</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>Checking %1…</source>
-        <translation>%1 wird geprüft…</translation>
+        <translation type="vanished">%1 wird geprüft…</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>%1 is downloaded.</source>
-        <translation>%1 ist heruntergeladen.</translation>
+        <translation type="vanished">%1 ist heruntergeladen.</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>The download of %1 is paused.</source>
-        <translation>Der Download von %1 ist angehalten.</translation>
+        <translation type="vanished">Der Download von %1 ist angehalten.</translation>
     </message>
     <message>
-        <location line="+15"/>
         <source>Open it</source>
-        <translation>Öffnen</translation>
+        <translation type="vanished">Öffnen</translation>
     </message>
     <message>
-        <location line="+6"/>
         <source>Pause</source>
-        <translation>Anhalten</translation>
+        <translation type="vanished">Anhalten</translation>
     </message>
     <message>
-        <location line="+18"/>
         <source>Close</source>
-        <translation>Schließen</translation>
+        <translation type="vanished">Schließen</translation>
     </message>
     <message>
-        <location line="-90"/>
-        <location line="+77"/>
         <source>Resume</source>
-        <translation>Fortsetzen</translation>
+        <translation type="vanished">Fortsetzen</translation>
     </message>
     <message>
-        <location line="-71"/>
-        <location line="+77"/>
         <source>Discard</source>
-        <translation>Verwerfen</translation>
+        <translation type="vanished">Verwerfen</translation>
     </message>
 </context>
 <context>
@@ -749,31 +1016,31 @@
         <translation>Hearth</translation>
     </message>
     <message>
-        <location line="+297"/>
-        <location line="+259"/>
+        <location line="+305"/>
+        <location line="+261"/>
         <source>Chats</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location line="-258"/>
-        <location line="+258"/>
+        <location line="-260"/>
+        <location line="+260"/>
         <source>Personas</source>
         <translation>Personas</translation>
     </message>
     <message>
-        <location line="-257"/>
-        <location line="+257"/>
+        <location line="-259"/>
+        <location line="+259"/>
         <source>Memory</source>
         <translation>Gedächtnis</translation>
     </message>
     <message>
-        <location line="-256"/>
-        <location line="+257"/>
+        <location line="-258"/>
+        <location line="+259"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
     <message>
-        <location line="-256"/>
+        <location line="-258"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
@@ -784,12 +1051,12 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+222"/>
+        <location line="+224"/>
         <source>Keyboard shortcuts</source>
         <translation>Tastenkürzel</translation>
     </message>
     <message>
-        <location line="-221"/>
+        <location line="-223"/>
         <source>Open log folder</source>
         <translation>Protokollordner öffnen</translation>
     </message>
@@ -814,7 +1081,7 @@
         <translation>Der Chatverlauf war beschädigt und wurde als %1 beiseitegelegt; ein neuer wurde angelegt.</translation>
     </message>
     <message>
-        <location line="+121"/>
+        <location line="+123"/>
         <source>Saved to %1</source>
         <translation>Gespeichert unter %1</translation>
     </message>
@@ -1203,36 +1470,138 @@
     </message>
 </context>
 <context>
-    <name>ModelLibrary</name>
+    <name>ModelCatalog</name>
     <message>
-        <location filename="../../app/core/model_library.cpp" line="+152"/>
-        <source>Fits in memory; runs on the CPU, very fast</source>
-        <translation>Passt in den Speicher; läuft auf der CPU, sehr schnell</translation>
+        <location filename="../../app/core/model_catalog.cpp" line="+267"/>
+        <source>Hearth cannot run %1 models yet</source>
+        <translation>Hearth kann %1-Modelle noch nicht ausführen</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>Fits in memory; runs on the CPU at about %1 tokens/s</source>
-        <translation>Passt in den Speicher; läuft auf der CPU mit etwa %1 Token/s</translation>
+        <location line="+18"/>
+        <source> (plus its KV cache)</source>
+        <translation> (zuzüglich KV-Cache)</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>Fits in memory; runs on the CPU</source>
-        <translation>Passt in den Speicher; läuft auf der CPU</translation>
+        <location line="+87"/>
+        <source>Checking for a newer list…</source>
+        <translation>Suche nach einer neueren Liste…</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>The list at %1 is larger than 2 MiB and was not used</source>
+        <translation>Die Liste auf %1 ist größer als 2 MiB und wurde nicht verwendet</translation>
     </message>
     <message>
         <location line="+4"/>
-        <source>Takes most of the free memory (%1 of %2): other programs may slow down</source>
-        <translation>Braucht den Großteil des freien Speichers (%1 von %2): andere Programme können langsamer werden</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Too big for this computer now: needs %1, %2 is free (a shorter context needs less)</source>
-        <translation>Derzeit zu groß für diesen Computer: braucht %1, frei sind %2 (ein kürzerer Kontext braucht weniger)</translation>
+        <source>Cannot reach %1 (%2); the list built into Hearth is shown</source>
+        <translation>%1 ist nicht erreichbar (%2); die in Hearth eingebaute Liste wird gezeigt</translation>
     </message>
     <message>
         <location line="+6"/>
+        <source>%1 answered HTTP %2; the list built into Hearth is shown</source>
+        <translation>%1 antwortete mit HTTP %2; die in Hearth eingebaute Liste wird gezeigt</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The list from %1 is not valid (%2) and was not used</source>
+        <translation>Die Liste von %1 ist ungültig (%2) und wurde nicht verwendet</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Cannot keep the newer list in %1: %2</source>
+        <translation>Die neuere Liste kann nicht in %1 gespeichert werden: %2</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Updated to the list of %1</source>
+        <translation>Auf die Liste vom %1 aktualisiert</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The list is up to date (%1)</source>
+        <translation>Die Liste ist aktuell (%1)</translation>
+    </message>
+</context>
+<context>
+    <name>ModelDownloads</name>
+    <message>
+        <location filename="../ModelDownloads.qml" line="+76"/>
+        <source>Unfinished download: %1 (%2 so far)</source>
+        <translation>Unvollständiger Download: %1 (bisher %2)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+78"/>
+        <source>Resume</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <location line="-72"/>
+        <location line="+78"/>
+        <source>Discard</source>
+        <translation>Verwerfen</translation>
+    </message>
+    <message>
+        <location line="-36"/>
+        <source>Downloading %1: %2 of %3</source>
+        <translation>%1 wird heruntergeladen: %2 von %3</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Checking %1…</source>
+        <translation>%1 wird geprüft…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 is downloaded.</source>
+        <translation>%1 ist heruntergeladen.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The download of %1 is paused.</source>
+        <translation>Der Download von %1 ist angehalten.</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Open it</source>
+        <translation>Öffnen</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Pause</source>
+        <translation>Anhalten</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+</context>
+<context>
+    <name>ModelLibrary</name>
+    <message>
+        <source>Fits in memory; runs on the CPU, very fast</source>
+        <translation type="vanished">Passt in den Speicher; läuft auf der CPU, sehr schnell</translation>
+    </message>
+    <message>
+        <source>Fits in memory; runs on the CPU at about %1 tokens/s</source>
+        <translation type="vanished">Passt in den Speicher; läuft auf der CPU mit etwa %1 Token/s</translation>
+    </message>
+    <message>
+        <source>Fits in memory; runs on the CPU</source>
+        <translation type="vanished">Passt in den Speicher; läuft auf der CPU</translation>
+    </message>
+    <message>
+        <source>Takes most of the free memory (%1 of %2): other programs may slow down</source>
+        <translation type="vanished">Braucht den Großteil des freien Speichers (%1 von %2): andere Programme können langsamer werden</translation>
+    </message>
+    <message>
+        <source>Too big for this computer now: needs %1, %2 is free (a shorter context needs less)</source>
+        <translation type="vanished">Derzeit zu groß für diesen Computer: braucht %1, frei sind %2 (ein kürzerer Kontext braucht weniger)</translation>
+    </message>
+    <message>
         <source>Weights %1 + KV cache %2 (%3 tokens of context) + activations %4 + the app %5 = %6. Free memory: %7 of %8. Memory read at %9 GB/s; decoding a token reads the weights once.</source>
-        <translation>Gewichte %1 + KV-Cache %2 (%3 Token Kontext) + Aktivierungen %4 + die App %5 = %6. Freier Speicher: %7 von %8. Speicher wird mit %9 GB/s gelesen; jedes erzeugte Token liest die Gewichte einmal.</translation>
+        <translation type="vanished">Gewichte %1 + KV-Cache %2 (%3 Token Kontext) + Aktivierungen %4 + die App %5 = %6. Freier Speicher: %7 von %8. Speicher wird mit %9 GB/s gelesen; jedes erzeugte Token liest die Gewichte einmal.</translation>
     </message>
 </context>
 <context>
@@ -1372,7 +1741,7 @@
 <context>
     <name>ModelPage</name>
     <message>
-        <location filename="../ModelPage.qml" line="+43"/>
+        <location filename="../ModelPage.qml" line="+45"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1397,9 +1766,18 @@
         <translation>Auf diesem Computer</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Get models</source>
-        <translation>Modelle holen</translation>
+        <translation type="vanished">Modelle holen</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Recommended</source>
+        <translation>Empfohlen</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Search Hugging Face</source>
+        <translation>Hugging Face durchsuchen</translation>
     </message>
     <message>
         <location line="+18"/>
@@ -1861,7 +2239,7 @@
 <context>
     <name>SettingsPage</name>
     <message>
-        <location filename="../SettingsPage.qml" line="+30"/>
+        <location filename="../SettingsPage.qml" line="+31"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
@@ -1902,7 +2280,47 @@
         <translation>Die Sprache der Oberfläche von Hearth; die Modelle antworten in der Sprache, in der man ihnen schreibt</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+178"/>
+        <source>Model catalog</source>
+        <translation>Modellkatalog</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Newer lists</source>
+        <translation>Neuere Listen</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The Model page&apos;s recommended models come with Hearth; a newer list can be fetched from %1 once a day. Nothing else is sent.</source>
+        <translation>Die empfohlenen Modelle der Modellseite kommen mit Hearth; eine neuere Liste kann einmal am Tag von %1 geholt werden. Sonst wird nichts gesendet.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Check for a newer list of recommended models once a day</source>
+        <translation>Einmal am Tag nach einer neueren Liste empfohlener Modelle suchen</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Check once a day</source>
+        <translation>Einmal am Tag prüfen</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Check now</source>
+        <translation>Jetzt prüfen</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>In use: the list of %1, fetched from %2.</source>
+        <translation>In Gebrauch: die Liste vom %1, geholt von %2.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>In use: the list built into Hearth (%1).</source>
+        <translation>In Gebrauch: die in Hearth eingebaute Liste (%1).</translation>
+    </message>
+    <message>
+        <location line="-186"/>
         <source>Replies</source>
         <translation>Antworten</translation>
     </message>
@@ -2043,7 +2461,7 @@
         <translation>keines geladen</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+41"/>
         <source>Engine</source>
         <translation>Engine</translation>
     </message>
@@ -2587,6 +3005,33 @@ Einen mit „Neuer Chat“ beginnen oder über eine Persona.</translation>
         <location line="+5"/>
         <source>Open the default model again</source>
         <translation>Standardmodell erneut öffnen</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app</name>
+    <message>
+        <source>Fits in memory; runs on the CPU, very fast</source>
+        <translation type="obsolete">Passt in den Speicher; läuft auf der CPU, sehr schnell</translation>
+    </message>
+    <message>
+        <source>Fits in memory; runs on the CPU at about %1 tokens/s</source>
+        <translation type="obsolete">Passt in den Speicher; läuft auf der CPU mit etwa %1 Token/s</translation>
+    </message>
+    <message>
+        <source>Fits in memory; runs on the CPU</source>
+        <translation type="obsolete">Passt in den Speicher; läuft auf der CPU</translation>
+    </message>
+    <message>
+        <source>Takes most of the free memory (%1 of %2): other programs may slow down</source>
+        <translation type="obsolete">Braucht den Großteil des freien Speichers (%1 von %2): andere Programme können langsamer werden</translation>
+    </message>
+    <message>
+        <source>Too big for this computer now: needs %1, %2 is free (a shorter context needs less)</source>
+        <translation type="obsolete">Derzeit zu groß für diesen Computer: braucht %1, frei sind %2 (ein kürzerer Kontext braucht weniger)</translation>
+    </message>
+    <message>
+        <source>Weights %1 + KV cache %2 (%3 tokens of context) + activations %4 + the app %5 = %6. Free memory: %7 of %8. Memory read at %9 GB/s; decoding a token reads the weights once.</source>
+        <translation type="obsolete">Gewichte %1 + KV-Cache %2 (%3 Token Kontext) + Aktivierungen %4 + die App %5 = %6. Freier Speicher: %7 von %8. Speicher wird mit %9 GB/s gelesen; jedes erzeugte Token liest die Gewichte einmal.</translation>
     </message>
 </context>
 </TS>

@@ -11,6 +11,8 @@
 #include <QUrl>
 #include <QtEndian>
 
+#include "imports/note_words.h"
+
 namespace hearth::imports {
 namespace {
 
@@ -222,13 +224,6 @@ struct Counts {
     QStringList attachment_names;
 };
 
-QString plural(int n, const char* one, const char* many) {
-    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
-}
-QLatin1String was(int n) {
-    return QLatin1String(n == 1 ? "was" : "were");
-}
-
 // One item of ChatModel (ChatItem::deserialize; v0-v2 3c303105 chatmodel.h, v3-v7
 // b5380c9b, v8-v9 9273b49b, v10 ec4e1e48, v11 225bf6be, v12 HEAD).
 void read_item(Stream& s, int v, ImportedChat& chat, Counts& counts, int& last) {
@@ -398,12 +393,7 @@ ImportedChat read_body(Stream& s, int v, const Gpt4AllReadOptions& o) {
                           .arg(plural(counts.attachments, "attachment", "attachments"),
                                counts.attachment_names.join(QStringLiteral(", ")),
                                was(counts.attachments));
-    if (counts.tool_calls)
-        chat.notes << QStringLiteral("%1 and %2 %3 not imported")
-                          .arg(plural(counts.tool_calls, "tool call", "tool calls"),
-                               QLatin1String(counts.tool_calls == 1 ? "its result"
-                                                                    : "their results"),
-                               was(counts.tool_calls));
+    if (counts.tool_calls) chat.notes << tool_calls_note(counts.tool_calls);
     if (counts.rated)
         chat.notes << QStringLiteral("the thumbs-up/down ratings of %1 were not imported")
                           .arg(plural(counts.rated, "answer", "answers"));

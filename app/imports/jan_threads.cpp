@@ -12,6 +12,8 @@
 #include <QJsonObject>
 #include <QUrl>
 
+#include "imports/note_words.h"
+
 namespace hearth::imports {
 namespace {
 
@@ -177,10 +179,6 @@ std::optional<Parsed> read_message(const QJsonObject& o, Counts& counts) {
     if (m.updated_at.isValid() && m.created_at.isValid() && m.updated_at < m.created_at)
         m.updated_at = {};
     return p;
-}
-
-QString plural(int n, const char* one, const char* many) {
-    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
 }
 
 ImportedChat read_thread(const QString& folder) {

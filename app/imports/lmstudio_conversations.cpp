@@ -11,6 +11,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include "imports/note_words.h"
+
 namespace hearth::imports {
 namespace {
 
@@ -21,13 +23,6 @@ struct Counts {
     int branched_messages = 0, other_versions = 0;
     QStringList attachment_names;
 };
-
-QString plural(int n, const char* one, const char* many) {
-    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
-}
-QLatin1String was(int n) {
-    return QLatin1String(n == 1 ? "was" : "were");
-}
 
 QString join_text_parts(const QJsonArray& parts, Counts& counts) {
     QString text;
@@ -240,12 +235,7 @@ Result<ImportedChat> read_lmstudio_conversation(const QByteArray& json, const QS
                                counts.attachment_names.join(QStringLiteral(", ")),
                                was(counts.attachments));
     }
-    if (counts.tool_calls)
-        chat.notes << QStringLiteral("%1 and %2 %3 not imported")
-                          .arg(plural(counts.tool_calls, "tool call", "tool calls"),
-                               QLatin1String(counts.tool_calls == 1 ? "its result"
-                                                                    : "their results"),
-                               was(counts.tool_calls));
+    if (counts.tool_calls) chat.notes << tool_calls_note(counts.tool_calls);
     if (counts.citations)
         chat.notes << QStringLiteral("the document citations of %1 %2 not imported")
                           .arg(plural(counts.citations, "reply", "replies"), was(counts.citations));

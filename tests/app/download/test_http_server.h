@@ -5,6 +5,8 @@
 #pragma once
 
 #include <QByteArray>
+#include <QCryptographicHash>
+#include <QFile>
 #include <QHash>
 #include <QList>
 #include <QObject>
@@ -31,6 +33,16 @@ struct TestRequest {
     QByteArray path;
     QHash<QByteArray, QByteArray> headers;  // lower-case names
 };
+
+// What the download suites check files with: the bytes of a file (empty if unreadable),
+// and a SHA-256 in lower-case hex.
+inline QByteArray read_all(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+inline QString sha256_hex(const QByteArray& data) {
+    return QString::fromLatin1(QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex());
+}
 
 // A small synthetic GGUF (engine/model/synthetic_model.h) for the servers to serve; empty
 // if it could not be generated.

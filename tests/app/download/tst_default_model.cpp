@@ -33,18 +33,9 @@ namespace {
 constexpr int kWaitMs = 30000;
 const QString kMember = QStringLiteral("pkg/model.gguf");
 
-QByteArray read_all(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
 bool write_all(const QString& path, const QByteArray& data) {
     QFile f(path);
     return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(data) == data.size();
-}
-
-QString sha256_hex(const QByteArray& data) {
-    return QString::fromLatin1(QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex());
 }
 
 void put16(QByteArray& b, quint32 v) {

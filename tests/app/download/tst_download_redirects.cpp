@@ -22,15 +22,6 @@ namespace {
 
 constexpr int kWaitMs = 30000;
 
-QByteArray read_all(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-QString sha256_hex(const QByteArray& data) {
-    return QString::fromLatin1(QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex());
-}
-
 }  // namespace
 
 class TestDownloadRedirects : public QObject {

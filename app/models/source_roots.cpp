@@ -9,6 +9,8 @@
 #include <QJsonObject>
 #include <QSettings>
 
+#include <sqlite3.h>
+
 namespace hearth::models {
 namespace {
 
@@ -68,7 +70,47 @@ QString config_home(const RootContext& c) {
 // Ollama: $OLLAMA_MODELS, else ~/.ollama/models (envconfig/config.go, Models()); the Linux
 // installer's service runs as the user "ollama" whose home is /usr/share/ollama
 // (scripts/install.sh).
+// The Ollama desktop app's "Model location" (its Settings page): the "models" column of
+// the one row of its database's settings table (app/store/schema.sql), "" for the default;
+// the database is %LOCALAPPDATA%\Ollama\db.sqlite, ~/Library/Application
+// Support/Ollama/db.sqlite, else ~/.ollama/db.sqlite (app/store/store.go, defaultDBPath).
+// Read only; "" when there is no such database or it cannot be read.
+QString ollama_app_models(const RootContext& c) {
+    QString db;
+    switch (c.os) {
+        case Os::Windows:
+            db = join(local_data_home(c), QStringLiteral("Ollama/db.sqlite"));
+            break;
+        case Os::MacOs:
+            db = join(c.home, QStringLiteral("Library/Application Support/Ollama/db.sqlite"));
+            break;
+        case Os::Linux:
+            db = join(c.home, QStringLiteral(".ollama/db.sqlite"));
+            break;
+    }
+    if (!QFileInfo(db).isFile()) return {};
+    sqlite3* handle = nullptr;
+    QString models;
+    if (sqlite3_open_v2(QFile::encodeName(db).constData(), &handle, SQLITE_OPEN_READONLY,
+                        nullptr) == SQLITE_OK) {
+        sqlite3_busy_timeout(handle, 200);  // the app may be writing
+        sqlite3_stmt* select = nullptr;
+        if (sqlite3_prepare_v2(handle, "SELECT models FROM settings WHERE id = 1", -1, &select,
+                               nullptr) == SQLITE_OK &&
+            sqlite3_step(select) == SQLITE_ROW) {
+            if (const unsigned char* text = sqlite3_column_text(select, 0))
+                models = QString::fromUtf8(reinterpret_cast<const char*>(text)).trimmed();
+        }
+        sqlite3_finalize(select);
+    }
+    sqlite3_close(handle);
+    return models;
+}
+
 void ollama(const RootContext& c, QList<SourceRoot>& out) {
+    // The desktop app's choice first; the folder a server started otherwise uses too.
+    if (const QString app = ollama_app_models(c); !app.isEmpty())
+        out << SourceRoot{Source::Ollama, QDir::cleanPath(app)};
     const QString models = env_path(c, "OLLAMA_MODELS");
     out << SourceRoot{Source::Ollama,
                       models.isEmpty() ? join(c.home, QStringLiteral(".ollama/models")) : models};

@@ -26,6 +26,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sqlite3.h>
+
 #include "gguf/gguf_writer.h"
 #include "model/synthetic_model.h"
 #include "models/model_scan.h"
@@ -40,6 +42,28 @@ using namespace hearth::models;
 namespace {
 
 // A GGUF-looking file of `size` bytes (the readers look at the magic only).
+// The Ollama desktop app's settings database, as its schema has it (one row, id 1).
+bool write_ollama_settings(const QString& path, const char* models) {
+    QDir().mkpath(QFileInfo(path).path());
+    QFile::remove(path);
+    sqlite3* db = nullptr;
+    bool ok = sqlite3_open(QFile::encodeName(path).constData(), &db) == SQLITE_OK &&
+              sqlite3_exec(db,
+                           "CREATE TABLE settings (id INTEGER PRIMARY KEY CHECK (id = 1), "
+                           "device_id TEXT NOT NULL DEFAULT '', models TEXT NOT NULL DEFAULT '');"
+                           "INSERT INTO settings (id) VALUES (1);",
+                           nullptr, nullptr, nullptr) == SQLITE_OK;
+    sqlite3_stmt* update = nullptr;
+    ok = ok &&
+         sqlite3_prepare_v2(db, "UPDATE settings SET models = ? WHERE id = 1", -1, &update,
+                            nullptr) == SQLITE_OK &&
+         sqlite3_bind_text(update, 1, models, -1, SQLITE_TRANSIENT) == SQLITE_OK &&
+         sqlite3_step(update) == SQLITE_DONE;
+    sqlite3_finalize(update);
+    sqlite3_close(db);
+    return ok;
+}
+
 QByteArray gguf_bytes(int size = 64) {
     QByteArray b("GGUF");
     b.append(QByteArray(size - 4, 'x'));
@@ -423,6 +447,20 @@ class TestModelSources : public QObject {
         QCOMPARE(path_of(Source::Jan), other.path() + "/Roaming/Jan/data");
         QCOMPARE(path_of(Source::LlamaCpp), other.path() + "/Local/llama.cpp");
         QCOMPARE(path_of(Source::Ollama), other.path() + "/.ollama/models");
+
+        // The Ollama desktop app's "Model location": its settings database (app/store/
+        // schema.sql's settings table, "models" column; store.go's defaultDBPath), before
+        // the folder a server started without it uses.
+        QVERIFY(write_ollama_settings(other.path() + "/Local/Ollama/db.sqlite", "D:/ollama"));
+        QCOMPARE(path_of(Source::Ollama), QStringLiteral("D:/ollama"));
+        c.os = Os::MacOs;
+        QVERIFY(write_ollama_settings(
+            other.path() + "/Library/Application Support/Ollama/db.sqlite", ""));  // the default
+        QCOMPARE(path_of(Source::Ollama), other.path() + "/.ollama/models");
+        c.os = Os::Linux;
+        c.home = tmp.path();
+        write(home.filePath(".ollama/db.sqlite"), "not a database");  // unreadable: passed over
+        QCOMPARE(path_of(Source::Ollama), home.filePath(".ollama/models"));
     }
 
     void scanListsEachFileOnce() {

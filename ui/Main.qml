@@ -156,13 +156,8 @@ ApplicationWindow {
         openPath: bridge.loaded ? bridge.modelPath : ""
     }
     // The Model page's recommended models; the fit uses the memory speed the list measures.
-    ModelCatalog {
-        id: catalog
-        objectName: "catalog"
-        updatesEnabled: settings.catalogUpdates
-        readBandwidth: library.readBandwidth
-        kvCacheMb: settings.kvCacheMb
-    }
+    ModelCatalog { id: catalog; objectName: "catalog"; updatesEnabled: settings.catalogUpdates
+                   readBandwidth: library.readBandwidth; kvCacheMb: settings.kvCacheMb }
     ModelInspector {
         id: inspector
         objectName: "inspector"

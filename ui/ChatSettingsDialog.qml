@@ -10,9 +10,13 @@ Dialog {
     required property var chat
     property var settings  // AppSettings
     property bool thinkingSwitch: false  // the loaded model can turn its reasoning off
+    // The open model's own settings: a local model's (a server's model is not that file).
+    readonly property var modelSampling: settings && chat.backend && !chat.backend.remote
+                                         ? settings.openModelSampling : ({})
+    readonly property bool modelSetsSome: Object.keys(modelSampling).length > 0
 
     function openForChat() {
-        form.load(chat.conversationSampling, ReplyDefaults.of(settings, chat.personaSampling))
+        form.load(chat.conversationSampling, ReplyDefaults.of(settings, modelSampling, chat.personaSampling))
         open()
     }
 
@@ -34,8 +38,11 @@ Dialog {
             font.pixelSize: 12
             opacity: 0.7
             text: chat.personaName !== ""
-                  ? qsTr("Unticked settings follow the persona %1, then Settings.").arg(chat.personaName)
-                  : qsTr("Unticked settings follow Settings.")
+                  ? (dialog.modelSetsSome
+                     ? qsTr("Unticked settings follow the persona %1, then the model's defaults, then Settings.").arg(chat.personaName)
+                     : qsTr("Unticked settings follow the persona %1, then Settings.").arg(chat.personaName))
+                  : (dialog.modelSetsSome ? qsTr("Unticked settings follow the model's defaults, then Settings.")
+                                          : qsTr("Unticked settings follow Settings."))
         }
         ReplySettingsForm {
             id: form

@@ -71,14 +71,18 @@ ApplicationWindow {
         pendingSend = ""
         chat.send(text)
     }
+    // A new chat's persona where none is picked: the open model's own (Model page → Defaults…)
+    // while it exists, else the chat on screen's.
     function newChat(personaId) {
         page = "chat"
-        conversations.createConversation(personaId === undefined ? lastPersonaId : personaId)
+        const own = activeBackend.remote ? -1 : settings.openModelPersona
+        conversations.createConversation(personaId !== undefined ? personaId
+                                         : own >= 0 && personas.rowOf(own) >= 0 ? own : lastPersonaId)
     }
     function sendFromComposer(text) {
         if (chat.conversationId < 0) {
             pendingSend = text
-            newChat(lastPersonaId)
+            newChat()
             return true
         }
         return chat.send(text)
@@ -432,7 +436,6 @@ ApplicationWindow {
                 PersonasPage {
                     objectName: "personasPage"
                     personas: personas
-                    settings: settings
                     subtleText: window.subtleText
                     dividerColor: window.dividerColor
                     onNewChatRequested: personaId => window.newChat(personaId)
@@ -453,6 +456,8 @@ ApplicationWindow {
                     library: library
                     catalog: catalog
                     connections: connections
+                    settings: settings
+                    personas: personas
                     subtleText: window.subtleText
                     onOpenFileRequested: window.openModelDialog()
                 }
@@ -553,50 +558,5 @@ ApplicationWindow {
         bridge: bridge
         onOpenLogFolder: Qt.openUrlExternally(window.fileUrl(logFolder))
     }
-    Dialog {
-        id: shortcutsDialog
-        objectName: "shortcutsDialog"
-        title: qsTr("Keyboard shortcuts")
-        anchors.centerIn: parent
-        modal: true
-        focus: true  // the keyboard (Esc, Tab) is in the dialog
-        standardButtons: Dialog.Close
-        // (Scrolls in a short window: the list is longer than 480 pixels. A width of its
-        // own: one from its content looped with the scroll view's.)
-        width: Math.min(640, window.width - 40)
-        height: Math.min(implicitHeight, window.height - 40)
-        ScrollView {
-            anchors.fill: parent
-            contentWidth: availableWidth
-            clip: true
-            ColumnLayout {
-                width: parent.width
-                spacing: 6
-                Repeater {
-                    model: [["Enter", qsTr("Send")], ["Shift+Enter", qsTr("New line")],
-                            ["Up", qsTr("Edit your last message (in an empty message box)")],
-                            ["Tab", qsTr("Next control (Ctrl+Tab writes a tab in a message)")],
-                            ["Ctrl+N", qsTr("New chat")], ["Ctrl+K", qsTr("Switch to a conversation")],
-                            ["Ctrl+F", qsTr("Search conversations")], ["Ctrl+B", qsTr("Show or hide the chat list")],
-                            ["Ctrl+R", qsTr("Regenerate the last reply")], ["Ctrl+Shift+C", qsTr("Copy the last reply")],
-                            ["Ctrl+.", qsTr("Stop the reply")], ["Esc", qsTr("Stop the reply (when no menu or dialog is open); close a menu or dialog")],
-                            ["Ctrl+1", qsTr("Chats")], ["Ctrl+2", qsTr("Personas")], ["Ctrl+3", qsTr("Memory")],
-                            ["Ctrl+4", qsTr("Model")], ["Ctrl+5", qsTr("Settings (also Ctrl+,)")],
-                            ["F1", qsTr("This list (also Ctrl+/)")], ["Ctrl+Q", qsTr("Quit")]]
-                    delegate: RowLayout {
-                        required property var modelData
-                        objectName: "shortcutRow"
-                        Layout.fillWidth: true
-                        // (Read again when the language changes: Qt names the keys.)
-                        Label {
-                            text: { uiTranslator.current; return uiTranslator.keyText(modelData[0]) }
-                            font.family: "monospace"
-                            Layout.preferredWidth: 120
-                        }
-                        Label { text: modelData[1]; wrapMode: Text.Wrap; Layout.fillWidth: true }
-                    }
-                }
-            }
-        }
-    }
+    ShortcutsDialog { id: shortcutsDialog }
 }

@@ -11,6 +11,8 @@ Item {
     id: view
     required property var library
     required property var bridge
+    property var settings  // AppSettings: a model's own defaults
+    property var personas  // PersonaListModel: the persona a model's chats start with
     property color subtleText: Material.hintTextColor
     signal openRequested(string path)
 
@@ -148,6 +150,8 @@ Item {
                 required property bool isOpen
                 required property bool isDefault
                 required property bool canDelete
+                required property bool thinkingSwitch
+                required property bool ownDefaults
                 required property string fit
                 required property string fitText
                 required property string fitDetail
@@ -191,6 +195,7 @@ Item {
                                 if (row.isOpen) parts.push(qsTr("open now"))
                                 else if (row.lastUsed && !isNaN(row.lastUsed.getTime())) parts.push(qsTr("last opened %1").arg(Format.ago(row.lastUsed)))
                                 if (row.isDefault) parts.push(qsTr("opens at start"))
+                                if (row.ownDefaults) parts.push(qsTr("own defaults"))
                                 if (row.aliases.length > 0) parts.push(qsTr("also %1").arg(row.aliases.join(", ")))
                                 const facts = parts.join(" · ")
                                 return row.supported ? facts : qsTr("Cannot open: %1").arg(row.whyNot) + " · " + facts
@@ -235,6 +240,20 @@ Item {
                         ToolTip.delay: 600
                         ToolTip.text: qsTr("Open this model when Hearth starts (otherwise the last one opened)")
                         onClicked: view.library.setDefault(row.isDefault ? "" : row.path)
+                    }
+                    Button {
+                        objectName: "libraryDefaults"
+                        flat: true
+                        visible: !!view.settings && !!view.personas
+                        enabled: row.supported
+                        text: qsTr("Defaults…")
+                        ToolTip.visible: hovered
+                        ToolTip.delay: 600
+                        ToolTip.text: qsTr("This model's context, the persona its new chats start with, and its reply settings")
+                        onClicked: {
+                            defaultsDialog.form.thinkingSwitch = row.thinkingSwitch
+                            defaultsDialog.openFor(row.path, row.name, row.contextLength, row.isOpen)
+                        }
                     }
                     Button {
                         objectName: "libraryReveal"
@@ -283,6 +302,11 @@ Item {
             const error = view.library.remove(path)
             errorLabel.text = error
         }
+    }
+    ModelDefaultsDialog {
+        id: defaultsDialog
+        settings: view.settings
+        personas: view.personas
     }
     FolderDialog {
         id: folderDialog

@@ -11,6 +11,8 @@ Page {
     required property var library
     required property var catalog
     required property var connections
+    property var settings  // AppSettings (a model's own defaults)
+    property var personas  // PersonaListModel
     property color subtleText: Material.hintTextColor
     signal openFileRequested()
     // The tabs, by name: "this" (the open model), "library" (on this computer),
@@ -256,6 +258,8 @@ Page {
             ModelLibraryView {
                 library: page.library
                 bridge: page.bridge
+                settings: page.settings
+                personas: page.personas
                 subtleText: page.subtleText
                 onOpenRequested: path => page.bridge.load(path)
             }

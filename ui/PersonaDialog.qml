@@ -24,7 +24,8 @@ Dialog {
         promptField.text = p ? p.systemPrompt : ""
         chosenColor = p && p.color ? p.color : palette[Math.floor(Math.random() * palette.length)]
         keepWarmSwitch.checked = p ? p.keepWarm : false
-        replySettings.load(p ? p.sampling : {}, ReplyDefaults.of(settings, {}))
+        // Unset rows show what they get now: the open model's defaults, then Settings.
+        replySettings.load(p ? p.sampling : {}, ReplyDefaults.of(settings, settings ? settings.openModelSampling : {}))
         open()
     }
     onOpened: nameField.forceActiveFocus()  // once open: the dialog takes the keyboard as it opens
@@ -126,7 +127,7 @@ Dialog {
                 placeholderText: qsTr("How the persona should behave, e.g. “You are a patient tutor…”")
             }
         }
-        // Its replies: each setting the persona's own, or the app's (Settings).
+        // Its replies: each setting the persona's own, or the open model's, or the app's (Settings).
         Label {
             objectName: "personaRepliesToggle"
             text: dialog.showReplies ? qsTr("▾ Replies") : qsTr("▸ Replies (sampling, penalties, length)")

@@ -2,9 +2,10 @@ pragma Singleton
 import QtQuick
 
 // What a reply gets where a persona or a chat sets nothing of its own: the app's settings,
-// then `over` (a persona's own settings, for a chat's form).
+// then each of `overs` in turn (the open model's own settings, then a persona's, for a
+// chat's form).
 QtObject {
-    function of(settings, over) {
+    function of(settings, ...overs) {
         const m = settings ? {
             temperature: settings.temperature,
             topP: settings.topP,
@@ -15,7 +16,8 @@ QtObject {
             presencePenalty: settings.presencePenalty,
             maxTokens: settings.maxReplyTokens
         } : {}
-        for (const k in over) m[k] = over[k]
+        for (const over of overs)
+            for (const k in over) m[k] = over[k]
         return m
     }
 }

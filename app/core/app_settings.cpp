@@ -336,6 +336,7 @@ void AppSettings::setLastModelPath(const QString& v) {
     HEARTH_SETTING_SET(last_model_path_, key::last_model_path, v, lastModelPathChanged);
     load_model_context();  // the new model's own
     emit contextSettingsChanged();
+    emit modelDefaultsChanged();
 }
 
 void AppSettings::setDefaultModelPath(const QString& v) {

@@ -17,12 +17,14 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <QVariantMap>
 
 #include <memory>
 
 #include "chat/turn_planner.h"
 #include "engine.h"
 #include "sampling/sampler.h"
+#include "store/types.h"
 
 class QSettings;
 
@@ -86,6 +88,9 @@ class AppSettings : public QObject {
     // Whether the model catalog checks for a newer list once a day (core/model_catalog.h).
     Q_PROPERTY(bool catalogUpdates READ catalogUpdates WRITE setCatalogUpdates NOTIFY
                    catalogUpdatesChanged)
+    // The open model's own defaults (below): what its replies and new chats start from.
+    Q_PROPERTY(QVariantMap openModelSampling READ openModelSampling NOTIFY modelDefaultsChanged)
+    Q_PROPERTY(int openModelPersona READ openModelPersona NOTIFY modelDefaultsChanged)
 
   public:
     // Ranges and defaults (the defaults are the engine's: SamplingParams, EngineConfig).
@@ -156,6 +161,23 @@ class AppSettings : public QObject {
     // The context setting of another model file (what opening it serves; 0: its own).
     int contextLengthFor(const QString& model_path) const;
 
+    // A model's own defaults (the Model page's "Defaults…"), kept per model file as its
+    // context is. Reply settings: a layer between the app's and a persona's
+    // (app → model → persona → chat), as sampling_settings_map.h's map (only what the
+    // model sets; an empty map: all the app's). Persona: the one a new chat starts with
+    // while this model is open, unless one is picked (-1: none; the chat on screen's).
+    // An empty path is the open model.
+    Q_INVOKABLE QVariantMap modelSampling(const QString& model_path) const;
+    Q_INVOKABLE void setModelSampling(const QString& model_path, const QVariantMap& values);
+    Q_INVOKABLE int modelPersona(const QString& model_path) const;
+    Q_INVOKABLE void setModelPersona(const QString& model_path, int persona_id);
+    Q_INVOKABLE int modelContextLength(const QString& model_path) const;
+    Q_INVOKABLE void setModelContextLength(const QString& model_path, int length);
+    QVariantMap openModelSampling() const { return modelSampling(QString()); }
+    int openModelPersona() const { return modelPersona(QString()); }
+    // The open model's reply settings, for the reply planner.
+    hearth::store::SamplingSettings modelSamplingSettings() const;
+
     void setTemperature(double v);
     void setTopK(int v);
     void setTopP(double v);
@@ -211,6 +233,7 @@ class AppSettings : public QObject {
     void themeChanged();
     void languageChanged();
     void catalogUpdatesChanged();
+    void modelDefaultsChanged();  // a model's own defaults, or which model is open
     void settingsChanged();
 
   private:
@@ -219,6 +242,10 @@ class AppSettings : public QObject {
     // "models/<file name>/<name>": a model's own key (the last model's by default).
     QString model_key(const char* name, const QString& model_path) const;
     QString model_key(const char* name) const { return model_key(name, last_model_path_); }
+    // The model a path names: the open one for an empty path.
+    QString model_of(const QString& model_path) const {
+        return model_path.isEmpty() ? last_model_path_ : model_path;
+    }
     static int read_context_length(QSettings& s, const QString& key);
 
     std::unique_ptr<QSettings> settings_;

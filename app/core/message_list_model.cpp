@@ -199,6 +199,8 @@ ReplyDefaults MessageListModel::reply_defaults(qint64 conversation) const {
                                    : SamplingParams{};
     d.max_tokens = maxReplyTokens();
     d.stop_at_end_of_turn = stop_at_end_of_turn_;
+    // The open model's own defaults: a local model's (a server's model is not that file).
+    if (settings_ && backend_ && !backend_->remote()) d.model = settings_->modelSamplingSettings();
     return d;
 }
 

@@ -58,6 +58,8 @@ QHash<int, QByteArray> ModelLibrary::roleNames() const {
             {IsOpenRole, "isOpen"},
             {IsDefaultRole, "isDefault"},
             {CanDeleteRole, "canDelete"},
+            {ThinkingSwitchRole, "thinkingSwitch"},
+            {OwnDefaultsRole, "ownDefaults"},
             {FitRole, "fit"},
             {FitTextRole, "fitText"},
             {FitDetailRole, "fitDetail"},
@@ -114,6 +116,12 @@ QVariant ModelLibrary::data(const QModelIndex& index, int role) const {
             return settings_ && settings_->defaultModelPath() == m.path;
         case CanDeleteRole:
             return m.source == Source::Hearth || m.source == Source::Folder;
+        case ThinkingSwitchRole:
+            return r.facts.thinking_switch;
+        case OwnDefaultsRole:
+            return settings_ && (settings_->modelContextLength(m.path) > 0 ||
+                                 settings_->modelPersona(m.path) >= 0 ||
+                                 !settings_->modelSampling(m.path).isEmpty());
         case FitRole:
         case FitTextRole:
         case FitDetailRole:
@@ -153,6 +161,10 @@ void ModelLibrary::setSettings(AppSettings* settings) {
     if (settings_) {
         connect(settings_, &AppSettings::modelFoldersChanged, this, &ModelLibrary::refresh);
         connect(settings_, &AppSettings::defaultModelPathChanged, this,
+                &ModelLibrary::refresh_flags);
+        // A model's own context changes its fit estimate.
+        connect(settings_, &AppSettings::modelDefaultsChanged, this, &ModelLibrary::refresh_flags);
+        connect(settings_, &AppSettings::contextSettingsChanged, this,
                 &ModelLibrary::refresh_flags);
         if (!open_path_.isEmpty()) settings_->noteModelUsed(open_path_);
     }
@@ -298,8 +310,10 @@ int ModelLibrary::indexOf(const QString& path) const {
 
 void ModelLibrary::refresh_flags() {
     if (rows_.isEmpty()) return;
-    emit dataChanged(index(0), index(static_cast<int>(rows_.size()) - 1),
-                     {LastUsedRole, IsOpenRole, IsDefaultRole});
+    emit dataChanged(
+        index(0), index(static_cast<int>(rows_.size()) - 1),
+        {LastUsedRole, IsOpenRole, IsDefaultRole, OwnDefaultsRole, FitRole, FitTextRole,
+         FitDetailRole, EstimatedBytesRole, EstimatedTokensPerSecondRole});
 }
 
 QString ModelLibrary::addFolder(const QVariant& folder) {

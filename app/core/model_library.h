@@ -71,6 +71,8 @@ class ModelLibrary : public QAbstractListModel {
         IsOpenRole,
         IsDefaultRole,  // opened at start
         CanDeleteRole,
+        ThinkingSwitchRole,  // its chat template can turn reasoning off (Qwen3)
+        OwnDefaultsRole,     // it has defaults of its own (AppSettings::modelSampling, …)
         // Will it run here (fit_estimate.h), at its context setting: "fits", "tight",
         // "too-big" ("" when it cannot be opened), in plain words, and the numbers behind.
         FitRole,

@@ -86,37 +86,35 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
     if (continue_reply && !turn.messages.back().ids)
         return make_error("This reply was written with another model; regenerate it instead.");
 
+    // The layers, the first that sets a value wins: the conversation, the persona, the model.
     const st::SamplingSettings& conv = snap.conversation.sampling;
-    const std::optional<int> persona_max =
-        snap.persona ? snap.persona->sampling.max_tokens : std::nullopt;
-    turn.max_tokens = conv.max_tokens.value_or(persona_max.value_or(defaults.max_tokens));
-    // Thinking (models with a switch, Qwen3): the conversation's choice, else the persona's.
-    turn.thinking = conv.thinking  ? conv.thinking
-                    : snap.persona ? snap.persona->sampling.thinking
-                                   : std::nullopt;
+    const st::SamplingSettings* persona = snap.persona ? &snap.persona->sampling : nullptr;
+    const st::SamplingSettings& model = defaults.model;
+    const auto first = [&](auto field) {
+        if ((conv.*field)) return conv.*field;
+        if (persona && (persona->*field)) return persona->*field;
+        return model.*field;
+    };
+    turn.max_tokens = first(&st::SamplingSettings::max_tokens).value_or(defaults.max_tokens);
+    // Thinking (models with a switch, Qwen3): unset is on.
+    turn.thinking = first(&st::SamplingSettings::thinking);
     turn.continue_reply = continue_reply.has_value();
     turn.policy = defaults.overflow;
     turn.keep = defaults.keep;
 
     SamplingParams sp = defaults.sampling;
-    std::optional<std::int64_t> fixed_seed;
-    if (snap.persona) {
-        apply_sampling(snap.persona->sampling, sp);
-        fixed_seed = snap.persona->sampling.seed;
-    }
+    apply_sampling(model, sp);
+    if (persona) apply_sampling(*persona, sp);
     apply_sampling(conv, sp);
-    if (conv.seed) fixed_seed = conv.seed;
+    const std::optional<std::int64_t> fixed_seed = first(&st::SamplingSettings::seed);
     plan.seed_fixed = fixed_seed.has_value();
     sp.seed = fixed_seed ? static_cast<std::uint64_t>(*fixed_seed) : fresh_seed;
 
     plan.request.conversation = snap.conversation.id;
     plan.request.sampling = sp;
     plan.request.stop_at_end_of_turn = defaults.stop_at_end_of_turn;
-    // Stop strings: the conversation's list, else the persona's (an empty list: none).
-    const auto& stop = conv.stop      ? conv.stop
-                       : snap.persona ? snap.persona->sampling.stop
-                                      : std::nullopt;
-    if (stop)
+    // Stop strings: the first list set (an empty list: none).
+    if (const auto stop = first(&st::SamplingSettings::stop))
         for (const QString& text : *stop) plan.request.stop_strings.push_back(text.toStdString());
     return plan;
 }

@@ -10,16 +10,13 @@
 // cache. Continuing a reply leaves that reply open (PromptEnd::ContinueReply): its prompt
 // is the earlier one plus the sampled ids, all in the cache.
 //
-// Thinking, for models whose template can turn it off (Qwen3): the conversation's
-// setting, else the persona's, else on.
-//
-// Stop strings: the conversation's list when it has one (an empty list turns them off),
-// else the persona's.
-//
-// Sampling: the app's defaults, then the persona's settings, then the conversation's
-// (each set value overrides). The seed is the conversation's or the persona's when one
-// is fixed, else `fresh_seed` (the caller passes a new random number per request), so a
-// regenerated reply differs and the seed used is known (it is stored with the reply).
+// Every setting is the conversation's when it has one, else the persona's, else the open
+// model's own (ReplyDefaults::model, set on the Model page), else the app's:
+// - Thinking, for models whose template can turn it off (Qwen3): on where none says.
+// - Stop strings: a list (an empty one turns them off here).
+// - Sampling: each set value overrides the one below it. The seed is the first fixed one
+//   of those, else `fresh_seed` (the caller passes a new random number per request), so
+//   a regenerated reply differs and the seed used is known (it is stored with the reply).
 #pragma once
 
 #include <QString>
@@ -59,7 +56,9 @@ hearth::Result<ThreadSnapshot> read_thread_snapshot(hearth::store::Store& store,
 
 struct ReplyDefaults {
     hearth::SamplingParams sampling;  // the app's settings (their seed is ignored)
-    int max_tokens = 512;             // the longest reply, unless the conversation says
+    int max_tokens = 512;             // the longest reply, unless a layer above says
+    // The open model's own settings (a layer over the app's; a remote backend has none).
+    hearth::store::SamplingSettings model;
     bool stop_at_end_of_turn = true;
     // A chat that outgrows the context (chat/turn_planner.h): the model's settings, or
     // what the user chose for this conversation when asked.

@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <QSet>
 
+#include "chat/reasoning.h"
 #include "gguf/gguf_file.h"
 #include "model/model_name.h"
 #include "models/model_sources.h"
@@ -74,6 +75,8 @@ ModelFacts read_facts(const FoundModel& model) {
     f.architecture = qs(std::string(g.get_string("general.architecture").value_or("")));
     f.quantisation = qs(quantisation_label(g));
     for (const auto& t : g.tensors()) f.parameters += t.n_elements();
+    f.thinking_switch =
+        chat::detect_reasoning(g.get_string("tokenizer.chat_template").value_or("")).switchable;
     // model_needs reads the config once: the reason it cannot run, or what it needs.
     auto needs = model_needs(g);
     if (!needs) {

@@ -28,9 +28,10 @@ struct ModelFacts {
     QString quantisation;   // quantisation_label: "Q4_K_M"
     qint64 parameters = 0;  // the tensors' elements
     qint64 context_length = 0;
-    bool supported = false;    // Hearth can run it
-    QString why_not;           // when not: the engine's reason, or why the file is unreadable
-    hearth::ModelNeeds needs;  // for the fit estimate, when supported
+    bool thinking_switch = false;  // its chat template can turn reasoning off (Qwen3)
+    bool supported = false;        // Hearth can run it
+    QString why_not;               // when not: the engine's reason, or why the file is unreadable
+    hearth::ModelNeeds needs;      // for the fit estimate, when supported
 };
 
 // Reads the header (the file is mapped, only the header pages are touched). A split

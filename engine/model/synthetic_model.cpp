@@ -248,11 +248,13 @@ Result<std::vector<std::byte>> make_synthetic_model(const SyntheticModelSpec& s)
     w.add_u32("tokenizer.ggml.eos_token_id", 2);
     w.add_bool("tokenizer.ggml.add_bos_token", false);
     w.add_string("tokenizer.chat_template",
-                 "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + "
-                 "message['content'] + "
-                 "'<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ "
-                 "'<|im_start|>assistant\\n' }}"
-                 "{% endif %}");
+                 !s.chat_template.empty()
+                     ? s.chat_template
+                     : "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + "
+                       "message['content'] + "
+                       "'<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ "
+                       "'<|im_start|>assistant\\n' }}"
+                       "{% endif %}");
 
     Weights rng(s.seed);
     uint64_t stream = 0;

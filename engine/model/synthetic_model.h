@@ -45,6 +45,8 @@ struct SyntheticModelSpec {
     float embedding_std = 1.0f;
     bool tied_embeddings = true;
     uint32_t seed = 1;
+    // The chat template's text (empty: ChatML's).
+    std::string chat_template;
     // Benchmark models (shapes of 1B-8B models, made in seconds): weights are random
     // quantised blocks written directly, with scales that keep activations finite, instead
     // of quantised normal floats; and the vocabulary is padded with unused tokens to this

@@ -1,7 +1,8 @@
 // The Model page driven in the real window offscreen (software renderer, synthetic
 // models). "On this computer" lists the models in Hearth's folder and in a folder the user
 // adds, says which one is open and whether each fits, opens another with a click, sets the
-// one opened at start, and deletes a file after asking, never the open one. "Get models"
+// one opened at start, sets a model's own defaults (the persona of its new chats, a reply
+// setting), and deletes a file after asking, never the open one. "Get models"
 // searches a local server playing Hugging Face, shows a repository's files with their fit,
 // downloads one (checked against its SHA-256) and opens it. "Recommended" shows the
 // catalog built in, offline, then a newer list from the local server, whose file is
@@ -14,15 +15,19 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QQmlProperty>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "core/app_settings.h"
+#include "core/conversation_list_model.h"
 #include "core/engine_bridge.h"
 #include "core/hub_search.h"
+#include "core/message_list_model.h"
 #include "core/model_catalog.h"
 #include "core/model_downloader.h"
 #include "core/model_library.h"
+#include "core/persona_list_model.h"
 #include "model/synthetic_model.h"
 #include "test_http_server.h"
 #include "ui_harness.h"
@@ -134,6 +139,72 @@ class TestUiModels : public QObject {
         QCOMPARE(settings->modelToOpen(), extra_.filePath("from-my-folder.gguf"));
         QVERIFY(ui_.click(in_row(QStringLiteral("from-my-folder.gguf"), "libraryDefault")));
         QTRY_COMPARE(settings->defaultModelPath(), QString());
+    }
+
+    // A model's own defaults: its row's Defaults… sets the persona its new chats start
+    // with and a reply setting of its own; the row says so, a new chat (Ctrl+N) has that
+    // persona, and its reply is the model's length.
+    void setsAModelsOwnDefaults() {
+        auto* settings = ui_.window->findChild<AppSettings*>(QStringLiteral("settings"));
+        QVERIFY(settings);
+        const QString second = ui_.dir.filePath(QStringLiteral("second.gguf"));
+        QCOMPARE(settings->lastModelPath(), second);  // open since opensAnotherModel
+        QSignalSpy created(ui_.personas, &PersonaListModel::personaCreated);
+        ui_.personas->create(QStringLiteral("Terse"), QStringLiteral("Answer briefly."), QString(),
+                             QString(), false, {});
+        QTRY_VERIFY(!created.isEmpty());
+        const qint64 persona = created.at(0).at(0).toLongLong();
+        QTRY_VERIFY(ui_.personas->rowOf(persona) >= 0);
+
+        QVERIFY(!row(QStringLiteral("second.gguf"))->property("ownDefaults").toBool());
+        QVERIFY(ui_.click(in_row(QStringLiteral("second.gguf"), "libraryDefaults")));
+        QObject* dialog = ui_.window->findChild<QObject*>(QStringLiteral("modelDefaultsDialog"));
+        QVERIFY(dialog);
+        QTRY_VERIFY(dialog->property("opened").toBool());
+        QQuickItem* combo = ui_.visible_item(QStringLiteral("modelDefaultsPersona"));
+        QVERIFY(combo);
+        QCOMPARE(combo->property("currentIndex").toInt(), 0);  // none yet
+        // The personas by name, after "None".
+        const int choice = combo->property("model").toStringList().indexOf(QStringLiteral("Terse"));
+        QVERIFY(choice > 0);
+        combo->setProperty("currentIndex", choice);
+        QQuickItem* own = ui_.visible_item(QStringLiteral("own_maxTokens"));
+        QVERIFY(own);
+        QVERIFY(ui_.click(own));
+        QObject* spin = nullptr;
+        for (QObject* c :
+             ui_.visible_item(QStringLiteral("replySetting_maxTokens"))->findChildren<QObject*>())
+            if (c->inherits("QQuickSpinBox")) spin = c;
+        QVERIFY(spin);
+        spin->setProperty("value", 5);
+        // A model without a reasoning switch has no thinking row.
+        QVERIFY(!ui_.visible_item(QStringLiteral("replySetting_thinking")));
+        QVERIFY(ui_.screenshot(QStringLiteral("model-defaults")));
+        QMetaObject::invokeMethod(dialog, "accept");
+        QVERIFY(ui_.popups_closed());
+        QCOMPARE(settings->modelSampling(second), (QVariantMap{{"maxTokens", 5}}));
+        QCOMPARE(settings->modelPersona(second), static_cast<int>(persona));
+        QTRY_VERIFY(row(QStringLiteral("second.gguf"))->property("ownDefaults").toBool());
+
+        // Ctrl+N: a chat with the model's persona, whose replies are the model's length.
+        QSignalSpy chats(ui_.conversations, &ConversationListModel::conversationCreated);
+        ui_.key(Qt::Key_N, Qt::ControlModifier);
+        QTRY_VERIFY(!chats.isEmpty());
+        QTRY_COMPARE(ui_.chat->conversationId(), chats.at(0).at(0).toLongLong());
+        QTRY_COMPARE(ui_.chat->personaId(), persona);
+        QTRY_VERIFY(ui_.chat->canSend());
+        QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
+        QVERIFY(ui_.chat->send(QStringLiteral("Hello")));
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 60000);
+        const qint64 reply = finished.at(0).at(0).toLongLong();
+        QTRY_VERIFY(ui_.chat->rowOf(reply) > 0);
+        QTRY_COMPARE(
+            ui_.chat->get(ui_.chat->rowOf(reply)).value(QStringLiteral("generatedTokens")).toInt(),
+            5);
+        // Back to the Model page for the tests after this one.
+        ui_.show_page(QStringLiteral("model"));
+        QVERIFY(ui_.click(QStringLiteral("modelTabLibrary")));
+        QTRY_VERIFY(row(QStringLiteral("second.gguf")));
     }
 
     void recommendsDownloadsAndOpens() {

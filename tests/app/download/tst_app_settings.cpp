@@ -30,6 +30,7 @@ class TestAppSettings : public QObject {
     void resets();
     void defaultLocation();
     void contextSettingsFollowTheModel();
+    void modelDefaults();
     void themeIsSaved();
 
   private:
@@ -395,6 +396,80 @@ void TestAppSettings::contextSettingsFollowTheModel() {
     QCOMPARE(edited.contextLength(), 0);
     QCOMPARE(edited.contextOverflow(), QStringLiteral("drop"));
     QCOMPARE(edited.contextKeep(), hearth::chat::kDefaultKeep);
+}
+
+// A model's own defaults (Model page → Defaults…): reply settings, persona and context,
+// kept per model file across a restart; an empty path is the open model; what a
+// hand-edited file gets wrong is left unset.
+void TestAppSettings::modelDefaults() {
+    const QString a = dir_->filePath(QStringLiteral("models/a.gguf"));
+    const QString b = dir_->filePath(QStringLiteral("other/b.gguf"));
+    {
+        AppSettings s(ini());
+        QVERIFY(s.modelSampling(a).isEmpty());
+        QCOMPARE(s.modelPersona(a), -1);
+        s.setModelSampling(QString(), {{"temperature", 0.6}});  // no model open: nothing kept
+        QVERIFY(s.openModelSampling().isEmpty());
+        s.setLastModelPath(a);
+        QSignalSpy changed(&s, &AppSettings::modelDefaultsChanged);
+        s.setModelSampling(a, {{"temperature", 0.6},
+                               {"topK", 20.4},
+                               {"minP", 5.0},                     // clamped to the app's range
+                               {"topP", QStringLiteral("much")},  // does not parse: unset
+                               {"seed", QStringLiteral("18446744073709551615")},
+                               {"thinking", false},
+                               {"stop", QStringLiteral("<|end|>\\nUser:")}});
+        s.setModelSampling(a, s.modelSampling(a));  // the same again: no signal
+        s.setModelPersona(QString(), 7);            // the open model: a
+        s.setModelPersona(b, 9);
+        QCOMPARE(changed.count(), 3);
+        s.setModelContextLength(b,
+                                100);  // another model's: clamped, kept, the open one's unchanged
+        QCOMPARE(changed.count(), 4);
+        QCOMPARE(s.contextLength(), 0);
+        QSignalSpy context(&s, &AppSettings::contextSettingsChanged);
+        s.setModelContextLength(a, 8192);  // the open model's: its property (the engine restarts)
+        QCOMPARE(context.count(), 1);
+        QCOMPARE(s.contextLength(), 8192);
+    }
+    AppSettings back(ini());
+    QCOMPARE(back.lastModelPath(), a);
+    const QVariantMap own = back.openModelSampling();
+    QCOMPARE(own.value("temperature").toDouble(), 0.6);
+    QCOMPARE(own.value("topK").toInt(), 20);
+    QCOMPARE(own.value("minP").toDouble(), AppSettings::kMinPMax);
+    QVERIFY(!own.contains("topP"));
+    QCOMPARE(own.value("seed").toString(), QStringLiteral("18446744073709551615"));
+    QCOMPARE(own.value("thinking").toBool(), false);
+    QCOMPARE(own.value("stop").toString(), QStringLiteral("<|end|>\\nUser:"));
+    const hearth::store::SamplingSettings ss = back.modelSamplingSettings();
+    QCOMPARE(ss.temperature, std::optional<double>(0.6));
+    QCOMPARE(ss.seed, std::optional<std::int64_t>(-1));  // all 64 bits
+    QVERIFY(ss.stop == std::vector<QString>{QStringLiteral("<|end|>\nUser:")});
+    QCOMPARE(back.openModelPersona(), 7);
+    QCOMPARE(back.modelPersona(b), 9);
+    QCOMPARE(back.modelContextLength(a), 8192);
+    QCOMPARE(back.modelContextLength(b), AppSettings::kContextLengthMin);
+    QVERIFY(back.modelSampling(b).isEmpty());  // each model its own
+    QSignalSpy switched(&back, &AppSettings::modelDefaultsChanged);
+    back.setLastModelPath(b);  // the open model's defaults are b's now
+    QCOMPARE(switched.count(), 1);
+    QVERIFY(back.openModelSampling().isEmpty());
+    QCOMPARE(back.openModelPersona(), 9);
+    back.setModelPersona(b, 0);  // none
+    QCOMPARE(back.openModelPersona(), -1);
+    back.setModelSampling(a, {});  // all back to the app's
+    QVERIFY(back.modelSampling(a).isEmpty());
+    {  // A hand-edited file: what does not parse is unset; what does is clamped.
+        QSettings raw(ini(), QSettings::IniFormat);
+        raw.setValue(QStringLiteral("models/b.gguf/sampling/temperature"), QStringLiteral("hot"));
+        raw.setValue(QStringLiteral("models/b.gguf/sampling/topK"), QStringLiteral("5000"));
+        raw.setValue(QStringLiteral("models/b.gguf/sampling/unknown"), 3);
+        raw.setValue(QStringLiteral("models/b.gguf/persona"), QStringLiteral("Coder"));
+    }
+    AppSettings edited(ini());
+    QCOMPARE(edited.openModelSampling(), (QVariantMap{{"topK", AppSettings::kTopKMax}}));
+    QCOMPARE(edited.openModelPersona(), -1);
 }
 
 // The theme outlives a restart (it used to be the window's property only: Dark was Light

@@ -3,9 +3,12 @@
 // row (open at start, add a folder, delete a file it may delete, and nothing else).
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <string>
 
 #include "core/app_settings.h"
 #include "core/model_library.h"
@@ -19,9 +22,10 @@ using namespace hearth::models;
 
 namespace {
 
-QByteArray synthetic(const char* architecture) {
+QByteArray synthetic(const char* architecture, const std::string& chat_template = {}) {
     hearth::SyntheticModelSpec spec;
     spec.architecture = architecture;
+    spec.chat_template = chat_template;
     auto bytes = hearth::make_synthetic_model(spec);
     if (!bytes) return {};
     return QByteArray(reinterpret_cast<const char*>(bytes->data()), qsizetype(bytes->size()));
@@ -58,7 +62,11 @@ class TestModelLibrary : public QObject {
     void listsWhatEachFileIs() {
         write(hearth_ + "/Tiny-Llama-F32.gguf", synthetic("llama"));
         write(hearth_ + "/not-a-model.gguf", QByteArray("GGUF") + QByteArray(60, 'x'));
-        write(mine_ + "/Tiny-Qwen3-F32.gguf", synthetic("qwen3"));
+        // Qwen3's template reads enable_thinking (its reasoning can be turned off).
+        write(mine_ + "/Tiny-Qwen3-F32.gguf",
+              synthetic("qwen3",
+                        "{%- if enable_thinking is defined and enable_thinking is false "
+                        "%}{{- '<think>\\n\\n</think>\\n\\n' }}{%- endif %}"));
         AppSettings settings(tmp_.path() + "/s1.ini");
         ModelLibrary lib;
         lib.setActive(true);
@@ -98,6 +106,26 @@ class TestModelLibrary : public QObject {
         QCOMPARE(role(lib, qwen, ModelLibrary::IsDefaultRole).toBool(), true);
         settings.setLastModelPath(llama);
         QCOMPARE(settings.modelToOpen(), qwen);
+
+        // Whether its reasoning can be turned off, for its defaults' form.
+        QCOMPARE(role(lib, qwen, ModelLibrary::ThinkingSwitchRole).toBool(), true);
+        QCOMPARE(role(lib, llama, ModelLibrary::ThinkingSwitchRole).toBool(), false);
+        // Defaults of its own are shown on its row as they are set.
+        QCOMPARE(role(lib, qwen, ModelLibrary::OwnDefaultsRole).toBool(), false);
+        QSignalSpy changed(&lib, &QAbstractItemModel::dataChanged);
+        settings.setModelSampling(qwen, {{"temperature", 0.6}});
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(role(lib, qwen, ModelLibrary::OwnDefaultsRole).toBool(), true);
+        QCOMPARE(role(lib, llama, ModelLibrary::OwnDefaultsRole).toBool(), false);
+        settings.setModelSampling(qwen, {});
+        settings.setModelPersona(llama, 3);
+        QCOMPARE(role(lib, qwen, ModelLibrary::OwnDefaultsRole).toBool(), false);
+        QCOMPARE(role(lib, llama, ModelLibrary::OwnDefaultsRole).toBool(), true);
+        // A smaller context of its own changes its fit: the estimate's bytes go down.
+        const double before = role(lib, qwen, ModelLibrary::EstimatedBytesRole).toDouble();
+        QVERIFY(before > 0);
+        settings.setModelContextLength(qwen, 256);
+        QVERIFY(role(lib, qwen, ModelLibrary::EstimatedBytesRole).toDouble() < before);
     }
 
     void factsAreReadAgainWhenAFileChanges() {
@@ -109,8 +137,16 @@ class TestModelLibrary : public QObject {
         QVERIFY(wait_scanned(lib));
         QCOMPARE(role(lib, path, ModelLibrary::ArchitectureRole).toString(),
                  QStringLiteral("llama"));
+        const QDateTime before = QFileInfo(path).lastModified();
         QFile::remove(path);
         write(path, synthetic("qwen2"));
+        // The cache knows a file by its size and time, as make does; both names have five
+        // letters, and the file system's clock can give both writes one time, so the new
+        // file is dated as a real download a minute later would be.
+        QFile changed(path);
+        QVERIFY(changed.open(QIODevice::ReadWrite));
+        QVERIFY(changed.setFileTime(before.addSecs(60), QFileDevice::FileModificationTime));
+        changed.close();
         lib.refresh();
         QVERIFY(wait_scanned(lib));
         QCOMPARE(role(lib, path, ModelLibrary::ArchitectureRole).toString(),

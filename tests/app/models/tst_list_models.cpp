@@ -10,6 +10,7 @@
 #include <QUrl>
 
 #include "app_fixture.h"
+#include "core/app_settings.h"
 
 using namespace hearth;
 
@@ -374,6 +375,53 @@ class TestListModels : public QObject {
                              .value(QStringLiteral("maxTokens"))
                              .toInt(),
                          6);
+    }
+
+    // The open model's own reply settings (Model page → Defaults…): under a persona's and
+    // a chat's, over the app's; another model's are not used.
+    void modelReplySettings() {
+        App app;
+        START(fixture_, app, QStringLiteral("model-sampling.sqlite3"));
+        AppSettings settings(fixture_.path(QStringLiteral("model-sampling.ini")));
+        settings.setLastModelPath(fixture_.model_path());
+        settings.setModelSampling(QString(), {{QStringLiteral("maxTokens"), 4},
+                                              {QStringLiteral("seed"), QStringLiteral("11")}});
+        app.chat.setSettings(&settings);
+        const qint64 plain = create_conversation(app, -1);
+        app.chat.setConversationId(plain);
+        QTRY_VERIFY(app.chat.canSend());
+        int row = send_and_wait(app, QStringLiteral("Hi"));
+        QVERIFY(row > 0);
+        QCOMPARE(role(app.chat, row, "generatedTokens").toInt(), 4);
+        QCOMPARE(role(app.chat, row, "seed").toString(), QStringLiteral("11"));
+        // A persona's own length is over the model's; the model's seed stays (the persona
+        // fixes none).
+        QSignalSpy created(&app.personas, &PersonaListModel::personaCreated);
+        app.personas.create(QStringLiteral("Longer"), kSystemPrompt, QString(), QString(), false,
+                            {{QStringLiteral("maxTokens"), 6}});
+        QVERIFY(created.wait(10000));
+        const qint64 persona = created.at(0).at(0).toLongLong();
+        app.chat.setConversationId(create_conversation(app, persona));
+        QTRY_VERIFY(app.chat.canSend());
+        row = send_and_wait(app, QStringLiteral("Hi"));
+        QVERIFY(row > 0);
+        QCOMPARE(role(app.chat, row, "generatedTokens").toInt(), 6);
+        QCOMPARE(role(app.chat, row, "seed").toString(), QStringLiteral("11"));
+        // A chat's own are over both.
+        app.chat.setConversationSampling({{QStringLiteral("maxTokens"), 2}});
+        row = send_and_wait(app, QStringLiteral("Again"));
+        QVERIFY(row > 0);
+        QCOMPARE(role(app.chat, row, "generatedTokens").toInt(), 2);
+        // Another model open: its defaults (none), so the app's length and a fresh seed.
+        settings.setLastModelPath(fixture_.path(QStringLiteral("another.gguf")));
+        settings.setMaxReplyTokens(3);
+        app.chat.setConversationId(plain);
+        QTRY_VERIFY(app.chat.canSend());
+        row = send_and_wait(app, QStringLiteral("And again"));
+        QVERIFY(row > 0);
+        QCOMPARE(role(app.chat, row, "generatedTokens").toInt(), 3);
+        QVERIFY(role(app.chat, row, "seed").toString() != QLatin1String("11"));
+        app.chat.setSettings(nullptr);
     }
 
     // A persona's name is one line of at most 60 characters (3,000 were taken), and its

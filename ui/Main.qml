@@ -151,6 +151,7 @@ ApplicationWindow {
         objectName: "apiServer"
         settings: connections
         bridge: bridge
+        personas: personas  // "persona:NAME" as a request's model
     }
     ModelLibrary {
         id: library
@@ -436,6 +437,7 @@ ApplicationWindow {
                 PersonasPage {
                     objectName: "personasPage"
                     personas: personas
+                    settings: settings
                     subtleText: window.subtleText
                     dividerColor: window.dividerColor
                     onNewChatRequested: personaId => window.newChat(personaId)
@@ -446,6 +448,7 @@ ApplicationWindow {
                     bridge: bridge
                     conversations: conversations
                     personas: personas
+                    settings: settings
                     subtleText: window.subtleText
                     dark: window.dark
                 }

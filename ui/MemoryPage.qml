@@ -12,6 +12,7 @@ Page {
     required property var bridge
     required property var conversations
     required property var personas
+    property var settings  // AppSettings: the pinned prompts' share
     property bool active: true
     property color subtleText
     property bool dark: false
@@ -102,6 +103,36 @@ Page {
                         Label { objectName: "memoryStatValue"; text: modelData.value; font.weight: Font.DemiBold }
                     }
                 }
+            }
+        }
+
+        // How much the pinned prefixes (personas kept warm, with their documents) may take;
+        // a persona past it is served from the disk tier.
+        RowLayout {
+            visible: !!page.settings
+            Layout.fillWidth: true
+            spacing: 12
+            Label { text: qsTr("Pinned prompts may take"); color: page.subtleText }
+            Slider {
+                id: pinnedSlider
+                objectName: "memoryPinnedShare"
+                Accessible.name: qsTr("Share of the KV cache for pinned prompts")
+                from: 0; to: 0.9; stepSize: 0.05
+                value: page.settings ? page.settings.pinnedShare : 0
+                onMoved: page.settings.pinnedShare = value
+                Layout.preferredWidth: 180
+            }
+            Label {
+                objectName: "memoryPinnedBudget"
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                color: page.subtleText
+                font.pixelSize: 12
+                readonly property int share: Math.round((page.settings ? page.settings.pinnedShare : 0) * 100)
+                text: page.bridge.loaded
+                      ? qsTr("%1 % of the cache (%2 blocks); %3 in use. A persona kept warm past it is read back from the disk when a chat needs it. Applies when the model is opened again.")
+                            .arg(share).arg(Math.floor(grid.blockCount * share / 100)).arg(grid.pinnedBlocks)
+                      : qsTr("%1 % of the cache").arg(share)
             }
         }
 

@@ -39,6 +39,25 @@ void LocalApiServer::setBridge(EngineBridge* bridge) {
     update_model();
 }
 
+void LocalApiServer::setPersonas(PersonaListModel* personas) {
+    if (personas == personas_) return;
+    if (personas_) personas_->disconnect(this);
+    personas_ = personas;
+    if (personas_)
+        connect(personas_, &PersonaListModel::loaded, this, &LocalApiServer::update_personas);
+    emit settingsChanged();
+    update_personas();
+}
+
+void LocalApiServer::update_personas() {
+    std::map<std::string, std::string> prefixes;
+    if (personas_)
+        for (const auto& [name, prefix] : personas_->prefixes())
+            prefixes[name.toStdString()] = prefix.toStdString();
+    std::lock_guard lock(model_mutex_);
+    prefixes_ = std::move(prefixes);
+}
+
 QString LocalApiServer::modelId() const {
     std::lock_guard lock(model_mutex_);
     return model_ ? QString::fromStdString(model_->id) : QString();
@@ -92,7 +111,20 @@ void LocalApiServer::apply() {
     url_.clear();
     error_.clear();
     if (want) {
-        auto started = server::ApiServer::start(c, [this] { return served(); });
+        server::PersonaSource personas;
+        personas.find = [this](const std::string& name) -> std::optional<std::string> {
+            std::lock_guard lock(model_mutex_);
+            const auto it = prefixes_.find(name);
+            return it == prefixes_.end() ? std::nullopt : std::optional(it->second);
+        };
+        personas.names = [this] {
+            std::lock_guard lock(model_mutex_);
+            std::vector<std::string> names;
+            for (const auto& entry : prefixes_) names.push_back(entry.first);
+            return names;
+        };
+        auto started = server::ApiServer::start(
+            c, [this] { return served(); }, std::move(personas));
         if (started) {
             server_ = std::move(started).value();
             url_ = QString::fromStdString(server_->url());

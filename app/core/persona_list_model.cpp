@@ -1,5 +1,6 @@
 #include "core/persona_list_model.h"
 
+#include "core/persona_prefix.h"
 #include "core/sampling_settings_map.h"
 
 #include <QDir>
@@ -108,10 +109,15 @@ int PersonaListModel::rowCount(const QModelIndex& parent) const {
 }
 
 QHash<int, QByteArray> PersonaListModel::roleNames() const {
-    return {
-        {PersonaIdRole, "personaId"}, {NameRole, "name"},        {SystemPromptRole, "systemPrompt"},
-        {ColorRole, "color"},         {AvatarRole, "avatar"},    {KeepWarmRole, "keepWarm"},
-        {WarmStateRole, "warmState"}, {SamplingRole, "sampling"}};
+    return {{PersonaIdRole, "personaId"},
+            {NameRole, "name"},
+            {SystemPromptRole, "systemPrompt"},
+            {ColorRole, "color"},
+            {AvatarRole, "avatar"},
+            {KeepWarmRole, "keepWarm"},
+            {WarmStateRole, "warmState"},
+            {SamplingRole, "sampling"},
+            {DocumentsRole, "documents"}};
 }
 
 QVariant PersonaListModel::data(const QModelIndex& index, int role) const {
@@ -136,6 +142,8 @@ QVariant PersonaListModel::data(const QModelIndex& index, int role) const {
             return bridge_ ? bridge_->pinState(p.id) : QString();
         case SamplingRole:
             return to_variant_map(p.sampling);
+        case DocumentsRole:
+            return documents_of(p);
         default:
             return {};
     }
@@ -200,9 +208,14 @@ void PersonaListModel::apply(std::vector<st::Persona> personas) {
         [](const st::Persona& a, const st::Persona& b) { return a.id == b.id; },
         [](const st::Persona& a, const st::Persona& b) {
             return a.name == b.name && a.system_prompt == b.system_prompt && a.color == b.color &&
-                   a.avatar == b.avatar && a.keep_warm == b.keep_warm && a.sampling == b.sampling;
+                   a.avatar == b.avatar && a.keep_warm == b.keep_warm && a.sampling == b.sampling &&
+                   std::equal(a.documents.begin(), a.documents.end(), b.documents.begin(),
+                              b.documents.end(), [](const auto& x, const auto& y) {
+                                  return x.id == y.id && x.updated_at == y.updated_at;
+                              });
         });
     if (count_changed) emit countChanged();
+    watch_documents();
     sync_pins();
     emit loaded();
 }
@@ -211,8 +224,11 @@ void PersonaListModel::sync_pins() {
     if (!bridge_ || !bridge_->loaded()) return;
     const chat::PromptBuilder* builder = bridge_->promptBuilder();
     std::map<qint64, QString> want;
-    for (const st::Persona& p : rows_)
-        if (p.keep_warm && !p.system_prompt.trimmed().isEmpty()) want[p.id] = p.system_prompt;
+    for (const st::Persona& p : rows_) {
+        // Its instructions and documents: the prefix every chat of it starts with.
+        const QString prefix = hearth::app::persona_prefix(p.system_prompt, p.documents);
+        if (p.keep_warm && !prefix.trimmed().isEmpty()) want[p.id] = prefix;
+    }
     for (auto it = pinned_.begin(); it != pinned_.end();) {
         if (!want.count(it->first)) {
             bridge_->unpin(it->first);
@@ -301,10 +317,30 @@ void PersonaListModel::setKeepWarm(qint64 personaId, bool keepWarm) {
 }
 
 void PersonaListModel::duplicate(qint64 personaId) {
-    const st::Persona* p = find(personaId);
-    if (!p) return;
-    create(p->name + QStringLiteral(" (copy)"), p->system_prompt, p->color, p->avatar, false,
-           to_variant_map(p->sampling));
+    const st::Persona* found = find(personaId);
+    if (!found || !store_) return;
+    st::Persona p = *found;
+    p.name = clean_name(p.name + QStringLiteral(" (copy)"));
+    p.keep_warm = false;
+    QPointer<PersonaListModel> self(this);
+    // With its documents, in order (one job: the copy appears whole).
+    store_->run<st::Persona>(
+        [p](st::Store& s) -> Result<st::Persona> {
+            auto made = s.create_persona(p);
+            if (!made) return made;
+            for (st::Document d : p.documents) {
+                d.persona_id = made->id;
+                if (auto rc = s.add_document(d); !rc) return rc.error();
+            }
+            return s.persona(made->id);
+        },
+        [self](Result<st::Persona> r) {
+            if (!self) return;
+            if (!r) return self->set_error(qerr(r.error()));
+            self->set_error(QString());
+            self->reload();
+            emit self->personaCreated(r->id);
+        });
 }
 
 void PersonaListModel::remove(qint64 personaId) {

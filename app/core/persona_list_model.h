@@ -6,16 +6,25 @@
 // keep-warm persona is warmed up then), when the system prompt changes, and removed when
 // keep-warm goes off or the persona is deleted.
 //
+// Documents (persona_documents.cpp): a persona holds files whose text follows its
+// instructions in the prefix (persona_prefix.h), so it is computed once, pinned and shared.
+// They are read off the GUI thread (documents/document_text.h), their cost counted with the
+// open model's tokenizer, and refused (with the numbers) where the prefix would leave the
+// conversation less than conversationRoom tokens of the model's context. A file that
+// changed on disk since it was read is marked (watched), to be read again on request.
+//
 // An empty history is seeded once with the default personas in resources/personas/
 // (compiled in under :/personas/); the setting "personas.seeded" records that, so
 // deleting them all does not bring them back.
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
+#include <QFileSystemWatcher>
 #include <QPointer>
 #include "core/row_list_model.h"
 
 #include <map>
+#include <span>
 #include <vector>
 
 #include "core/engine_bridge.h"
@@ -30,6 +39,10 @@ class PersonaListModel : public RowListModel {
     Q_PROPERTY(bool seedDefaults READ seedDefaults WRITE setSeedDefaults NOTIFY seedDefaultsChanged)
     Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
     Q_PROPERTY(int maxNameLength READ maxNameLength CONSTANT)
+    // Tokens of the context a persona's prefix must leave to the conversation.
+    Q_PROPERTY(int conversationRoom READ conversationRoom WRITE setConversationRoom NOTIFY
+                   conversationRoomChanged)
+    Q_PROPERTY(bool readingDocuments READ readingDocuments NOTIFY readingDocumentsChanged)
 
   public:
     enum Roles {
@@ -41,6 +54,9 @@ class PersonaListModel : public RowListModel {
         KeepWarmRole,
         WarmStateRole,  // "warming", "pinned", "failed", "" (not pinned)
         SamplingRole,   // its own reply settings (sampling_settings_map.h); {} for none
+        // Its documents, in order: {documentId, name, format, sourcePath, characters,
+        // changed (the file is not as it was read), missing (the file is gone)}.
+        DocumentsRole,
     };
     Q_ENUM(Roles)
 
@@ -88,6 +104,26 @@ class PersonaListModel : public RowListModel {
     static constexpr const char* kNoColor = "#9e928a";
     Q_INVOKABLE void reload();
 
+    // ---- documents (persona_documents.cpp) ----
+    static constexpr int kDefaultConversationRoom = 2048;
+    int conversationRoom() const { return conversation_room_; }
+    void setConversationRoom(int tokens);
+    bool readingDocuments() const { return reading_ > 0; }
+    // Reads files (paths or file URLs; a folder: the documents in it and its subfolders,
+    // at most kMaxFolderFiles) and adds those that fit, in the order given;
+    // documentsAdded reports what was added and what was not, and why.
+    static constexpr int kMaxFolderFiles = 200;
+    Q_INVOKABLE void addDocuments(qint64 personaId, const QVariantList& files);
+    Q_INVOKABLE void removeDocument(qint64 documentId);
+    // Reads a document's file again (it changed on disk).
+    Q_INVOKABLE void refreshDocument(qint64 documentId);
+    // What the persona's prefix costs with the open model: {tokens (the whole prefix),
+    // instructions, documents: [{documentId, tokens}], context, room, fits}; {} with no
+    // model open.
+    Q_INVOKABLE QVariantMap prefixCost(qint64 personaId) const;
+    // Each persona's name and prefix (its instructions and documents, persona_prefix.h).
+    std::vector<std::pair<QString, QString>> prefixes() const;
+
   signals:
     void bridgeChanged();
     void storeChanged();
@@ -96,6 +132,10 @@ class PersonaListModel : public RowListModel {
     void errorStringChanged();
     void personaCreated(qint64 personaId);
     void loaded();  // after each reload
+    void conversationRoomChanged();
+    void readingDocumentsChanged();
+    // After addDocuments: how many were added, and a line per file that was not.
+    void documentsAdded(qint64 personaId, int added, const QStringList& problems);
 
   private:
     void apply(std::vector<hearth::store::Persona> personas);
@@ -103,6 +143,14 @@ class PersonaListModel : public RowListModel {
     void set_error(const QString& error);
     void save(const hearth::store::Persona& persona);
     const hearth::store::Persona* find(qint64 id) const;
+    QVariantList documents_of(const hearth::store::Persona& persona) const;
+    void watch_documents();
+    // The prefix's tokens with the open model (-1: none open).
+    int prefix_tokens(const QString& instructions,
+                      std::span<const hearth::store::Document> documents) const;
+    int prefix_limit() const;  // the most tokens a prefix may take (-1: no model open)
+    void add_read(qint64 persona_id, std::vector<hearth::store::Document> read,
+                  QStringList problems);
 
     QPointer<EngineBridge> bridge_;
     QPointer<hearth::store::AsyncStore> store_;
@@ -111,4 +159,7 @@ class PersonaListModel : public RowListModel {
     bool seed_defaults_ = true;
     int reload_serial_ = 0;
     QString error_;
+    int conversation_room_ = kDefaultConversationRoom;
+    int reading_ = 0;
+    QFileSystemWatcher* watcher_ = nullptr;  // the documents' files
 };

@@ -6,6 +6,7 @@
 
 #include "chat/prompt_builder.h"
 #include "chat/turn_planner.h"
+#include "core/persona_prefix.h"
 #include "store/store.h"
 
 using namespace hearth;
@@ -73,7 +74,12 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
 
     PlannedReply plan;
     chat::TurnInput& turn = plan.request.turn;
-    if (snap.persona) turn.system_prompt = snap.persona->system_prompt.toStdString();
+    turn.system_prompt =
+        hearth::app::persona_prefix(
+            snap.persona ? snap.persona->system_prompt : QString(),
+            snap.persona ? std::span(snap.persona->documents) : std::span<const st::Document>(),
+            snap.documents)
+            .toStdString();
     for (auto it = thread.begin(); it != std::next(at); ++it) {
         const st::Message& msg = it->message;
         chat::Message cm{to_chat(msg.role), msg.text.toStdString(), std::nullopt};
@@ -158,6 +164,9 @@ hearth::Result<ThreadSnapshot> read_thread_snapshot(hearth::store::Store& s,
     auto thread = s.active_thread(conversation);
     if (!thread) return thread.error();
     snap.thread = std::move(*thread);
+    auto documents = s.conversation_documents(conversation);
+    if (!documents) return documents.error();
+    snap.documents = std::move(*documents);
     if (c->forked_from) {
         if (auto m = s.message(*c->forked_from)) {
             if (auto origin = s.conversation(m->conversation_id))

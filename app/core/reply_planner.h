@@ -2,8 +2,9 @@
 // whichever backend answers it. Shared by every way a reply starts (send, regenerate,
 // edit and resend, continue).
 //
-// The turn is the persona's system prompt (chat::plan_turn puts it first unless the
-// thread starts with a system message of its own), then the thread up to and including
+// The turn is the persona's system prompt with its documents and the conversation's
+// (persona_prefix.h; chat::plan_turn puts it first unless the thread starts with a system
+// message of its own), then the thread up to and including
 // the message replied to; a local backend fits it to the context (the oldest turns drop
 // out). Stored token ids are passed on when the backend's tokenizer made them
 // (`fingerprint`), so each turn extends the last one exactly and is served from the KV
@@ -48,6 +49,8 @@ struct ThreadSnapshot {
     std::optional<hearth::store::Persona> persona;
     std::vector<hearth::store::ThreadEntry> thread;
     std::optional<ForkOrigin> fork_origin;
+    // The conversation's own documents (the persona's are in `persona`), in order.
+    std::vector<hearth::store::Document> documents;
 };
 
 // Reads them (on the store's thread). A deleted persona leaves `persona` empty.

@@ -64,10 +64,13 @@ struct ApiServer::Impl {
     std::mutex rng_mutex;
     std::mt19937_64 rng{std::random_device{}()};
 
-    Impl(ServerConfig c, ModelSource m)
+    PersonaSource personas;
+
+    Impl(ServerConfig c, ModelSource m, PersonaSource p)
         : config(std::move(c)),
           models(std::move(m)),
-          http(config.request_deadline, config.max_connections) {}
+          http(config.request_deadline, config.max_connections),
+          personas(std::move(p)) {}
 
     uint64_t random64() {
         std::lock_guard lock(rng_mutex);
@@ -91,7 +94,9 @@ struct ApiServer::Impl {
     httplib::Server::HandlerResponse gate(const httplib::Request& req, httplib::Response& res);
     void generate(const httplib::Request& req, httplib::Response& res, Endpoint endpoint);
     // The served model, or an error answer already written.
-    std::shared_ptr<const ServedModel> model_for(const std::string& wanted, httplib::Response& res);
+    // A persona's name (strict_model lets it through: it is served by the loaded model).
+    std::shared_ptr<const ServedModel> model_for(const std::string& wanted, httplib::Response& res,
+                                                 bool persona = false);
 };
 
 httplib::Server::HandlerResponse ApiServer::Impl::gate(const httplib::Request& req,
@@ -140,13 +145,14 @@ httplib::Server::HandlerResponse ApiServer::Impl::gate(const httplib::Request& r
 }
 
 std::shared_ptr<const ServedModel> ApiServer::Impl::model_for(const std::string& wanted,
-                                                              httplib::Response& res) {
+                                                              httplib::Response& res,
+                                                              bool persona) {
     auto model = current();
     if (!model) {
         send_error(res, kNoModel);
         return nullptr;
     }
-    if (config.strict_model && wanted != model->id) {
+    if (config.strict_model && !persona && wanted != model->id) {
         send_error(res, ApiError{404,
                                  "The model '" + wanted + "' does not exist; this server serves '" +
                                      model->id + "'.",
@@ -172,8 +178,11 @@ void ApiServer::Impl::routes() {
             res.set_content(R"({"object":"list","data":[]})", "application/json");
             return;
         }
-        res.set_content(models_json(model->id, unix_now(), model->context_length),
-                        "application/json");
+        std::vector<std::string> ids{model->id};
+        if (personas.names)
+            for (const std::string& name : personas.names())
+                ids.push_back(std::string(kPersonaPrefix) + name);
+        res.set_content(models_json(ids, unix_now(), model->context_length), "application/json");
     });
     http.Get("/stats", [this](const httplib::Request&, httplib::Response& res) {
         auto model = current();
@@ -244,7 +253,20 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
         if (auto* e = std::get_if<ApiError>(&text_req)) return send_error(res, *e);
         options = &std::get<CompletionRequest>(text_req).options;
     }
-    auto model = model_for(options->model, res);
+    // A persona by name: its prefix is the system prompt (chat only).
+    std::optional<std::string> persona;
+    if (options->model.starts_with(kPersonaPrefix)) {
+        const std::string name = options->model.substr(kPersonaPrefix.size());
+        if (!chat)
+            return send_error(res, bad_request("A persona answers chat requests: use "
+                                               "/v1/chat/completions.",
+                                               "model"));
+        persona = personas.find ? personas.find(name) : std::nullopt;
+        if (!persona)
+            return send_error(res, ApiError{404, "There is no persona named '" + name + "'.",
+                                            "invalid_request_error", "model", "model_not_found"});
+    }
+    auto model = model_for(options->model, res, persona.has_value());
     if (!model) return;
     const int32_t context = model->context_length;
     // max_tokens beyond the set limit is refused; beyond the context it is cut to the room
@@ -263,6 +285,14 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
     if (chat) {
         chat::TurnInput turn;
         turn.messages = std::move(std::get<ChatRequest>(chat_req).messages);
+        if (persona) {
+            // The persona's prefix first, the request's own system message after it.
+            turn.system_prompt = std::move(*persona);
+            if (!turn.messages.empty() && turn.messages.front().role == chat::Role::System) {
+                *turn.system_prompt += "\n\n" + turn.messages.front().text;
+                turn.messages.erase(turn.messages.begin());
+            }
+        }
         turn.thinking = std::get<ChatRequest>(chat_req).thinking;
         turn.max_tokens = wanted;
         turn.policy = chat::ContextPolicy::Fail;
@@ -288,19 +318,22 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
     request.stop_at_end_of_generation = !options->ignore_eos;
     request.park_at_end = false;  // stateless: the cache finds shared prefixes by content
 
-    AnswerHeader header{endpoint, new_id(chat ? "chatcmpl-" : "cmpl-"), unix_now(), model->id};
+    // A persona's answers carry its name as their model, as the client asked.
+    AnswerHeader header{endpoint, new_id(chat ? "chatcmpl-" : "cmpl-"), unix_now(),
+                        persona ? options->model : model->id};
     run_completion(res, std::move(model), std::move(request), std::move(header), options->stream,
                    options->include_usage, RunContext{stopping, cancelled, active});
 }
 
-Result<std::unique_ptr<ApiServer>> ApiServer::start(ServerConfig config, ModelSource models) {
+Result<std::unique_ptr<ApiServer>> ApiServer::start(ServerConfig config, ModelSource models,
+                                                    PersonaSource personas) {
     if (config.port < 0 || config.port > 65535)
         return make_error("the port must be between 0 and 65535");
     if (!is_loopback(config.host) && config.api_key.empty())
         return make_error("serving on '" + config.host +
                           "' (not this machine only) needs an API key (--api-key), so that "
                           "nobody else on the network can use the model");
-    auto impl = std::make_unique<Impl>(std::move(config), std::move(models));
+    auto impl = std::make_unique<Impl>(std::move(config), std::move(models), std::move(personas));
     Impl& s = *impl;
     const ServerConfig& c = s.config;
     s.http.set_payload_max_length(c.max_body_bytes);

@@ -2,8 +2,9 @@
 // (editors, scripts, agents) on this machine or, with a key, the network.
 //
 //   GET  /health               200 {"status":"ok"} while a model is loaded, else 503
-//   GET  /v1/models            the one model served
-//   POST /v1/chat/completions  chat (streaming as server-sent events, or one answer)
+//   GET  /v1/models            the one model served, and "persona:NAME" for each persona
+//   POST /v1/chat/completions  chat (streaming as server-sent events, or one answer); a
+//                              persona by its name as the model (PersonaSource)
 //   POST /v1/completions       plain text completion
 //   GET  /stats                Hearth's own: KV blocks, queue, counts (for monitoring)
 //
@@ -31,7 +32,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.h"
@@ -54,6 +57,18 @@ struct ServedModel {
 };
 // The model to serve now; nullptr while none is loaded (requests then get 503).
 using ModelSource = std::function<std::shared_ptr<const ServedModel>()>;
+
+// Personas a chat request may name as its model, "persona:NAME": the persona's prefix (its
+// instructions and documents, as the app lays them out) is the request's system prompt,
+// with the request's own system message after it, so every client of the persona starts
+// from its cached (kept warm: pinned) prefix, as the app's chats do. Both are called on
+// connection threads.
+struct PersonaSource {
+    // The prefix text of the persona named so (UTF-8); nullopt: there is none.
+    std::function<std::optional<std::string>(const std::string& name)> find;
+    std::function<std::vector<std::string>()> names;  // listed by /v1/models
+};
+inline constexpr std::string_view kPersonaPrefix = "persona:";
 
 struct ServerConfig {
     std::string host = "127.0.0.1";
@@ -86,7 +101,8 @@ struct ServerStats {
 
 class ApiServer {
   public:
-    static Result<std::unique_ptr<ApiServer>> start(ServerConfig config, ModelSource models);
+    static Result<std::unique_ptr<ApiServer>> start(ServerConfig config, ModelSource models,
+                                                    PersonaSource personas = {});
     ~ApiServer();  // stop()s
 
     int port() const;

@@ -112,13 +112,16 @@ std::string stats_json(const EngineStats& e, const ServerCounts& c) {
     return dump(j);
 }
 
-std::string models_json(const std::string& model_id, int64_t created, int32_t context_length) {
-    json m = {{"id", model_id},
-              {"object", "model"},
-              {"created", created},
-              {"owned_by", "hearth"},
-              {"meta", {{"n_ctx", context_length}}}};
-    return dump(json{{"object", "list"}, {"data", json::array({std::move(m)})}});
+std::string models_json(const std::vector<std::string>& ids, int64_t created,
+                        int32_t context_length) {
+    json data = json::array();
+    for (const std::string& id : ids)
+        data.push_back({{"id", id},
+                        {"object", "model"},
+                        {"created", created},
+                        {"owned_by", "hearth"},
+                        {"meta", {{"n_ctx", context_length}}}});
+    return dump(json{{"object", "list"}, {"data", std::move(data)}});
 }
 
 }  // namespace hearth::server

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine.h"
 #include "generation/generator.h"
@@ -45,6 +46,8 @@ struct ServerCounts {
 };
 std::string stats_json(const EngineStats& engine, const ServerCounts& server);
 
-std::string models_json(const std::string& model_id, int64_t created, int32_t context_length);
+// The model served first, then the personas ("persona:NAME"), all served by it.
+std::string models_json(const std::vector<std::string>& ids, int64_t created,
+                        int32_t context_length);
 
 }  // namespace hearth::server

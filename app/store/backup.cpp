@@ -104,8 +104,13 @@ Result<RestoreReport> Store::restore_from(const QString& path) {
             return o.name == p.name && o.system_prompt == p.system_prompt;
         });
         if (here) continue;
-        if (auto made = create_persona(p); !made)
-            return context("restoring a persona", made.error());
+        auto made = create_persona(p);
+        if (!made) return context("restoring a persona", made.error());
+        for (Document d : p.documents) {  // with its documents, in order
+            d.persona_id = made->id;
+            if (auto added = add_document(d); !added)
+                return context("restoring a persona's documents", added.error());
+        }
         ++report.personas_added;
     }
 

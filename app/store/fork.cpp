@@ -65,6 +65,15 @@ Result<Conversation> Store::fork_conversation(Id message_id, const QString& titl
         parent = db_.last_insert_id();
     }
     if (auto rc = show_leaf(fork->id, *parent); !rc) return rc.error();
+    // Its documents too: the fork's prompt is the original's (and so is its cached prefix).
+    auto documents = db_.prepare(
+        "INSERT INTO documents (conversation_id, position, name, source_path, format, language, "
+        "content, file_size, file_modified, added_at, updated_at) SELECT ?1, position, name, "
+        "source_path, format, language, content, file_size, file_modified, added_at, updated_at "
+        "FROM documents WHERE conversation_id = ?2");
+    if (!documents) return documents.error();
+    documents->bind(1, fork->id).bind(2, source->id);
+    if (auto rc = documents->run(); !rc) return context("forking the conversation", rc.error());
     if (auto rc = tx->commit(); !rc) return context("forking the conversation", rc.error());
     return conversation(fork->id);
 }

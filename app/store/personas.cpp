@@ -132,7 +132,11 @@ Result<Persona> Store::persona(Id id) {
     auto row = stmt->step();
     if (!row) return context("reading a persona", row.error());
     if (!*row) return make_error("there is no persona " + std::to_string(id));
-    return read_persona(*stmt);
+    Persona p = read_persona(*stmt);
+    auto documents = persona_documents(id);
+    if (!documents) return documents.error();
+    p.documents = std::move(*documents);
+    return p;
 }
 
 Result<std::vector<Persona>> Store::personas() {
@@ -145,6 +149,11 @@ Result<std::vector<Persona>> Store::personas() {
         if (!row) return context("reading personas", row.error());
         if (!*row) break;
         out.push_back(read_persona(*stmt));
+    }
+    for (Persona& p : out) {  // (a handful of personas: one query each)
+        auto documents = persona_documents(p.id);
+        if (!documents) return documents.error();
+        p.documents = std::move(*documents);
     }
     return out;
 }

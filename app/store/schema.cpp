@@ -176,6 +176,29 @@ ALTER TABLE conversations ADD COLUMN forked_from INTEGER REFERENCES messages(id)
 CREATE INDEX conversations_fork ON conversations (forked_from);
 )sql";
 
+// v10: documents a persona or a single conversation holds (their text is part of the
+// prompt's prefix), in order, with the file they were read from as it was then.
+constexpr const char* kV10 = R"sql(
+CREATE TABLE documents (
+  id              INTEGER PRIMARY KEY,
+  persona_id      INTEGER REFERENCES personas(id) ON DELETE CASCADE,
+  conversation_id INTEGER REFERENCES conversations(id) ON DELETE CASCADE,
+  position        INTEGER NOT NULL,
+  name            TEXT    NOT NULL,
+  source_path     TEXT    NOT NULL DEFAULT '',
+  format          TEXT    NOT NULL,
+  language        TEXT    NOT NULL DEFAULT '',
+  content         TEXT    NOT NULL,
+  file_size       INTEGER,
+  file_modified   INTEGER,
+  added_at        INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL,
+  CHECK ((persona_id IS NULL) <> (conversation_id IS NULL))
+);
+CREATE INDEX documents_persona ON documents (persona_id, position);
+CREATE INDEX documents_conversation ON documents (conversation_id, position);
+)sql";
+
 // Runs one step: its SQL and the version bump commit together or not at all.
 Result<void> step(Database& db, int to, int target, const char* sql) {
     if (to > target) return {};
@@ -244,6 +267,9 @@ Result<void> migrate(Database& db, int target) {
             [[fallthrough]];
         case 8:
             if (auto rc = step(db, 9, target, kV9); !rc) return rc;
+            [[fallthrough]];
+        case 9:
+            if (auto rc = step(db, 10, target, kV10); !rc) return rc;
             [[fallthrough]];
         case kSchemaVersion:
             break;

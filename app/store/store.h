@@ -56,6 +56,20 @@ class Store {
     Result<Persona> persona(Id id);
     Result<std::vector<Persona>> personas();  // by name
 
+    // ---- documents (documents.cpp) ----
+    // Adds a document after its owner's others (draft's owner, name, format, text and file;
+    // its id, position and times are ignored). Errors: no owner or two, a missing owner,
+    // an empty or over-long name or text.
+    Result<Document> add_document(const Document& draft);
+    // New text read again from its file (an edit, or the file changed).
+    Result<Document> update_document_text(Id id, const QString& text,
+                                          std::optional<std::int64_t> file_size,
+                                          std::optional<QDateTime> file_modified);
+    Result<void> delete_document(Id id);  // the others after it move up
+    Result<Document> document(Id id);
+    Result<std::vector<Document>> persona_documents(Id persona_id);  // in order
+    Result<std::vector<Document>> conversation_documents(Id conversation_id);
+
     // ---- models and settings (personas.cpp) ----
     // Adds the model or, when its fingerprint is known, updates its path and name.
     Result<ModelRecord> upsert_model(const QString& path, const QString& fingerprint,

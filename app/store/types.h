@@ -75,6 +75,30 @@ struct GenerationStats {
     bool operator==(const GenerationStats&) const = default;
 };
 
+// A document a persona or a single conversation holds (documents.cpp): its text goes
+// into the prompt's prefix, after the persona's instructions, in `position` order.
+struct Document {
+    Id id = 0;
+    // Its owner: exactly one of them.
+    std::optional<Id> persona_id;
+    std::optional<Id> conversation_id;
+    int position = 0;     // its place among its owner's (0, 1, ...)
+    QString name;         // shown, and its name in the prefix ("handbook.pdf")
+    QString source_path;  // the file it was read from (empty: text given as it is)
+    QString format;       // "text", "markdown", "code", "html", "pdf", "docx", "odt"
+    QString language;     // code's ("cpp"), else empty
+    QString text;         // what the model reads
+    // The file as it was when read (size, modification time), to notice that it changed.
+    std::optional<std::int64_t> file_size;
+    std::optional<QDateTime> file_modified;
+    QDateTime added_at;
+    QDateTime updated_at;
+};
+
+// The longest document text kept (characters), and the longest name.
+inline constexpr qsizetype kMaxDocumentChars = 4'000'000;
+inline constexpr qsizetype kMaxDocumentName = 200;
+
 struct Persona {
     Id id = 0;
     QString name;
@@ -85,6 +109,8 @@ struct Persona {
     SamplingSettings sampling;  // this persona's replies (over the app's defaults)
     QDateTime created_at;
     QDateTime updated_at;
+    // Read with the persona, in order; update_persona leaves them (documents.cpp edits them).
+    std::vector<Document> documents;
 };
 
 struct ModelRecord {

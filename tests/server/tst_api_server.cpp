@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "chat/prompt_builder.h"
+#include "chat/turn_planner.h"
 #include "engine.h"
 #include "model/model_config.h"
 #include "server/api_server.h"
@@ -148,6 +149,85 @@ class TestApiServer : public QObject {
         c2.request_deadline = std::chrono::milliseconds(1000);
         c2.cors_origins = {kOrigin};
         server_ = start(c2);
+    }
+
+    // A persona by name ("persona:NAME"): listed by /v1/models, its prefix the request's
+    // system prompt (the prompt is the one the app plans for a chat of the persona), served
+    // from the cache to the next client, with a request's own system message after it.
+    void personasByName() {
+        const std::string prefix =
+            "You keep the lighthouse.\n\nDocuments for reference:\n\n<document name=\"log.md\">\n" +
+            std::string(40, 'x') +
+            " The lamp is lit at dusk and put out at dawn; the keeper "
+            "writes the weather in the log every hour.\n</document>";
+        server::PersonaSource personas;
+        personas.find = [prefix](const std::string& name) -> std::optional<std::string> {
+            return name == "Keeper" ? std::optional(prefix) : std::nullopt;
+        };
+        personas.names = [] { return std::vector<std::string>{"Keeper"}; };
+        ServerConfig c;
+        c.port = 0;
+        c.strict_model = true;  // a persona is served by the loaded model all the same
+        std::shared_ptr<const server::ServedModel> m = model_;
+        auto s = ApiServer::start(
+            std::move(c), [m] { return m; }, personas);
+        QVERIFY2(s, s ? "" : s.message().c_str());
+        auto cl = client(**s);
+
+        auto models = cl.Get("/v1/models");
+        QVERIFY(models);
+        const json list = json::parse(models->body);
+        QCOMPARE(list["data"].size(), std::size_t{2});
+        QCOMPARE(list["data"][1]["id"].get<std::string>(), std::string("persona:Keeper"));
+
+        // The prompt the app plans for a chat of this persona.
+        chat::TurnInput turn;
+        turn.system_prompt = prefix;
+        turn.messages.push_back({chat::Role::User, "Say hello.", std::nullopt});
+        turn.max_tokens = 4;
+        auto planned = chat::plan_turn(*builder_, model_->context_length, turn);
+        QVERIFY(planned);
+        const auto prefix_ids = builder_->persona_prefix(prefix);
+        for (int i = 0; i < 2; ++i) {
+            auto r =
+                cl.Post("/v1/chat/completions", chat_body("persona:Keeper"), "application/json");
+            QVERIFY(r);
+            QCOMPARE(r->status, 200);
+            const json j = json::parse(r->body);
+            QCOMPARE(j["model"].get<std::string>(), std::string("persona:Keeper"));
+            QCOMPARE(j["usage"]["prompt_tokens"].get<std::size_t>(), planned->prompt.size());
+            if (i == 1)  // the second client starts from the persona's cached prefix
+                QVERIFY(j["usage"]["prompt_tokens_details"]["cached_tokens"].get<std::size_t>() >=
+                        prefix_ids.size() / 16 * 16);
+        }
+        // The request's own system message follows the persona's prefix, which stays cached.
+        auto own = cl.Post(
+            "/v1/chat/completions",
+            R"({"model":"persona:Keeper","messages":[{"role":"system","content":"Answer in French."},{"role":"user","content":"Say hello."}],"max_tokens":2})",
+            "application/json");
+        QVERIFY(own);
+        QCOMPARE(own->status, 200);
+        const json o = json::parse(own->body);
+        QVERIFY(o["usage"]["prompt_tokens"].get<std::size_t>() > planned->prompt.size());
+        // (Up to the end of its text: the system segment's end and the last few tokens of
+        // the text, which the tokenizer may merge with what follows, differ.)
+        const std::size_t cached = o["usage"]["prompt_tokens_details"]["cached_tokens"];
+        QVERIFY2(cached >= (prefix_ids.size() - 8) / 16 * 16,
+                 qPrintable(QStringLiteral("cached %1 of a %2-token prefix")
+                                .arg(cached)
+                                .arg(prefix_ids.size())));
+
+        auto missing =
+            cl.Post("/v1/chat/completions", chat_body("persona:Nobody"), "application/json");
+        QVERIFY(missing);
+        QCOMPARE(missing->status, 404);
+        QVERIFY(missing->body.find("model_not_found") != std::string::npos);
+        auto text =
+            cl.Post("/v1/completions", R"({"model":"persona:Keeper","prompt":"Hi","max_tokens":2})",
+                    "application/json");
+        QVERIFY(text);
+        QCOMPARE(text->status, 400);
+        (*s)->stop();
     }
 
     void badRequests_data() {

@@ -362,14 +362,24 @@
 <context>
     <name>ChatSettingsDialog</name>
     <message>
-        <location filename="../ChatSettingsDialog.qml" line="+24"/>
+        <location filename="../ChatSettingsDialog.qml" line="+28"/>
         <source>Reply settings of this chat</source>
         <translation>Antworteinstellungen dieses Chats</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+14"/>
+        <source>Unticked settings follow the persona %1, then the model&apos;s defaults, then Settings.</source>
+        <translation>Nicht angehakte Einstellungen folgen der Persona %1, dann den Voreinstellungen des Modells, dann den Einstellungen.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Unticked settings follow the persona %1, then Settings.</source>
         <translation>Nicht angehakte Einstellungen übernehmen den Wert der Persona %1, sonst den unter „Einstellungen“.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Unticked settings follow the model&apos;s defaults, then Settings.</source>
+        <translation>Nicht angehakte Einstellungen folgen den Voreinstellungen des Modells, dann den Einstellungen.</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1017,30 +1027,26 @@
     </message>
     <message>
         <location line="+305"/>
-        <location line="+261"/>
         <source>Chats</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location line="-260"/>
-        <location line="+260"/>
+        <location line="+1"/>
         <source>Personas</source>
         <translation>Personas</translation>
     </message>
     <message>
-        <location line="-259"/>
-        <location line="+259"/>
+        <location line="+1"/>
         <source>Memory</source>
         <translation>Gedächtnis</translation>
     </message>
     <message>
-        <location line="-258"/>
-        <location line="+259"/>
+        <location line="+1"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
     <message>
-        <location line="-258"/>
+        <location line="+1"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
@@ -1051,12 +1057,11 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+224"/>
         <source>Keyboard shortcuts</source>
         <translation>Tastenkürzel</translation>
     </message>
     <message>
-        <location line="-223"/>
+        <location line="+1"/>
         <source>Open log folder</source>
         <translation>Protokollordner öffnen</translation>
     </message>
@@ -1081,7 +1086,7 @@
         <translation>Der Chatverlauf war beschädigt und wurde als %1 beiseitegelegt; ein neuer wurde angelegt.</translation>
     </message>
     <message>
-        <location line="+123"/>
+        <location line="+126"/>
         <source>Saved to %1</source>
         <translation>Gespeichert unter %1</translation>
     </message>
@@ -1111,85 +1116,70 @@
         <translation>Alle Dateien (*)</translation>
     </message>
     <message>
-        <location line="+35"/>
         <source>Send</source>
-        <translation>Senden</translation>
+        <translation type="vanished">Senden</translation>
     </message>
     <message>
-        <location line="+0"/>
         <source>New line</source>
-        <translation>Neue Zeile</translation>
+        <translation type="vanished">Neue Zeile</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Edit your last message (in an empty message box)</source>
-        <translation>Letzte eigene Nachricht bearbeiten (im leeren Eingabefeld)</translation>
+        <translation type="vanished">Letzte eigene Nachricht bearbeiten (im leeren Eingabefeld)</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Next control (Ctrl+Tab writes a tab in a message)</source>
-        <translation>Nächstes Bedienelement (Strg+Tab fügt in einer Nachricht einen Tabulator ein)</translation>
+        <translation type="vanished">Nächstes Bedienelement (Strg+Tab fügt in einer Nachricht einen Tabulator ein)</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>New chat</source>
-        <translation>Neuer Chat</translation>
+        <translation type="vanished">Neuer Chat</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Search conversations</source>
-        <translation>Unterhaltungen durchsuchen</translation>
+        <translation type="vanished">Unterhaltungen durchsuchen</translation>
     </message>
     <message>
-        <location line="+0"/>
         <source>Show or hide the chat list</source>
-        <translation>Chatliste ein-/ausblenden</translation>
+        <translation type="vanished">Chatliste ein-/ausblenden</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Regenerate the last reply</source>
-        <translation>Letzte Antwort neu generieren</translation>
+        <translation type="vanished">Letzte Antwort neu generieren</translation>
     </message>
     <message>
-        <location line="+0"/>
         <source>Copy the last reply</source>
-        <translation>Letzte Antwort kopieren</translation>
+        <translation type="vanished">Letzte Antwort kopieren</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Stop the reply</source>
-        <translation>Antwort stoppen</translation>
+        <translation type="vanished">Antwort stoppen</translation>
     </message>
     <message>
-        <location line="+0"/>
         <source>Stop the reply (when no menu or dialog is open); close a menu or dialog</source>
-        <translation>Antwort stoppen (wenn kein Menü und kein Dialog offen ist); Menü oder Dialog schließen</translation>
+        <translation type="vanished">Antwort stoppen (wenn kein Menü und kein Dialog offen ist); Menü oder Dialog schließen</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>Settings (also Ctrl+,)</source>
-        <translation>Einstellungen (auch Strg+,)</translation>
+        <translation type="vanished">Einstellungen (auch Strg+,)</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>This list (also Ctrl+/)</source>
-        <translation>Diese Liste (auch Strg+/)</translation>
+        <translation type="vanished">Diese Liste (auch Strg+/)</translation>
     </message>
     <message>
-        <location line="-6"/>
         <source>Switch to a conversation</source>
-        <translation>Zu einer Unterhaltung wechseln</translation>
+        <translation type="vanished">Zu einer Unterhaltung wechseln</translation>
     </message>
     <message>
-        <location line="+6"/>
         <source>Quit</source>
-        <translation>Beenden</translation>
+        <translation type="vanished">Beenden</translation>
     </message>
 </context>
 <context>
     <name>MemoryPage</name>
     <message>
-        <location filename="../MemoryPage.qml" line="+22"/>
+        <location filename="../MemoryPage.qml" line="+23"/>
         <source>Chat #%1</source>
         <translation>Chat #%1</translation>
     </message>
@@ -1244,8 +1234,28 @@
         <source>Free blocks</source>
         <translation>Freie Blöcke</translation>
     </message>
+    <message>
+        <location line="+22"/>
+        <source>Pinned prompts may take</source>
+        <translation>Angeheftete Prompts dürfen belegen</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Share of the KV cache for pinned prompts</source>
+        <translation>Anteil des KV-Caches für angeheftete Prompts</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>%1 % of the cache (%2 blocks); %3 in use. A persona kept warm past it is read back from the disk when a chat needs it. Applies when the model is opened again.</source>
+        <translation>%1 % des Caches (%2 Blöcke); %3 belegt. Eine warm gehaltene Persona darüber hinaus wird von der Festplatte gelesen, wenn ein Chat sie braucht. Gilt, wenn das Modell erneut geöffnet wird.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 % of the cache</source>
+        <translation>%1 % des Caches</translation>
+    </message>
     <message numerus="yes">
-        <location line="+63"/>
+        <location line="+51"/>
         <source>%1 (kept warm): %n block(s)</source>
         <translation>
             <numerusform>%1 (warmgehalten): %n Block</numerusform>
@@ -1523,6 +1533,55 @@
     </message>
 </context>
 <context>
+    <name>ModelDefaultsDialog</name>
+    <message>
+        <location filename="../ModelDefaultsDialog.qml" line="+29"/>
+        <source>None: as the chat on screen</source>
+        <translation>Keine: wie der Chat auf dem Bildschirm</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>Defaults for %1</source>
+        <translation>Voreinstellungen für %1</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>What this model starts with. A persona or a chat that sets a reply setting of its own keeps it; unticked settings follow Settings.</source>
+        <translation>Womit dieses Modell beginnt. Eine Persona oder ein Chat mit einer eigenen Antworteinstellung behält sie; nicht angehakte Einstellungen folgen den Einstellungen.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Context (tokens)</source>
+        <translation>Kontext (Token)</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <location line="+1"/>
+        <source>the model&apos;s own</source>
+        <translation>Modellvorgabe</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>applies when the model is opened again</source>
+        <translation>gilt, wenn das Modell erneut geöffnet wird</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a smaller context takes less memory</source>
+        <translation>ein kleinerer Kontext braucht weniger Speicher</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>New chats start with</source>
+        <translation>Neue Chats beginnen mit</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>While this model is open, unless a persona is picked from the New chat menu.</source>
+        <translation>Solange dieses Modell geöffnet ist, außer im Menü „Neuer Chat“ wird eine andere Persona gewählt.</translation>
+    </message>
+</context>
+<context>
     <name>ModelDownloads</name>
     <message>
         <location filename="../ModelDownloads.qml" line="+76"/>
@@ -1607,7 +1666,7 @@
 <context>
     <name>ModelLibraryView</name>
     <message>
-        <location filename="../ModelLibraryView.qml" line="+26"/>
+        <location filename="../ModelLibraryView.qml" line="+28"/>
         <source>Looking for models…</source>
         <translation>Suche nach Modellen…</translation>
     </message>
@@ -1658,7 +1717,7 @@
         <translation>Ebenfalls gesucht, nicht auf diesem Computer: %1</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location line="+65"/>
         <source>%1 tokens of context</source>
         <translation>%1 Token Kontext</translation>
     </message>
@@ -1676,6 +1735,11 @@
         <location line="+1"/>
         <source>opens at start</source>
         <translation>wird beim Start geöffnet</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>own defaults</source>
+        <translation>eigene Voreinstellungen</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1708,7 +1772,17 @@
         <translation>Dieses Modell beim Start von Hearth öffnen (sonst das zuletzt geöffnete)</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+8"/>
+        <source>Defaults…</source>
+        <translation>Voreinstellungen…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>This model&apos;s context, the persona its new chats start with, and its reply settings</source>
+        <translation>Der Kontext dieses Modells, die Persona seiner neuen Chats und seine Antworteinstellungen</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Show</source>
         <translation>Zeigen</translation>
     </message>
@@ -1733,7 +1807,7 @@
         <translation>%1 (%2) wird von diesem Computer gelöscht. Die Chats bleiben erhalten.</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+15"/>
         <source>Add a folder of models</source>
         <translation>Einen Ordner mit Modellen hinzufügen</translation>
     </message>
@@ -1741,7 +1815,7 @@
 <context>
     <name>ModelPage</name>
     <message>
-        <location filename="../ModelPage.qml" line="+45"/>
+        <location filename="../ModelPage.qml" line="+47"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1907,7 +1981,7 @@
 <context>
     <name>PersonaDialog</name>
     <message>
-        <location filename="../PersonaDialog.qml" line="+49"/>
+        <location filename="../PersonaDialog.qml" line="+65"/>
         <source>New persona</source>
         <translation>Neue Persona</translation>
     </message>
@@ -1917,7 +1991,7 @@
         <translation>Persona bearbeiten</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+30"/>
         <source>Name</source>
         <translation>Name</translation>
     </message>
@@ -1954,6 +2028,21 @@
     </message>
     <message>
         <location line="+6"/>
+        <source>▾ Documents</source>
+        <translation>▾ Dokumente</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>▸ Documents (%1)</source>
+        <translation>▸ Dokumente (%1)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>▸ Documents (files it knows)</source>
+        <translation>▸ Dokumente (Dateien, die sie kennt)</translation>
+    </message>
+    <message>
+        <location line="+15"/>
         <source>▾ Replies</source>
         <translation>▾ Antworten</translation>
     </message>
@@ -1968,7 +2057,7 @@
         <translation>Warmhalten (ihr Prompt bleibt im Gedächtnis des Modells)</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
@@ -1981,6 +2070,102 @@
         <location line="+0"/>
         <source>Save</source>
         <translation>Speichern</translation>
+    </message>
+</context>
+<context>
+    <name>PersonaDocuments</name>
+    <message>
+        <location filename="../PersonaDocuments.qml" line="+69"/>
+        <source>Documents added here are read with the instructions by every chat of this persona, computed once and kept.</source>
+        <translation>Hier hinzugefügte Dokumente liest jeder Chat dieser Persona mit den Anweisungen; sie werden einmal berechnet und behalten.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The cost in tokens is counted when a model is open.</source>
+        <translation>Die Kosten in Token werden gezählt, wenn ein Modell geöffnet ist.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Instructions and documents: %1 tokens of the model&apos;s %2; %3 are left for the conversation.</source>
+        <translation>Anweisungen und Dokumente: %1 Token von %2 des Modells; %3 bleiben für das Gespräch.</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>%1 tokens</source>
+        <translation>%1 Token</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>%1 characters</source>
+        <translation>%1 Zeichen</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>file gone</source>
+        <translation>Datei fehlt</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>changed on disk</source>
+        <translation>auf der Festplatte geändert</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Read again</source>
+        <translation>Neu lesen</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Remove %1</source>
+        <translation>%1 entfernen</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+11"/>
+        <source>%n file(s) to read once the persona is created</source>
+        <translation>
+            <numerusform>%n Datei wird gelesen, sobald die Persona erstellt ist</numerusform>
+            <numerusform>%n Dateien werden gelesen, sobald die Persona erstellt ist</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Add files…</source>
+        <translation>Dateien hinzufügen…</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Add a folder…</source>
+        <translation>Ordner hinzufügen…</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>or drop files here</source>
+        <translation>oder Dateien hierher ziehen</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Add documents</source>
+        <translation>Dokumente hinzufügen</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Documents (*.txt *.md *.markdown *.pdf *.docx *.odt *.html *.htm)</source>
+        <translation>Dokumente (*.txt *.md *.markdown *.pdf *.docx *.odt *.html *.htm)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>All files (*)</source>
+        <translation>Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Add a folder of documents</source>
+        <translation>Einen Ordner mit Dokumenten hinzufügen</translation>
     </message>
 </context>
 <context>
@@ -2566,6 +2751,109 @@
         <location line="+3"/>
         <source>Saved in %1</source>
         <translation>Gespeichert in %1</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <location filename="../ShortcutsDialog.qml" line="+10"/>
+        <source>Keyboard shortcuts</source>
+        <translation>Tastenkürzel</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Send</source>
+        <translation>Senden</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>New line</source>
+        <translation>Neue Zeile</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Edit your last message (in an empty message box)</source>
+        <translation>Letzte eigene Nachricht bearbeiten (im leeren Eingabefeld)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Next control (Ctrl+Tab writes a tab in a message)</source>
+        <translation>Nächstes Bedienelement (Strg+Tab fügt in einer Nachricht einen Tabulator ein)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>New chat</source>
+        <translation>Neuer Chat</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Switch to a conversation</source>
+        <translation>Zu einer Unterhaltung wechseln</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Search conversations</source>
+        <translation>Unterhaltungen durchsuchen</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Show or hide the chat list</source>
+        <translation>Chatliste ein-/ausblenden</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Regenerate the last reply</source>
+        <translation>Letzte Antwort neu generieren</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Copy the last reply</source>
+        <translation>Letzte Antwort kopieren</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop the reply</source>
+        <translation>Antwort stoppen</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Stop the reply (when no menu or dialog is open); close a menu or dialog</source>
+        <translation>Antwort stoppen (wenn kein Menü und kein Dialog offen ist); Menü oder Dialog schließen</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Chats</source>
+        <translation>Chats</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Personas</source>
+        <translation>Personas</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Memory</source>
+        <translation>Gedächtnis</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Settings (also Ctrl+,)</source>
+        <translation>Einstellungen (auch Strg+,)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>This list (also Ctrl+/)</source>
+        <translation>Diese Liste (auch Strg+/)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Quit</source>
+        <translation>Beenden</translation>
     </message>
 </context>
 <context>

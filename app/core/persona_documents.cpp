@@ -1,0 +1,338 @@
+// PersonaListModel: the documents a persona holds (persona_list_model.h). Files are read
+// on a worker thread; what they cost is counted with the open model's tokenizer on this
+// one (a 6,000-token handbook takes a few milliseconds), and what would leave the
+// conversation too little of the context is refused with the numbers.
+#include <QDirIterator>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QUrl>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+#include "chat/prompt_builder.h"
+#include "common/log.h"
+#include "core/persona_list_model.h"
+#include "core/persona_prefix.h"
+#include "documents/document_text.h"
+
+using namespace hearth;
+namespace st = hearth::store;
+namespace docs = hearth::documents;
+
+namespace {
+
+QString store_format(docs::DocumentFormat f) {
+    switch (f) {
+        case docs::DocumentFormat::PlainText:
+            return QStringLiteral("text");
+        case docs::DocumentFormat::Markdown:
+            return QStringLiteral("markdown");
+        case docs::DocumentFormat::Code:
+            return QStringLiteral("code");
+        case docs::DocumentFormat::Html:
+            return QStringLiteral("html");
+        case docs::DocumentFormat::Pdf:
+            return QStringLiteral("pdf");
+        case docs::DocumentFormat::Docx:
+            return QStringLiteral("docx");
+        case docs::DocumentFormat::Odt:
+            return QStringLiteral("odt");
+    }
+    return QStringLiteral("text");
+}
+
+QString local_path(const QVariant& file) {
+    const QUrl url = file.toUrl();
+    if (url.isLocalFile()) return url.toLocalFile();
+    const QString text = file.toString();
+    return text.startsWith(QLatin1String("file:")) ? QUrl(text).toLocalFile() : text;
+}
+
+// The files to read: each file given, and a folder's documents (the formats Hearth reads,
+// in name order, hidden ones skipped), at most kMaxFolderFiles per folder.
+QStringList expand(const QStringList& paths, QStringList& problems) {
+    QStringList out;
+    for (const QString& path : paths) {
+        const QFileInfo info(path);
+        if (!info.isDir()) {
+            out << path;
+            continue;
+        }
+        QStringList found;
+        QDirIterator it(path, QDir::Files | QDir::Readable, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString file = it.next();
+            if (QFileInfo(file).fileName().startsWith(QLatin1Char('.'))) continue;
+            if (docs::format_of(file, {})) found << file;
+        }
+        found.sort();
+        if (found.size() > PersonaListModel::kMaxFolderFiles) {
+            problems << QStringLiteral("%1: only its first %2 documents were read (it has %3)")
+                            .arg(QDir::toNativeSeparators(path))
+                            .arg(PersonaListModel::kMaxFolderFiles)
+                            .arg(found.size());
+            found = found.mid(0, PersonaListModel::kMaxFolderFiles);
+        }
+        if (found.isEmpty())
+            problems << QStringLiteral("%1 holds no documents Hearth reads")
+                            .arg(QDir::toNativeSeparators(path));
+        out << found;
+    }
+    return out;
+}
+
+struct ReadResult {
+    std::vector<st::Document> read;
+    QStringList problems;
+};
+
+// On a worker thread: each file's text, or why not.
+ReadResult read_files(const QStringList& paths) {
+    ReadResult r;
+    for (const QString& path : expand(paths, r.problems)) {
+        auto text = docs::extract_document(path);
+        if (!text) {
+            r.problems << QString::fromStdString(text.message());
+            continue;
+        }
+        const QFileInfo info(path);
+        st::Document d;
+        d.name = info.fileName().left(st::kMaxDocumentName);
+        d.source_path = info.absoluteFilePath();
+        d.format = store_format(text->format);
+        d.language = text->language;
+        d.text = std::move(text->text);
+        d.file_size = info.size();
+        d.file_modified = info.lastModified();
+        for (const QString& note : text->notes)
+            r.problems << QStringLiteral("%1: %2").arg(info.fileName(), note);
+        r.read.push_back(std::move(d));
+    }
+    return r;
+}
+
+}  // namespace
+
+void PersonaListModel::setConversationRoom(int tokens) {
+    tokens = std::max(0, tokens);
+    if (tokens == conversation_room_) return;
+    conversation_room_ = tokens;
+    emit conversationRoomChanged();
+}
+
+QVariantList PersonaListModel::documents_of(const st::Persona& p) const {
+    QVariantList out;
+    for (const st::Document& d : p.documents) {
+        const QFileInfo file(d.source_path);
+        const bool missing = !d.source_path.isEmpty() && !file.exists();
+        const bool changed = !d.source_path.isEmpty() && !missing &&
+                             ((d.file_size && file.size() != *d.file_size) ||
+                              (d.file_modified && file.lastModified().toMSecsSinceEpoch() !=
+                                                      d.file_modified->toMSecsSinceEpoch()));
+        out << QVariantMap{{QStringLiteral("documentId"), QVariant::fromValue<qint64>(d.id)},
+                           {QStringLiteral("name"), d.name},
+                           {QStringLiteral("format"), d.format},
+                           {QStringLiteral("sourcePath"), d.source_path},
+                           {QStringLiteral("characters"), static_cast<int>(d.text.size())},
+                           {QStringLiteral("changed"), changed},
+                           {QStringLiteral("missing"), missing}};
+    }
+    return out;
+}
+
+void PersonaListModel::watch_documents() {
+    QStringList want;
+    for (const st::Persona& p : rows_)
+        for (const st::Document& d : p.documents)
+            if (!d.source_path.isEmpty() && QFileInfo::exists(d.source_path)) want << d.source_path;
+    want.removeDuplicates();
+    if (!watcher_) {
+        if (want.isEmpty()) return;
+        watcher_ = new QFileSystemWatcher(this);
+        // A file written again: its persona's row says it changed (documents_of looks).
+        connect(watcher_, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
+            for (size_t i = 0; i < rows_.size(); ++i)
+                for (const st::Document& d : rows_[i].documents)
+                    if (d.source_path == path) {
+                        const QModelIndex at = index(static_cast<int>(i));
+                        emit dataChanged(at, at, {DocumentsRole});
+                        break;
+                    }
+            // Editors replace a file (write a new one, rename it over): watch it again.
+            if (QFileInfo::exists(path) && !watcher_->files().contains(path))
+                watcher_->addPath(path);
+        });
+    }
+    const QStringList now = watcher_->files();
+    QStringList gone;
+    for (const QString& f : now)
+        if (!want.contains(f)) gone << f;
+    if (!gone.isEmpty()) watcher_->removePaths(gone);
+    QStringList added;
+    for (const QString& f : want)
+        if (!now.contains(f)) added << f;
+    if (!added.isEmpty()) watcher_->addPaths(added);
+}
+
+int PersonaListModel::prefix_tokens(const QString& instructions,
+                                    std::span<const st::Document> documents) const {
+    const chat::PromptBuilder* builder =
+        bridge_ && bridge_->loaded() ? bridge_->promptBuilder() : nullptr;
+    if (!builder) return -1;
+    const QString prefix = app::persona_prefix(instructions, documents);
+    return static_cast<int>(builder->persona_prefix(prefix.toStdString()).size());
+}
+
+int PersonaListModel::prefix_limit() const {
+    if (!bridge_ || !bridge_->loaded()) return -1;
+    const int context = bridge_->contextLength();
+    // A small context keeps at least half of it for the conversation.
+    return context - std::min(conversation_room_, context / 2);
+}
+
+QVariantMap PersonaListModel::prefixCost(qint64 personaId) const {
+    const st::Persona* p = find(personaId);
+    const int whole = p ? prefix_tokens(p->system_prompt, p->documents) : -1;
+    if (whole < 0) return {};
+    QVariantList per_document;
+    const chat::PromptBuilder* builder = bridge_->promptBuilder();
+    for (const st::Document& d : p->documents) {
+        const auto ids =
+            builder->encode_content(chat::Role::System, app::document_block(d).toStdString());
+        per_document << QVariantMap{
+            {QStringLiteral("documentId"), QVariant::fromValue<qint64>(d.id)},
+            {QStringLiteral("tokens"), static_cast<int>(ids.size())}};
+    }
+    const int context = bridge_->contextLength();
+    return {{QStringLiteral("tokens"), whole},
+            {QStringLiteral("instructions"), prefix_tokens(p->system_prompt, {})},
+            {QStringLiteral("documents"), per_document},
+            {QStringLiteral("context"), context},
+            {QStringLiteral("room"), context - whole},
+            {QStringLiteral("fits"), whole <= prefix_limit()}};
+}
+
+std::vector<std::pair<QString, QString>> PersonaListModel::prefixes() const {
+    std::vector<std::pair<QString, QString>> out;
+    for (const st::Persona& p : rows_)
+        out.emplace_back(p.name, app::persona_prefix(p.system_prompt, p.documents));
+    return out;
+}
+
+void PersonaListModel::addDocuments(qint64 personaId, const QVariantList& files) {
+    if (!store_ || !find(personaId)) return;
+    QStringList paths;
+    for (const QVariant& f : files)
+        if (const QString path = local_path(f); !path.isEmpty()) paths << path;
+    if (paths.isEmpty()) return;
+    ++reading_;
+    emit readingDocumentsChanged();
+    auto* watch = new QFutureWatcher<ReadResult>(this);
+    connect(watch, &QFutureWatcher<ReadResult>::finished, this, [this, watch, personaId] {
+        ReadResult r = watch->result();
+        watch->deleteLater();
+        --reading_;
+        emit readingDocumentsChanged();
+        add_read(personaId, std::move(r.read), std::move(r.problems));
+    });
+    watch->setFuture(QtConcurrent::run(read_files, paths));
+}
+
+// Adds what was read, in order, while the prefix leaves the conversation its room.
+void PersonaListModel::add_read(qint64 persona_id, std::vector<st::Document> read,
+                                QStringList problems) {
+    const st::Persona* p = find(persona_id);
+    if (!p || !store_) return;
+    std::vector<st::Document> prefix = p->documents;
+    std::vector<st::Document> accepted;
+    const int limit = prefix_limit();
+    for (st::Document& d : read) {
+        d.persona_id = persona_id;
+        prefix.push_back(d);
+        const int tokens = prefix_tokens(p->system_prompt, prefix);
+        if (limit >= 0 && tokens > limit) {
+            prefix.pop_back();
+            const int context = bridge_->contextLength();
+            problems << QStringLiteral(
+                            "%1 was not added: with it the persona's prefix would take %2 of "
+                            "the model's %3 tokens of context, leaving %4 for the conversation "
+                            "(at least %5 are kept for it). Leave out another document, or "
+                            "open the model with a longer context (Settings).")
+                            .arg(d.name)
+                            .arg(tokens)
+                            .arg(context)
+                            .arg(std::max(0, context - tokens))
+                            .arg(context - limit);
+            continue;
+        }
+        accepted.push_back(std::move(d));
+    }
+    const int added = static_cast<int>(accepted.size());
+    if (accepted.empty()) {
+        emit documentsAdded(persona_id, 0, problems);
+        return;
+    }
+    QPointer<PersonaListModel> self(this);
+    store_->run<int>(
+        [accepted = std::move(accepted)](st::Store& s) -> Result<int> {
+            for (const st::Document& d : accepted)
+                if (auto rc = s.add_document(d); !rc) return rc.error();
+            return static_cast<int>(accepted.size());
+        },
+        [self, persona_id, added, problems](Result<int> r) mutable {
+            if (!self) return;
+            if (!r) problems << QString::fromStdString(r.message());
+            log::get("app")->info("persona {}: {} documents added", persona_id, r ? *r : 0);
+            self->reload();
+            emit self->documentsAdded(persona_id, r ? added : 0, problems);
+        });
+}
+
+void PersonaListModel::removeDocument(qint64 documentId) {
+    if (!store_) return;
+    QPointer<PersonaListModel> self(this);
+    store_->run<void>([documentId](st::Store& s) { return s.delete_document(documentId); },
+                      [self](Result<void> r) {
+                          if (!self) return;
+                          if (!r) self->set_error(QString::fromStdString(r.message()));
+                          self->reload();  // and the pin follows the new prefix
+                      });
+}
+
+void PersonaListModel::refreshDocument(qint64 documentId) {
+    if (!store_) return;
+    const st::Document* found = nullptr;
+    for (const st::Persona& p : rows_)
+        for (const st::Document& d : p.documents)
+            if (d.id == documentId) found = &d;
+    if (!found || found->source_path.isEmpty()) return;
+    const QString path = found->source_path;
+    ++reading_;
+    emit readingDocumentsChanged();
+    auto* watch = new QFutureWatcher<ReadResult>(this);
+    connect(watch, &QFutureWatcher<ReadResult>::finished, this, [this, watch, documentId] {
+        ReadResult r = watch->result();
+        watch->deleteLater();
+        --reading_;
+        emit readingDocumentsChanged();
+        if (r.read.empty()) {
+            set_error(r.problems.join(QLatin1Char('\n')));
+            return;
+        }
+        st::Document d = std::move(r.read.front());
+        QPointer<PersonaListModel> self(this);
+        // Only the text from the first changed block on is computed again: the prefix
+        // cache keeps every block before it.
+        store_->run<st::Document>(
+            [documentId, d](st::Store& s) {
+                return s.update_document_text(documentId, d.text, d.file_size, d.file_modified);
+            },
+            [self](Result<st::Document> done) {
+                if (!self) return;
+                if (!done) self->set_error(QString::fromStdString(done.message()));
+                self->reload();
+            });
+    });
+    watch->setFuture(QtConcurrent::run(read_files, QStringList{path}));
+}

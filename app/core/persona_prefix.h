@@ -1,0 +1,34 @@
+// The system prompt a reply starts with: a persona's instructions, then the documents it
+// holds, then the conversation's own documents. It is the prompt's prefix that the KV
+// cache shares between every chat of the persona (pinned when the persona is kept warm,
+// and kept on disk), so its layout depends on nothing but the instructions and the
+// documents' names and text, in order: the same documents give the same tokens in any
+// process, and an edit to one document changes the prefix from that document on only.
+//
+// Layout (each document's text as it was extracted; nothing is escaped inside it):
+//
+//   <instructions>
+//
+//   Documents for reference:
+//
+//   <document name="handbook.md">
+//   ...
+//   </document>
+#pragma once
+
+#include <QString>
+
+#include <span>
+
+#include "store/types.h"
+
+namespace hearth::app {
+
+QString persona_prefix(const QString& instructions,
+                       std::span<const hearth::store::Document> persona_documents,
+                       std::span<const hearth::store::Document> conversation_documents = {});
+
+// One document's part of it (the cost the persona editor shows per document).
+QString document_block(const hearth::store::Document& document);
+
+}  // namespace hearth::app

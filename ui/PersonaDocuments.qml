@@ -1,0 +1,180 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Dialogs
+import QtQuick.Layouts
+import Hearth
+
+// A persona's documents in its editor: each with what it costs in tokens, the whole
+// prefix against the open model's context, files added by a dialog, a folder, or dropped
+// on the dialog (PersonaDialog), and a file that changed on disk read again on request. A new persona keeps the
+// files chosen until it is created (pending), then reads them.
+ColumnLayout {
+    id: box
+    required property var personas  // PersonaListModel
+    property var personaId: -1
+    property var pending: []       // files chosen for a persona not created yet
+    property var documents: []     // the persona's, as its row has them
+    property var cost: ({})        // personas.prefixCost(personaId)
+    property var problems: []      // what the last addition could not add, and why
+    spacing: 4
+
+    function reset(id) {
+        personaId = id
+        pending = []
+        problems = []
+        refresh()
+    }
+    function refresh() {
+        const row = personaId >= 0 ? personas.rowOf(personaId) : -1
+        documents = row >= 0 ? personas.get(row).documents : []
+        cost = row >= 0 ? personas.prefixCost(personaId) : ({})
+    }
+    function tokensOf(documentId) {
+        const list = cost.documents || []
+        for (let i = 0; i < list.length; ++i)
+            if (list[i].documentId === documentId) return list[i].tokens
+        return -1
+    }
+    function add(files) {
+        if (files.length === 0) return
+        problems = []
+        if (personaId >= 0) personas.addDocuments(personaId, files)
+        else pending = pending.concat(files)
+    }
+    // The persona was created: its pending files are read now.
+    function created(id) {
+        personaId = id
+        const files = pending
+        pending = []
+        if (files.length > 0) personas.addDocuments(id, files)
+    }
+
+    Connections {
+        target: box.personas
+        function onLoaded() { box.refresh() }
+        function onDocumentsAdded(id, added, problems) {
+            if (id === box.personaId) box.problems = problems
+        }
+    }
+
+    Label {
+        objectName: "personaPrefixCost"
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+        font.pixelSize: 12
+        color: box.cost.fits === false ? Material.color(Material.Red) : Material.foreground
+        opacity: box.cost.fits === false ? 1 : 0.7
+        text: box.documents.length === 0 && box.pending.length === 0
+              ? qsTr("Documents added here are read with the instructions by every chat of this persona, computed once and kept.")
+              : box.cost.tokens === undefined
+                ? qsTr("The cost in tokens is counted when a model is open.")
+                : qsTr("Instructions and documents: %1 tokens of the model's %2; %3 are left for the conversation.")
+                    .arg(box.cost.tokens).arg(box.cost.context).arg(box.cost.room)
+    }
+    Repeater {
+        model: box.documents
+        delegate: RowLayout {
+            id: docRow
+            required property var modelData
+            objectName: "personaDocument_" + modelData.name
+            Layout.fillWidth: true
+            spacing: 8
+            Label {
+                Layout.fillWidth: true
+                elide: Text.ElideMiddle
+                text: docRow.modelData.name
+                ToolTip.visible: nameHover.hovered && docRow.modelData.sourcePath !== ""
+                ToolTip.text: docRow.modelData.sourcePath
+                HoverHandler { id: nameHover }
+            }
+            Label {
+                objectName: "documentTokens"
+                font.pixelSize: 12
+                opacity: 0.7
+                text: {
+                    const t = box.tokensOf(docRow.modelData.documentId)
+                    return t >= 0 ? qsTr("%1 tokens").arg(t) : qsTr("%1 characters").arg(docRow.modelData.characters)
+                }
+            }
+            Label {
+                visible: docRow.modelData.changed || docRow.modelData.missing
+                font.pixelSize: 12
+                color: Material.color(Material.Orange)
+                text: docRow.modelData.missing ? qsTr("file gone") : qsTr("changed on disk")
+            }
+            Button {
+                objectName: "documentRefresh"
+                visible: docRow.modelData.changed
+                flat: true
+                text: qsTr("Read again")
+                onClicked: box.personas.refreshDocument(docRow.modelData.documentId)
+            }
+            Button {
+                objectName: "documentRemove"
+                flat: true
+                text: qsTr("Remove")
+                Accessible.name: qsTr("Remove %1").arg(docRow.modelData.name)
+                onClicked: box.personas.removeDocument(docRow.modelData.documentId)
+            }
+        }
+    }
+    Label {
+        visible: box.pending.length > 0
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+        font.pixelSize: 12
+        opacity: 0.7
+        text: qsTr("%n file(s) to read once the persona is created", "", box.pending.length)
+    }
+    Label {
+        objectName: "personaDocumentProblems"
+        visible: box.problems.length > 0
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+        font.pixelSize: 12
+        color: Material.color(Material.Red)
+        text: box.problems.join("\n")
+    }
+    RowLayout {
+        spacing: 8
+        Button {
+            objectName: "personaAddDocuments"
+            text: qsTr("Add files…")
+            enabled: !box.personas.readingDocuments
+            onClicked: fileDialog.open()
+        }
+        Button {
+            objectName: "personaAddFolder"
+            text: qsTr("Add a folder…")
+            flat: true
+            enabled: !box.personas.readingDocuments
+            onClicked: folderDialog.open()
+        }
+        BusyIndicator {
+            visible: box.personas.readingDocuments
+            running: visible
+            implicitWidth: 28
+            implicitHeight: 28
+        }
+        Label {
+            visible: !box.personas.readingDocuments
+            font.pixelSize: 12
+            opacity: 0.6
+            text: qsTr("or drop files here")
+        }
+    }
+    FileDialog {
+        id: fileDialog
+        objectName: "personaDocumentDialog"
+        title: qsTr("Add documents")
+        fileMode: FileDialog.OpenFiles
+        nameFilters: [qsTr("Documents (*.txt *.md *.markdown *.pdf *.docx *.odt *.html *.htm)"), qsTr("All files (*)")]
+        onAccepted: box.add(selectedFiles.map(u => u.toString()))
+    }
+    FolderDialog {
+        id: folderDialog
+        title: qsTr("Add a folder of documents")
+        onAccepted: box.add([selectedFolder.toString()])
+    }
+}

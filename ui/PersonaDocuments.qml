@@ -170,7 +170,7 @@ ColumnLayout {
         title: qsTr("Add documents")
         fileMode: FileDialog.OpenFiles
         nameFilters: [qsTr("Documents (*.txt *.md *.markdown *.pdf *.docx *.odt *.html *.htm)"), qsTr("All files (*)")]
-        onAccepted: box.add(selectedFiles.map(u => u.toString()))
+        onAccepted: box.add((selectedFiles.length > 0 ? selectedFiles : [selectedFile]).map(u => u.toString()))
     }
     FolderDialog {
         id: folderDialog

@@ -220,23 +220,32 @@ std::vector<std::pair<QString, QString>> PersonaListModel::prefixes() const {
     return out;
 }
 
+// Reads the files on a worker thread; done(result) runs on this one. readingDocuments is
+// true meanwhile.
+template <typename Done>
+void PersonaListModel::read_then(const QStringList& paths, Done done) {
+    ++reading_;
+    emit readingDocumentsChanged();
+    auto* watch = new QFutureWatcher<ReadResult>(this);
+    connect(watch, &QFutureWatcher<ReadResult>::finished, this, [this, watch, done] {
+        ReadResult r = watch->result();
+        watch->deleteLater();
+        --reading_;
+        emit readingDocumentsChanged();
+        done(std::move(r));
+    });
+    watch->setFuture(QtConcurrent::run(read_files, paths));
+}
+
 void PersonaListModel::addDocuments(qint64 personaId, const QVariantList& files) {
     if (!store_ || !find(personaId)) return;
     QStringList paths;
     for (const QVariant& f : files)
         if (const QString path = local_path(f); !path.isEmpty()) paths << path;
     if (paths.isEmpty()) return;
-    ++reading_;
-    emit readingDocumentsChanged();
-    auto* watch = new QFutureWatcher<ReadResult>(this);
-    connect(watch, &QFutureWatcher<ReadResult>::finished, this, [this, watch, personaId] {
-        ReadResult r = watch->result();
-        watch->deleteLater();
-        --reading_;
-        emit readingDocumentsChanged();
+    read_then(paths, [this, personaId](ReadResult r) {
         add_read(personaId, std::move(r.read), std::move(r.problems));
     });
-    watch->setFuture(QtConcurrent::run(read_files, paths));
 }
 
 // Adds what was read, in order, while the prefix leaves the conversation its room.
@@ -308,14 +317,7 @@ void PersonaListModel::refreshDocument(qint64 documentId) {
             if (d.id == documentId) found = &d;
     if (!found || found->source_path.isEmpty()) return;
     const QString path = found->source_path;
-    ++reading_;
-    emit readingDocumentsChanged();
-    auto* watch = new QFutureWatcher<ReadResult>(this);
-    connect(watch, &QFutureWatcher<ReadResult>::finished, this, [this, watch, documentId] {
-        ReadResult r = watch->result();
-        watch->deleteLater();
-        --reading_;
-        emit readingDocumentsChanged();
+    read_then({path}, [this, documentId](ReadResult r) {
         if (r.read.empty()) {
             set_error(r.problems.join(QLatin1Char('\n')));
             return;
@@ -334,5 +336,4 @@ void PersonaListModel::refreshDocument(qint64 documentId) {
                 self->reload();
             });
     });
-    watch->setFuture(QtConcurrent::run(read_files, QStringList{path}));
 }

@@ -151,6 +151,8 @@ class PersonaListModel : public RowListModel {
     int prefix_limit() const;  // the most tokens a prefix may take (-1: no model open)
     void add_read(qint64 persona_id, std::vector<hearth::store::Document> read,
                   QStringList problems);
+    template <typename Done>
+    void read_then(const QStringList& paths, Done done);  // persona_documents.cpp
 
     QPointer<EngineBridge> bridge_;
     QPointer<hearth::store::AsyncStore> store_;

@@ -1,5 +1,5 @@
-// Files for tst_document_text, made in the test rather than committed: a ZIP writer (stored
-// members, zlib's CRC-32, a central directory) for Word and OpenDocument files, and a PDF
+// Files for tst_document_text, made in the test rather than committed: Word and
+// OpenDocument files (through support/zip_writer.h), and a PDF
 // writer (Helvetica text placed with BT/Tf/Td/Tj, xref offsets computed; optionally
 // encrypted with the standard security handler, RC4 40-bit, so that it needs a password).
 #pragma once
@@ -8,16 +8,13 @@
 #include <QList>
 #include <QString>
 
+#include "support/zip_writer.h"
+
 namespace document_test {
 
-struct ZipMember {
-    QString name;
-    QByteArray data;
-    bool deflate = false;  // deflated (method 8) rather than stored
-};
-
-// A ZIP archive of its members.
-QByteArray make_zip(const QList<ZipMember>& members);
+// ZIP archives: the tests' shared writer.
+using hearth::test::make_zip;
+using hearth::test::ZipMember;
 
 // A Word document: [Content_Types].xml, _rels/.rels and word/document.xml around body
 // (the children of w:body, with the w: prefix bound).

@@ -13,14 +13,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <zlib.h>
-
 #include <atomic>
-#include <cstring>
 #include <memory>
 
 #include "core/default_model_installer.h"
 #include "documents/zip_extract.h"
+#include "support/zip_writer.h"
 #include "test_http_server.h"
 
 using hearth::app::extract_zip_member;
@@ -38,96 +36,8 @@ bool write_all(const QString& path, const QByteArray& data) {
     return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(data) == data.size();
 }
 
-void put16(QByteArray& b, quint32 v) {
-    b.append(static_cast<char>(v & 0xff));
-    b.append(static_cast<char>((v >> 8) & 0xff));
-}
-void put32(QByteArray& b, quint32 v) {
-    put16(b, v & 0xffff);
-    put16(b, v >> 16);
-}
-
-QByteArray raw_deflate(const QByteArray& data) {
-    z_stream zs;
-    std::memset(&zs, 0, sizeof zs);
-    if (deflateInit2(&zs, 6, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) return {};
-    QByteArray out(static_cast<qsizetype>(deflateBound(&zs, static_cast<uLong>(data.size()))),
-                   Qt::Uninitialized);
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.constData()));
-    zs.avail_in = static_cast<uInt>(data.size());
-    zs.next_out = reinterpret_cast<Bytef*>(out.data());
-    zs.avail_out = static_cast<uInt>(out.size());
-    const int ret = deflate(&zs, Z_FINISH);
-    out.resize(static_cast<qsizetype>(zs.total_out));
-    deflateEnd(&zs);
-    return ret == Z_STREAM_END ? out : QByteArray();
-}
-
-struct ZipEntry {
-    QString name;
-    QByteArray data;
-    bool deflate = true;
-};
-
-// A ZIP archive as Python's zipfile writes a wheel: local header + data per member, the
-// central directory, the end record. Where the member data starts is returned in
-// data_offsets (by entry).
-QByteArray make_zip(const QList<ZipEntry>& entries, QList<qsizetype>* data_offsets = nullptr) {
-    QByteArray zip, dir;
-    for (const ZipEntry& e : entries) {
-        const QByteArray name = e.name.toUtf8();
-        const QByteArray body = e.deflate ? raw_deflate(e.data) : e.data;
-        const auto crc =
-            static_cast<quint32>(crc32(0, reinterpret_cast<const Bytef*>(e.data.constData()),
-                                       static_cast<uInt>(e.data.size())));
-        const auto offset = static_cast<quint32>(zip.size());
-        const quint32 method = e.deflate ? 8 : 0;
-        put32(zip, 0x04034b50);
-        put16(zip, 20);
-        put16(zip, 0);
-        put16(zip, method);
-        put16(zip, 0);
-        put16(zip, 0x21);
-        put32(zip, crc);
-        put32(zip, static_cast<quint32>(body.size()));
-        put32(zip, static_cast<quint32>(e.data.size()));
-        put16(zip, static_cast<quint32>(name.size()));
-        put16(zip, 0);
-        zip += name;
-        if (data_offsets) data_offsets->append(zip.size());
-        zip += body;
-
-        put32(dir, 0x02014b50);
-        put16(dir, 20);
-        put16(dir, 20);
-        put16(dir, 0);
-        put16(dir, method);
-        put16(dir, 0);
-        put16(dir, 0x21);
-        put32(dir, crc);
-        put32(dir, static_cast<quint32>(body.size()));
-        put32(dir, static_cast<quint32>(e.data.size()));
-        put16(dir, static_cast<quint32>(name.size()));
-        put16(dir, 0);
-        put16(dir, 0);
-        put16(dir, 0);
-        put16(dir, 0);
-        put32(dir, 0);
-        put32(dir, offset);
-        dir += name;
-    }
-    const auto dir_offset = static_cast<quint32>(zip.size());
-    zip += dir;
-    put32(zip, 0x06054b50);
-    put16(zip, 0);
-    put16(zip, 0);
-    put16(zip, static_cast<quint32>(entries.size()));
-    put16(zip, static_cast<quint32>(entries.size()));
-    put32(zip, static_cast<quint32>(dir.size()));
-    put32(zip, dir_offset);
-    put16(zip, 0);
-    return zip;
-}
+using hearth::test::make_zip;
+using hearth::test::put32;
 
 // A device that accepts limit bytes, then fails like a full disk.
 class FullDevice : public QIODevice {

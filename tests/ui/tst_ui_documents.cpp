@@ -1,0 +1,152 @@
+// A persona's documents in the real window offscreen (software renderer, the synthetic
+// model): the persona's editor adds a file through its file dialog and shows what it
+// costs against the model's context; two new chats with the persona then reply, and the
+// second one's statistics say that the persona's prefix, its document included, came
+// from memory while only the question was computed.
+#include <QFile>
+#include <QGuiApplication>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "core/message_list_model.h"
+#include "core/persona_list_model.h"
+#include "ui_harness.h"
+
+namespace {
+
+const QString kPersona = QStringLiteral("Keeper");
+
+}  // namespace
+
+class TestUiDocuments : public QObject {
+    Q_OBJECT
+    UiHarness ui_;
+    QTemporaryDir files_;
+    int prefix_tokens_ = 0;
+
+    // A new chat with the persona from its card, a question typed and sent; the reply's row.
+    int ask_in_new_chat(const QString& question) {
+        ui_.show_page(QStringLiteral("personas"));
+        QQuickItem* button = ui_.visible_item(QStringLiteral("newChatWith_") + kPersona);
+        if (!button || !ui_.popups_closed()) return -1;
+        ui_.settle();
+        const qint64 before = ui_.chat->conversationId();
+        ui_.click(button);
+        if (!QTest::qWaitFor(
+                [&] {
+                    return ui_.chat->conversationId() >= 0 &&
+                           ui_.chat->conversationId() != before && ui_.chat->canSend();
+                },
+                10000))
+            return -1;
+        QSignalSpy finished(ui_.chat, &MessageListModel::replyFinished);
+        QQuickItem* field = ui_.item(QStringLiteral("composerField"));
+        ui_.click(field);
+        field->forceActiveFocus();
+        ui_.type(question);
+        ui_.key(Qt::Key_Return);
+        if (!finished.wait(60000)) return -1;
+        const qint64 id = finished.at(0).at(0).toLongLong();
+        static_cast<void>(QTest::qWaitFor([&] { return ui_.chat->rowOf(id) > 0; }, 5000));
+        return ui_.chat->rowOf(id);
+    }
+
+    // The file dialog's row of a file (its delegates have a fileUrl), when shown.
+    QQuickItem* file_row(const QUrl& url) const {
+        QList<QQuickItem*> todo{ui_.window->contentItem()};
+        while (!todo.isEmpty()) {
+            QQuickItem* item = todo.takeLast();
+            if (item->isVisible() && item->property("fileUrl").toUrl() == url) return item;
+            todo.append(item->childItems());
+        }
+        return nullptr;
+    }
+
+  private slots:
+    HEARTH_UI_CLEANUP(ui_)
+    void initTestCase() {
+        QString error;
+        QVERIFY2(ui_.start(QStringLiteral("light"), &error), qPrintable(error));
+        QVERIFY(files_.isValid());
+        QSignalSpy created(ui_.personas, &PersonaListModel::personaCreated);
+        ui_.personas->create(kPersona, QStringLiteral("You keep the lighthouse."));
+        QVERIFY(created.wait(10000));
+        QTRY_VERIFY(ui_.personas->rowOf(created.at(0).at(0).toLongLong()) >= 0);
+    }
+
+    void addsADocumentAndShowsItsCost() {
+        const QString file = files_.filePath(QStringLiteral("handbook.md"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        for (int i = 0; i < 8; ++i)
+            f.write("Rule " + QByteArray::number(i) + ": light the lamp at dusk.\n");
+        f.close();
+
+        ui_.show_page(QStringLiteral("personas"));
+        QVERIFY(ui_.click(QStringLiteral("editPersona_") + kPersona));
+        QObject* dialog = ui_.window->findChild<QObject*>(QStringLiteral("personaDialog"));
+        QVERIFY(dialog);
+        QTRY_VERIFY(prop(dialog, "opened").toBool());
+        QVERIFY(ui_.click(QStringLiteral("personaDocumentsToggle")));
+        QVERIFY(ui_.click(QStringLiteral("personaAddDocuments")));
+        QObject* picker = ui_.window->findChild<QObject*>(QStringLiteral("personaDocumentDialog"));
+        QVERIFY(picker);
+        QTRY_VERIFY(prop(picker, "visible").toBool());
+        // As a person: the dialog's folder, the file's row clicked, then Open.
+        picker->setProperty("currentFolder", QUrl::fromLocalFile(files_.path()));
+        QQuickItem* entry = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((entry = file_row(QUrl::fromLocalFile(file))), 10000);
+        QVERIFY(ui_.click(entry));
+        QTRY_COMPARE(prop(picker, "selectedFile").toUrl(), QUrl::fromLocalFile(file));
+        QMetaObject::invokeMethod(picker, "accept");
+
+        QQuickItem* row = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (row = ui_.visible_item(QStringLiteral("personaDocument_handbook.md"))), 10000);
+        QQuickItem* tokens = ui_.visible_item(QStringLiteral("documentTokens"), row);
+        QVERIFY(tokens);
+        QTRY_VERIFY(prop(tokens, "text").toString().endsWith(QStringLiteral(" tokens")));
+        QQuickItem* cost = ui_.visible_item(QStringLiteral("personaPrefixCost"));
+        QVERIFY(cost);
+        const QRegularExpression numbers(QStringLiteral(
+            "Instructions and documents: (\\d+) tokens of the model's (\\d+); (\\d+) are left"));
+        QRegularExpressionMatch m;
+        QTRY_VERIFY((m = numbers.match(prop(cost, "text").toString())).hasMatch());
+        prefix_tokens_ = m.captured(1).toInt();
+        QCOMPARE(m.captured(2).toInt(), ui_.bridge->contextLength());
+        QCOMPARE(m.captured(3).toInt(), ui_.bridge->contextLength() - prefix_tokens_);
+        QVERIFY(prefix_tokens_ > prop(tokens, "text").toString().section(' ', 0, 0).toInt());
+        QVERIFY(ui_.screenshot(QStringLiteral("persona-documents")));
+        QVERIFY(ui_.click(QStringLiteral("personaSaveButton")));
+        QVERIFY(ui_.popups_closed());
+    }
+
+    void twoChatsShareItsPrefix() {
+        QVERIFY(prefix_tokens_ > 0);
+        QVERIFY(ask_in_new_chat(QStringLiteral("What is rule 3?")) > 0);
+        const int row = ask_in_new_chat(QStringLiteral("What is rule 5?"));
+        QVERIFY(row > 0);
+        QQuickItem* message = ui_.item(QStringLiteral("message_%1").arg(row));
+        QVERIFY(message);
+        const QRegularExpression sources(QStringLiteral(
+            "prompt: (?:(\\d+) from memory \\+ )?(?:(\\d+) from disk \\+ )?(\\d+) computed"));
+        QRegularExpressionMatch m;
+        QTRY_VERIFY((m = sources.match(prop(message, "statsText").toString())).hasMatch());
+        const int cached = m.captured(1).toInt() + m.captured(2).toInt();
+        const int computed = m.captured(3).toInt();
+        QVERIFY2(cached >= prefix_tokens_ - ui_.bridge->kvBlockSize() && computed < 40,
+                 qPrintable(prop(message, "statsText").toString()));
+        QVERIFY(ui_.screenshot(QStringLiteral("persona-documents-chat")));
+    }
+};
+
+int main(int argc, char** argv) {
+    UiHarness::prepare_process();
+    QGuiApplication app(argc, argv);
+    TestUiDocuments t;
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "tst_ui_documents.moc"

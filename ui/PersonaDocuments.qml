@@ -25,11 +25,13 @@ ColumnLayout {
         problems = []
         refresh()
     }
+    // The cost is counted (the whole prefix tokenized) only while it is shown.
     function refresh() {
         const row = personaId >= 0 ? personas.rowOf(personaId) : -1
         documents = row >= 0 ? personas.get(row).documents : []
-        cost = row >= 0 ? personas.prefixCost(personaId) : ({})
+        cost = row >= 0 && visible ? personas.prefixCost(personaId) : ({})
     }
+    onVisibleChanged: if (visible) refresh()
     function tokensOf(documentId) {
         const list = cost.documents || []
         for (let i = 0; i < list.length; ++i)
@@ -52,6 +54,7 @@ ColumnLayout {
 
     Connections {
         target: box.personas
+        enabled: box.visible  // a closed editor reads nothing on every reload
         function onLoaded() { box.refresh() }
         function onDocumentsAdded(id, added, problems) {
             if (id === box.personaId) box.problems = problems

@@ -253,15 +253,26 @@ void PersonaListModel::add_read(qint64 persona_id, std::vector<st::Document> rea
                                 QStringList problems) {
     const st::Persona* p = find(persona_id);
     if (!p || !store_) return;
-    std::vector<st::Document> prefix = p->documents;
     std::vector<st::Document> accepted;
     const int limit = prefix_limit();
+    // The prefix as it is, counted once; each new document then adds its own block's
+    // tokens (and the documents' heading, for the first), so a folder of 200 files is not
+    // the whole prefix tokenized 200 times. A join may differ from the whole prefix's
+    // count by a token or two; the editor shows the exact count (prefixCost).
+    int tokens = limit >= 0 ? prefix_tokens(p->system_prompt, p->documents) : -1;
+    bool first = p->documents.empty();
+    const chat::PromptBuilder* builder = limit >= 0 ? bridge_->promptBuilder() : nullptr;
     for (st::Document& d : read) {
         d.persona_id = persona_id;
-        prefix.push_back(d);
-        const int tokens = prefix_tokens(p->system_prompt, prefix);
-        if (limit >= 0 && tokens > limit) {
-            prefix.pop_back();
+        if (!builder) {
+            accepted.push_back(std::move(d));
+            continue;
+        }
+        const QString part = app::appended_document(d, first);
+        const int with =
+            tokens + static_cast<int>(
+                         builder->encode_content(chat::Role::System, part.toStdString()).size());
+        if (with > limit) {
             const int context = bridge_->contextLength();
             problems << QStringLiteral(
                             "%1 was not added: with it the persona's prefix would take %2 of "
@@ -269,12 +280,14 @@ void PersonaListModel::add_read(qint64 persona_id, std::vector<st::Document> rea
                             "(at least %5 are kept for it). Leave out another document, or "
                             "open the model with a longer context (Settings).")
                             .arg(d.name)
-                            .arg(tokens)
+                            .arg(with)
                             .arg(context)
-                            .arg(std::max(0, context - tokens))
+                            .arg(std::max(0, context - with))
                             .arg(context - limit);
             continue;
         }
+        tokens = with;
+        first = false;
         accepted.push_back(std::move(d));
     }
     const int added = static_cast<int>(accepted.size());

@@ -4,6 +4,8 @@ namespace hearth::app {
 
 namespace {
 
+constexpr const char* kHeading = "Documents for reference:";
+
 // A name inside its attribute: quotes and angle brackets would end it, line breaks would
 // split the tag.
 QString attribute(QString name) {
@@ -24,6 +26,11 @@ QString document_block(const hearth::store::Document& d) {
     return QStringLiteral("<document name=\"%1\">\n%2\n</document>").arg(attribute(d.name), text);
 }
 
+QString appended_document(const hearth::store::Document& d, bool first) {
+    return (first ? QLatin1String("\n\n") + QLatin1String(kHeading) : QString()) +
+           QLatin1String("\n\n") + document_block(d);
+}
+
 QString persona_prefix(const QString& instructions,
                        std::span<const hearth::store::Document> persona_documents,
                        std::span<const hearth::store::Document> conversation_documents) {
@@ -31,7 +38,7 @@ QString persona_prefix(const QString& instructions,
     QString out = instructions;
     while (out.endsWith(QLatin1Char('\n')) || out.endsWith(QLatin1Char(' '))) out.chop(1);
     if (!out.isEmpty()) out += QLatin1String("\n\n");
-    out += QLatin1String("Documents for reference:");
+    out += QLatin1String(kHeading);
     for (const auto* list : {&persona_documents, &conversation_documents})
         for (const hearth::store::Document& d : *list)
             out += QLatin1String("\n\n") + document_block(d);

@@ -31,4 +31,8 @@ QString persona_prefix(const QString& instructions,
 // One document's part of it (the cost the persona editor shows per document).
 QString document_block(const hearth::store::Document& document);
 
+// What the prefix grows by when `document` follows the documents before it (first: there
+// are none, so the heading comes too), for counting a document's cost without the rest.
+QString appended_document(const hearth::store::Document& document, bool first);
+
 }  // namespace hearth::app

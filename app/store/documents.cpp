@@ -14,7 +14,7 @@ namespace {
 
 constexpr const char* kColumns =
     "id, persona_id, conversation_id, position, name, source_path, format, language, content, "
-    "file_size, file_modified, added_at, updated_at";
+    "file_size, file_modified, added_at, updated_at, lookup";
 
 Document read_document(const Statement& row) {
     Document d;
@@ -31,6 +31,7 @@ Document read_document(const Statement& row) {
     if (const auto ms = row.column_optional_int64(10)) d.file_modified = from_ms(*ms);
     d.added_at = from_ms(row.column_int64(11));
     d.updated_at = from_ms(row.column_int64(12));
+    d.lookup = row.column_bool(13);
     return d;
 }
 
@@ -100,9 +101,9 @@ Result<Document> Store::add_document(const Document& draft) {
     auto stmt = db_.prepare(
         std::string("INSERT INTO documents (persona_id, conversation_id, position, name, "
                     "source_path, format, language, content, file_size, file_modified, "
-                    "added_at, updated_at) VALUES (?1, ?2, (SELECT COALESCE(MAX(position) + 1, "
-                    "0) FROM documents WHERE ") +
-        column + " = ?3), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)");
+                    "added_at, updated_at, lookup) VALUES (?1, ?2, (SELECT COALESCE(MAX(position) "
+                    "+ 1, 0) FROM documents WHERE ") +
+        column + " = ?3), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12)");
     if (!stmt) return stmt.error();
     stmt->bind(1, draft.persona_id).bind(2, draft.conversation_id).bind(3, owner);
     stmt->bind(4, draft.name.trimmed()).bind(5, draft.source_path).bind(6, draft.format);
@@ -111,9 +112,11 @@ Result<Document> Store::add_document(const Document& draft) {
         stmt->bind(10, static_cast<std::int64_t>(draft.file_modified->toMSecsSinceEpoch()));
     else
         stmt->bind_null(10);
-    stmt->bind(11, now_ms());
+    stmt->bind(11, now_ms()).bind(12, draft.lookup);
     if (auto rc = stmt->run(); !rc) return context("saving the document", rc.error());
     const Id id = db_.last_insert_id();
+    if (auto rc = detail::index_document(db_, id, draft.text); !rc)
+        return context("indexing the document", rc.error());
     if (auto rc = tx->commit(); !rc) return context("saving the document", rc.error());
     return document(id);
 }
@@ -132,8 +135,13 @@ Result<Document> Store::update_document_text(Id id, const QString& text,
     else
         stmt->bind_null(3);
     stmt->bind(4, now_ms()).bind(5, id);
+    auto tx = Transaction::begin(db_);
+    if (!tx) return context("saving the document", tx.error());
     if (auto rc = stmt->run(); !rc) return context("saving the document", rc.error());
     if (db_.changes() == 0) return make_error("there is no document " + std::to_string(id));
+    if (auto rc = detail::index_document(db_, id, text); !rc)
+        return context("indexing the document", rc.error());
+    if (auto rc = tx->commit(); !rc) return context("saving the document", rc.error());
     return document(id);
 }
 

@@ -185,6 +185,12 @@ QByteArray json(const Gathered& g, const std::vector<Message>& messages) {
         }
         const QJsonObject stats = stats_json(m.stats);
         if (!stats.isEmpty()) o.insert(QLatin1String("stats"), stats);
+        if (!m.sources.empty()) {  // the passages it was given (document ids stay here)
+            std::vector<Source> sources = m.sources;
+            for (Source& s : sources) s.document_id = 0;
+            o.insert(QLatin1String("sources"),
+                     QJsonDocument::fromJson(detail::sources_to_json(sources).toUtf8()).array());
+        }
         index.emplace(m.id, static_cast<int>(list.size()));
         list.append(o);
     }

@@ -51,11 +51,11 @@ Result<Conversation> Store::fork_conversation(Id message_id, const QString& titl
         "INSERT INTO messages (conversation_id, parent_id, role, content, token_ids, "
         "token_fingerprint, state, created_at, updated_at, ttft_ms, tokens_per_second, "
         "prompt_tokens_cached, prompt_tokens_computed, generated_tokens, seed, finish_reason, "
-        "reasoning_ms, error, messages_dropped, prompt_tokens_shifted, prompt_tokens_loaded) "
-        "SELECT ?1, ?2, role, content, token_ids, token_fingerprint, state, created_at, "
+        "reasoning_ms, error, messages_dropped, prompt_tokens_shifted, prompt_tokens_loaded, "
+        "sources) SELECT ?1, ?2, role, content, token_ids, token_fingerprint, state, created_at, "
         "updated_at, ttft_ms, tokens_per_second, prompt_tokens_cached, prompt_tokens_computed, "
         "generated_tokens, seed, finish_reason, reasoning_ms, error, messages_dropped, "
-        "prompt_tokens_shifted, prompt_tokens_loaded FROM messages WHERE id = ?3");
+        "prompt_tokens_shifted, prompt_tokens_loaded, sources FROM messages WHERE id = ?3");
     if (!copy) return copy.error();
     std::optional<Id> parent;
     for (auto it = path.rbegin(); it != path.rend(); ++it) {
@@ -68,13 +68,14 @@ Result<Conversation> Store::fork_conversation(Id message_id, const QString& titl
     // Its documents too: the fork's prompt is the original's (and so is its cached prefix).
     auto documents = db_.prepare(
         "INSERT INTO documents (conversation_id, position, name, source_path, format, language, "
-        "content, file_size, file_modified, added_at, updated_at) SELECT ?1, position, name, "
-        "source_path, format, language, content, file_size, file_modified, added_at, updated_at "
-        "FROM documents WHERE conversation_id = ?2");
+        "content, file_size, file_modified, added_at, updated_at, lookup) SELECT ?1, position, "
+        "name, source_path, format, language, content, file_size, file_modified, added_at, "
+        "updated_at, lookup FROM documents WHERE conversation_id = ?2");
     if (!documents) return documents.error();
     documents->bind(1, fork->id).bind(2, source->id);
     if (auto rc = documents->run(); !rc) return context("forking the conversation", rc.error());
     if (auto rc = tx->commit(); !rc) return context("forking the conversation", rc.error());
+    if (auto rc = index_unchunked_documents(); !rc) return rc.error();  // the copies' passages
     return conversation(fork->id);
 }
 

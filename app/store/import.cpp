@@ -286,6 +286,15 @@ Result<ImportedMessage> read_message(const QJsonValue& value, int index, const Q
         if (!s) return s.error();
         m.stats = *s;
     }
+    const QJsonValue sources = o.value(QLatin1String("sources"));
+    if (!sources.isUndefined() && !sources.isNull()) {
+        if (!sources.isArray()) return invalid(at(where, "sources"), "must be a list of passages");
+        auto read = detail::sources_from_json(
+            QString::fromUtf8(QJsonDocument(sources.toArray()).toJson(QJsonDocument::Compact)));
+        if (!read) return invalid(at(where, "sources"), read.message());
+        for (Source& s : *read) s.document_id = 0;  // another history's documents
+        m.sources = std::move(*read);
+    }
     return out;
 }
 
@@ -433,8 +442,8 @@ Result<Id> Store::import_json(const QByteArray& data) {
         "INSERT INTO messages (conversation_id, parent_id, role, content, token_ids, "
         "token_fingerprint, state, created_at, updated_at, ttft_ms, tokens_per_second, "
         "prompt_tokens_cached, prompt_tokens_computed, generated_tokens, seed, finish_reason, "
-        "reasoning_ms, error, messages_dropped, prompt_tokens_shifted, prompt_tokens_loaded) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "reasoning_ms, error, messages_dropped, prompt_tokens_shifted, prompt_tokens_loaded, "
+        "sources) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!stmt) return stmt.error();
     std::vector<Id> ids;
     ids.reserve(messages.size());
@@ -465,6 +474,10 @@ Result<Id> Store::import_json(const QByteArray& data) {
             stmt->bind_null(18);
         stmt->bind(19, m.stats.messages_dropped).bind(20, m.stats.prompt_tokens_shifted);
         stmt->bind(21, m.stats.prompt_tokens_loaded);
+        if (m.sources.empty())
+            stmt->bind_null(22);
+        else
+            stmt->bind(22, detail::sources_to_json(m.sources));
         if (auto rc = stmt->run(); !rc) return context("importing the conversation", rc.error());
         ids.push_back(db_.last_insert_id());
     }

@@ -63,8 +63,8 @@ Result<Message> Store::insert_message(Id conversation_id, std::optional<Id> pare
     }
     auto stmt = db_.prepare(
         "INSERT INTO messages (conversation_id, parent_id, role, content, token_ids, "
-        "token_fingerprint, state, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-        "?8)");
+        "token_fingerprint, state, created_at, updated_at, sources) VALUES (?1, ?2, ?3, ?4, ?5, "
+        "?6, ?7, ?8, ?8, ?9)");
     if (!stmt) return stmt.error();
     stmt->bind(1, conversation_id)
         .bind(2, parent)
@@ -72,6 +72,10 @@ Result<Message> Store::insert_message(Id conversation_id, std::optional<Id> pare
         .bind(4, draft.text);
     stmt->bind_blob(5, encode_token_ids(draft.token_ids)).bind(6, *fingerprint);
     stmt->bind(7, state_name(state)).bind(8, now_ms());
+    if (draft.sources.empty())
+        stmt->bind_null(9);
+    else
+        stmt->bind(9, detail::sources_to_json(draft.sources));
     if (auto rc = stmt->run(); !rc)
         return context("saving the message (does the conversation still exist?)", rc.error());
     const Id id = db_.last_insert_id();

@@ -184,6 +184,11 @@ Result<Message> read_message(const Statement& row, int c) {
     m.stats.messages_dropped = row.column_optional_int64(c + 19);
     m.stats.prompt_tokens_shifted = row.column_optional_int64(c + 20);
     m.stats.prompt_tokens_loaded = row.column_optional_int64(c + 21);
+    if (!row.is_null(c + 22)) {
+        auto sources = sources_from_json(row.column_text(c + 22));
+        if (!sources) return context("message " + std::to_string(m.id), sources.error());
+        m.sources = std::move(*sources);
+    }
     return m;
 }
 

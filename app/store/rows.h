@@ -34,8 +34,8 @@ inline constexpr const char* kMessageColumns =
     "m.state, m.created_at, m.updated_at, m.ttft_ms, m.tokens_per_second, "
     "m.prompt_tokens_cached, m.prompt_tokens_computed, m.generated_tokens, m.seed, "
     "m.finish_reason, m.reasoning_ms, m.error, m.messages_dropped, m.prompt_tokens_shifted, "
-    "m.prompt_tokens_loaded";
-inline constexpr int kMessageColumnCount = 22;
+    "m.prompt_tokens_loaded, m.sources";
+inline constexpr int kMessageColumnCount = 23;
 
 Result<Message> read_message(const Statement& row, int first_column = 0);
 
@@ -67,6 +67,12 @@ Result<void> validate_title(const QString& title);
 inline constexpr qsizetype kMaxMessageChars = 16 << 20;
 inline constexpr std::size_t kMaxMessageTokens = 4 << 20;
 Result<void> validate_message(const QString& text, std::size_t token_count);
+// A message's sources as its column holds them (JSON; empty: none), and back
+// (retrieval.cpp); a document's passages, cut and indexed again from its text.
+QString sources_to_json(const std::vector<Source>& sources);
+Result<std::vector<Source>> sources_from_json(const QString& json);
+Result<void> index_document(Database& db, Id document, const QString& text);
+
 // Lower-cases a model fingerprint and checks it is hex (1..128 digits); empty stays empty.
 Result<QString> normalize_fingerprint(const QString& fingerprint);
 

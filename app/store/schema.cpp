@@ -199,6 +199,36 @@ CREATE INDEX documents_persona ON documents (persona_id, position);
 CREATE INDEX documents_conversation ON documents (conversation_id, position);
 )sql";
 
+// v11: looking up passages of documents too long to read whole. Each document is cut into
+// passages (store/chunking.h) indexed with FTS5 (Porter stemming: "refunds" finds
+// "refund"); a document says whether it is looked up, and a user message keeps the
+// passages it was given (JSON). Documents from v10 are indexed by Store::open.
+constexpr const char* kV11 = R"sql(
+ALTER TABLE documents ADD COLUMN lookup INTEGER NOT NULL DEFAULT 0 CHECK (lookup IN (0, 1));
+ALTER TABLE messages ADD COLUMN sources TEXT;
+CREATE TABLE document_chunks (
+  id          INTEGER PRIMARY KEY,
+  document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+  position    INTEGER NOT NULL,
+  heading     TEXT    NOT NULL DEFAULT '',
+  start       INTEGER NOT NULL,
+  length      INTEGER NOT NULL,
+  content     TEXT    NOT NULL
+);
+CREATE INDEX document_chunks_document ON document_chunks (document_id, position);
+CREATE VIRTUAL TABLE document_chunks_fts USING fts5(
+  heading, content, content = 'document_chunks', content_rowid = 'id',
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER document_chunks_fts_insert AFTER INSERT ON document_chunks BEGIN
+  INSERT INTO document_chunks_fts (rowid, heading, content) VALUES (new.id, new.heading, new.content);
+END;
+CREATE TRIGGER document_chunks_fts_delete AFTER DELETE ON document_chunks BEGIN
+  INSERT INTO document_chunks_fts (document_chunks_fts, rowid, heading, content)
+    VALUES ('delete', old.id, old.heading, old.content);
+END;
+)sql";
+
 // Runs one step: its SQL and the version bump commit together or not at all.
 Result<void> step(Database& db, int to, int target, const char* sql) {
     if (to > target) return {};
@@ -270,6 +300,9 @@ Result<void> migrate(Database& db, int target) {
             [[fallthrough]];
         case 9:
             if (auto rc = step(db, 10, target, kV10); !rc) return rc;
+            [[fallthrough]];
+        case 10:
+            if (auto rc = step(db, 11, target, kV11); !rc) return rc;
             [[fallthrough]];
         case kSchemaVersion:
             break;

@@ -374,10 +374,14 @@ Result<Store> Store::open(const QString& requested_path, OpenOptions options) {
         if (auto rc = stamp->run(); !rc)
             return context("recording the integrity check", rc.error());
     }
-    if (report.interrupted_replies > 0)
+    Store store(std::move(*db), std::move(options), std::move(report));
+    // Documents from before schema 11 get their passages (nothing to do after that).
+    if (!store.read_only())
+        if (auto rc = store.index_unchunked_documents(); !rc) return rc.error();
+    if (store.report().interrupted_replies > 0)
         logger()->info("marked {} reply(ies) interrupted by an earlier stop",
-                       report.interrupted_replies);
-    return Result<Store>(Store(std::move(*db), std::move(options), std::move(report)));
+                       store.report().interrupted_replies);
+    return Result<Store>(std::move(store));
 }
 
 Result<QString> Store::integrity_check() {

@@ -23,6 +23,9 @@ namespace hearth::store {
 
 enum class ExportFormat { Markdown, Json };
 
+// Whose documents: a persona's or a single conversation's.
+enum class DocumentOwner { Persona, Conversation };
+
 // What restoring a backup did (Store::restore_from).
 struct RestoreReport {
     int conversations_added = 0;
@@ -69,6 +72,18 @@ class Store {
     Result<Document> document(Id id);
     Result<std::vector<Document>> persona_documents(Id persona_id);  // in order
     Result<std::vector<Document>> conversation_documents(Id conversation_id);
+    // Whether the owner's documents are looked up per message instead of read whole
+    // (Document::lookup); every document of the owner changes together.
+    Result<void> set_documents_lookup(DocumentOwner owner, Id id, bool lookup);
+
+    // ---- looking up passages (retrieval.cpp) ----
+    // The passages of `documents` that best match `text` (bm25 over the words in it,
+    // chunking.h), best first, at most `limit`. Empty when none matches.
+    Result<std::vector<Source>> retrieve(std::span<const Id> documents, const QString& text,
+                                         int limit);
+    // Cuts documents that have no passages yet into them (documents from before schema
+    // 11, a fork's copies); open() calls it. Returns how many were indexed.
+    Result<int> index_unchunked_documents();
 
     // ---- models and settings (personas.cpp) ----
     // Adds the model or, when its fingerprint is known, updates its path and name.

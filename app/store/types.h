@@ -88,6 +88,9 @@ struct Document {
     QString format;       // "text", "markdown", "code", "html", "pdf", "docx", "odt"
     QString language;     // code's ("cpp"), else empty
     QString text;         // what the model reads
+    // Looked up rather than read whole: its owner's documents are too long for the
+    // context together, so each message is given the passages it needs (retrieval.cpp).
+    bool lookup = false;
     // The file as it was when read (size, modification time), to notice that it changed.
     std::optional<std::int64_t> file_size;
     std::optional<QDateTime> file_modified;
@@ -138,6 +141,19 @@ struct Conversation {
     QDateTime updated_at;  // changes with every new message
 };
 
+// A passage of a document given to the model with a message (retrieval.cpp), kept with
+// the message as it was given: a regenerated reply, a restart and the next turns give
+// the model the same text, whatever became of the document since.
+struct Source {
+    Id document_id = 0;  // 0 once unknown (a message imported from elsewhere)
+    QString name;        // the document's ("handbook.pdf")
+    QString heading;     // the headings it sits under, or empty
+    QString path;        // the file it was read from, or empty
+    int start = 0;       // where the passage begins in the document's text
+    QString text;
+    bool operator==(const Source&) const = default;
+};
+
 struct Message {
     Id id = 0;
     Id conversation_id = 0;
@@ -152,6 +168,8 @@ struct Message {
     QDateTime created_at;
     QDateTime updated_at;
     GenerationStats stats;
+    // A user message: the passages looked up for it, given to the model with it.
+    std::vector<Source> sources;
 };
 
 // What to add: the store fills in ids and times.
@@ -160,6 +178,7 @@ struct MessageDraft {
     QString text;
     std::vector<std::int32_t> token_ids;
     QString token_fingerprint;
+    std::vector<Source> sources;
 };
 
 // One message of the active thread, with its place among its variants (siblings share

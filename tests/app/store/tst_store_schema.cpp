@@ -39,6 +39,12 @@ bool seed(Database& db, int version) {
     if (version >= 4 && !db.exec("UPDATE messages SET active_child_id = 2 WHERE id = 1;"
                                  "UPDATE messages SET active_child_id = 4 WHERE id = 2"))
         return false;
+    // v10's documents, read whole then; v11 cuts them into passages when it opens them.
+    if (version >= 10 &&
+        !db.exec("INSERT INTO documents (persona_id, position, name, format, content, added_at, "
+                 "updated_at) VALUES (1, 0, 'zoo.md', 'markdown', '# Okapis\n\nOkapis eat "
+                 "leaves.', 1000, 1000)"))
+        return false;
     return true;
 }
 
@@ -170,6 +176,17 @@ class TestStoreSchema : public QObject {
         QVERIFY(!reply->stats.prompt_tokens_loaded);  // and v9's
         QVERIFY(!c->sampling.stop);
         QVERIFY(!c->forked_from);
+        if (from >= 10) {  // a v10 document is looked up from now on, where it is needed
+            auto documents = store->persona_documents(1);
+            HEARTH_CHECK(documents);
+            QCOMPARE(documents->size(), std::size_t{1});
+            QVERIFY(!documents->front().lookup);
+            const std::vector<Id> ids{documents->front().id};
+            auto found = store->retrieve(ids, QStringLiteral("what do okapis eat?"), 5);
+            HEARTH_CHECK(found);
+            QCOMPARE(found->size(), std::size_t{1});
+            QCOMPARE(found->front().heading, QStringLiteral("Okapis"));
+        }
         auto persona = store->persona(1);
         HEARTH_CHECK(persona);
         QCOMPARE(persona->name, QStringLiteral("Ada"));

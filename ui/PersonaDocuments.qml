@@ -72,8 +72,11 @@ ColumnLayout {
               ? qsTr("Documents added here are read with the instructions by every chat of this persona, computed once and kept.")
               : box.cost.tokens === undefined
                 ? qsTr("The cost in tokens is counted when a model is open.")
-                : qsTr("Instructions and documents: %1 tokens of the model's %2; %3 are left for the conversation.")
-                    .arg(box.cost.tokens).arg(box.cost.context).arg(box.cost.room)
+                : box.cost.lookup
+                  ? qsTr("These documents are too long to read whole, so each message is given the passages of them it needs, shown under the reply as sources. Instructions: %1 tokens of the model's %2.")
+                      .arg(box.cost.tokens).arg(box.cost.context)
+                  : qsTr("Instructions and documents: %1 tokens of the model's %2; %3 are left for the conversation.")
+                      .arg(box.cost.tokens).arg(box.cost.context).arg(box.cost.room)
     }
     Repeater {
         model: box.documents

@@ -58,6 +58,8 @@ class ChatBackend : public QObject {
     // The content ids to store with a message the user writes (empty without ids).
     virtual std::vector<int32_t> encode_content(hearth::chat::Role role,
                                                 const QString& text) const = 0;
+    // The model's context in tokens (0: not known, a remote endpoint).
+    virtual int context_length() const { return 0; }
     struct Started {
         RequestId id = -1;
         int dropped = 0;      // thread messages left out of the prompt (the context is full)

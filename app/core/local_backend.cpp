@@ -32,6 +32,10 @@ QString LocalBackend::fingerprint() const {
     return bridge_ ? bridge_->fingerprint() : QString();
 }
 
+int LocalBackend::context_length() const {
+    return ready() ? bridge_->contextLength() : 0;
+}
+
 std::vector<int32_t> LocalBackend::encode_content(chat::Role role, const QString& text) const {
     if (!ready()) return {};
     return bridge_->promptBuilder()->encode_content(role, text.toStdString());

@@ -25,6 +25,7 @@ class LocalBackend : public ChatBackend {
     QString fingerprint() const override;
     std::vector<int32_t> encode_content(hearth::chat::Role role,
                                         const QString& text) const override;
+    int context_length() const override;
     hearth::Result<Started> start(const TurnRequest& request) override;
     void cancel(RequestId id) override;
     bool has_kv_cache() const override { return true; }

@@ -7,19 +7,63 @@
 
 #include <algorithm>
 
+#include "core/document_lookup.h"
 #include "core/error_text.h"
 
 using namespace hearth;
 namespace st = hearth::store;
 
+// The user's message as the store keeps it: the passages of looked-up documents that
+// match it (document_lookup.h; none for most chats) and the token ids of what the model
+// reads, the passages with the text. Looking up runs on the store's thread; `then` gets
+// the draft on this one (not after this model is gone).
+void MessageListModel::draft_user_message(qint64 conversation, const QString& text,
+                                          std::function<void(st::MessageDraft)> then) {
+    QPointer<MessageListModel> self(this);
+    store_->run<std::vector<st::Source>>(
+        [conversation, text](st::Store& s) { return app::look_up_passages(s, conversation, text); },
+        [self, conversation, text, then = std::move(then)](Result<std::vector<st::Source>> found) {
+            if (!self) return;
+            if (!found || !self->backend_) {
+                self->set_error(found ? tr("The model was closed.") : error_text(found.error()));
+                self->setup_done(conversation);
+                return;
+            }
+            st::MessageDraft draft;
+            draft.role = st::Role::User;
+            draft.text = text;
+            draft.sources = std::move(*found);
+            const ChatBackend& backend = *self->backend_;
+            const auto ids = [&] {
+                return backend.encode_content(chat::Role::User,
+                                              app::with_passages(text, draft.sources));
+            };
+            draft.token_ids = ids();
+            // The passages fit in their share of the context: the lowest ranked go first.
+            const int context = backend.context_length();
+            const std::size_t own =
+                draft.sources.empty() ? 0 : backend.encode_content(chat::Role::User, text).size();
+            const auto over = [&] {
+                if (context <= 0 || draft.token_ids.empty()) {
+                    qsizetype chars = 0;
+                    for (const st::Source& s : draft.sources) chars += s.text.size();
+                    return chars > app::kPassageCharsWithoutContext;
+                }
+                return draft.token_ids.size() - own >
+                       static_cast<std::size_t>(context / app::kPassageShareOfContext);
+            };
+            while (!draft.sources.empty() && over()) {
+                draft.sources.pop_back();
+                draft.token_ids = ids();
+            }
+            draft.token_fingerprint = backend.fingerprint();
+            then(std::move(draft));
+        });
+}
+
 bool MessageListModel::send(const QString& text) {
     const QString trimmed = text.trimmed();
     if (trimmed.isEmpty() || !canSend()) return false;
-    st::MessageDraft draft;
-    draft.role = st::Role::User;
-    draft.text = trimmed;
-    draft.token_ids = backend_->encode_content(chat::Role::User, trimmed);
-    draft.token_fingerprint = backend_->fingerprint();
     const qint64 conversation = conversation_;
     const bool first_message =
         std::none_of(rows_.begin(), rows_.end(),
@@ -32,28 +76,32 @@ bool MessageListModel::send(const QString& text) {
     }
     emit_state_changes();
     QPointer<MessageListModel> self(this);
-    store_->append_message(conversation, draft,
-                           [self, conversation, trimmed, first_message](Result<st::Message> r) {
-                               if (!self) return;
-                               if (!r) {
-                                   self->set_error(error_text(r.error()));
-                                   self->setup_done(conversation);
-                                   return;
-                               }
-                               // A new conversation is named after its first message.
-                               if (first_message && self->store_ && self->conversation_record_ &&
-                                   self->conversation_record_->id == conversation) {
-                                   st::Conversation c = *self->conversation_record_;
-                                   if (c.title.isEmpty() || c.title == QLatin1String("New chat")) {
-                                       QString title = trimmed.simplified();
-                                       if (title.size() > 48)
-                                           title = title.left(47) + QChar(0x2026);
-                                       c.title = title;
-                                       self->store_->update_conversation(c);
-                                   }
-                               }
-                               self->start_reply(conversation, r->id);
-                           });
+    draft_user_message(
+        conversation, trimmed,
+        [self, conversation, trimmed, first_message](st::MessageDraft draft) {
+            self->store_->append_message(
+                conversation, draft,
+                [self, conversation, trimmed, first_message](Result<st::Message> r) {
+                    if (!self) return;
+                    if (!r) {
+                        self->set_error(error_text(r.error()));
+                        self->setup_done(conversation);
+                        return;
+                    }
+                    // A new conversation is named after its first message.
+                    if (first_message && self->store_ && self->conversation_record_ &&
+                        self->conversation_record_->id == conversation) {
+                        st::Conversation c = *self->conversation_record_;
+                        if (c.title.isEmpty() || c.title == QLatin1String("New chat")) {
+                            QString title = trimmed.simplified();
+                            if (title.size() > 48) title = title.left(47) + QChar(0x2026);
+                            c.title = title;
+                            self->store_->update_conversation(c);
+                        }
+                    }
+                    self->start_reply(conversation, r->id);
+                });
+        });
     return true;
 }
 
@@ -123,25 +171,25 @@ bool MessageListModel::editAndResend(qint64 messageId, const QString& text) {
     const int row = rowOf(messageId);
     if (trimmed.isEmpty() || row < 0 || !canSend()) return false;
     if (rows_[static_cast<size_t>(row)].message.role != st::Role::User) return false;
-    st::MessageDraft draft;
-    draft.role = st::Role::User;
-    draft.text = trimmed;
-    draft.token_ids = backend_->encode_content(chat::Role::User, trimmed);
-    draft.token_fingerprint = backend_->fingerprint();
     const qint64 conversation = conversation_;
     ++setting_up_[conversation];
     set_error(QString());
     emit_state_changes();
     QPointer<MessageListModel> self(this);
-    store_->edit_message(messageId, draft, [self, conversation](Result<st::Message> r) {
-        if (!self) return;
-        if (!r) {
-            self->set_error(error_text(r.error()));
-            self->setup_done(conversation);
-            return;
-        }
-        self->start_reply(conversation, r->id);
-    });
+    // The edited text is looked up again: its passages are its own.
+    draft_user_message(conversation, trimmed,
+                       [self, conversation, messageId](st::MessageDraft draft) {
+                           self->store_->edit_message(
+                               messageId, draft, [self, conversation](Result<st::Message> r) {
+                                   if (!self) return;
+                                   if (!r) {
+                                       self->set_error(error_text(r.error()));
+                                       self->setup_done(conversation);
+                                       return;
+                                   }
+                                   self->start_reply(conversation, r->id);
+                               });
+                       });
     return true;
 }
 

@@ -4,6 +4,9 @@
 // message_list_actions.cpp.
 #include "core/message_list_model.h"
 
+#include <QFileInfo>
+#include <QUrl>
+
 #include <algorithm>
 #include <utility>
 
@@ -305,6 +308,29 @@ void MessageListModel::set_error(const QString& error) {
 
 // ---- the model -------------------------------------------------------------------------
 
+QVariantList MessageListModel::sources_of(int row) const {
+    QVariantList out;
+    const st::Message& m = rows_[static_cast<size_t>(row)].message;
+    if (m.role != st::Role::Assistant || row == 0) return out;
+    const st::Message& asked = rows_[static_cast<size_t>(row) - 1].message;
+    if (!m.parent_id || asked.id != *m.parent_id) return out;
+    for (const st::Source& s : asked.sources) {
+        QString body = s.text;
+        if (body.startsWith(QLatin1Char('#')))  // its heading line: the heading is shown apart
+            body = body.mid(body.indexOf(QLatin1Char('\n')) + 1);
+        QString snippet = body.simplified();
+        if (snippet.size() > 160) snippet = snippet.left(159) + QChar(0x2026);
+        out << QVariantMap{
+            {QStringLiteral("name"), s.name},
+            {QStringLiteral("heading"), s.heading},
+            {QStringLiteral("snippet"), snippet},
+            {QStringLiteral("path"), s.path},
+            {QStringLiteral("url"), QUrl::fromLocalFile(s.path).toString()},
+            {QStringLiteral("exists"), !s.path.isEmpty() && QFileInfo::exists(s.path)}};
+    }
+    return out;
+}
+
 int MessageListModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(rows_.size());
 }
@@ -337,6 +363,7 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
         {MessagesDroppedRole, "messagesDropped"},
         {PromptTokensShiftedRole, "promptTokensShifted"},
         {PromptTokensLoadedRole, "promptTokensLoaded"},
+        {SourcesRole, "sources"},
     };
 }
 
@@ -411,6 +438,8 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
             return static_cast<int>(stats.prompt_tokens_shifted.value_or(0));
         case PromptTokensLoadedRole:
             return static_cast<int>(stats.prompt_tokens_loaded.value_or(-1));
+        case SourcesRole:
+            return sources_of(index.row());
         case GeneratedTokensRole:
             return static_cast<int>(live ? s->base_tokens + s->new_tokens
                                          : stats.generated_tokens.value_or(0));

@@ -31,6 +31,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -124,6 +125,10 @@ class MessageListModel : public RowListModel {
         // Of the cached prompt tokens, those read back from the KV disk tier (the rest were
         // in memory); -1 when not known (a remote backend, a reply from before it was kept).
         PromptTokensLoadedRole,
+        // A reply's sources: the passages of looked-up documents its message was given
+        // (document_lookup.h), best first, as [{name, heading, snippet, path, url, exists}]
+        // (path: the file it was read from, "" if none; exists: it is still there).
+        SourcesRole,
     };
     Q_ENUM(Roles)
 
@@ -282,6 +287,9 @@ class MessageListModel : public RowListModel {
     void flush_updates();
     void emit_state_changes();
     void setup_done(qint64 conversation);
+    QVariantList sources_of(int row) const;  // SourcesRole
+    void draft_user_message(qint64 conversation, const QString& text,
+                            std::function<void(hearth::store::MessageDraft)> then);
     bool busy(qint64 conversation) const;
     bool in_context(int row) const;
     ReplyDefaults reply_defaults(qint64 conversation) const;

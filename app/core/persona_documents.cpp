@@ -12,6 +12,7 @@
 
 #include "chat/prompt_builder.h"
 #include "common/log.h"
+#include "core/document_lookup.h"
 #include "core/persona_list_model.h"
 #include "core/persona_prefix.h"
 #include "documents/document_text.h"
@@ -197,7 +198,9 @@ QVariantMap PersonaListModel::prefixCost(qint64 personaId) const {
     if (whole < 0) return {};
     QVariantList per_document;
     const chat::PromptBuilder* builder = bridge_->promptBuilder();
+    const bool lookup = looked_up(*p);
     for (const st::Document& d : p->documents) {
+        if (d.lookup) continue;  // not in the prefix (and maybe long: not counted)
         const auto ids =
             builder->encode_content(chat::Role::System, app::document_block(d).toStdString());
         per_document << QVariantMap{
@@ -210,7 +213,8 @@ QVariantMap PersonaListModel::prefixCost(qint64 personaId) const {
             {QStringLiteral("documents"), per_document},
             {QStringLiteral("context"), context},
             {QStringLiteral("room"), context - whole},
-            {QStringLiteral("fits"), whole <= prefix_limit()}};
+            {QStringLiteral("fits"), whole <= prefix_limit()},
+            {QStringLiteral("lookup"), lookup}};
 }
 
 std::vector<std::pair<QString, QString>> PersonaListModel::prefixes() const {
@@ -248,59 +252,64 @@ void PersonaListModel::addDocuments(qint64 personaId, const QVariantList& files)
     });
 }
 
-// Adds what was read, in order, while the prefix leaves the conversation its room.
+// Adds what was read, in order. While the prefix with them leaves the conversation its
+// room they are read whole; past that, all the persona's documents are looked up from
+// then on (document_lookup.h): each message is given the passages it needs.
 void PersonaListModel::add_read(qint64 persona_id, std::vector<st::Document> read,
                                 QStringList problems) {
     const st::Persona* p = find(persona_id);
-    if (!p || !store_) return;
-    std::vector<st::Document> accepted;
-    const int limit = prefix_limit();
-    // The prefix as it is, counted once; each new document then adds its own block's
-    // tokens (and the documents' heading, for the first), so a folder of 200 files is not
-    // the whole prefix tokenized 200 times. A join may differ from the whole prefix's
-    // count by a token or two; the editor shows the exact count (prefixCost).
-    int tokens = limit >= 0 ? prefix_tokens(p->system_prompt, p->documents) : -1;
-    bool first = p->documents.empty();
-    const chat::PromptBuilder* builder = limit >= 0 ? bridge_->promptBuilder() : nullptr;
-    for (st::Document& d : read) {
-        d.persona_id = persona_id;
-        if (!builder) {
-            accepted.push_back(std::move(d));
-            continue;
-        }
-        const QString part = app::appended_document(d, first);
-        const int with =
-            tokens + static_cast<int>(
-                         builder->encode_content(chat::Role::System, part.toStdString()).size());
-        if (with > limit) {
-            const int context = bridge_->contextLength();
-            problems << QStringLiteral(
-                            "%1 was not added: with it the persona's prefix would take %2 of "
-                            "the model's %3 tokens of context, leaving %4 for the conversation "
-                            "(at least %5 are kept for it). Leave out another document, or "
-                            "open the model with a longer context (Settings).")
-                            .arg(d.name)
-                            .arg(with)
-                            .arg(context)
-                            .arg(std::max(0, context - with))
-                            .arg(context - limit);
-            continue;
-        }
-        tokens = with;
-        first = false;
-        accepted.push_back(std::move(d));
-    }
-    const int added = static_cast<int>(accepted.size());
-    if (accepted.empty()) {
+    if (!p || !store_ || read.empty()) {
         emit documentsAdded(persona_id, 0, problems);
         return;
     }
+    bool lookup = looked_up(*p);
+    const int limit = prefix_limit();
+    const chat::PromptBuilder* builder = limit >= 0 ? bridge_->promptBuilder() : nullptr;
+    if (!lookup && builder) {
+        // The prefix as it is, counted once; each new document then adds its own block's
+        // tokens (and the documents' heading, for the first), so a folder of 200 files is
+        // not the whole prefix tokenized 200 times. A join may differ from the whole
+        // prefix's count by a token or two; the editor shows the exact count (prefixCost).
+        int tokens = prefix_tokens(p->system_prompt, p->documents);
+        bool first = p->documents.empty();
+        for (const st::Document& d : read) {
+            tokens += static_cast<int>(
+                builder
+                    ->encode_content(chat::Role::System,
+                                     app::appended_document(d, first).toStdString())
+                    .size());
+            first = false;
+            if (tokens > limit) break;
+        }
+        if (tokens > limit) {
+            lookup = true;
+            const int context = bridge_->contextLength();
+            problems << QStringLiteral(
+                            "Together the documents are too long to read whole: they would "
+                            "take more than %1 of the model's %2 tokens of context, which "
+                            "must leave %3 for the conversation. From now on each message is "
+                            "given the passages of them that it needs (up to %4).")
+                            .arg(limit)
+                            .arg(context)
+                            .arg(context - limit)
+                            .arg(app::kPassagesPerMessage);
+        }
+    }
+    for (st::Document& d : read) {
+        d.persona_id = persona_id;
+        d.lookup = lookup;
+    }
+    const int added = static_cast<int>(read.size());
     QPointer<PersonaListModel> self(this);
     store_->run<int>(
-        [accepted = std::move(accepted)](st::Store& s) -> Result<int> {
-            for (const st::Document& d : accepted)
+        [read = std::move(read), persona_id, lookup](st::Store& s) -> Result<int> {
+            for (const st::Document& d : read)
                 if (auto rc = s.add_document(d); !rc) return rc.error();
-            return static_cast<int>(accepted.size());
+            if (lookup)
+                if (auto rc = s.set_documents_lookup(st::DocumentOwner::Persona, persona_id, true);
+                    !rc)
+                    return rc.error();
+            return static_cast<int>(read.size());
         },
         [self, persona_id, added, problems](Result<int> r) mutable {
             if (!self) return;
@@ -311,15 +320,49 @@ void PersonaListModel::add_read(qint64 persona_id, std::vector<st::Document> rea
         });
 }
 
+bool PersonaListModel::looked_up(const st::Persona& p) {
+    return std::any_of(p.documents.begin(), p.documents.end(),
+                       [](const st::Document& d) { return d.lookup; });
+}
+
+// Whether the persona's documents, without `removed`, fit in its prefix again (read
+// whole once more); only counted when their text could fit at all.
+bool PersonaListModel::fits_without(const st::Persona& p, st::Id removed) const {
+    const int limit = prefix_limit();
+    if (limit < 0) return false;
+    std::vector<st::Document> rest;
+    qsizetype chars = 0;
+    for (const st::Document& d : p.documents)
+        if (d.id != removed) {
+            chars += d.text.size();
+            rest.push_back(d);
+            rest.back().lookup = false;
+        }
+    // A token is rarely more than 8 characters: past that many, it cannot fit.
+    if (chars > static_cast<qsizetype>(limit) * 8) return false;
+    return prefix_tokens(p.system_prompt, rest) <= limit;
+}
+
 void PersonaListModel::removeDocument(qint64 documentId) {
     if (!store_) return;
+    // A looked-up persona whose documents fit again reads them whole again.
+    std::optional<st::Id> fits_again;
+    for (const st::Persona& p : rows_)
+        for (const st::Document& d : p.documents)
+            if (d.id == documentId && d.lookup && fits_without(p, documentId)) fits_again = p.id;
     QPointer<PersonaListModel> self(this);
-    store_->run<void>([documentId](st::Store& s) { return s.delete_document(documentId); },
-                      [self](Result<void> r) {
-                          if (!self) return;
-                          if (!r) self->set_error(QString::fromStdString(r.message()));
-                          self->reload();  // and the pin follows the new prefix
-                      });
+    store_->run<void>(
+        [documentId, fits_again](st::Store& s) -> Result<void> {
+            if (auto rc = s.delete_document(documentId); !rc) return rc;
+            if (fits_again)
+                return s.set_documents_lookup(st::DocumentOwner::Persona, *fits_again, false);
+            return {};
+        },
+        [self](Result<void> r) {
+            if (!self) return;
+            if (!r) self->set_error(QString::fromStdString(r.message()));
+            self->reload();  // and the pin follows the new prefix
+        });
 }
 
 void PersonaListModel::refreshDocument(qint64 documentId) {

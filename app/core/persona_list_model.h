@@ -110,16 +110,18 @@ class PersonaListModel : public RowListModel {
     void setConversationRoom(int tokens);
     bool readingDocuments() const { return reading_ > 0; }
     // Reads files (paths or file URLs; a folder: the documents in it and its subfolders,
-    // at most kMaxFolderFiles) and adds those that fit, in the order given;
-    // documentsAdded reports what was added and what was not, and why.
-    static constexpr int kMaxFolderFiles = 200;
+    // at most kMaxFolderFiles) and adds them in the order given: read whole with the
+    // instructions while they leave the conversation its room, else (all of the persona's)
+    // looked up per message (document_lookup.h). documentsAdded reports what was added,
+    // what was not and why, and a switch to looking up.
+    static constexpr int kMaxFolderFiles = 2000;
     Q_INVOKABLE void addDocuments(qint64 personaId, const QVariantList& files);
     Q_INVOKABLE void removeDocument(qint64 documentId);
     // Reads a document's file again (it changed on disk).
     Q_INVOKABLE void refreshDocument(qint64 documentId);
     // What the persona's prefix costs with the open model: {tokens (the whole prefix),
-    // instructions, documents: [{documentId, tokens}], context, room, fits}; {} with no
-    // model open.
+    // instructions, documents: [{documentId, tokens}], context, room, fits, lookup (the
+    // documents are looked up: not in the prefix, not counted)}; {} with no model open.
     Q_INVOKABLE QVariantMap prefixCost(qint64 personaId) const;
     // Each persona's name and prefix (its instructions and documents, persona_prefix.h).
     std::vector<std::pair<QString, QString>> prefixes() const;
@@ -149,6 +151,8 @@ class PersonaListModel : public RowListModel {
     int prefix_tokens(const QString& instructions,
                       std::span<const hearth::store::Document> documents) const;
     int prefix_limit() const;  // the most tokens a prefix may take (-1: no model open)
+    static bool looked_up(const hearth::store::Persona& p);  // its documents are looked up
+    bool fits_without(const hearth::store::Persona& p, hearth::store::Id removed) const;
     void add_read(qint64 persona_id, std::vector<hearth::store::Document> read,
                   QStringList problems);
     template <typename Done>

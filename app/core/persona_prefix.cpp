@@ -1,5 +1,7 @@
 #include "core/persona_prefix.h"
 
+#include <algorithm>
+
 namespace hearth::app {
 
 namespace {
@@ -34,14 +36,20 @@ QString appended_document(const hearth::store::Document& d, bool first) {
 QString persona_prefix(const QString& instructions,
                        std::span<const hearth::store::Document> persona_documents,
                        std::span<const hearth::store::Document> conversation_documents) {
-    if (persona_documents.empty() && conversation_documents.empty()) return instructions;
+    // Documents that are looked up (too long to read whole) are not part of it: their
+    // passages come with each message (document_lookup.h).
+    const auto read_whole = [](std::span<const hearth::store::Document> list) {
+        return std::any_of(list.begin(), list.end(),
+                           [](const hearth::store::Document& d) { return !d.lookup; });
+    };
+    if (!read_whole(persona_documents) && !read_whole(conversation_documents)) return instructions;
     QString out = instructions;
     while (out.endsWith(QLatin1Char('\n')) || out.endsWith(QLatin1Char(' '))) out.chop(1);
     if (!out.isEmpty()) out += QLatin1String("\n\n");
     out += QLatin1String(kHeading);
     for (const auto* list : {&persona_documents, &conversation_documents})
         for (const hearth::store::Document& d : *list)
-            out += QLatin1String("\n\n") + document_block(d);
+            if (!d.lookup) out += QLatin1String("\n\n") + document_block(d);
     return out;
 }
 

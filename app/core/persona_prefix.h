@@ -5,6 +5,9 @@
 // documents' names and text, in order: the same documents give the same tokens in any
 // process, and an edit to one document changes the prefix from that document on only.
 //
+// Documents that are looked up instead (Document::lookup: too long to read whole) are
+// left out; the passages a message needs come with it (document_lookup.h).
+//
 // Layout (each document's text as it was extracted; nothing is escaped inside it):
 //
 //   <instructions>

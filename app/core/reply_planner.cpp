@@ -6,6 +6,7 @@
 
 #include "chat/prompt_builder.h"
 #include "chat/turn_planner.h"
+#include "core/document_lookup.h"
 #include "core/persona_prefix.h"
 #include "store/store.h"
 
@@ -82,7 +83,10 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
             .toStdString();
     for (auto it = thread.begin(); it != std::next(at); ++it) {
         const st::Message& msg = it->message;
-        chat::Message cm{to_chat(msg.role), msg.text.toStdString(), std::nullopt};
+        // A message given passages of looked-up documents reads them with it.
+        chat::Message cm{to_chat(msg.role),
+                         hearth::app::with_passages(msg.text, msg.sources).toStdString(),
+                         std::nullopt};
         // Ids are reused only when this model's tokenizer made them.
         if (!fingerprint.isEmpty() && msg.token_fingerprint == fingerprint &&
             (msg.role == st::Role::Assistant || !msg.token_ids.empty()))

@@ -5,7 +5,8 @@
 // The turn is the persona's system prompt with its documents and the conversation's
 // (persona_prefix.h; chat::plan_turn puts it first unless the thread starts with a system
 // message of its own), then the thread up to and including
-// the message replied to; a local backend fits it to the context (the oldest turns drop
+// the message replied to (a message given passages of looked-up documents with them:
+// document_lookup.h); a local backend fits it to the context (the oldest turns drop
 // out). Stored token ids are passed on when the backend's tokenizer made them
 // (`fingerprint`), so each turn extends the last one exactly and is served from the KV
 // cache. Continuing a reply leaves that reply open (PromptEnd::ContinueReply): its prompt

@@ -2,7 +2,10 @@
 // model): the persona's editor adds a file through its file dialog and shows what it
 // costs against the model's context; two new chats with the persona then reply, and the
 // second one's statistics say that the persona's prefix, its document included, came
-// from memory while only the question was computed.
+// from memory while only the question was computed. A persona whose documents are too
+// long to read whole has them looked up: a reply shows the passages its message was
+// given as sources, and clicking one opens its file.
+#include <QDesktopServices>
 #include <QFile>
 #include <QGuiApplication>
 #include <QRegularExpression>
@@ -23,13 +26,14 @@ const QString kPersona = QStringLiteral("Keeper");
 class TestUiDocuments : public QObject {
     Q_OBJECT
     UiHarness ui_;
+    QList<QUrl> opened_;  // what the app asked the desktop to open
     QTemporaryDir files_;
     int prefix_tokens_ = 0;
 
     // A new chat with the persona from its card, a question typed and sent; the reply's row.
-    int ask_in_new_chat(const QString& question) {
+    int ask_in_new_chat(const QString& question, const QString& persona = kPersona) {
         ui_.show_page(QStringLiteral("personas"));
-        QQuickItem* button = ui_.visible_item(QStringLiteral("newChatWith_") + kPersona);
+        QQuickItem* button = ui_.visible_item(QStringLiteral("newChatWith_") + persona);
         if (!button || !ui_.popups_closed()) return -1;
         ui_.settle();
         const qint64 before = ui_.chat->conversationId();
@@ -63,6 +67,9 @@ class TestUiDocuments : public QObject {
         }
         return nullptr;
     }
+
+  public slots:
+    void open(const QUrl& url) { opened_ << url; }
 
   private slots:
     HEARTH_UI_CLEANUP(ui_)
@@ -139,6 +146,61 @@ class TestUiDocuments : public QObject {
         QVERIFY2(cached >= prefix_tokens_ - ui_.bridge->kvBlockSize() && computed < 40,
                  qPrintable(prop(message, "statsText").toString()));
         QVERIFY(ui_.screenshot(QStringLiteral("persona-documents-chat")));
+    }
+
+    void followsASourceLink() {
+        // A manual far longer than the small model's context: looked up, not read whole.
+        const QString file = files_.filePath(QStringLiteral("manual.md"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("# Lighthouse manual\n\n");
+        for (int i = 0; i < 60; ++i)
+            f.write("## Task " + QByteArray::number(i) + "\n\nWipe the lens at dawn.\n\n");
+        f.write("## Fog\n\nIn fog, sound the horn every thirty seconds.\n");
+        f.close();
+        QSignalSpy created(ui_.personas, &PersonaListModel::personaCreated);
+        ui_.personas->create(QStringLiteral("Archivist"),
+                             QStringLiteral("You answer from the manual."));
+        QVERIFY(created.wait(10000));
+        const qint64 persona = created.at(0).at(0).toLongLong();
+        QTRY_VERIFY(ui_.personas->rowOf(persona) >= 0);
+        QSignalSpy added(ui_.personas, &PersonaListModel::documentsAdded);
+        ui_.personas->addDocuments(persona, {file});
+        QVERIFY(added.wait(20000));
+        QTRY_VERIFY(ui_.personas->prefixCost(persona).value(QStringLiteral("lookup")).toBool());
+
+        const int row =
+            ask_in_new_chat(QStringLiteral("What do I do in fog?"), QStringLiteral("Archivist"));
+        QVERIFY(row > 0);
+        QQuickItem* message = ui_.item(QStringLiteral("message_%1").arg(row));
+        QVERIFY(message);
+        QQuickItem* sources = nullptr;
+        QTRY_VERIFY((sources = ui_.visible_item(QStringLiteral("replySources"), message)));
+        QQuickItem* first = ui_.visible_item(QStringLiteral("source0"), sources);
+        QVERIFY(first);
+        // It names the file and the section, and shows the passage's start.
+        QStringList shown;
+        QList<QQuickItem*> todo{first};
+        while (!todo.isEmpty()) {
+            QQuickItem* item = todo.takeLast();
+            if (item->isVisible() && item->property("text").isValid())
+                shown << item->property("text").toString();
+            todo.append(item->childItems());
+        }
+        QVERIFY2(shown.contains(QStringLiteral("1. manual.md · Lighthouse manual › Fog")) &&
+                     shown.contains(QStringLiteral("In fog, sound the horn every thirty seconds.")),
+                 qPrintable(shown.join(QLatin1Char('|'))));
+        QVERIFY(ui_.screenshot(QStringLiteral("reply-sources")));
+        QDesktopServices::setUrlHandler(QStringLiteral("file"), this, "open");
+        QVERIFY(ui_.click(first));
+        QTRY_COMPARE(opened_, QList<QUrl>{QUrl::fromLocalFile(file)});
+        QDesktopServices::unsetUrlHandler(QStringLiteral("file"));
+        // What the passage said is what the model was given with the question.
+        const QVariantList given =
+            ui_.chat->data(ui_.chat->index(row), MessageListModel::SourcesRole).toList();
+        QVERIFY(!given.isEmpty());
+        QCOMPARE(given.front().toMap().value(QStringLiteral("heading")).toString(),
+                 QStringLiteral("Lighthouse manual › Fog"));
     }
 };
 

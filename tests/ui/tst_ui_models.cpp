@@ -165,7 +165,8 @@ class TestUiModels : public QObject {
         QVERIFY(combo);
         QCOMPARE(combo->property("currentIndex").toInt(), 0);  // none yet
         // The personas by name, after "None".
-        const int choice = combo->property("model").toStringList().indexOf(QStringLiteral("Terse"));
+        const int choice = static_cast<int>(
+            combo->property("model").toStringList().indexOf(QStringLiteral("Terse")));
         QVERIFY(choice > 0);
         combo->setProperty("currentIndex", choice);
         QQuickItem* own = ui_.visible_item(QStringLiteral("own_maxTokens"));

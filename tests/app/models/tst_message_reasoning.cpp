@@ -23,8 +23,8 @@ class TestMessageReasoning : public QObject {
         bool done = false;
         app.store.run<void>(
             [c](store::Store& s) -> Result<void> {
-                auto u =
-                    s.append_message(c, {store::Role::User, QStringLiteral("Capital?"), {}, {}});
+                auto u = s.append_message(
+                    c, {store::Role::User, QStringLiteral("Capital?"), {}, {}, {}});
                 if (!u) return u.error();
                 auto r = s.begin_reply(c, u->id, QString());
                 if (!r) return r.error();
@@ -36,11 +36,11 @@ class TestMessageReasoning : public QObject {
                 stats.reasoning_ms = 2500.0;
                 if (auto f = s.finish_reply(*r, stats, store::MessageState::Complete); !f)
                     return f.error();
-                auto u2 =
-                    s.append_message(c, {store::Role::User, QStringLiteral("<think>hi"), {}, {}});
+                auto u2 = s.append_message(
+                    c, {store::Role::User, QStringLiteral("<think>hi"), {}, {}, {}});
                 if (!u2) return u2.error();
-                auto plain =
-                    s.append_message(c, {store::Role::Assistant, QStringLiteral("Plain."), {}, {}});
+                auto plain = s.append_message(
+                    c, {store::Role::Assistant, QStringLiteral("Plain."), {}, {}, {}});
                 if (!plain) return plain.error();
                 return {};
             },

@@ -1,6 +1,6 @@
 // A persona's documents in the app: read from files into its prefix, their cost counted
-// with the open model's tokenizer, refused where the conversation would have too little
-// room, served from the prefix cache to every new chat of the persona, read again from
+// with the open model's tokenizer, looked up per message where the conversation would have
+// too little room, served from the prefix cache to every new chat of the persona, read again from
 // the first changed block on when the file changes, copied by duplicate, removed.
 #include <QFile>
 #include <QSignalSpy>
@@ -21,6 +21,15 @@ QByteArray handbook(int sentences) {
     QByteArray out("# Handbook\n\n");
     for (int i = 0; i < sentences; ++i)
         out += "Rule " + QByteArray::number(i) + ": close the gate at dusk.\n";
+    return out;
+}
+
+// The same rules, each under a heading of its own (a passage each, that a small context
+// has room for).
+QByteArray manual(int sentences) {
+    QByteArray out("# Manual\n\n");
+    for (int i = 0; i < sentences; ++i)
+        out += "## Rule " + QByteArray::number(i) + "\n\nClose the gate at dusk.\n\n";
     return out;
 }
 
@@ -131,9 +140,13 @@ class TestPersonaDocuments : public QObject {
                                 .arg(new_prefix)));
     }
 
-    void refusesWhatLeavesTooLittleRoom() {
+    // Documents that would leave the conversation too little room are looked up instead:
+    // the prefix is the instructions alone, each message is given the passages that
+    // match it (kept with it, shown under the reply), and the history stays cached.
+    void tooLongToReadWholeIsLookedUp() {
         App app;
         START(fixture_, app, QStringLiteral("documents-room.sqlite3"));
+        app.chat.setMaxReplyTokens(2);
         const qint64 persona = make_persona(app, QStringLiteral("Full"));
         QVERIFY(persona > 0);
         const int context = app.bridge.contextLength();
@@ -142,28 +155,69 @@ class TestPersonaDocuments : public QObject {
         const QString small = fixture_.path(QStringLiteral("small.txt"));
         const QString big = fixture_.path(QStringLiteral("big.txt"));
         const QString binary = fixture_.path(QStringLiteral("binary.txt"));
-        QVERIFY(write_file(small, "The gate is green.\n"));
-        QVERIFY(write_file(big, handbook(context / 45)));  // about 2/3 of the context
+        QVERIFY(write_file(small, "The gate is painted green.\n"));
+        QVERIFY(write_file(big, manual(context / 45)));  // about 2/3 of the context
         QVERIFY(write_file(binary, QByteArray("\x00\x01\x02\xff\xfe", 5).repeated(50)));
         const auto [added, problems] = add(app, persona, {big, binary, small});
-        QVERIFY2(added == 1,
-                 qPrintable(problems.join('\n')));  // the small one; the others say why not
+        QVERIFY2(added == 2, qPrintable(problems.join('\n')));  // not the binary file
         QCOMPARE(problems.size(), 2);
-        QVERIFY2(problems.join('\n').contains(QStringLiteral("big.txt was not added")) &&
+        QVERIFY2(problems.join('\n').contains(QStringLiteral("binary.txt")),
+                 qPrintable(problems.join('\n')));
+        QVERIFY2(problems.join('\n').contains(QStringLiteral("too long to read whole")) &&
                      problems.join('\n').contains(
                          QStringLiteral("of the model's %1 tokens").arg(context)),
                  qPrintable(problems.join('\n')));
-        QVERIFY2(problems.join('\n').contains(QStringLiteral("binary.txt")),
-                 qPrintable(problems.join('\n')));
-        QCOMPARE(documents(app, persona).size(), 1);
-        QVERIFY(app.personas.prefixCost(persona).value("fits").toBool());
+        QCOMPARE(documents(app, persona).size(), 2);
+        QVariantMap cost = app.personas.prefixCost(persona);
+        QVERIFY(cost.value("lookup").toBool());
+        QVERIFY(cost.value("fits").toBool());
+        QCOMPARE(cost.value("tokens").toInt(), cost.value("instructions").toInt());
 
-        // A smaller room lets it in.
-        app.personas.setConversationRoom(64);
-        const auto [added_now, problems_now] = add(app, persona, {big});
-        QCOMPARE(added_now, 1);
-        QVERIFY2(problems_now.isEmpty(), qPrintable(problems_now.join('\n')));
-        QVERIFY(app.personas.prefixCost(persona).value("room").toInt() >= 64);
+        // A chat: the message is given the passage that answers it, shown as its source.
+        app.chat.setConversationId(create_conversation(app, persona));
+        QVERIFY(QTest::qWaitFor([&] { return app.chat.canSend(); }, 10000));
+        int row = send_and_wait(app, QStringLiteral("Which colour is the gate painted?"));
+        QVERIFY(row > 0);
+        QVariantList sources = role(app.chat, row, "sources").toList();
+        QVERIFY(!sources.isEmpty());
+        QVariantMap first = sources.front().toMap();
+        QCOMPARE(first.value("name").toString(), QStringLiteral("small.txt"));
+        QCOMPARE(first.value("snippet").toString(), QStringLiteral("The gate is painted green."));
+        QCOMPARE(first.value("path").toString(), small);
+        QVERIFY(first.value("exists").toBool());
+        QVERIFY(role(app.chat, row - 1, "sources").toList().isEmpty());  // a reply's only
+        // The model read the passages with the message: more than the question's tokens.
+        const int prompt = role(app.chat, row, "promptTokensComputed").toInt() +
+                           role(app.chat, row, "promptTokensCached").toInt();
+        QVERIFY2(prompt > cost.value("tokens").toInt() + 20, qPrintable(QString::number(prompt)));
+
+        // A regenerated reply is given the same passages, from the cache.
+        QVERIFY(app.chat.regenerate());
+        QTRY_VERIFY_WITH_TIMEOUT(!app.chat.generating() && app.chat.canSend(), 20000);
+        row = app.chat.count() - 1;
+        QCOMPARE(role(app.chat, row, "sources").toList(), sources);
+        QVERIFY2(role(app.chat, row, "promptTokensComputed").toInt() < 16,
+                 qPrintable(role(app.chat, row, "promptTokensComputed").toString()));
+
+        // The next turn's passages come after the history, which stays cached.
+        row = send_and_wait(app, QStringLiteral("And rule 7 of the handbook about dusk?"));
+        QVERIFY(row > 0);
+        sources = role(app.chat, row, "sources").toList();
+        QVERIFY(!sources.isEmpty());
+        QCOMPARE(sources.front().toMap().value("name").toString(), QStringLiteral("big.txt"));
+        QVERIFY2(role(app.chat, row, "promptTokensCached").toInt() >= prompt,
+                 qPrintable(role(app.chat, row, "promptTokensCached").toString()));
+
+        // Without the big one they fit again, and are read whole with the instructions.
+        qint64 big_id = -1;
+        for (const QVariant& d : documents(app, persona))
+            if (d.toMap().value("name").toString() == QLatin1String("big.txt"))
+                big_id = d.toMap().value("documentId").toLongLong();
+        app.personas.removeDocument(big_id);
+        QTRY_COMPARE(documents(app, persona).size(), 1);
+        QTRY_VERIFY(!app.personas.prefixCost(persona).value("lookup").toBool());
+        cost = app.personas.prefixCost(persona);
+        QVERIFY(cost.value("tokens").toInt() > cost.value("instructions").toInt());
     }
 
     void duplicatedAndRemoved() {

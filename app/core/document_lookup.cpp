@@ -1,0 +1,55 @@
+#include "core/document_lookup.h"
+
+#include "store/store.h"
+
+namespace hearth::app {
+
+namespace st = hearth::store;
+
+namespace {
+
+QString attribute(QString value) {
+    value.replace(QLatin1Char('&'), QLatin1String("&amp;"));
+    value.replace(QLatin1Char('"'), QLatin1String("&quot;"));
+    value.replace(QLatin1Char('<'), QLatin1String("&lt;"));
+    value.replace(QLatin1Char('>'), QLatin1String("&gt;"));
+    value.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    value.replace(QLatin1Char('\r'), QLatin1Char(' '));
+    return value;
+}
+
+}  // namespace
+
+hearth::Result<std::vector<st::Source>> look_up_passages(st::Store& store, st::Id conversation,
+                                                         const QString& text) {
+    auto c = store.conversation(conversation);
+    if (!c) return c.error();
+    std::vector<st::Id> ids;
+    if (c->persona_id) {
+        auto mine = store.persona_documents(*c->persona_id);
+        if (!mine) return mine.error();
+        for (const st::Document& d : *mine)
+            if (d.lookup) ids.push_back(d.id);
+    }
+    auto own = store.conversation_documents(conversation);
+    if (!own) return own.error();
+    for (const st::Document& d : *own)
+        if (d.lookup) ids.push_back(d.id);
+    if (ids.empty()) return std::vector<st::Source>{};
+    return store.retrieve(ids, text, kPassagesPerMessage);
+}
+
+QString with_passages(const QString& text, std::span<const st::Source> sources) {
+    if (sources.empty()) return text;
+    QString out = QStringLiteral("Passages from the documents that may help:\n\n");
+    for (const st::Source& s : sources) {
+        out += QStringLiteral("<passage source=\"%1\"").arg(attribute(s.name));
+        if (!s.heading.isEmpty()) out += QStringLiteral(" section=\"%1\"").arg(attribute(s.heading));
+        QString body = s.text;
+        while (body.endsWith(QLatin1Char('\n'))) body.chop(1);
+        out += QStringLiteral(">\n%1\n</passage>\n\n").arg(body);
+    }
+    return out + text;
+}
+
+}  // namespace hearth::app

@@ -3,6 +3,7 @@ import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
 import Hearth
+import Hearth.Core
 
 // The conversation on screen: its messages (streaming replies, Markdown, actions and
 // statistics per message) and the composer.
@@ -144,6 +145,14 @@ Page {
                 }
             }
             ToolButton {
+                objectName: "chatDocumentsButton"
+                visible: page.chat.conversationId >= 0
+                text: chatDocuments.count > 0 ? qsTr("Documents (%1)").arg(chatDocuments.count) : qsTr("Documents")
+                font.pixelSize: 12
+                flat: true
+                onClicked: chatDocumentsDialog.openForChat()
+            }
+            ToolButton {
                 objectName: "chatSettingsButton"
                 visible: page.chat.conversationId >= 0
                 text: qsTr("Reply settings")
@@ -153,6 +162,22 @@ Page {
             }
         }
         Rectangle { anchors.bottom: parent.bottom; width: parent.width; height: 1; color: page.dividerColor }
+    }
+
+    // The chat's own documents (its persona's are in the persona's editor).
+    ConversationDocuments {
+        id: chatDocuments
+        objectName: "chatDocumentsModel"
+        store: page.chat.store
+        bridge: page.bridge
+        conversationId: page.chat.conversationId
+        conversationRoom: page.personas.conversationRoom
+    }
+    ChatDocumentsDialog {
+        id: chatDocumentsDialog
+        objectName: "chatDocumentsDialog"
+        documents: chatDocuments
+        conversationId: page.chat.conversationId
     }
 
     ChatSettingsDialog {

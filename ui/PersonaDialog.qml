@@ -167,12 +167,12 @@ Dialog {
                 opacity: 0.7
                 TapHandler { onTapped: dialog.showDocuments = !dialog.showDocuments }
             }
-            PersonaDocuments {
+            DocumentsEditor {
                 id: documentsBox
                 objectName: "personaDocuments"
                 visible: dialog.showDocuments
                 Layout.fillWidth: true
-                personas: dialog.personas
+                owner: dialog.personas
             }
             // Its replies: each setting the persona's own, or the open model's, or the app's (Settings).
             Label {

@@ -44,7 +44,8 @@ QString with_passages(const QString& text, std::span<const st::Source> sources) 
     QString out = QStringLiteral("Passages from the documents that may help:\n\n");
     for (const st::Source& s : sources) {
         out += QStringLiteral("<passage source=\"%1\"").arg(attribute(s.name));
-        if (!s.heading.isEmpty()) out += QStringLiteral(" section=\"%1\"").arg(attribute(s.heading));
+        if (!s.heading.isEmpty())
+            out += QStringLiteral(" section=\"%1\"").arg(attribute(s.heading));
         QString body = s.text;
         while (body.endsWith(QLatin1Char('\n'))) body.chop(1);
         out += QStringLiteral(">\n%1\n</passage>\n\n").arg(body);

@@ -32,30 +32,30 @@ void MessageListModel::draft_user_message(qint64 conversation, const QString& te
             st::MessageDraft draft;
             draft.role = st::Role::User;
             draft.text = text;
-            draft.sources = std::move(*found);
             const ChatBackend& backend = *self->backend_;
             const auto ids = [&] {
                 return backend.encode_content(chat::Role::User,
                                               app::with_passages(text, draft.sources));
             };
-            draft.token_ids = ids();
-            // The passages fit in their share of the context: the lowest ranked go first.
+            // The passages take their share of the context at most: in rank order, each
+            // that still fits (a long one passed over, a shorter one after it kept).
             const int context = backend.context_length();
-            const std::size_t own =
-                draft.sources.empty() ? 0 : backend.encode_content(chat::Role::User, text).size();
-            const auto over = [&] {
-                if (context <= 0 || draft.token_ids.empty()) {
+            const std::size_t own = backend.encode_content(chat::Role::User, text).size();
+            const auto fits = [&] {
+                if (context <= 0 || draft.token_ids.empty()) {  // a remote endpoint: text
                     qsizetype chars = 0;
                     for (const st::Source& s : draft.sources) chars += s.text.size();
-                    return chars > app::kPassageCharsWithoutContext;
+                    return chars <= app::kPassageCharsWithoutContext;
                 }
-                return draft.token_ids.size() - own >
+                return draft.token_ids.size() - own <=
                        static_cast<std::size_t>(context / app::kPassageShareOfContext);
             };
-            while (!draft.sources.empty() && over()) {
-                draft.sources.pop_back();
+            for (st::Source& s : *found) {
+                draft.sources.push_back(std::move(s));
                 draft.token_ids = ids();
+                if (!fits()) draft.sources.pop_back();
             }
+            draft.token_ids = ids();
             draft.token_fingerprint = backend.fingerprint();
             then(std::move(draft));
         });

@@ -1,119 +1,20 @@
 // PersonaListModel: the documents a persona holds (persona_list_model.h). Files are read
 // on a worker thread; what they cost is counted with the open model's tokenizer on this
-// one (a 6,000-token handbook takes a few milliseconds), and what would leave the
-// conversation too little of the context is refused with the numbers.
-#include <QDirIterator>
+// one (a 6,000-token handbook takes a few milliseconds); documents that would leave the
+// conversation too little of the context are looked up per message instead.
 #include <QFileInfo>
-#include <QFutureWatcher>
-#include <QUrl>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
 #include "chat/prompt_builder.h"
 #include "common/log.h"
+#include "core/document_files.h"
 #include "core/document_lookup.h"
 #include "core/persona_list_model.h"
 #include "core/persona_prefix.h"
-#include "documents/document_text.h"
 
 using namespace hearth;
 namespace st = hearth::store;
-namespace docs = hearth::documents;
-
-namespace {
-
-QString store_format(docs::DocumentFormat f) {
-    switch (f) {
-        case docs::DocumentFormat::PlainText:
-            return QStringLiteral("text");
-        case docs::DocumentFormat::Markdown:
-            return QStringLiteral("markdown");
-        case docs::DocumentFormat::Code:
-            return QStringLiteral("code");
-        case docs::DocumentFormat::Html:
-            return QStringLiteral("html");
-        case docs::DocumentFormat::Pdf:
-            return QStringLiteral("pdf");
-        case docs::DocumentFormat::Docx:
-            return QStringLiteral("docx");
-        case docs::DocumentFormat::Odt:
-            return QStringLiteral("odt");
-    }
-    return QStringLiteral("text");
-}
-
-QString local_path(const QVariant& file) {
-    const QUrl url = file.toUrl();
-    if (url.isLocalFile()) return url.toLocalFile();
-    const QString text = file.toString();
-    return text.startsWith(QLatin1String("file:")) ? QUrl(text).toLocalFile() : text;
-}
-
-// The files to read: each file given, and a folder's documents (the formats Hearth reads,
-// in name order, hidden ones skipped), at most kMaxFolderFiles per folder.
-QStringList expand(const QStringList& paths, QStringList& problems) {
-    QStringList out;
-    for (const QString& path : paths) {
-        const QFileInfo info(path);
-        if (!info.isDir()) {
-            out << path;
-            continue;
-        }
-        QStringList found;
-        QDirIterator it(path, QDir::Files | QDir::Readable, QDirIterator::Subdirectories);
-        while (it.hasNext()) {
-            const QString file = it.next();
-            if (QFileInfo(file).fileName().startsWith(QLatin1Char('.'))) continue;
-            if (docs::format_of(file, {})) found << file;
-        }
-        found.sort();
-        if (found.size() > PersonaListModel::kMaxFolderFiles) {
-            problems << QStringLiteral("%1: only its first %2 documents were read (it has %3)")
-                            .arg(QDir::toNativeSeparators(path))
-                            .arg(PersonaListModel::kMaxFolderFiles)
-                            .arg(found.size());
-            found = found.mid(0, PersonaListModel::kMaxFolderFiles);
-        }
-        if (found.isEmpty())
-            problems << QStringLiteral("%1 holds no documents Hearth reads")
-                            .arg(QDir::toNativeSeparators(path));
-        out << found;
-    }
-    return out;
-}
-
-struct ReadResult {
-    std::vector<st::Document> read;
-    QStringList problems;
-};
-
-// On a worker thread: each file's text, or why not.
-ReadResult read_files(const QStringList& paths) {
-    ReadResult r;
-    for (const QString& path : expand(paths, r.problems)) {
-        auto text = docs::extract_document(path);
-        if (!text) {
-            r.problems << QString::fromStdString(text.message());
-            continue;
-        }
-        const QFileInfo info(path);
-        st::Document d;
-        d.name = info.fileName().left(st::kMaxDocumentName);
-        d.source_path = info.absoluteFilePath();
-        d.format = store_format(text->format);
-        d.language = text->language;
-        d.text = std::move(text->text);
-        d.file_size = info.size();
-        d.file_modified = info.lastModified();
-        for (const QString& note : text->notes)
-            r.problems << QStringLiteral("%1: %2").arg(info.fileName(), note);
-        r.read.push_back(std::move(d));
-    }
-    return r;
-}
-
-}  // namespace
 
 void PersonaListModel::setConversationRoom(int tokens) {
     tokens = std::max(0, tokens);
@@ -122,23 +23,14 @@ void PersonaListModel::setConversationRoom(int tokens) {
     emit conversationRoomChanged();
 }
 
+QVariantList PersonaListModel::documentsOf(qint64 personaId) const {
+    const st::Persona* p = find(personaId);
+    return p ? documents_of(*p) : QVariantList();
+}
+
 QVariantList PersonaListModel::documents_of(const st::Persona& p) const {
     QVariantList out;
-    for (const st::Document& d : p.documents) {
-        const QFileInfo file(d.source_path);
-        const bool missing = !d.source_path.isEmpty() && !file.exists();
-        const bool changed = !d.source_path.isEmpty() && !missing &&
-                             ((d.file_size && file.size() != *d.file_size) ||
-                              (d.file_modified && file.lastModified().toMSecsSinceEpoch() !=
-                                                      d.file_modified->toMSecsSinceEpoch()));
-        out << QVariantMap{{QStringLiteral("documentId"), QVariant::fromValue<qint64>(d.id)},
-                           {QStringLiteral("name"), d.name},
-                           {QStringLiteral("format"), d.format},
-                           {QStringLiteral("sourcePath"), d.source_path},
-                           {QStringLiteral("characters"), static_cast<int>(d.text.size())},
-                           {QStringLiteral("changed"), changed},
-                           {QStringLiteral("missing"), missing}};
-    }
+    for (const st::Document& d : p.documents) out << app::document_row(d);
     return out;
 }
 
@@ -230,24 +122,18 @@ template <typename Done>
 void PersonaListModel::read_then(const QStringList& paths, Done done) {
     ++reading_;
     emit readingDocumentsChanged();
-    auto* watch = new QFutureWatcher<ReadResult>(this);
-    connect(watch, &QFutureWatcher<ReadResult>::finished, this, [this, watch, done] {
-        ReadResult r = watch->result();
-        watch->deleteLater();
+    app::read_document_files_then(this, paths, kMaxFolderFiles, [this, done](app::ReadDocuments r) {
         --reading_;
         emit readingDocumentsChanged();
         done(std::move(r));
     });
-    watch->setFuture(QtConcurrent::run(read_files, paths));
 }
 
 void PersonaListModel::addDocuments(qint64 personaId, const QVariantList& files) {
     if (!store_ || !find(personaId)) return;
-    QStringList paths;
-    for (const QVariant& f : files)
-        if (const QString path = local_path(f); !path.isEmpty()) paths << path;
+    const QStringList paths = app::local_paths(files);
     if (paths.isEmpty()) return;
-    read_then(paths, [this, personaId](ReadResult r) {
+    read_then(paths, [this, personaId](app::ReadDocuments r) {
         add_read(personaId, std::move(r.read), std::move(r.problems));
     });
 }
@@ -373,7 +259,7 @@ void PersonaListModel::refreshDocument(qint64 documentId) {
             if (d.id == documentId) found = &d;
     if (!found || found->source_path.isEmpty()) return;
     const QString path = found->source_path;
-    read_then({path}, [this, documentId](ReadResult r) {
+    read_then({path}, [this, documentId](app::ReadDocuments r) {
         if (r.read.empty()) {
             set_error(r.problems.join(QLatin1Char('\n')));
             return;

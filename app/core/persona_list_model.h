@@ -9,8 +9,9 @@
 // Documents (persona_documents.cpp): a persona holds files whose text follows its
 // instructions in the prefix (persona_prefix.h), so it is computed once, pinned and shared.
 // They are read off the GUI thread (documents/document_text.h), their cost counted with the
-// open model's tokenizer, and refused (with the numbers) where the prefix would leave the
-// conversation less than conversationRoom tokens of the model's context. A file that
+// open model's tokenizer; where the prefix would leave the conversation less than
+// conversationRoom tokens of the model's context, all of the persona's documents are
+// looked up per message instead (document_lookup.h). A file that
 // changed on disk since it was read is marked (watched), to be read again on request.
 //
 // An empty history is seeded once with the default personas in resources/personas/
@@ -123,6 +124,8 @@ class PersonaListModel : public RowListModel {
     // instructions, documents: [{documentId, tokens}], context, room, fits, lookup (the
     // documents are looked up: not in the prefix, not counted)}; {} with no model open.
     Q_INVOKABLE QVariantMap prefixCost(qint64 personaId) const;
+    // Its documents' rows (DocumentsRole), as ConversationDocuments::documentsOf.
+    Q_INVOKABLE QVariantList documentsOf(qint64 personaId) const;
     // Each persona's name and prefix (its instructions and documents, persona_prefix.h).
     std::vector<std::pair<QString, QString>> prefixes() const;
 

@@ -11,12 +11,14 @@ namespace {
 
 struct Paragraph {
     int start = 0;
-    int end = 0;     // past its last character (trailing spaces left out)
-    int level = 0;   // a heading's (1..6), else 0
-    QString title;   // a heading's text
+    int end = 0;    // past its last character (trailing spaces left out)
+    int level = 0;  // a heading's (1..6), else 0
+    QString title;  // a heading's text
 };
 
-bool blank(QStringView line) { return line.trimmed().isEmpty(); }
+bool blank(QStringView line) {
+    return line.trimmed().isEmpty();
+}
 
 bool fence(QStringView line) {
     const QStringView t = line.trimmed();
@@ -92,16 +94,18 @@ int cut_point(const QString& text, int start, int end, int max) {
 
 const QSet<QString>& stop_words() {
     static const QSet<QString> words = [] {
-        const QStringList list = QStringLiteral(
-            "a about above after again all am an and any are as at be because been before being "
-            "below between both but by can could did do does doing down during each few for "
-            "from further had has have having he her here hers him his how i if in into is it "
-            "its itself just me more most my no nor not now of off on once only or other our "
-            "ours out over own same she should so some such than that the their theirs them "
-            "then there these they this those through to too under until up very was we were "
-            "what when where which while who whom why will with would you your yours tell "
-            "please know says said")
-                                     .split(QLatin1Char(' '));
+        const QStringList list =
+            QStringLiteral(
+                "a about above after again all am an and any are as at be because been before "
+                "being "
+                "below between both but by can could did do does doing down during each few for "
+                "from further had has have having he her here hers him his how i if in into is it "
+                "its itself just me more most my no nor not now of off on once only or other our "
+                "ours out over own same she should so some such than that the their theirs them "
+                "then there these they this those through to too under until up very was we were "
+                "what when where which while who whom why will with would you your yours tell "
+                "please know says said")
+                .split(QLatin1Char(' '));
         return QSet<QString>(list.begin(), list.end());
     }();
     return words;

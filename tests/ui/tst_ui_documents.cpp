@@ -4,7 +4,8 @@
 // second one's statistics say that the persona's prefix, its document included, came
 // from memory while only the question was computed. A persona whose documents are too
 // long to read whole has them looked up: a reply shows the passages its message was
-// given as sources, and clicking one opens its file.
+// given as sources, and clicking one opens its file. A chat's own documents are added
+// through its documents dialog (the header's Documents button).
 #include <QDesktopServices>
 #include <QFile>
 #include <QGuiApplication>
@@ -201,6 +202,44 @@ class TestUiDocuments : public QObject {
         QVERIFY(!given.isEmpty());
         QCOMPARE(given.front().toMap().value(QStringLiteral("heading")).toString(),
                  QStringLiteral("Lighthouse manual › Fog"));
+    }
+
+    void aChatsOwnDocuments() {
+        const QString file = files_.filePath(QStringLiteral("notes.md"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("# Notes\n\nThe keeper's cat is called Biscuit.\n");
+        f.close();
+        QVERIFY(ui_.chat->conversationId() >= 0);
+        ui_.show_page(QStringLiteral("chat"));
+        QVERIFY(ui_.click(QStringLiteral("chatDocumentsButton")));
+        QObject* dialog = ui_.window->findChild<QObject*>(QStringLiteral("chatDocumentsDialog"));
+        QVERIFY(dialog);
+        QTRY_VERIFY(prop(dialog, "opened").toBool());
+        QVERIFY(ui_.click(QStringLiteral("chatAddDocuments")));
+        QObject* picker = ui_.window->findChild<QObject*>(QStringLiteral("chatDocumentDialog"));
+        QVERIFY(picker);
+        QTRY_VERIFY(prop(picker, "visible").toBool());
+        picker->setProperty("currentFolder", QUrl::fromLocalFile(files_.path()));
+        QQuickItem* entry = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((entry = file_row(QUrl::fromLocalFile(file))), 10000);
+        QVERIFY(ui_.click(entry));
+        QTRY_COMPARE(prop(picker, "selectedFile").toUrl(), QUrl::fromLocalFile(file));
+        QMetaObject::invokeMethod(picker, "accept");
+        QQuickItem* row = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((row = ui_.visible_item(QStringLiteral("chatDocument_notes.md"))),
+                                 10000);
+        QQuickItem* cost = ui_.visible_item(QStringLiteral("chatPrefixCost"));
+        QVERIFY(cost);
+        QTRY_VERIFY(prop(cost, "text")
+                        .toString()
+                        .startsWith(QStringLiteral("Instructions and documents: ")));
+        QVERIFY(ui_.screenshot(QStringLiteral("chat-documents")));
+        QMetaObject::invokeMethod(dialog, "close");
+        QVERIFY(ui_.popups_closed());
+        QQuickItem* button = ui_.visible_item(QStringLiteral("chatDocumentsButton"));
+        QVERIFY(button);
+        QTRY_COMPARE(prop(button, "text").toString(), QStringLiteral("Documents (1)"));
     }
 };
 

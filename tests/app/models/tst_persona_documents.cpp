@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include "app_fixture.h"
+#include "core/conversation_documents.h"
 #include "core/persona_prefix.h"
 
 namespace {
@@ -218,6 +219,69 @@ class TestPersonaDocuments : public QObject {
         QTRY_VERIFY(!app.personas.prefixCost(persona).value("lookup").toBool());
         cost = app.personas.prefixCost(persona);
         QVERIFY(cost.value("tokens").toInt() > cost.value("instructions").toInt());
+    }
+
+    // A chat's own documents follow its persona's in its prefix: the persona's part is
+    // still shared with its other chats; too long, they are looked up like a persona's.
+    void aChatsOwnDocuments() {
+        App app;
+        START(fixture_, app, QStringLiteral("documents-chat.sqlite3"));
+        app.chat.setMaxReplyTokens(2);
+        const qint64 persona = make_persona(app, QStringLiteral("Clerk"));
+        QVERIFY(persona > 0);
+        // A first chat with the persona alone: its prefix is cached.
+        QVERIFY(new_chat(app, persona) > 0);
+        const qint64 chat = create_conversation(app, persona);
+        app.chat.setConversationId(chat);
+        ConversationDocuments documents;
+        documents.setStoreObject(&app.store);
+        documents.setBridge(&app.bridge);
+        documents.setConversationId(chat);
+        const QString notes = fixture_.path(QStringLiteral("notes.md"));
+        QVERIFY(write_file(notes, handbook(6)));
+        QSignalSpy added(&documents, &ConversationDocuments::documentsAdded);
+        documents.addDocuments(chat, {notes});
+        QVERIFY(added.wait(20000));
+        QCOMPARE(added.at(0).at(1).toInt(), 1);
+        QTRY_COMPARE(documents.count(), 1);
+        QCOMPARE(documents.documentsOf(chat).front().toMap().value("name").toString(),
+                 QStringLiteral("notes.md"));
+        QVERIFY(documents.documentsOf(chat + 1).isEmpty());
+        const QVariantMap cost = documents.prefixCost(chat);
+        const int prefix = cost.value("tokens").toInt();
+        const int persona_part = cost.value("instructions").toInt();
+        QVERIFY2(prefix > persona_part + 100 && !cost.value("lookup").toBool(),
+                 qPrintable(QStringLiteral("%1 %2").arg(prefix).arg(persona_part)));
+        // The reply reads the persona's part from the cache and computes the chat's own.
+        QVERIFY(QTest::qWaitFor([&] { return app.chat.canSend(); }, 10000));
+        const int row = send_and_wait(app, QStringLiteral("What is rule 2?"));
+        QVERIFY(row > 0);
+        const int cached = role(app.chat, row, "promptTokensCached").toInt();
+        const int computed = role(app.chat, row, "promptTokensComputed").toInt();
+        QVERIFY2(cached >= persona_part - 16 && computed >= prefix - persona_part,
+                 qPrintable(QStringLiteral("cached %1, computed %2").arg(cached).arg(computed)));
+
+        // Too long for the room: looked up, and the chat's messages given its passages.
+        const QString big = fixture_.path(QStringLiteral("ledger.md"));
+        QVERIFY(write_file(big, manual(app.bridge.contextLength() / 45)));
+        added.clear();
+        documents.addDocuments(chat, {big});
+        QVERIFY(added.wait(20000));
+        QVERIFY2(added.at(0).at(2).toStringList().join(' ').contains("too long to read whole"),
+                 qPrintable(added.at(0).at(2).toStringList().join(' ')));
+        QTRY_COMPARE(documents.count(), 2);
+        QVERIFY(documents.prefixCost(chat).value("lookup").toBool());
+        const int next = send_and_wait(app, QStringLiteral("Which rule is about dusk?"));
+        QVERIFY(next > 0);
+        QVERIFY(!role(app.chat, next, "sources").toList().isEmpty());
+        // Removing the long one reads the rest whole again.
+        qint64 big_id = -1;
+        for (const QVariant& d : documents.documentsOf(chat))
+            if (d.toMap().value("name").toString() == QLatin1String("ledger.md"))
+                big_id = d.toMap().value("documentId").toLongLong();
+        documents.removeDocument(big_id);
+        QTRY_COMPARE(documents.count(), 1);
+        QTRY_VERIFY(!documents.prefixCost(chat).value("lookup").toBool());
     }
 
     void duplicatedAndRemoved() {

@@ -64,8 +64,8 @@ Document doc(Id persona, const QString& name, const QString& text) {
 
 // A paragraph of filler prose of about `chars` characters, sentence by sentence.
 QString prose(int chars, int seed) {
-    static const char* words[] = {"river", "stone", "lantern", "harbour", "meadow",
-                                  "window", "garden", "orchard", "valley", "bridge"};
+    static const char* words[] = {"river",  "stone",  "lantern", "harbour", "meadow",
+                                  "window", "garden", "orchard", "valley",  "bridge"};
     QString out;
     for (int i = 0; out.size() < chars; ++i) {
         out += QString::fromLatin1(words[(i * 7 + seed) % 10]);
@@ -123,7 +123,8 @@ class TestStoreRetrieval : public QObject {
                                         QStringLiteral("Staff handbook › Security")}));
         const ChunkSpan& equipment = chunks[7];
         QVERIFY(text.mid(equipment.start, equipment.length).contains(QLatin1String("ssh desk")));
-        QVERIFY(text.mid(chunks[2].start, chunks[2].length).startsWith(QLatin1String("### Holidays")));
+        QVERIFY(
+            text.mid(chunks[2].start, chunks[2].length).startsWith(QLatin1String("### Holidays")));
     }
 
     void longParagraphsAreCutAtSentences() {
@@ -171,14 +172,15 @@ class TestStoreRetrieval : public QObject {
                                 << "Staff handbook › Money › Salary";
         QTest::addRow("laptop") << "My laptop broke, where do I take it?"
                                 << "Staff handbook › Equipment";
-        QTest::addRow("badge") << "I lost my badge" << "Staff handbook › Security";
+        QTest::addRow("badge") << "I lost my badge"
+                               << "Staff handbook › Security";
     }
     void theAnsweringParagraphRanksFirst() {
         QFETCH(QString, question);
         QFETCH(QString, heading);
         const Id p = persona(QStringLiteral("HR"));
-        auto handbook = store_->add_document(doc(p, QStringLiteral("handbook.md"),
-                                                 QString::fromUtf8(kHandbook)));
+        auto handbook = store_->add_document(
+            doc(p, QStringLiteral("handbook.md"), QString::fromUtf8(kHandbook)));
         HEARTH_CHECK(handbook);
         // Other documents of the persona, about other things, share some words.
         for (int i = 0; i < 20; ++i) {
@@ -204,8 +206,10 @@ class TestStoreRetrieval : public QObject {
     void onlyTheGivenDocumentsAreSearched() {
         const Id a = persona(QStringLiteral("A"));
         const Id b = persona(QStringLiteral("B"));
-        auto mine = store_->add_document(doc(a, QStringLiteral("a.md"), QStringLiteral("Zebras are striped.")));
-        auto theirs = store_->add_document(doc(b, QStringLiteral("b.md"), QStringLiteral("Zebras run fast.")));
+        auto mine = store_->add_document(
+            doc(a, QStringLiteral("a.md"), QStringLiteral("Zebras are striped.")));
+        auto theirs = store_->add_document(
+            doc(b, QStringLiteral("b.md"), QStringLiteral("Zebras run fast.")));
         HEARTH_CHECK(mine);
         HEARTH_CHECK(theirs);
         const std::vector<Id> ids{mine->id};
@@ -223,7 +227,8 @@ class TestStoreRetrieval : public QObject {
 
     void editsAndDeletionsKeepTheIndexInStep() {
         const Id p = persona(QStringLiteral("P"));
-        auto d = store_->add_document(doc(p, QStringLiteral("d.md"), QStringLiteral("Okapis eat leaves.")));
+        auto d = store_->add_document(
+            doc(p, QStringLiteral("d.md"), QStringLiteral("Okapis eat leaves.")));
         HEARTH_CHECK(d);
         const std::vector<Id> ids{d->id};
         HEARTH_CHECK(store_->update_document_text(d->id, QStringLiteral("Tapirs eat fruit."),
@@ -250,7 +255,8 @@ class TestStoreRetrieval : public QObject {
         const Id p = persona(QStringLiteral("P"));
         const Id q = persona(QStringLiteral("Q"));
         for (Id owner : {p, p, q})
-            HEARTH_CHECK(store_->add_document(doc(owner, QStringLiteral("x.md"), QStringLiteral("x"))));
+            HEARTH_CHECK(
+                store_->add_document(doc(owner, QStringLiteral("x.md"), QStringLiteral("x"))));
         HEARTH_CHECK(store_->set_documents_lookup(DocumentOwner::Persona, p, true));
         auto mine = store_->persona_documents(p);
         auto theirs = store_->persona_documents(q);

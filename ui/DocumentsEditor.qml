@@ -5,31 +5,34 @@ import QtQuick.Dialogs
 import QtQuick.Layouts
 import Hearth
 
-// A persona's documents in its editor: each with what it costs in tokens, the whole
-// prefix against the open model's context, files added by a dialog, a folder, or dropped
-// on the dialog (PersonaDialog), and a file that changed on disk read again on request. A new persona keeps the
-// files chosen until it is created (pending), then reads them.
+// The documents of a persona (in its editor, PersonaDialog) or of one chat (its documents
+// dialog, ChatDocumentsDialog): each with what it costs in tokens, the whole prefix
+// against the open model's context (or that they are looked up per message), files added
+// by a dialog, a folder, or dropped on the dialog, and a file that changed on disk read
+// again on request. A new persona keeps the files chosen until it is created (pending).
+// `owner` is a PersonaListModel or a ConversationDocuments: the same calls, by owner id.
 ColumnLayout {
     id: box
-    required property var personas  // PersonaListModel
-    property var personaId: -1
+    required property var owner     // PersonaListModel or ConversationDocuments
+    property var ownerId: -1        // the persona's or the chat's id
+    property string namePrefix: "persona"  // of the items' objectNames
+    property string emptyText: qsTr("Documents added here are read with the instructions by every chat of this persona, computed once and kept.")
     property var pending: []       // files chosen for a persona not created yet
     property var documents: []     // the persona's, as its row has them
-    property var cost: ({})        // personas.prefixCost(personaId)
+    property var cost: ({})        // owner.prefixCost(ownerId)
     property var problems: []      // what the last addition could not add, and why
     spacing: 4
 
     function reset(id) {
-        personaId = id
+        ownerId = id
         pending = []
         problems = []
         refresh()
     }
     // The cost is counted (the whole prefix tokenized) only while it is shown.
     function refresh() {
-        const row = personaId >= 0 ? personas.rowOf(personaId) : -1
-        documents = row >= 0 ? personas.get(row).documents : []
-        cost = row >= 0 && visible ? personas.prefixCost(personaId) : ({})
+        documents = ownerId >= 0 ? owner.documentsOf(ownerId) : []
+        cost = ownerId >= 0 && visible ? owner.prefixCost(ownerId) : ({})
     }
     onVisibleChanged: if (visible) refresh()
     function tokensOf(documentId) {
@@ -41,35 +44,35 @@ ColumnLayout {
     function add(files) {
         if (files.length === 0) return
         problems = []
-        if (personaId >= 0) personas.addDocuments(personaId, files)
+        if (ownerId >= 0) owner.addDocuments(ownerId, files)
         else pending = pending.concat(files)
     }
     // The persona was created: its pending files are read now.
     function created(id) {
-        personaId = id
+        ownerId = id
         const files = pending
         pending = []
-        if (files.length > 0) personas.addDocuments(id, files)
+        if (files.length > 0) owner.addDocuments(id, files)
     }
 
     Connections {
-        target: box.personas
+        target: box.owner
         enabled: box.visible  // a closed editor reads nothing on every reload
         function onLoaded() { box.refresh() }
         function onDocumentsAdded(id, added, problems) {
-            if (id === box.personaId) box.problems = problems
+            if (id === box.ownerId) box.problems = problems
         }
     }
 
     Label {
-        objectName: "personaPrefixCost"
+        objectName: box.namePrefix + "PrefixCost"
         Layout.fillWidth: true
         wrapMode: Text.Wrap
         font.pixelSize: 12
         color: box.cost.fits === false ? Material.color(Material.Red) : Material.foreground
         opacity: box.cost.fits === false ? 1 : 0.7
         text: box.documents.length === 0 && box.pending.length === 0
-              ? qsTr("Documents added here are read with the instructions by every chat of this persona, computed once and kept.")
+              ? box.emptyText
               : box.cost.tokens === undefined
                 ? qsTr("The cost in tokens is counted when a model is open.")
                 : box.cost.lookup
@@ -83,7 +86,7 @@ ColumnLayout {
         delegate: RowLayout {
             id: docRow
             required property var modelData
-            objectName: "personaDocument_" + modelData.name
+            objectName: box.namePrefix + "Document_" + modelData.name
             Layout.fillWidth: true
             spacing: 8
             Label {
@@ -114,14 +117,14 @@ ColumnLayout {
                 visible: docRow.modelData.changed
                 flat: true
                 text: qsTr("Read again")
-                onClicked: box.personas.refreshDocument(docRow.modelData.documentId)
+                onClicked: box.owner.refreshDocument(docRow.modelData.documentId)
             }
             Button {
                 objectName: "documentRemove"
                 flat: true
                 text: qsTr("Remove")
                 Accessible.name: qsTr("Remove %1").arg(docRow.modelData.name)
-                onClicked: box.personas.removeDocument(docRow.modelData.documentId)
+                onClicked: box.owner.removeDocument(docRow.modelData.documentId)
             }
         }
     }
@@ -134,7 +137,7 @@ ColumnLayout {
         text: qsTr("%n file(s) to read once the persona is created", "", box.pending.length)
     }
     Label {
-        objectName: "personaDocumentProblems"
+        objectName: box.namePrefix + "DocumentProblems"
         visible: box.problems.length > 0
         Layout.fillWidth: true
         wrapMode: Text.Wrap
@@ -145,26 +148,26 @@ ColumnLayout {
     RowLayout {
         spacing: 8
         Button {
-            objectName: "personaAddDocuments"
+            objectName: box.namePrefix + "AddDocuments"
             text: qsTr("Add files…")
-            enabled: !box.personas.readingDocuments
+            enabled: !box.owner.readingDocuments
             onClicked: fileDialog.open()
         }
         Button {
-            objectName: "personaAddFolder"
+            objectName: box.namePrefix + "AddFolder"
             text: qsTr("Add a folder…")
             flat: true
-            enabled: !box.personas.readingDocuments
+            enabled: !box.owner.readingDocuments
             onClicked: folderDialog.open()
         }
         BusyIndicator {
-            visible: box.personas.readingDocuments
+            visible: box.owner.readingDocuments
             running: visible
             implicitWidth: 28
             implicitHeight: 28
         }
         Label {
-            visible: !box.personas.readingDocuments
+            visible: !box.owner.readingDocuments
             font.pixelSize: 12
             opacity: 0.6
             text: qsTr("or drop files here")
@@ -172,7 +175,7 @@ ColumnLayout {
     }
     FileDialog {
         id: fileDialog
-        objectName: "personaDocumentDialog"
+        objectName: box.namePrefix + "DocumentDialog"
         title: qsTr("Add documents")
         fileMode: FileDialog.OpenFiles
         nameFilters: [qsTr("Documents (*.txt *.md *.markdown *.pdf *.docx *.odt *.html *.htm)"), qsTr("All files (*)")]

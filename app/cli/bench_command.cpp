@@ -9,6 +9,9 @@
 //                  use vs unshared and vs ideal
 //   restart        the switch workload's conversations resumed after a restart, with and
 //                  without the KV disk tier (bench_restart.cpp)
+//   knowledge      8 new chats of a persona holding a 6,000-token document, against the
+//                  same persona without it, the document pasted, after a restart
+//                  (bench_knowledge.cpp)
 //   overflow       one chat past its context under each overflow policy, and llama-server
 //                  --context-shift as the peer (bench_overflow.cpp)
 //   shift-quality  what a context shift costs: logits and greedy tokens against recomputing
@@ -63,10 +66,12 @@ std::vector<OptionSpec> bench_options() {
         {"overlap", true,
          "soak: overlapped steps: auto (default: on a GPU), on or off (the reference's: off)"},
         {"rounds", true, "switch: round-robin rounds (default 5)"},
-        {"dump-workload", true, "switch, restart, overflow: write the workload as JSON and exit"},
+        {"dump-workload", true,
+         "switch, restart, overflow, knowledge: write the workload as JSON and exit"},
         {"peer", true,
-         "switch, restart, overflow: JSON with peers' TTFTs (scripts/bench/switch, restart, "
-         "overflow)"},
+         "switch, restart, overflow, knowledge: JSON with peers' TTFTs (scripts/bench/switch, "
+         "restart, overflow, knowledge)"},
+        {"document-tokens", true, "knowledge: the persona's document (default 6000)"},
         {"turns", true, "overflow: the chat's turns (default 60)"},
         {"persona-tokens", true, "overflow: the persona's length (default 500)"},
         {"message-tokens", true, "overflow: each message's length (default 300)"},
@@ -511,11 +516,12 @@ int run_bench(const CommandArgs& argv) {
     const std::string name = pos.empty() ? "" : pos[0];
     if (args->flag("help") || pos.size() != 1 ||
         (name != "shared-prefix" && name != "switch" && name != "memory" && name != "gpu" &&
-         name != "restart" && name != "soak" && name != "overflow" && name != "shift-quality")) {
+         name != "restart" && name != "soak" && name != "overflow" && name != "shift-quality" &&
+         name != "knowledge")) {
         std::fprintf(
             args->flag("help") ? stdout : stderr,
-            "usage: hearth-cli bench (shared-prefix | switch | memory | restart | overflow | "
-            "shift-quality | soak | gpu) [options]\n%s",
+            "usage: hearth-cli bench (shared-prefix | switch | memory | restart | knowledge | "
+            "overflow | shift-quality | soak | gpu) [options]\n%s",
             usage_of(options).c_str());
         return args->flag("help") ? 0 : 2;
     }
@@ -546,6 +552,8 @@ int run_bench(const CommandArgs& argv) {
         rc = bench_switch(*args, *config, out);
     else if (name == "restart")
         rc = bench_restart(*args, *config, out);
+    else if (name == "knowledge")
+        rc = bench_knowledge(*args, *config, out);
     else if (name == "overflow")
         rc = bench_overflow(*args, *config, out);
     else

@@ -89,6 +89,8 @@ struct BenchOutput {
 
 // hearth-cli bench overflow (bench_overflow.cpp): -1 after --dump-workload.
 int bench_overflow(const Args& args, const EngineConfig& base, BenchOutput& out);
+// hearth-cli bench knowledge (bench_knowledge.cpp): -1 after --dump-workload.
+int bench_knowledge(const Args& args, const EngineConfig& base, BenchOutput& out);
 // hearth-cli bench restart (bench_restart.cpp).
 int bench_restart(const Args& args, const EngineConfig& base, BenchOutput& out);
 // What a context shift costs in quality (engine/bench/shift_quality.h): a table or JSON.

@@ -16,6 +16,8 @@ struct Paragraph {
     QString title;  // a heading's text
 };
 
+constexpr qsizetype kTitleMax = 100;
+
 bool blank(QStringView line) {
     return line.trimmed().isEmpty();
 }
@@ -74,6 +76,18 @@ std::vector<Paragraph> paragraphs(const QString& text) {
         at = eol + 1;
     }
     close(n);
+    // A first line on its own, short and not a sentence, is the document's title (a text
+    // file's, a PDF's first line): a heading over all of it, as "# Title" would be.
+    if (!out.empty() && out.front().level == 0) {
+        Paragraph& first = out.front();
+        const QStringView line = QStringView(text).mid(first.start, first.end - first.start);
+        const QChar last = line.isEmpty() ? QChar() : line.back();
+        if (out.size() > 1 && !line.contains(u'\n') && line.size() <= kTitleMax && last != u'.' &&
+            last != u':' && last != u',' && last != u';') {
+            first.level = 1;
+            first.title = line.trimmed().toString();
+        }
+    }
     return out;
 }
 

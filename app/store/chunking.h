@@ -4,9 +4,10 @@
 // A chunk is a run of whole paragraphs (blank-line separated) of about kChunkTarget
 // characters under one heading: a Markdown heading (what every reader in app/documents
 // makes of a document's headings) starts a new chunk, and the chunk remembers the
-// headings it sits under ("Policies › Refunds"). A paragraph longer than kChunkMax is
-// cut at a sentence's end, else at a space. Chunks cover the text in order, without gaps
-// worth reading (only blank lines between them are left out), so a chunk is the text's
+// headings it sits under ("Policies › Refunds"). A document's first line, when it stands
+// alone, is short and is not a sentence, is its title: a heading over the rest. A paragraph longer
+// than kChunkMax is cut at a sentence's end, else at a space. Chunks cover the text in order,
+// without gaps worth reading (only blank lines between them are left out), so a chunk is the text's
 // [start, start + length).
 #pragma once
 

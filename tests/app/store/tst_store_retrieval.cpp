@@ -150,6 +150,21 @@ class TestStoreRetrieval : public QObject {
         QVERIFY(chunk_document(QStringLiteral("\n\n  \n")).empty());
     }
 
+    void aFirstLineAloneIsTheTitle() {
+        // A text file's title line is a heading over the whole document...
+        const QString titled =
+            QStringLiteral("Lighthouse log, winter 1890\n\nFog all week.\n\n") + prose(900, 3);
+        const auto chunks = chunk_document(titled);
+        QVERIFY(chunks.size() >= 2);
+        for (const ChunkSpan& c : chunks)
+            QCOMPARE(c.heading, QStringLiteral("Lighthouse log, winter 1890"));
+        // ...but not a first sentence, a long first line, or a document of one line.
+        for (const QString& text :
+             {QStringLiteral("The gate is green.\n\nIt was painted in May."),
+              prose(150, 1) + QStringLiteral("\n\nMore."), QStringLiteral("Just a title")})
+            for (const ChunkSpan& c : chunk_document(text)) QVERIFY(c.heading.isEmpty());
+    }
+
     void queriesAreWordsAnyOfWhichMatch() {
         QCOMPARE(to_retrieval_query(QStringLiteral("How many days of holiday do I get?")),
                  QStringLiteral("\"many\" OR \"days\" OR \"holiday\" OR \"get\""));

@@ -99,10 +99,11 @@ int ConversationDocuments::prefix_tokens(const std::vector<st::Document>& own) c
     const chat::PromptBuilder* builder =
         bridge_ && bridge_->loaded() ? bridge_->promptBuilder() : nullptr;
     if (!builder) return -1;
-    const QString prefix = app::persona_prefix(
-        persona_ ? persona_->system_prompt : QString(),
-        persona_ ? std::span<const st::Document>(persona_->documents) : std::span<const st::Document>(),
-        own);
+    const QString prefix =
+        app::persona_prefix(persona_ ? persona_->system_prompt : QString(),
+                            persona_ ? std::span<const st::Document>(persona_->documents)
+                                     : std::span<const st::Document>(),
+                            own);
     return static_cast<int>(builder->persona_prefix(prefix.toStdString()).size());
 }
 
@@ -128,10 +129,9 @@ QVariantMap ConversationDocuments::prefixCost(qint64 conversationId) const {
         per_document << QVariantMap{
             {QStringLiteral("documentId"), QVariant::fromValue<qint64>(d.id)},
             {QStringLiteral("tokens"),
-             static_cast<int>(builder
-                                  ->encode_content(chat::Role::System,
-                                                   app::document_block(d).toStdString())
-                                  .size())}};
+             static_cast<int>(
+                 builder->encode_content(chat::Role::System, app::document_block(d).toStdString())
+                     .size())}};
     }
     const int context = bridge_->contextLength();
     return {{QStringLiteral("tokens"), whole},
@@ -169,7 +169,8 @@ void ConversationDocuments::add_read(qint64 conversation, std::vector<st::Docume
         all.insert(all.end(), read.begin(), read.end());
         // A token is rarely more than 8 characters: past that many it cannot fit, and a
         // collection is not tokenized whole on this thread to find that out.
-        const int tokens = chars > static_cast<qsizetype>(limit) * 8 ? limit + 1 : prefix_tokens(all);
+        const int tokens =
+            chars > static_cast<qsizetype>(limit) * 8 ? limit + 1 : prefix_tokens(all);
         if (tokens > limit) {
             lookup = true;
             problems << QStringLiteral(
@@ -194,8 +195,8 @@ void ConversationDocuments::add_read(qint64 conversation, std::vector<st::Docume
             for (const st::Document& d : read)
                 if (auto rc = s.add_document(d); !rc) return rc.error();
             if (lookup)
-                if (auto rc = s.set_documents_lookup(st::DocumentOwner::Conversation, conversation,
-                                                     true);
+                if (auto rc =
+                        s.set_documents_lookup(st::DocumentOwner::Conversation, conversation, true);
                     !rc)
                     return rc.error();
             return static_cast<int>(read.size());

@@ -4,8 +4,8 @@
 #include <QDirIterator>
 #include <QFileInfo>
 #include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 #include <QUrl>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "documents/document_text.h"
 
@@ -112,7 +112,6 @@ ReadDocuments read_document_files(const QStringList& paths, int max_per_folder) 
     }
     return r;
 }
-
 
 void read_document_files_then(QObject* context, const QStringList& paths, int max_per_folder,
                               std::function<void(ReadDocuments)> done) {

@@ -223,9 +223,22 @@
     </message>
 </context>
 <context>
+    <name>ChatDocumentsDialog</name>
+    <message>
+        <location filename="../ChatDocumentsDialog.qml" line="+25"/>
+        <source>Documents of this chat</source>
+        <translation>Dokumente dieses Chats</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Documents added here are read by this chat only, after its persona&apos;s instructions and documents. Adding one to a chat that has messages reads its history once more.</source>
+        <translation>Hier hinzugefügte Dokumente liest nur dieser Chat, nach den Anweisungen und Dokumenten seiner Persona. Ein Dokument in einem Chat mit Nachrichten lässt seinen Verlauf noch einmal lesen.</translation>
+    </message>
+</context>
+<context>
     <name>ChatPage</name>
     <message>
-        <location filename="../ChatPage.qml" line="+60"/>
+        <location filename="../ChatPage.qml" line="+61"/>
         <source>Show the chat list (Ctrl+B)</source>
         <translation>Chatliste einblenden (Strg+B)</translation>
     </message>
@@ -280,11 +293,21 @@
     </message>
     <message>
         <location line="+8"/>
+        <source>Documents (%1)</source>
+        <translation>Dokumente (%1)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Documents</source>
+        <translation>Dokumente</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Reply settings</source>
         <translation>Antworteinstellungen</translation>
     </message>
     <message>
-        <location line="+95"/>
+        <location line="+111"/>
         <source>Start a conversation</source>
         <translation>Unterhaltung beginnen</translation>
     </message>
@@ -563,6 +586,107 @@
         <source>%1 (fork)</source>
         <extracomment>The title of a chat forked from another one (&quot;fork from here&quot;); %1 is its title.</extracomment>
         <translation>%1 (Abzweigung)</translation>
+    </message>
+</context>
+<context>
+    <name>DocumentsEditor</name>
+    <message>
+        <location filename="../DocumentsEditor.qml" line="+19"/>
+        <source>Documents added here are read with the instructions by every chat of this persona, computed once and kept.</source>
+        <translation>Hier hinzugefügte Dokumente liest jeder Chat dieser Persona mit den Anweisungen; sie werden einmal berechnet und behalten.</translation>
+    </message>
+    <message>
+        <location line="+58"/>
+        <source>The cost in tokens is counted when a model is open.</source>
+        <translation>Die Kosten in Token werden gezählt, wenn ein Modell geöffnet ist.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>These documents are too long to read whole, so each message is given the passages of them it needs, shown under the reply as sources. Instructions: %1 tokens of the model&apos;s %2.</source>
+        <translation>Diese Dokumente sind zu lang, um ganz gelesen zu werden; jede Nachricht erhält die Abschnitte daraus, die sie braucht, unter der Antwort als Quellen gezeigt. Anweisungen: %1 Tokens von %2 des Modells.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Instructions and documents: %1 tokens of the model&apos;s %2; %3 are left for the conversation.</source>
+        <translation>Anweisungen und Dokumente: %1 Token von %2 des Modells; %3 bleiben für das Gespräch.</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>%1 tokens</source>
+        <translation>%1 Token</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>%1 characters</source>
+        <translation>%1 Zeichen</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>file gone</source>
+        <translation>Datei fehlt</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>changed on disk</source>
+        <translation>auf der Festplatte geändert</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Read again</source>
+        <translation>Neu lesen</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Remove %1</source>
+        <translation>%1 entfernen</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+11"/>
+        <source>%n file(s) to read once the persona is created</source>
+        <translation>
+            <numerusform>%n Datei wird gelesen, sobald die Persona erstellt ist</numerusform>
+            <numerusform>%n Dateien werden gelesen, sobald die Persona erstellt ist</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Add files…</source>
+        <translation>Dateien hinzufügen…</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Add a folder…</source>
+        <translation>Ordner hinzufügen…</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>or drop files here</source>
+        <translation>oder Dateien hierher ziehen</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Add documents</source>
+        <translation>Dokumente hinzufügen</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Documents (*.txt *.md *.markdown *.pdf *.docx *.odt *.html *.htm)</source>
+        <translation>Dokumente (*.txt *.md *.markdown *.pdf *.docx *.odt *.html *.htm)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>All files (*)</source>
+        <translation>Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Add a folder of documents</source>
+        <translation>Einen Ordner mit Dokumenten hinzufügen</translation>
     </message>
 </context>
 <context>
@@ -1274,7 +1398,7 @@
 <context>
     <name>MessageDelegate</name>
     <message>
-        <location filename="../MessageDelegate.qml" line="+91"/>
+        <location filename="../MessageDelegate.qml" line="+94"/>
         <source>(empty)</source>
         <translation>(leer)</translation>
     </message>
@@ -1395,8 +1519,28 @@
         <source>This reply failed before it finished.</source>
         <translation>Diese Antwort ist vor ihrem Ende fehlgeschlagen.</translation>
     </message>
-    <message numerus="yes">
+    <message>
         <location line="+13"/>
+        <source>Sources</source>
+        <translation>Quellen</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Open %1</source>
+        <translation>%1 öffnen</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 is no longer there</source>
+        <translation>%1 ist nicht mehr vorhanden</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>This document was not read from a file</source>
+        <translation>Dieses Dokument wurde nicht aus einer Datei gelesen</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+36"/>
         <source>cut at the length limit (%n token(s))</source>
         <translation>
             <numerusform>an der Längengrenze abgeschnitten (%n Token)</numerusform>
@@ -1477,6 +1621,14 @@
         <location line="+6"/>
         <source>Delete</source>
         <translation>Löschen</translation>
+    </message>
+</context>
+<context>
+    <name>MessageListModel</name>
+    <message>
+        <location filename="../../app/core/message_list_actions.cpp" line="+28"/>
+        <source>The model was closed.</source>
+        <translation>Das Modell wurde geschlossen.</translation>
     </message>
 </context>
 <context>
@@ -2075,97 +2227,79 @@
 <context>
     <name>PersonaDocuments</name>
     <message>
-        <location filename="../PersonaDocuments.qml" line="+69"/>
         <source>Documents added here are read with the instructions by every chat of this persona, computed once and kept.</source>
-        <translation>Hier hinzugefügte Dokumente liest jeder Chat dieser Persona mit den Anweisungen; sie werden einmal berechnet und behalten.</translation>
+        <translation type="vanished">Hier hinzugefügte Dokumente liest jeder Chat dieser Persona mit den Anweisungen; sie werden einmal berechnet und behalten.</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>The cost in tokens is counted when a model is open.</source>
-        <translation>Die Kosten in Token werden gezählt, wenn ein Modell geöffnet ist.</translation>
+        <translation type="vanished">Die Kosten in Token werden gezählt, wenn ein Modell geöffnet ist.</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Instructions and documents: %1 tokens of the model&apos;s %2; %3 are left for the conversation.</source>
-        <translation>Anweisungen und Dokumente: %1 Token von %2 des Modells; %3 bleiben für das Gespräch.</translation>
+        <translation type="vanished">Anweisungen und Dokumente: %1 Token von %2 des Modells; %3 bleiben für das Gespräch.</translation>
     </message>
     <message>
-        <location line="+25"/>
         <source>%1 tokens</source>
-        <translation>%1 Token</translation>
+        <translation type="vanished">%1 Token</translation>
     </message>
     <message>
-        <location line="+0"/>
         <source>%1 characters</source>
-        <translation>%1 Zeichen</translation>
+        <translation type="vanished">%1 Zeichen</translation>
     </message>
     <message>
-        <location line="+7"/>
         <source>file gone</source>
-        <translation>Datei fehlt</translation>
+        <translation type="vanished">Datei fehlt</translation>
     </message>
     <message>
-        <location line="+0"/>
         <source>changed on disk</source>
-        <translation>auf der Festplatte geändert</translation>
+        <translation type="vanished">auf der Festplatte geändert</translation>
     </message>
     <message>
-        <location line="+6"/>
         <source>Read again</source>
-        <translation>Neu lesen</translation>
+        <translation type="vanished">Neu lesen</translation>
     </message>
     <message>
-        <location line="+6"/>
         <source>Remove</source>
-        <translation>Entfernen</translation>
+        <translation type="vanished">Entfernen</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Remove %1</source>
-        <translation>%1 entfernen</translation>
+        <translation type="vanished">%1 entfernen</translation>
     </message>
     <message numerus="yes">
-        <location line="+11"/>
         <source>%n file(s) to read once the persona is created</source>
-        <translation>
+        <translation type="vanished">
             <numerusform>%n Datei wird gelesen, sobald die Persona erstellt ist</numerusform>
             <numerusform>%n Dateien werden gelesen, sobald die Persona erstellt ist</numerusform>
         </translation>
     </message>
     <message>
-        <location line="+15"/>
         <source>Add files…</source>
-        <translation>Dateien hinzufügen…</translation>
+        <translation type="vanished">Dateien hinzufügen…</translation>
     </message>
     <message>
-        <location line="+6"/>
         <source>Add a folder…</source>
-        <translation>Ordner hinzufügen…</translation>
+        <translation type="vanished">Ordner hinzufügen…</translation>
     </message>
     <message>
-        <location line="+15"/>
         <source>or drop files here</source>
-        <translation>oder Dateien hierher ziehen</translation>
+        <translation type="vanished">oder Dateien hierher ziehen</translation>
     </message>
     <message>
-        <location line="+6"/>
         <source>Add documents</source>
-        <translation>Dokumente hinzufügen</translation>
+        <translation type="vanished">Dokumente hinzufügen</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>Documents (*.txt *.md *.markdown *.pdf *.docx *.odt *.html *.htm)</source>
-        <translation>Dokumente (*.txt *.md *.markdown *.pdf *.docx *.odt *.html *.htm)</translation>
+        <translation type="vanished">Dokumente (*.txt *.md *.markdown *.pdf *.docx *.odt *.html *.htm)</translation>
     </message>
     <message>
-        <location line="+0"/>
         <source>All files (*)</source>
-        <translation>Alle Dateien (*)</translation>
+        <translation type="vanished">Alle Dateien (*)</translation>
     </message>
     <message>
-        <location line="+5"/>
         <source>Add a folder of documents</source>
-        <translation>Einen Ordner mit Dokumenten hinzufügen</translation>
+        <translation type="vanished">Einen Ordner mit Dokumenten hinzufügen</translation>
     </message>
 </context>
 <context>

@@ -314,10 +314,7 @@ int bench_switch(const Args& args, const EngineConfig& base, BenchOutput& out) {
         TokenSource tokens(**engine, static_cast<uint64_t>(*seed));
         const SwitchWorkload w = SwitchWorkload::make(tokens, static_cast<int>(*rounds));
         if (auto d = args.value("dump-workload")) {
-            QFile f(QString::fromStdString(*d));
-            if (!f.open(QIODevice::WriteOnly) ||
-                f.write(QJsonDocument(w.json()).toJson(QJsonDocument::Compact)) < 0)
-                return fail(1, "cannot write " + *d);
+            if (auto rc = write_json(*d, w.json()); !rc) return fail(1, rc.message());
             return -1;  // done: no benchmark
         }
         std::fprintf(stderr, "  switch, cache %s...\n", mode == 0 ? "on" : "off");

@@ -14,9 +14,7 @@
 //                    (scripts/bench/knowledge)
 // The target: a new chat of the persona with the document (chats 2-8, and every chat when
 // warm) within 1.2x the TTFT of one without it.
-#include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QTemporaryDir>
 
 #include <cstdio>
@@ -75,8 +73,7 @@ Result<Chats> run_chats(Engine& engine, const std::vector<int32_t>& prefix, cons
         r.computed.push_back(e.stats.prompt_tokens_computed);
         r.loaded.push_back(e.stats.prompt_tokens_loaded);
         std::fprintf(stderr, "    chat %d: TTFT %.0f ms, %d computed, %d from disk\n", c + 1,
-                     e.stats.ttft_ms, e.stats.prompt_tokens_computed,
-                     e.stats.prompt_tokens_loaded);
+                     e.stats.ttft_ms, e.stats.prompt_tokens_computed, e.stats.prompt_tokens_loaded);
     }
     return r;
 }
@@ -104,8 +101,8 @@ int bench_knowledge(const Args& args, const EngineConfig& base, BenchOutput& out
     Workload w;
     Chats bare, doc, warm, pasted, restarted;
     std::vector<int32_t> with_doc;
-    const auto mode = [&](const char* name, bool cache, bool disk, const std::vector<int32_t>& prefix,
-                          Chats& into, bool pin) -> int {
+    const auto mode = [&](const char* name, bool cache, bool disk,
+                          const std::vector<int32_t>& prefix, Chats& into, bool pin) -> int {
         std::fprintf(stderr, "  knowledge: %s...\n", name);
         auto engine = make(cache, disk);
         if (!engine) return fail(1, engine.message());
@@ -126,10 +123,7 @@ int bench_knowledge(const Args& args, const EngineConfig& base, BenchOutput& out
         w.document = tokens.take(static_cast<int>(*doc_tokens));
         for (int c = 0; c < kChats; ++c) w.questions.push_back(tokens.take(kQuestion));
         if (auto d = args.value("dump-workload")) {
-            QFile f(QString::fromStdString(*d));
-            if (!f.open(QIODevice::WriteOnly) ||
-                f.write(QJsonDocument(w.json()).toJson(QJsonDocument::Compact)) < 0)
-                return fail(1, "cannot write " + *d);
+            if (auto rc = write_json(*d, w.json()); !rc) return fail(1, rc.message());
             return -1;  // done: no benchmark
         }
     }
@@ -143,15 +137,16 @@ int bench_knowledge(const Args& args, const EngineConfig& base, BenchOutput& out
         std::fprintf(stderr, "  knowledge: an earlier run writes the prefix down...\n");
         auto engine = make(true, true);
         if (!engine) return fail(1, engine.message());
-        (void)engine.value()->submit(request(100, concat(with_doc, w.questions[0]), kReply, false))
+        (void)engine.value()
+            ->submit(request(100, concat(with_doc, w.questions[0]), kReply, false))
             ->wait();
         (*engine)->wait_idle();
     }
     if (int rc = mode("after a restart (disk tier)", true, true, with_doc, restarted, false))
         return rc;
 
-    Table t({"", "first chat TTFT ms", "chats 2-8 mean TTFT ms", "computed (2-8)",
-             "from disk (1st)"});
+    Table t(
+        {"", "first chat TTFT ms", "chats 2-8 mean TTFT ms", "computed (2-8)", "from disk (1st)"});
     const auto row = [&](const std::string& name, const Chats& c) {
         std::vector<double> computed(c.computed.begin() + 1, c.computed.end());
         t.add({name, fmt(c.ttft_ms.front(), 1), fmt(c.later(), 1), fmt(mean(computed), 0),
@@ -170,9 +165,10 @@ int bench_knowledge(const Args& args, const EngineConfig& base, BenchOutput& out
     }
     const double base_ttft = bare.later();
     std::string summary =
-        "document " + std::to_string(*doc_tokens) + " tokens; new chat with it / without it: " +
-        fmt(doc.later() / base_ttft, 2) + "x (chats 2-8), kept warm " +
-        fmt(mean(warm.ttft_ms) / base_ttft, 2) + "x (all 8 chats) (target <= 1.2); " +
+        "document " + std::to_string(*doc_tokens) +
+        " tokens; new chat with it / without it: " + fmt(doc.later() / base_ttft, 2) +
+        "x (chats 2-8), kept warm " + fmt(mean(warm.ttft_ms) / base_ttft, 2) +
+        "x (all 8 chats) (target <= 1.2); " +
         "pasted / cached = " + fmt(pasted.later() / doc.later(), 1) + "x; after a restart, " +
         "first chat " + fmt(restarted.ttft_ms.front(), 0) + " ms vs " +
         fmt(doc.ttft_ms.front(), 0) + " ms computed\n";
@@ -197,8 +193,8 @@ int bench_knowledge(const Args& args, const EngineConfig& base, BenchOutput& out
     out.json["warm_over_persona_only"] = mean(warm.ttft_ms) / base_ttft;
     QJsonArray peers_json;
     for (const PeerTtft& p : peers)
-        peers_json.append(QJsonObject{{"label", QString::fromStdString(p.label)},
-                                      {"ttft_ms", arr(p.ttft_ms)}});
+        peers_json.append(
+            QJsonObject{{"label", QString::fromStdString(p.label)}, {"ttft_ms", arr(p.ttft_ms)}});
     if (!peers.empty()) out.json["peers"] = peers_json;
     Plot plot{"knowledge: TTFT of a new chat (chats 2-8)", "", "TTFT (ms)", {"mean"}, {}};
     plot.series.push_back({"persona only", {}, {bare.later()}});

@@ -10,9 +10,7 @@
 // Every engine is started afresh; the disk tier lives in a new temporary folder. The
 // restart is a new engine in the same process: the operating system's page cache still
 // holds the files the first engine wrote, as it would after a quick restart of the app.
-#include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QTemporaryDir>
 
 #include <chrono>
@@ -207,10 +205,7 @@ int bench_restart(const Args& args, const EngineConfig& base, BenchOutput& out) 
         for (int c = 0; c < kConversations; ++c) w.histories.push_back(tokens.take(kHistory));
         for (int c = 0; c < kConversations; ++c) w.messages.push_back(tokens.take(kMessage));
         if (auto d = args.value("dump-workload")) {
-            QFile f(QString::fromStdString(*d));
-            if (!f.open(QIODevice::WriteOnly) ||
-                f.write(QJsonDocument(w.json()).toJson(QJsonDocument::Compact)) < 0)
-                return fail(1, "cannot write " + *d);
+            if (auto rc = write_json(*d, w.json()); !rc) return fail(1, rc.message());
             return -1;  // done: no benchmark
         }
         std::fprintf(stderr, "  restart: resident (no restart)...\n");

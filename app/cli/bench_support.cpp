@@ -57,6 +57,14 @@ std::string fmt(double v, int decimals) {
     return buf;
 }
 
+Result<void> write_json(const std::string& path, const QJsonObject& json) {
+    QFile f(QString::fromStdString(path));
+    if (!f.open(QIODevice::WriteOnly) ||
+        f.write(QJsonDocument(json).toJson(QJsonDocument::Compact)) < 0)
+        return make_error("cannot write " + path);
+    return {};
+}
+
 Result<std::vector<double>> parse_numbers(const std::string& csv) {
     std::vector<double> out;
     std::stringstream ss(csv);

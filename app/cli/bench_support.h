@@ -66,6 +66,8 @@ std::vector<int32_t> concat(const Parts&... parts) {
     return out;
 }
 Result<std::vector<double>> parse_numbers(const std::string& csv);
+// A workload for a peer's script (--dump-workload), as compact JSON.
+Result<void> write_json(const std::string& path, const QJsonObject& json);
 
 // {"label": "...", "ttft_ms": [...]} as written by scripts/bench/switch-llamacpp.
 // A peer's resumed-turn TTFTs (scripts/bench/switch). resident: the peer kept every

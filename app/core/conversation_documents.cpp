@@ -184,22 +184,11 @@ void ConversationDocuments::add_read(qint64 conversation, std::vector<st::Docume
                             .arg(app::kPassagesPerMessage);
         }
     }
-    for (st::Document& d : read) {
-        d.conversation_id = conversation;
-        d.lookup = lookup;
-    }
     const int added = static_cast<int>(read.size());
     QPointer<ConversationDocuments> self(this);
     store_->run<int>(
-        [read = std::move(read), conversation, lookup](st::Store& s) -> Result<int> {
-            for (const st::Document& d : read)
-                if (auto rc = s.add_document(d); !rc) return rc.error();
-            if (lookup)
-                if (auto rc =
-                        s.set_documents_lookup(st::DocumentOwner::Conversation, conversation, true);
-                    !rc)
-                    return rc.error();
-            return static_cast<int>(read.size());
+        [read = std::move(read), conversation, lookup](st::Store& s) {
+            return s.add_documents(st::DocumentOwner::Conversation, conversation, read, lookup);
         },
         [self, conversation, added, problems](Result<int> r) mutable {
             if (!self) return;

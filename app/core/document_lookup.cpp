@@ -1,24 +1,11 @@
 #include "core/document_lookup.h"
 
+#include "core/persona_prefix.h"
 #include "store/store.h"
 
 namespace hearth::app {
 
 namespace st = hearth::store;
-
-namespace {
-
-QString attribute(QString value) {
-    value.replace(QLatin1Char('&'), QLatin1String("&amp;"));
-    value.replace(QLatin1Char('"'), QLatin1String("&quot;"));
-    value.replace(QLatin1Char('<'), QLatin1String("&lt;"));
-    value.replace(QLatin1Char('>'), QLatin1String("&gt;"));
-    value.replace(QLatin1Char('\n'), QLatin1Char(' '));
-    value.replace(QLatin1Char('\r'), QLatin1Char(' '));
-    return value;
-}
-
-}  // namespace
 
 hearth::Result<std::vector<st::Source>> look_up_passages(st::Store& store, st::Id conversation,
                                                          const QString& text) {
@@ -43,9 +30,9 @@ QString with_passages(const QString& text, std::span<const st::Source> sources) 
     if (sources.empty()) return text;
     QString out = QStringLiteral("Passages from the documents that may help:\n\n");
     for (const st::Source& s : sources) {
-        out += QStringLiteral("<passage source=\"%1\"").arg(attribute(s.name));
+        out += QStringLiteral("<passage source=\"%1\"").arg(tag_attribute(s.name));
         if (!s.heading.isEmpty())
-            out += QStringLiteral(" section=\"%1\"").arg(attribute(s.heading));
+            out += QStringLiteral(" section=\"%1\"").arg(tag_attribute(s.heading));
         QString body = s.text;
         while (body.endsWith(QLatin1Char('\n'))) body.chop(1);
         out += QStringLiteral(">\n%1\n</passage>\n\n").arg(body);

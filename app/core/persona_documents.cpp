@@ -181,21 +181,11 @@ void PersonaListModel::add_read(qint64 persona_id, std::vector<st::Document> rea
                             .arg(app::kPassagesPerMessage);
         }
     }
-    for (st::Document& d : read) {
-        d.persona_id = persona_id;
-        d.lookup = lookup;
-    }
     const int added = static_cast<int>(read.size());
     QPointer<PersonaListModel> self(this);
     store_->run<int>(
-        [read = std::move(read), persona_id, lookup](st::Store& s) -> Result<int> {
-            for (const st::Document& d : read)
-                if (auto rc = s.add_document(d); !rc) return rc.error();
-            if (lookup)
-                if (auto rc = s.set_documents_lookup(st::DocumentOwner::Persona, persona_id, true);
-                    !rc)
-                    return rc.error();
-            return static_cast<int>(read.size());
+        [read = std::move(read), persona_id, lookup](st::Store& s) {
+            return s.add_documents(st::DocumentOwner::Persona, persona_id, read, lookup);
         },
         [self, persona_id, added, problems](Result<int> r) mutable {
             if (!self) return;

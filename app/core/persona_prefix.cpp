@@ -8,24 +8,23 @@ namespace {
 
 constexpr const char* kHeading = "Documents for reference:";
 
-// A name inside its attribute: quotes and angle brackets would end it, line breaks would
-// split the tag.
-QString attribute(QString name) {
-    name.replace(QLatin1Char('&'), QLatin1String("&amp;"));
-    name.replace(QLatin1Char('"'), QLatin1String("&quot;"));
-    name.replace(QLatin1Char('<'), QLatin1String("&lt;"));
-    name.replace(QLatin1Char('>'), QLatin1String("&gt;"));
-    name.replace(QLatin1Char('\n'), QLatin1Char(' '));
-    name.replace(QLatin1Char('\r'), QLatin1Char(' '));
-    return name;
-}
-
 }  // namespace
+
+QString tag_attribute(QString value) {
+    value.replace(QLatin1Char('&'), QLatin1String("&amp;"));
+    value.replace(QLatin1Char('"'), QLatin1String("&quot;"));
+    value.replace(QLatin1Char('<'), QLatin1String("&lt;"));
+    value.replace(QLatin1Char('>'), QLatin1String("&gt;"));
+    value.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    value.replace(QLatin1Char('\r'), QLatin1Char(' '));
+    return value;
+}
 
 QString document_block(const hearth::store::Document& d) {
     QString text = d.text;
     while (text.endsWith(QLatin1Char('\n'))) text.chop(1);
-    return QStringLiteral("<document name=\"%1\">\n%2\n</document>").arg(attribute(d.name), text);
+    return QStringLiteral("<document name=\"%1\">\n%2\n</document>")
+        .arg(tag_attribute(d.name), text);
 }
 
 QString appended_document(const hearth::store::Document& d, bool first) {

@@ -31,6 +31,10 @@ QString persona_prefix(const QString& instructions,
                        std::span<const hearth::store::Document> persona_documents,
                        std::span<const hearth::store::Document> conversation_documents = {});
 
+// A value inside a tag's attribute: quotes and angle brackets would end it, line breaks
+// would split the tag (also document_lookup.h's passages').
+QString tag_attribute(QString value);
+
 // One document's part of it (the cost the persona editor shows per document).
 QString document_block(const hearth::store::Document& document);
 

@@ -108,6 +108,19 @@ Result<void> Store::set_documents_lookup(DocumentOwner owner, Id id, bool lookup
     return {};
 }
 
+Result<int> Store::add_documents(DocumentOwner owner, Id id, std::vector<Document> drafts,
+                                 bool lookup) {
+    for (Document& d : drafts) {
+        d.persona_id = owner == DocumentOwner::Persona ? std::optional<Id>(id) : std::nullopt;
+        d.conversation_id =
+            owner == DocumentOwner::Conversation ? std::optional<Id>(id) : std::nullopt;
+        d.lookup = lookup;
+        if (auto rc = add_document(d); !rc) return rc.error();
+    }
+    if (auto rc = set_documents_lookup(owner, id, lookup); !rc) return rc.error();
+    return static_cast<int>(drafts.size());
+}
+
 Result<std::vector<Source>> Store::retrieve(std::span<const Id> documents, const QString& text,
                                             int limit) {
     std::vector<Source> out;

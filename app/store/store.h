@@ -75,6 +75,10 @@ class Store {
     // Whether the owner's documents are looked up per message instead of read whole
     // (Document::lookup); every document of the owner changes together.
     Result<void> set_documents_lookup(DocumentOwner owner, Id id, bool lookup);
+    // Adds drafts (name, format, text and file) after the owner's documents, in order,
+    // then sets whether all of the owner's are looked up. Returns how many were added.
+    Result<int> add_documents(DocumentOwner owner, Id id, std::vector<Document> drafts,
+                              bool lookup);
 
     // ---- looking up passages (retrieval.cpp) ----
     // The passages of `documents` that best match `text` (bm25 over the words in it,

@@ -69,6 +69,27 @@ class TestUiDocuments : public QObject {
         return nullptr;
     }
 
+    // As a person: Add files…, the dialog's folder, the file's row clicked, then Open.
+    // prefix: the documents editor's ("persona", "chat").
+    bool add_through_dialog(const QString& prefix, const QString& file) {
+        if (!ui_.click(prefix + QStringLiteral("AddDocuments"))) return false;
+        QObject* picker =
+            ui_.window->findChild<QObject*>(prefix + QStringLiteral("DocumentDialog"));
+        if (!picker || !QTest::qWaitFor([&] { return prop(picker, "visible").toBool(); }, 5000))
+            return false;
+        picker->setProperty("currentFolder", QUrl::fromLocalFile(files_.path()));
+        QQuickItem* entry = nullptr;
+        if (!QTest::qWaitFor([&] { return (entry = file_row(QUrl::fromLocalFile(file))); },
+                             10000) ||
+            !ui_.click(entry) ||
+            !QTest::qWaitFor(
+                [&] { return prop(picker, "selectedFile").toUrl() == QUrl::fromLocalFile(file); },
+                5000))
+            return false;
+        QMetaObject::invokeMethod(picker, "accept");
+        return true;
+    }
+
   public slots:
     void open(const QUrl& url) { opened_ << url; }
 
@@ -98,17 +119,7 @@ class TestUiDocuments : public QObject {
         QVERIFY(dialog);
         QTRY_VERIFY(prop(dialog, "opened").toBool());
         QVERIFY(ui_.click(QStringLiteral("personaDocumentsToggle")));
-        QVERIFY(ui_.click(QStringLiteral("personaAddDocuments")));
-        QObject* picker = ui_.window->findChild<QObject*>(QStringLiteral("personaDocumentDialog"));
-        QVERIFY(picker);
-        QTRY_VERIFY(prop(picker, "visible").toBool());
-        // As a person: the dialog's folder, the file's row clicked, then Open.
-        picker->setProperty("currentFolder", QUrl::fromLocalFile(files_.path()));
-        QQuickItem* entry = nullptr;
-        QTRY_VERIFY_WITH_TIMEOUT((entry = file_row(QUrl::fromLocalFile(file))), 10000);
-        QVERIFY(ui_.click(entry));
-        QTRY_COMPARE(prop(picker, "selectedFile").toUrl(), QUrl::fromLocalFile(file));
-        QMetaObject::invokeMethod(picker, "accept");
+        QVERIFY(add_through_dialog(QStringLiteral("persona"), file));
 
         QQuickItem* row = nullptr;
         QTRY_VERIFY_WITH_TIMEOUT(
@@ -216,16 +227,7 @@ class TestUiDocuments : public QObject {
         QObject* dialog = ui_.window->findChild<QObject*>(QStringLiteral("chatDocumentsDialog"));
         QVERIFY(dialog);
         QTRY_VERIFY(prop(dialog, "opened").toBool());
-        QVERIFY(ui_.click(QStringLiteral("chatAddDocuments")));
-        QObject* picker = ui_.window->findChild<QObject*>(QStringLiteral("chatDocumentDialog"));
-        QVERIFY(picker);
-        QTRY_VERIFY(prop(picker, "visible").toBool());
-        picker->setProperty("currentFolder", QUrl::fromLocalFile(files_.path()));
-        QQuickItem* entry = nullptr;
-        QTRY_VERIFY_WITH_TIMEOUT((entry = file_row(QUrl::fromLocalFile(file))), 10000);
-        QVERIFY(ui_.click(entry));
-        QTRY_COMPARE(prop(picker, "selectedFile").toUrl(), QUrl::fromLocalFile(file));
-        QMetaObject::invokeMethod(picker, "accept");
+        QVERIFY(add_through_dialog(QStringLiteral("chat"), file));
         QQuickItem* row = nullptr;
         QTRY_VERIFY_WITH_TIMEOUT((row = ui_.visible_item(QStringLiteral("chatDocument_notes.md"))),
                                  10000);

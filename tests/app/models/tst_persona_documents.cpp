@@ -8,6 +8,7 @@
 
 #include "app_fixture.h"
 #include "core/conversation_documents.h"
+#include "core/document_lookup.h"
 #include "core/persona_prefix.h"
 
 namespace {
@@ -191,6 +192,29 @@ class TestPersonaDocuments : public QObject {
         const int prompt = role(app.chat, row, "promptTokensComputed").toInt() +
                            role(app.chat, row, "promptTokensCached").toInt();
         QVERIFY2(prompt > cost.value("tokens").toInt() + 20, qPrintable(QString::number(prompt)));
+        // The sources shown are the passages the model read: the message's stored ids are
+        // its text with exactly those passages.
+        std::optional<hearth::store::Message> asked;
+        app.store.run<hearth::store::Message>(
+            [id = role(app.chat, row - 1, "messageId").toLongLong()](hearth::store::Store& s) {
+                return s.message(id);
+            },
+            [&](hearth::Result<hearth::store::Message> m) {
+                if (m) asked = *m;
+            });
+        QTRY_VERIFY(asked.has_value());
+        QCOMPARE(asked->sources.size(), static_cast<std::size_t>(sources.size()));
+        for (qsizetype i = 0; i < sources.size(); ++i) {
+            const QVariantMap shown = sources[i].toMap();
+            const auto& given = asked->sources[static_cast<std::size_t>(i)];
+            QCOMPARE(shown.value("name").toString(), given.name);
+            QCOMPARE(shown.value("heading").toString(), given.heading);
+            QVERIFY(given.text.simplified().startsWith(
+                shown.value("snippet").toString().remove(QChar(0x2026))));
+        }
+        QCOMPARE(asked->token_ids,
+                 app.local.encode_content(hearth::chat::Role::User,
+                                          hearth::app::with_passages(asked->text, asked->sources)));
 
         // A regenerated reply is given the same passages, from the cache.
         QVERIFY(app.chat.regenerate());

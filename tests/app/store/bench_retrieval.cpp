@@ -55,12 +55,17 @@ int main(int argc, char** argv) {
             if (i + 1 >= args.size()) die("missing value after " + a.toStdString());
             return args[++i];
         };
-        if (a == QLatin1String("--corpus")) corpus = next();
-        else if (a == QLatin1String("--questions")) questions_path = next();
-        else if (a == QLatin1String("--top")) top = next().toInt();
-        else if (a == QLatin1String("--repeat")) repeat = next().toInt();
-        else die("unknown argument " + a.toStdString() +
-                 " (usage: --corpus DIR --questions FILE [--top N] [--repeat N])");
+        if (a == QLatin1String("--corpus"))
+            corpus = next();
+        else if (a == QLatin1String("--questions"))
+            questions_path = next();
+        else if (a == QLatin1String("--top"))
+            top = next().toInt();
+        else if (a == QLatin1String("--repeat"))
+            repeat = next().toInt();
+        else
+            die("unknown argument " + a.toStdString() +
+                " (usage: --corpus DIR --questions FILE [--top N] [--repeat N])");
     }
     if (corpus.isEmpty() || questions_path.isEmpty() || top < 1 || repeat < 1)
         die("usage: --corpus DIR --questions FILE [--top N] [--repeat N]");
@@ -107,8 +112,7 @@ int main(int argc, char** argv) {
     auto chunks = store->database().query_int("SELECT count(*) FROM document_chunks");
     if (!chunks) die(chunks.message());
     (void)store->database().exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    const double db_mb =
-        static_cast<double>(QFileInfo(store->path()).size()) / (1024.0 * 1024.0);
+    const double db_mb = static_cast<double>(QFileInfo(store->path()).size()) / (1024.0 * 1024.0);
 
     std::vector<double> latency_ms;
     int at1 = 0, atn = 0;
@@ -133,8 +137,10 @@ int main(int argc, char** argv) {
                 found[i].text.contains(answer, Qt::CaseInsensitive))
                 rank = static_cast<int>(i);
         if (rank == 0) ++at1;
-        if (rank >= 0) ++atn;
-        else missed << QStringLiteral("  %1 (%2)").arg(question, file);
+        if (rank >= 0)
+            ++atn;
+        else
+            missed << QStringLiteral("  %1 (%2)").arg(question, file);
     }
     const double n = static_cast<double>(questions.size());
     std::printf("corpus: %lld documents, %.1f MB of text, %lld passages\n",
@@ -144,14 +150,13 @@ int main(int argc, char** argv) {
                 static_cast<double>(index_ns) / 1e9,
                 static_cast<double>(index_ns) / 1e6 / static_cast<double>(files.size()),
                 static_cast<double>(index_ns) / 1e9 / (static_cast<double>(bytes) / 1e6), db_mb);
-    std::printf("query (top %d of all %lld documents, %zu lookups): median %.2f ms, p95 %.2f ms, "
-                "max %.2f ms\n",
-                top, static_cast<long long>(files.size()), latency_ms.size(),
-                percentile(latency_ms, 0.5), percentile(latency_ms, 0.95),
-                percentile(latency_ms, 1.0));
-    std::printf("recall: %d/%d at 1 (%.0f %%), %d/%d at %d (%.0f %%)\n", at1,
-                static_cast<int>(n), 100.0 * at1 / n, atn, static_cast<int>(n), top,
-                100.0 * atn / n);
+    std::printf(
+        "query (top %d of all %lld documents, %zu lookups): median %.2f ms, p95 %.2f ms, "
+        "max %.2f ms\n",
+        top, static_cast<long long>(files.size()), latency_ms.size(), percentile(latency_ms, 0.5),
+        percentile(latency_ms, 0.95), percentile(latency_ms, 1.0));
+    std::printf("recall: %d/%d at 1 (%.0f %%), %d/%d at %d (%.0f %%)\n", at1, static_cast<int>(n),
+                100.0 * at1 / n, atn, static_cast<int>(n), top, 100.0 * atn / n);
     if (!missed.isEmpty())
         std::printf("missed:\n%s\n", missed.join(QLatin1Char('\n')).toUtf8().constData());
     return 0;

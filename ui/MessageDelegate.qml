@@ -404,61 +404,12 @@ Item {
                     font.pixelSize: 12
                 }
                 // Where the passages given with the message came from: each opens its file.
-                ColumnLayout {
+                ReplySources {
                     objectName: "replySources"
                     visible: !root.isUser && root.sources.length > 0 && !root.streaming
-                    spacing: 0
+                    sources: root.sources
+                    subtleText: root.subtleText
                     Layout.fillWidth: true
-                    Label {
-                        text: qsTr("Sources")
-                        color: root.subtleText
-                        font.pixelSize: 11
-                        font.bold: true
-                    }
-                    Repeater {
-                        model: root.sources
-                        delegate: ItemDelegate {
-                            id: sourceRow
-                            required property var modelData
-                            required property int index
-                            objectName: "source" + index
-                            Layout.fillWidth: true
-                            topPadding: 3
-                            bottomPadding: 3
-                            leftPadding: 0
-                            hoverEnabled: modelData.exists
-                            Accessible.name: qsTr("Open %1").arg(modelData.name)
-                            ToolTip.visible: hovered
-                            ToolTip.delay: 600
-                            ToolTip.text: modelData.exists ? modelData.path
-                                                           : modelData.path !== "" ? qsTr("%1 is no longer there").arg(modelData.path)
-                                                                                   : qsTr("This document was not read from a file")
-                            onClicked: if (modelData.exists) Qt.openUrlExternally(modelData.url)
-                            contentItem: ColumnLayout {
-                                spacing: 0
-                                Label {
-                                    Layout.fillWidth: true
-                                    text: (sourceRow.index + 1) + ". " + sourceRow.modelData.name
-                                          + (sourceRow.modelData.heading !== "" ? " · " + sourceRow.modelData.heading : "")
-                                    textFormat: Text.PlainText
-                                    elide: Text.ElideRight
-                                    font.pixelSize: 12
-                                    font.underline: sourceRow.hovered && sourceRow.modelData.exists
-                                    color: sourceRow.modelData.exists ? root.Material.accent : root.subtleText
-                                }
-                                Label {
-                                    Layout.fillWidth: true
-                                    text: sourceRow.modelData.snippet
-                                    textFormat: Text.PlainText
-                                    elide: Text.ElideRight
-                                    maximumLineCount: 2
-                                    wrapMode: Text.Wrap
-                                    font.pixelSize: 11
-                                    color: root.subtleText
-                                }
-                            }
-                        }
-                    }
                 }
 
                 // Why a reply ended early: stopped by the user, or its length limit.

@@ -1520,27 +1520,23 @@
         <translation>Diese Antwort ist vor ihrem Ende fehlgeschlagen.</translation>
     </message>
     <message>
-        <location line="+13"/>
         <source>Sources</source>
-        <translation>Quellen</translation>
+        <translation type="vanished">Quellen</translation>
     </message>
     <message>
-        <location line="+17"/>
         <source>Open %1</source>
-        <translation>%1 öffnen</translation>
+        <translation type="vanished">%1 öffnen</translation>
     </message>
     <message>
-        <location line="+4"/>
         <source>%1 is no longer there</source>
-        <translation>%1 ist nicht mehr vorhanden</translation>
+        <translation type="vanished">%1 ist nicht mehr vorhanden</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>This document was not read from a file</source>
-        <translation>Dieses Dokument wurde nicht aus einer Datei gelesen</translation>
+        <translation type="vanished">Dieses Dokument wurde nicht aus einer Datei gelesen</translation>
     </message>
     <message numerus="yes">
-        <location line="+36"/>
+        <location line="+22"/>
         <source>cut at the length limit (%n token(s))</source>
         <translation>
             <numerusform>an der Längengrenze abgeschnitten (%n Token)</numerusform>
@@ -2553,6 +2549,29 @@
         <location line="+11"/>
         <source>One per line; %1 for a line break. Empty: none.</source>
         <translation>Einer pro Zeile; %1 für einen Zeilenumbruch. Leer: keine.</translation>
+    </message>
+</context>
+<context>
+    <name>ReplySources</name>
+    <message>
+        <location filename="../ReplySources.qml" line="+16"/>
+        <source>Sources</source>
+        <translation>Quellen</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Open %1</source>
+        <translation>%1 öffnen</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 is no longer there</source>
+        <translation>%1 ist nicht mehr vorhanden</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>This document was not read from a file</source>
+        <translation>Dieses Dokument wurde nicht aus einer Datei gelesen</translation>
     </message>
 </context>
 <context>

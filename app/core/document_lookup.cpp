@@ -9,21 +9,10 @@ namespace st = hearth::store;
 
 hearth::Result<std::vector<st::Source>> look_up_passages(st::Store& store, st::Id conversation,
                                                          const QString& text) {
-    auto c = store.conversation(conversation);
-    if (!c) return c.error();
-    std::vector<st::Id> ids;
-    if (c->persona_id) {
-        auto mine = store.persona_documents(*c->persona_id);
-        if (!mine) return mine.error();
-        for (const st::Document& d : *mine)
-            if (d.lookup) ids.push_back(d.id);
-    }
-    auto own = store.conversation_documents(conversation);
-    if (!own) return own.error();
-    for (const st::Document& d : *own)
-        if (d.lookup) ids.push_back(d.id);
-    if (ids.empty()) return std::vector<st::Source>{};
-    return store.retrieve(ids, text, kPassagesPerMessage);
+    auto ids = store.lookup_documents(conversation);
+    if (!ids) return ids.error();
+    if (ids->empty()) return std::vector<st::Source>{};
+    return store.retrieve(*ids, text, kPassagesPerMessage);
 }
 
 QString with_passages(const QString& text, std::span<const st::Source> sources) {

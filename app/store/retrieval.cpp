@@ -121,6 +121,23 @@ Result<int> Store::add_documents(DocumentOwner owner, Id id, std::vector<Documen
     return static_cast<int>(drafts.size());
 }
 
+Result<std::vector<Id>> Store::lookup_documents(Id conversation_id) {
+    auto stmt = db_.prepare(
+        "SELECT d.id FROM documents d JOIN conversations c ON c.id = ?1 WHERE d.lookup = 1 AND "
+        "(d.persona_id = c.persona_id OR d.conversation_id = c.id) "
+        "ORDER BY d.persona_id IS NULL, d.position");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, conversation_id);
+    std::vector<Id> out;
+    while (true) {
+        auto row = stmt->step();
+        if (!row) return context("reading the documents to look up", row.error());
+        if (!*row) break;
+        out.push_back(stmt->column_int64(0));
+    }
+    return out;
+}
+
 Result<std::vector<Source>> Store::retrieve(std::span<const Id> documents, const QString& text,
                                             int limit) {
     std::vector<Source> out;

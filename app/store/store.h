@@ -85,6 +85,9 @@ class Store {
     // chunking.h), best first, at most `limit`. Empty when none matches.
     Result<std::vector<Source>> retrieve(std::span<const Id> documents, const QString& text,
                                          int limit);
+    // The looked-up documents a conversation's messages search: its persona's and its own
+    // (ids only: a collection's text is not read to find them).
+    Result<std::vector<Id>> lookup_documents(Id conversation_id);
     // Cuts documents that have no passages yet into them (documents from before schema
     // 11, a fork's copies); open() calls it. Returns how many were indexed.
     Result<int> index_unchunked_documents();

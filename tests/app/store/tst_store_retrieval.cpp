@@ -279,6 +279,23 @@ class TestStoreRetrieval : public QObject {
         HEARTH_CHECK(theirs);
         for (const Document& d : *mine) QVERIFY(d.lookup);
         QVERIFY(!theirs->front().lookup);
+        // A chat of P searches P's looked-up documents and its own looked-up ones only.
+        Conversation draft;
+        draft.persona_id = p;
+        auto chat = store_->create_conversation(draft);
+        HEARTH_CHECK(chat);
+        Document own = doc(p, QStringLiteral("own.md"), QStringLiteral("own"));
+        own.persona_id.reset();
+        own.conversation_id = chat->id;
+        auto added = store_->add_document(own);
+        HEARTH_CHECK(added);
+        auto ids = store_->lookup_documents(chat->id);
+        HEARTH_CHECK(ids);
+        QCOMPARE(ids->size(), std::size_t{2});  // not its own yet: read whole
+        HEARTH_CHECK(store_->set_documents_lookup(DocumentOwner::Conversation, chat->id, true));
+        ids = store_->lookup_documents(chat->id);
+        HEARTH_CHECK(ids);
+        QCOMPARE(*ids, (std::vector<Id>{(*mine)[0].id, (*mine)[1].id, added->id}));
     }
 
     void aMessageKeepsItsPassages() {

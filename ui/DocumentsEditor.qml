@@ -81,13 +81,23 @@ ColumnLayout {
                   : qsTr("Instructions and documents: %1 tokens of the model's %2; %3 are left for the conversation.")
                       .arg(box.cost.tokens).arg(box.cost.context).arg(box.cost.room)
     }
-    Repeater {
+    // A folder's worth of documents scrolls within a few rows' height, so the buttons
+    // below stay in the window.
+    ListView {
+        id: documentList
+        objectName: box.namePrefix + "DocumentList"
+        Layout.fillWidth: true
+        Layout.preferredHeight: Math.min(contentHeight, 240)
+        visible: box.documents.length > 0
+        clip: true
+        boundsBehavior: Flickable.StopAtBounds
+        ScrollBar.vertical: ScrollBar { policy: documentList.contentHeight > documentList.height ? ScrollBar.AlwaysOn : ScrollBar.AsNeeded }
         model: box.documents
         delegate: RowLayout {
             id: docRow
             required property var modelData
             objectName: box.namePrefix + "Document_" + modelData.name
-            Layout.fillWidth: true
+            width: documentList.width - 12
             spacing: 8
             Label {
                 Layout.fillWidth: true

@@ -147,7 +147,7 @@ void ConversationDocuments::addDocuments(qint64 conversationId, const QVariantLi
     if (!store_ || conversationId != conversation_ || conversation_ < 0) return;
     const QStringList paths = app::local_paths(files);
     if (paths.isEmpty()) return;
-    read_then(paths, kMaxFolderFiles, [this, conversationId](app::ReadDocuments r) {
+    read_then(paths, app::kMaxFolderFiles, [this, conversationId](app::ReadDocuments r) {
         add_read(conversationId, std::move(r.read), std::move(r.problems));
     });
 }

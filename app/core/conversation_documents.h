@@ -34,8 +34,6 @@ class ConversationDocuments : public QObject {
     Q_PROPERTY(bool readingDocuments READ readingDocuments NOTIFY readingDocumentsChanged)
 
   public:
-    static constexpr int kMaxFolderFiles = 2000;
-
     explicit ConversationDocuments(QObject* parent = nullptr);
 
     EngineBridge* bridge() const { return bridge_; }

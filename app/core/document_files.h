@@ -14,6 +14,9 @@
 
 namespace hearth::app {
 
+// The most documents a folder gives (its first, by name); the rest are named as left out.
+inline constexpr int kMaxFolderFiles = 2000;
+
 struct ReadDocuments {
     std::vector<hearth::store::Document> read;  // name, file, format and text set
     QStringList problems;                       // each a sentence naming its file

@@ -315,8 +315,13 @@ QVariantList MessageListModel::sources_of(int row) const {
     const st::Message& asked = rows_[static_cast<size_t>(row) - 1].message;
     if (!m.parent_id || asked.id != *m.parent_id) return out;
     for (const st::Source& s : asked.sources) {
+        // Its heading line (a Markdown heading, or the title line that is its section) is
+        // shown apart, as the section.
         QString body = s.text;
-        if (body.startsWith(QLatin1Char('#')))  // its heading line: the heading is shown apart
+        const QString first_line = body.section(QLatin1Char('\n'), 0, 0);
+        if (body.contains(QLatin1Char('\n')) &&
+            (first_line.startsWith(QLatin1Char('#')) ||
+             (!s.heading.isEmpty() && s.heading.endsWith(first_line.trimmed()))))
             body = body.mid(body.indexOf(QLatin1Char('\n')) + 1);
         QString snippet = body.simplified();
         if (snippet.size() > 160) snippet = snippet.left(159) + QChar(0x2026);

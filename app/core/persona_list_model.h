@@ -28,6 +28,7 @@
 #include <span>
 #include <vector>
 
+#include "core/document_files.h"
 #include "core/engine_bridge.h"
 #include "store/async_store.h"
 
@@ -115,7 +116,7 @@ class PersonaListModel : public RowListModel {
     // instructions while they leave the conversation its room, else (all of the persona's)
     // looked up per message (document_lookup.h). documentsAdded reports what was added,
     // what was not and why, and a switch to looking up.
-    static constexpr int kMaxFolderFiles = 2000;
+    static constexpr int kMaxFolderFiles = hearth::app::kMaxFolderFiles;
     Q_INVOKABLE void addDocuments(qint64 personaId, const QVariantList& files);
     Q_INVOKABLE void removeDocument(qint64 documentId);
     // Reads a document's file again (it changed on disk).

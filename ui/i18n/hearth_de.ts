@@ -611,7 +611,7 @@
         <translation>Anweisungen und Dokumente: %1 Token von %2 des Modells; %3 bleiben für das Gespräch.</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+35"/>
         <source>%1 tokens</source>
         <translation>%1 Token</translation>
     </message>

@@ -274,6 +274,17 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) try {
     impl->model->set_batch_invariant(config.batch_invariant);
     impl->model->set_step_graphs(config.step_graphs);
     impl->model->reserve_activations(std::max(config.scheduler.max_batch_tokens, 1));
+    if (!config.kernel_choice_file.empty()) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::string report =
+            impl->backend->choose_kernels(impl->model->matmul_weights(), config.kernel_choice_file);
+        if (!report.empty())
+            log::get("engine")->info(
+                "kernels ({:.0f} ms):\n{}",
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count(),
+                report);
+    }
     auto tokenizer = Tokenizer::from_gguf(*impl->file);
     if (!tokenizer) return make_error(config.model_path + ": " + tokenizer.message());
     impl->tokenizer = std::move(tokenizer).value();

@@ -61,6 +61,12 @@ struct EngineConfig {
     // paths::cache_dir()/kv. Budget in MiB, all models together; 0: none.
     std::string kv_disk_dir;
     std::size_t kv_disk_mb = 2048;
+    // Where the CPU backend keeps the matmul kernels it measured fastest on this machine
+    // (kernels/cpu/kernel_tuner.h): read at load, or measured then (well under a second
+    // per weight type, once per processor, build and thread count) and written. Empty:
+    // each type's default kernel, nothing measured (tests); the app and the CLI use
+    // paths::cache_dir()/kernel-choices.txt. Any choice gives the same results.
+    std::string kernel_choice_file;
     // The host-RAM tier between device memory and the disk (kv/host_tier.h), in MiB: only
     // when the KV cache lives in device memory (CUDA); 0: none.
     std::size_t kv_host_mb = 2048;

@@ -171,6 +171,17 @@ class Backend {
     virtual void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) = 0;
     virtual void download(void* dst, const Buffer& src, std::size_t offset, std::size_t bytes) = 0;
     virtual std::unique_ptr<Weight> load_weight(const WeightSource& source) = 0;
+    // Picks, where the backend has several kernels for a product, the fastest on this
+    // machine for these weights (the model's matrices, in model order), measuring them
+    // or reading an earlier measurement from `choice_file` (written when measured; empty:
+    // not kept). Never changes a result. Returns a line per choice for the log; the CPU
+    // backend's is kernels/cpu/kernel_tuner.h, the others have nothing to choose.
+    virtual std::string choose_kernels(const std::vector<const Weight*>& weights,
+                                       const std::string& choice_file) {
+        (void)weights;
+        (void)choice_file;
+        return {};
+    }
     virtual void synchronize() = 0;
     // Ops and copies still run after their calls return (a device's stream), until
     // synchronize(). False: each op is done when its call returns (the CPU backend).

@@ -22,6 +22,9 @@ std::vector<OptionSpec> engine_options() {
          "KV blocks kept in RAM under a GPU's KV cache, in MiB (default 2048; 0: none)"},
         {"context", true,
          "context to serve, in tokens (default: the model's own; less saves KV memory)"},
+        {"kernel-choices", true,
+         "the CPU kernels measured fastest here (default: the user's cache folder, "
+         "Hearth/kernel-choices.txt; none: each type's default kernel)"},
     };
 }
 
@@ -54,6 +57,8 @@ Result<EngineConfig> engine_config(const Args& args) {
     auto context = args.integer("context", 0, 2, 1 << 24);
     if (!context) return context.error();
     c.context_length = *context;
+    const std::string choices = args.value("kernel-choices").value_or(paths::kernel_choice_file());
+    c.kernel_choice_file = choices == "none" ? std::string() : choices;
     return c;
 }
 

@@ -441,6 +441,7 @@ hearth::EngineConfig AppSettings::engineConfig() const {
     c.kv_disk_mb = static_cast<std::size_t>(kv_disk_mb_);
     c.kv_host_mb = static_cast<std::size_t>(kv_host_mb_);
     c.kv_disk_dir = hearth::paths::kv_cache_dir();
+    c.kernel_choice_file = hearth::paths::kernel_choice_file();
     c.max_pinned_share = pinned_share_;
     c.device = backend_.toStdString();  // "auto", "cpu" or "cuda" (valid_backend)
     c.context_length = context_length_;

@@ -44,6 +44,14 @@ std::string kv_cache_dir() {
 #endif
 }
 
+std::string kernel_choice_file() {
+#ifdef _WIN32
+    return cache_dir() + "\\kernel-choices.txt";
+#else
+    return cache_dir() + "/kernel-choices.txt";
+#endif
+}
+
 std::string default_model_path() {
     if (std::string over = env("HEARTH_MODEL"); !over.empty()) return over;
 #ifdef _WIN32

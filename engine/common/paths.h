@@ -14,6 +14,9 @@ std::string data_dir();
 std::string cache_dir();
 // Where the KV cache's disk tier lives by default: <cache_dir>/kv.
 std::string kv_cache_dir();
+// The CPU kernels measured fastest on this machine (kernels/cpu/kernel_tuner.h):
+// <cache_dir>/kernel-choices.txt.
+std::string kernel_choice_file();
 
 inline constexpr const char* kDefaultModelFile = "SmolLM2-135M-Instruct.Q4_1.gguf";
 

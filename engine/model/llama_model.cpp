@@ -105,6 +105,15 @@ LlamaModel::~LlamaModel() {
     drop_graphs();
 }
 
+std::vector<const kernels::Weight*> LlamaModel::matmul_weights() const {
+    std::vector<const kernels::Weight*> w;
+    for (const Layer& l : layers_)
+        for (const auto* p : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down})
+            if (*p) w.push_back(p->get());
+    w.push_back(output_ ? output_.get() : token_embd_.get());
+    return w;
+}
+
 // A device backend reports a failed allocation, copy or launch by throwing (backend.h):
 // loading and stepping turn that into an error result, as a bad file is.
 Result<std::unique_ptr<LlamaModel>> LlamaModel::load(const gguf::GgufFile& file,

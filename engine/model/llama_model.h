@@ -72,6 +72,9 @@ class LlamaModel {
     void set_batch_invariant(bool on);
     bool batch_invariant() const { return batch_invariant_; }
     kernels::Backend& backend() { return backend_; }
+    // The matrices a step multiplies by, in the order a step reads them (the layers', then
+    // the output's): what Backend::choose_kernels times.
+    std::vector<const kernels::Weight*> matmul_weights() const;
     // Step graphs (model/step_graph.h), where the backend supports them: each decode shape
     // is captured once and replayed, one launch per step instead of one per op. On by
     // default; the same results either way. If a capture fails, they turn off (logged).

@@ -1,6 +1,7 @@
 #include "cpu/cpu_backend.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 #include "cpu/aligned_buffer.h"
 #include "cpu/attention.h"
 #include "cpu/elementwise.h"
+#include "cpu/kernel_tuner.h"
 #include "cpu/matmul.h"
 #include "cpu/thread_pool.h"
 #include "quant/dequant_rows.h"
@@ -94,11 +96,16 @@ const cpu::WeightView& view_of(const Weight& w) {
 
 struct CpuBackend::Impl {
     Impl(int n_threads, cpu::SimdLevel simd, bool background)
-        : level(simd), fns(cpu::elementwise_fns(simd)), pool(n_threads, background) {}
+        : level(simd), fns(cpu::elementwise_fns(simd)), pool(n_threads, background), plan(simd) {
+        if (const char* env = std::getenv("HEARTH_CPU_KERNELS"))
+            kernel_problems = plan.apply_forced(env);
+    }
     cpu::SimdLevel level;
     const cpu::ElementwiseFns& fns;
     cpu::ThreadPool pool;
-    cpu::AlignedBuffer act_scratch;  // quantised activations of the current matmul
+    cpu::KernelPlan plan;                      // the matmul kernel of each type and shape class
+    std::vector<std::string> kernel_problems;  // HEARTH_CPU_KERNELS items not applied
+    cpu::AlignedBuffer act_scratch;            // quantised activations of the current matmul
     // Two tables: models whose sliding-window layers rotate with another base (Gemma 3)
     // alternate between two parameter sets within a step.
     cpu::RopeTable rope_tables[2];
@@ -131,6 +138,30 @@ cpu::SimdLevel CpuBackend::simd_level() const {
 }
 int CpuBackend::n_threads() const {
     return impl_->pool.size();
+}
+
+const cpu::KernelPlan& CpuBackend::kernel_plan() const {
+    return impl_->plan;
+}
+
+std::vector<std::string> CpuBackend::force_kernels(std::string_view spec) {
+    return impl_->plan.apply_forced(spec);
+}
+
+std::string CpuBackend::choose_kernels(const std::vector<const Weight*>& weights,
+                                       const std::string& choice_file) {
+    std::vector<cpu::WeightView> views;
+    views.reserve(weights.size());
+    for (const Weight* w : weights)
+        if (w) views.push_back(view_of(*w));
+    const cpu::TuneSummary s =
+        cpu::tune_kernels(impl_->pool, impl_->act_scratch, impl_->plan, views, choice_file);
+    std::string report;
+    for (const std::string& p : impl_->kernel_problems) report += "HEARTH_CPU_KERNELS: " + p + "\n";
+    report += s.report;
+    if (s.measured > 0 && !choice_file.empty() && !s.saved)
+        report += "could not write " + choice_file + "\n";
+    return report;
 }
 
 std::unique_ptr<Buffer> CpuBackend::alloc(std::size_t bytes) {
@@ -207,7 +238,7 @@ void CpuBackend::rms_norm(const float* x, const float* weight, int32_t rows, int
 
 void CpuBackend::matmul(const Weight& w, const float* x, int32_t n_tokens, float* out,
                         const float* bias) {
-    cpu::matmul(impl_->pool, impl_->level, impl_->act_scratch, view_of(w), x, n_tokens, out, bias);
+    cpu::matmul(impl_->pool, impl_->plan, impl_->act_scratch, view_of(w), x, n_tokens, out, bias);
 }
 
 void CpuBackend::rope(float* x, const int32_t* positions, int32_t n_tokens, int32_t n_heads,

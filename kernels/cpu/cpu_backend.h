@@ -9,9 +9,12 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "backend.h"
 #include "cpu/cpu_features.h"
+#include "cpu/kernel_choice.h"
 
 namespace hearth::kernels {
 
@@ -31,6 +34,15 @@ class CpuBackend final : public Backend {
     std::string numerics() const override;
     cpu::SimdLevel simd_level() const;
     int n_threads() const;
+    // The matmul kernels chosen (cpu/kernel_choice.h): each type's default, then what
+    // choose_kernels measured or read, then HEARTH_CPU_KERNELS.
+    const cpu::KernelPlan& kernel_plan() const;
+    // Forces kernels as HEARTH_CPU_KERNELS would (tests); returns the items not applied.
+    std::vector<std::string> force_kernels(std::string_view spec);
+    // Times the candidate kernels on these weights or reads the choice from the file
+    // (cpu/kernel_tuner.h); returns one line per choice for the log.
+    std::string choose_kernels(const std::vector<const Weight*>& weights,
+                               const std::string& choice_file) override;
 
     std::unique_ptr<Buffer> alloc(std::size_t bytes) override;  // 64-byte aligned, uninitialised
     // 2 MiB and more: 2 MiB aligned and, on Linux, madvise(MADV_HUGEPAGE); every page

@@ -93,6 +93,49 @@ SimdLevel resolve_simd_level(SimdLevel requested) {
     return requested;
 }
 
+std::string cpu_identity() {
+#ifdef HEARTH_X86
+    uint32_t r[4];
+    cpuid(0, 0, r);
+    const uint32_t max_leaf = r[0];
+    char vendor[13] = {};
+    std::memcpy(vendor, &r[1], 4);
+    std::memcpy(vendor + 4, &r[3], 4);
+    std::memcpy(vendor + 8, &r[2], 4);
+    cpuid(1, 0, r);
+    const uint32_t eax = r[0];
+    uint32_t family = (eax >> 8) & 0xfu, model = (eax >> 4) & 0xfu;
+    if (family == 0xfu) family += (eax >> 20) & 0xffu;
+    if (family >= 6) model |= ((eax >> 16) & 0xfu) << 4;
+    std::string id = std::string(vendor) + " " + std::to_string(family) + "/" +
+                     std::to_string(model) + "/" + std::to_string(eax & 0xfu);
+    cpuid(0x80000000u, 0, r);
+    if (r[0] >= 0x80000004u) {
+        char brand[49] = {};
+        for (uint32_t i = 0; i < 3; ++i) {
+            cpuid(0x80000002u + i, 0, r);
+            std::memcpy(brand + 16 * i, r, 16);
+        }
+        std::string b(brand);
+        while (!b.empty() && b.back() == ' ') b.pop_back();
+        std::size_t start = b.find_first_not_of(' ');
+        if (start != std::string::npos) id += " " + b.substr(start);
+    }
+    if (cpu_has_avx2()) id += " avx2 fma f16c";
+    if (max_leaf >= 7) {
+        cpuid(7, 0, r);
+        if ((r[1] >> 16) & 1u) id += " avx512f";
+        if ((r[2] >> 11) & 1u) id += " avx512vnni";
+        cpuid(7, 1, r);
+        if ((r[0] >> 4) & 1u) id += " avxvnni";
+    }
+    if (cpu_has_avx512()) id += " os-zmm";
+    return id;
+#else
+    return "unknown";
+#endif
+}
+
 std::string_view simd_level_name(SimdLevel level) {
     switch (level) {
         case SimdLevel::Avx512:

@@ -4,6 +4,7 @@
 // or a constructor argument asks for a level.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace hearth::kernels::cpu {
@@ -37,5 +38,10 @@ bool cpu_has_avx512();
 SimdLevel resolve_simd_level(SimdLevel requested);
 
 std::string_view simd_level_name(SimdLevel level);  // "scalar", "AVX2", "AVX-512"
+
+// What identifies this processor to the kernel choice (kernel_tuner.h): vendor, family,
+// model and stepping, the brand string and the SIMD features the kernels use, e.g.
+// "AuthenticAMD 25/1/1 AMD EPYC avx2 fma f16c". "unknown" where there is no CPUID.
+std::string cpu_identity();
 
 }  // namespace hearth::kernels::cpu

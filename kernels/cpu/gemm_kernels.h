@@ -40,6 +40,9 @@ struct GemmArgs {
     const uint8_t* act_packed = nullptr;
     float* out = nullptr;  // [n_tokens][out_stride], columns [0, n_rows) written
     std::size_t out_stride = 0;
+    // How far ahead the few-token K-quant kernel (kquant_few.h) prefetches the weights, in
+    // bytes; 0: its default. Set by the kernel choice (kernel_choice.h); no effect on bits.
+    int prefetch_bytes = 0;
 };
 
 using GemmFn = void (*)(const GemmArgs&);

@@ -51,8 +51,9 @@ constexpr int kRows = 8;  // rows side by side
 template <int N>
 inline constexpr int kChunk = 32 / N;
 
-// How far ahead of the row being read the weights are prefetched: twice the other
-// kernels' distance. On the Zen 5 test machine (2 threads, alternating builds, 128
+// How far ahead of the row being read the weights are prefetched by default (a kernel
+// choice, kernel_choice.h, may set another distance: GemmArgs::prefetch_bytes): twice the
+// other kernels' distance. On the Zen 5 test machine (2 threads, alternating builds, 128
 // tokens after a 4-token prompt) 6 KB decoded the Qwen2.5-1.5B-shaped Q4_K_M file at
 // 52.9-55.1 tokens/s against 46.0-49.0 with 3 KB, and the 1B-shaped one at 67.5-73.0
 // against 64.6-68.9; the 32-element formats' kernels were no faster with it (the default
@@ -69,10 +70,10 @@ struct ChunkSums {
 // Block p of one row against N tokens: per token the 8-lane vectors whose lane sums are
 // S1 and S2 (Q4_K/Q5_K) or S1 (Q6_K), written to s1[t·kRows], s2[t·kRows].
 template <TensorType T, int N>
-static inline void block_sums(const uint8_t* p, const TokenAct* act, int64_t b, __m256i* s1,
-                              __m256i* s2) {
+static inline void block_sums(const uint8_t* p, std::size_t ahead, const TokenAct* act, int64_t b,
+                              __m256i* s1, __m256i* s2) {
     for (std::size_t line = 0; line < kKBlockBytes<T>; line += 64)
-        avx2::prefetch_ahead<kKQuantPrefetchBytes>(p + line);
+        _mm_prefetch(reinterpret_cast<const char*>(p + ahead + line), _MM_HINT_T0);
     __m256i sumi[N];
     if constexpr (kLowK<T>) {
         __m256i sc16, aux16;
@@ -130,11 +131,13 @@ static void rows8_x_tokens(const GemmArgs& a, int r0, int t0) {
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) acc[t] = _mm256_setzero_ps();
     ChunkSums<N> cs;
+    const std::size_t ahead = a.prefetch_bytes > 0 ? static_cast<std::size_t>(a.prefetch_bytes)
+                                                   : std::size_t{kKQuantPrefetchBytes};
     for (int64_t b0 = 0; b0 < a.nb; b0 += kChunk<N>) {
         const int64_t b1 = b0 + kChunk<N> < a.nb ? b0 + kChunk<N> : a.nb;
         for (int i = 0; i < kRows; ++i)
             for (int64_t b = b0; b < b1; ++b)
-                block_sums<T, N>(rows[i] + static_cast<std::size_t>(b) * kBytes, act, b,
+                block_sums<T, N>(rows[i] + static_cast<std::size_t>(b) * kBytes, ahead, act, b,
                                  &cs.s1[b - b0][0][i], &cs.s2[b - b0][0][i]);
         for (int64_t b = b0; b < b1; ++b) {
             const std::size_t blk = static_cast<std::size_t>(b) * kBytes;

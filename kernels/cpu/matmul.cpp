@@ -154,8 +154,8 @@ int64_t block_elems(TensorType type) {
 constexpr int kRowAlign = 16;
 static_assert(kRowAlign % kQ4_0x8Rows == 0);
 constexpr int kGemmRows = 64;
-constexpr int kGemmTokens = 64;  // a multiple of kGroup
-constexpr int kFewTokens = 4;    // up to this many tokens: split rows only
+constexpr int kGemmTokens = 64;            // a multiple of kGroup
+constexpr int kFewTokens = kDecodeTokens;  // up to this many tokens: split rows only
 
 }  // namespace
 
@@ -189,10 +189,12 @@ bool matmul_supports(TensorType type, int64_t cols) {
     return gemm_kernels_scalar(type) != nullptr && cols > 0 && cols % block_elems(type) == 0;
 }
 
-void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const WeightView& w,
+void matmul(ThreadPool& pool, const KernelPlan& plan, AlignedBuffer& scratch, const WeightView& w,
             const float* x, int32_t n_tokens, float* out, const float* bias) {
     if (n_tokens <= 0 || w.rows <= 0) return;
-    const TypeKernels* k = gemm_kernels(w.type, level);
+    const SimdLevel level = plan.level();
+    const KernelVariant& choice = plan.get(w.type, shape_class(n_tokens));
+    const TypeKernels* k = choice.kernels ? choice.kernels : gemm_kernels(w.type, level);
     // A kernel that reads a packed copy, without the copy: the portable kernel (Q4_0's
     // bits; IQ4_NL's portable kernel keeps llama.cpp's order, so CpuWeight always packs).
     if (k->packing != Packing::None && !w.packed) k = gemm_kernels_scalar(w.type);
@@ -210,6 +212,7 @@ void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const Wei
     base.w_stride = packed ? w.packed_group_bytes : w.row_bytes;
     base.nb = nb;
     base.out_stride = static_cast<std::size_t>(w.rows);
+    base.prefetch_bytes = choice.prefetch_bytes;
     int tokens_per_act = 1;  // tokens per act_stride step
     // A second layout of the activations, made once here for kernels that want one.
     const ActPacker* pk = k->pack_act;

@@ -11,6 +11,7 @@
 
 #include "cpu/aligned_buffer.h"
 #include "cpu/cpu_features.h"
+#include "cpu/kernel_choice.h"
 #include "cpu/thread_pool.h"
 #include "quant/quant_types.h"
 
@@ -39,9 +40,10 @@ bool matmul_supports(quant::TensorType type, int64_t cols);
 std::size_t matmul_packed_bytes(SimdLevel level, const WeightView& w);
 void matmul_pack(SimdLevel level, WeightView& w, uint8_t* dst);
 
-// x [n_tokens, w.cols], out [n_tokens, w.rows], bias [w.rows] or null. `scratch` holds
+// x [n_tokens, w.cols], out [n_tokens, w.rows], bias [w.rows] or null, with the kernel
+// the plan chose for the weight's type and the product's shape class. `scratch` holds
 // the quantised activations (owned by the caller so it is reused across calls).
-void matmul(ThreadPool& pool, SimdLevel level, AlignedBuffer& scratch, const WeightView& w,
+void matmul(ThreadPool& pool, const KernelPlan& plan, AlignedBuffer& scratch, const WeightView& w,
             const float* x, int32_t n_tokens, float* out, const float* bias);
 
 }  // namespace hearth::kernels::cpu

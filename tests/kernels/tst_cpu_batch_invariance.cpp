@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "cpu/cpu_backend.h"
+#include "cpu/kernel_choice.h"
 #include "tst_cpu_helpers.h"
 
 using namespace hearth;
@@ -103,20 +104,41 @@ class TestBatchInvariance : public QObject {
         std::mt19937 rng(kSeed);
         const int64_t rows = 200, cols = is_k_quant(type) ? 512 : 192;
         const auto bytes = random_weights(rng, type, rows, cols);
-        CpuBackend b(2);
-        auto w = b.load_weight(WeightSource{"w", type, rows, cols, bytes.data()});
-        QVERIFY(w);
-        for (int32_t n : {2, 3, 4, 5, 7, 16, 37, 70}) {
-            const auto x = random_floats(rng, static_cast<std::size_t>(n * cols), -3.0f, 3.0f);
-            std::vector<float> batch(static_cast<std::size_t>(n * rows)),
-                one(static_cast<std::size_t>(rows));
-            b.matmul(*w, x.data(), n, batch.data());
-            for (int32_t t = 0; t < n; ++t) {
-                b.matmul(*w, x.data() + static_cast<std::size_t>(t) * cols, 1, one.data());
-                HEARTH_CHECK(
-                    same_bits(one.data(), batch.data() + static_cast<std::size_t>(t) * rows,
-                              static_cast<std::size_t>(rows)),
-                    QString("%1 tokens: token %2 differs from its 1-token product").arg(n).arg(t));
+        // Every pairing of the kernels the choice can make (kernels/cpu/kernel_choice.h):
+        // a 1-token product runs the decode class's, the longer ones the prefill class's.
+        const kernels::cpu::SimdLevel level = CpuBackend(1).simd_level();
+        const auto decode =
+            kernels::cpu::kernel_variants(type, kernels::cpu::ShapeClass::Decode, level);
+        const auto prefill =
+            kernels::cpu::kernel_variants(type, kernels::cpu::ShapeClass::Prefill, level);
+        QVERIFY(!decode.empty() && !prefill.empty());
+        for (const auto& d : decode) {
+            for (const auto& p : prefill) {
+                CpuBackend b(2);
+                const std::string t(type_name(type).toStdString());
+                QVERIFY(b.force_kernels(t + ".decode=" + d.name + "," + t + ".prefill=" + p.name)
+                            .empty());
+                auto w = b.load_weight(WeightSource{"w", type, rows, cols, bytes.data()});
+                QVERIFY(w);
+                const QString kernels_used =
+                    QString(" (decode %1, prefill %2)").arg(d.name.c_str(), p.name.c_str());
+                for (int32_t n : {2, 3, 4, 5, 7, 16, 37, 70}) {
+                    const auto x =
+                        random_floats(rng, static_cast<std::size_t>(n * cols), -3.0f, 3.0f);
+                    std::vector<float> batch(static_cast<std::size_t>(n * rows)),
+                        one(static_cast<std::size_t>(rows));
+                    b.matmul(*w, x.data(), n, batch.data());
+                    for (int32_t t = 0; t < n; ++t) {
+                        b.matmul(*w, x.data() + static_cast<std::size_t>(t) * cols, 1, one.data());
+                        HEARTH_CHECK(
+                            same_bits(one.data(), batch.data() + static_cast<std::size_t>(t) * rows,
+                                      static_cast<std::size_t>(rows)),
+                            QString("%1 tokens: token %2 differs from its 1-token product")
+                                    .arg(n)
+                                    .arg(t) +
+                                kernels_used);
+                    }
+                }
             }
         }
     }

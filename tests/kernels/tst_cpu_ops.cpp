@@ -33,6 +33,7 @@
 
 #include "cpu/act_quant.h"
 #include "cpu/cpu_backend.h"
+#include "cpu/kernel_choice.h"
 #include "cpu_backends.h"
 #include "reference/reference_ops.h"
 #include "simd_order_model.h"
@@ -367,6 +368,49 @@ class TestCpuOps : public QObject {
             }
         }
         QVERIFY(checked >= static_cast<int>(shapes.size()) * 3);
+    }
+
+    // Every kernel the choice can pick (kernels/cpu/kernel_choice.h) gives the default
+    // kernel's bits, which matmul() checks against the references: the choice never
+    // changes a result.
+    void matmul_every_candidate_data() { matmul_data(); }
+    void matmul_every_candidate() {
+        QFETCH(int, type_id);
+        const auto type = static_cast<TensorType>(type_id);
+        const SimdLevel level = levels().back();
+        std::mt19937 rng(kSeed + 100 + static_cast<uint32_t>(type_id));
+        const int64_t blk = is_float_type(type) ? 32 : block_of(type);
+        const std::vector<Shape> shapes = {{130, 3, 1}, {33, 5, 3},  {7, 17, 4},
+                                           {70, 2, 5},  {19, 3, 37}, {40, 2, 300}};
+        int compared = 0;
+        for (const Shape& s : shapes) {
+            const int64_t cols = s.blocks * blk;
+            const auto wbytes = random_weights(rng, type, s.rows, cols);
+            const auto x = random_floats(rng, static_cast<std::size_t>(s.tokens * cols));
+            const std::size_t n_out = static_cast<std::size_t>(s.rows) * s.tokens;
+            const WeightSource src{"w", type, s.rows, cols, wbytes.data()};
+            CpuBackend& plain = backend(2, level);
+            std::vector<float> want(n_out);
+            plain.matmul(*plain.load_weight(src), x.data(), s.tokens, want.data());
+            const cpu::ShapeClass cls = cpu::shape_class(s.tokens);
+            for (const cpu::KernelVariant& v : cpu::kernel_variants(type, cls, level)) {
+                CpuBackend b(2, level);
+                const std::string spec = type_name(type).toStdString() + "." +
+                                         std::string(cpu::shape_class_name(cls)) + "=" + v.name;
+                QVERIFY2(b.force_kernels(spec).empty(), spec.c_str());
+                QCOMPARE(b.kernel_plan().get(type, cls).name, v.name);
+                std::vector<float> out(n_out, std::nanf(""));
+                b.matmul(*b.load_weight(src), x.data(), s.tokens, out.data());
+                HEARTH_CHECK(std::memcmp(out.data(), want.data(), n_out * sizeof(float)) == 0,
+                             QString("%1, %2 rows %3 cols %4 tokens: differs from the default")
+                                 .arg(QString::fromStdString(spec))
+                                 .arg(s.rows)
+                                 .arg(cols)
+                                 .arg(s.tokens));
+                ++compared;
+            }
+        }
+        QVERIFY(compared >= static_cast<int>(shapes.size()));
     }
 };
 

@@ -53,8 +53,7 @@ struct KernelVariant {
 // The candidates for a type and class at a resolved level, the default first; empty for a
 // type the matmul cannot use. Every candidate of a type reads the same weight layout
 // (TypeKernels::packing).
-std::vector<KernelVariant> kernel_variants(quant::TensorType type, ShapeClass cls,
-                                           SimdLevel level);
+std::vector<KernelVariant> kernel_variants(quant::TensorType type, ShapeClass cls, SimdLevel level);
 
 class KernelPlan {
   public:

@@ -184,10 +184,11 @@ bool write_kernel_choices(const std::string& path, const KernelChoiceFile& file)
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) return false;
-        out << kHeader << "\n" << "key " << file.key << "\n";
+        out << kHeader << "\n"
+            << "key " << file.key << "\n";
         for (const KernelChoiceEntry& e : file.entries) {
-            out << quant::type_name(static_cast<uint32_t>(e.type)) << ' '
-                << shape_class_name(e.cls) << ' ' << e.chosen;
+            out << quant::type_name(static_cast<uint32_t>(e.type)) << ' ' << shape_class_name(e.cls)
+                << ' ' << e.chosen;
             for (const auto& [name, us] : e.micros) {
                 char buf[32];
                 std::snprintf(buf, sizeof buf, "%.1f", us);
@@ -219,9 +220,8 @@ TuneSummary tune_kernels(ThreadPool& pool, AlignedBuffer& scratch, KernelPlan& p
     // Every entry must name candidates this build has; otherwise measure everything anew.
     for (const KernelChoiceEntry& e : file.entries) {
         const auto v = kernel_variants(e.type, e.cls, plan.level());
-        if (std::none_of(v.begin(), v.end(), [&](const KernelVariant& k) {
-                return k.name == e.chosen;
-            })) {
+        if (std::none_of(v.begin(), v.end(),
+                         [&](const KernelVariant& k) { return k.name == e.chosen; })) {
             file = KernelChoiceFile{};
             break;
         }
@@ -262,9 +262,9 @@ TuneSummary tune_kernels(ThreadPool& pool, AlignedBuffer& scratch, KernelPlan& p
                 for (const WeightView* w : views) {
                     const std::size_t left = kDecodeSweepBytes - bytes;
                     const std::size_t wb = static_cast<std::size_t>(w->rows) * w->row_bytes;
-                    run.push_back(wb <= left ? *w
-                                             : first_rows(*w, static_cast<int64_t>(
-                                                                  left / w->row_bytes)));
+                    run.push_back(wb <= left
+                                      ? *w
+                                      : first_rows(*w, static_cast<int64_t>(left / w->row_bytes)));
                     bytes += static_cast<std::size_t>(run.back().rows) * w->row_bytes;
                     if (bytes >= kDecodeSweepBytes) break;
                 }
@@ -303,8 +303,8 @@ TuneSummary tune_kernels(ThreadPool& pool, AlignedBuffer& scratch, KernelPlan& p
             KernelChoiceEntry e{type, cls, cands[best].name, {}};
             for (std::size_t i = 0; i < cands.size(); ++i)
                 e.micros.emplace_back(cands[i].name, seconds[i] * 1e6);
-            summary.report += what + ": " + e.chosen + " (measured: " + format_micros(e.micros) +
-                              ")\n";
+            summary.report +=
+                what + ": " + e.chosen + " (measured: " + format_micros(e.micros) + ")\n";
             std::erase_if(file.entries, [&](const KernelChoiceEntry& k) {
                 return k.type == type && k.cls == cls;
             });

@@ -56,11 +56,11 @@ KernelChoiceFile read_kernel_choices(const std::string& path, std::string* probl
 bool write_kernel_choices(const std::string& path, const KernelChoiceFile& file);
 
 struct TuneSummary {
-    int measured = 0;     // type/class pairs timed now
-    int from_file = 0;    // taken from the file
-    int forced = 0;       // left as the environment forced them
-    bool saved = false;   // the file was (re)written
-    std::string report;   // one line per pair: "Q4_K decode: avx2+pf3k (measured: ...)"
+    int measured = 0;    // type/class pairs timed now
+    int from_file = 0;   // taken from the file
+    int forced = 0;      // left as the environment forced them
+    bool saved = false;  // the file was (re)written
+    std::string report;  // one line per pair: "Q4_K decode: avx2+pf3k (measured: ...)"
 };
 
 // Fills `plan` for the weights' types: from the file at `path` when it holds this key's

@@ -200,6 +200,18 @@ static inline void lowk_scales(const uint8_t* p, __m256i& sc16, __m256i& aux16) 
     }
 }
 
+// Built for AVX512-VNNI with VL (the AVX-512 level's files): the few-token kernel adds a
+// madd's int16 pair products straight into its int32 sums (vpdpwssd on 256-bit registers,
+// full rate on a core that runs 512-bit vectors on 256-bit units), in two chains of sums
+// so that the instruction's latency does not serialise a super-block. Integer sums are
+// exact, so the bits are the AVX2 build's; which of the two runs faster on a processor
+// is the kernel choice's to measure (kernel_choice.h: avx512 against avx2).
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+#define HEARTH_KQUANT_VNNI 1
+#else
+#define HEARTH_KQUANT_VNNI 0
+#endif
+
 // Token t's Q8xK activations in a tile.
 static inline TokenAct token_act(const GemmArgs& a, int t) {
     const uint8_t* row = a.act + static_cast<std::size_t>(t) * a.act_stride;
@@ -226,6 +238,11 @@ static inline void q45k_block_sums(const uint8_t* p, const TokenAct* act, int64_
         kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh)) : _mm256_setzero_si256();
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
+#if HEARTH_KQUANT_VNNI
+    __m256i sum_hi[N];  // the odd sub-blocks' chain
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) sum_hi[t] = _mm256_setzero_si256();
+#endif
     const auto step = [&](auto c_const) {
         constexpr int c = decltype(c_const)::value;
         __m256i lo, hi;
@@ -240,9 +257,15 @@ static inline void q45k_block_sums(const uint8_t* p, const TokenAct* act, int64_
             const __m256i a_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c));
             const __m256i a_hi =
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c + 32));
+#if HEARTH_KQUANT_VNNI
+            sumi[t] = _mm256_dpwssd_epi32(sumi[t], _mm256_maddubs_epi16(lo, a_lo), s_lo);
+            sum_hi[t] = _mm256_dpwssd_epi32(sum_hi[t], _mm256_maddubs_epi16(hi, a_hi), s_hi);
+            avx2::pin(sum_hi[t]);
+#else
             const __m256i p_lo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, a_lo), s_lo);
             const __m256i p_hi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, a_hi), s_hi);
             sumi[t] = _mm256_add_epi32(sumi[t], _mm256_add_epi32(p_lo, p_hi));
+#endif
             avx2::pin(sumi[t]);
         }
     };
@@ -250,6 +273,10 @@ static inline void q45k_block_sums(const uint8_t* p, const TokenAct* act, int64_
     step(std::integral_constant<int, 1>{});
     step(std::integral_constant<int, 2>{});
     step(std::integral_constant<int, 3>{});
+#if HEARTH_KQUANT_VNNI
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) sumi[t] = _mm256_add_epi32(sumi[t], sum_hi[t]);
+#endif
 }
 
 // Q6_K super-block p against N tokens' activations of block b: per token, 8 int32 lanes
@@ -266,6 +293,11 @@ static inline void q6k_block_sums(const uint8_t* p, const TokenAct* act, int64_t
     sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 192)));
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
+#if HEARTH_KQUANT_VNNI
+    __m256i sum_odd[N];  // the odd groups' chain
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) sum_odd[t] = _mm256_setzero_si256();
+#endif
     HEARTH_UNROLL
     for (int n = 0; n < 2; ++n) {
         const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 64 * n));
@@ -282,12 +314,22 @@ static inline void q6k_block_sums(const uint8_t* p, const TokenAct* act, int64_t
             for (int t = 0; t < N; ++t) {
                 const __m256i a = _mm256_loadu_si256(
                     reinterpret_cast<const __m256i*>(act[t].qa + 256 * b + 32 * k));
+#if HEARTH_KQUANT_VNNI
+                __m256i& acc = i % 2 == 0 ? sumi[t] : sum_odd[t];
+                acc = _mm256_dpwssd_epi32(acc, _mm256_maddubs_epi16(q, a), scv);
+                avx2::pin(acc);
+#else
                 sumi[t] =
                     _mm256_add_epi32(sumi[t], _mm256_madd_epi16(_mm256_maddubs_epi16(q, a), scv));
                 avx2::pin(sumi[t]);
+#endif
             }
         }
     }
+#if HEARTH_KQUANT_VNNI
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) sumi[t] = _mm256_add_epi32(sumi[t], sum_odd[t]);
+#endif
 }
 
 // Q2_K / Q3_K / IQ4_XS super-block p against N tokens' activations of block b: per token,
@@ -303,6 +345,11 @@ static inline void lowk_block_sums(const uint8_t* p, const TokenAct* act, int64_
     lowk_scales<T>(p, sc16, aux16);
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
+#if HEARTH_KQUANT_VNNI
+    __m256i sum_odd[N];  // the odd groups' chain
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) sum_odd[t] = _mm256_setzero_si256();
+#endif
     const auto step = [&](auto k_const) {
         constexpr int k = decltype(k_const)::value;
         const __m256i q = lowk_quants<T, k>(p);
@@ -314,9 +361,15 @@ static inline void lowk_block_sums(const uint8_t* p, const TokenAct* act, int64_
             __m256i a =
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(act[t].qa + 256 * b + 32 * k));
             if constexpr (kK<T>.sign) a = _mm256_sign_epi8(a, q);
+#if HEARTH_KQUANT_VNNI
+            __m256i& acc = k % 2 == 0 ? sumi[t] : sum_odd[t];
+            acc = _mm256_dpwssd_epi32(acc, _mm256_maddubs_epi16(q_abs, a), scv);
+            avx2::pin(acc);
+#else
             sumi[t] =
                 _mm256_add_epi32(sumi[t], _mm256_madd_epi16(_mm256_maddubs_epi16(q_abs, a), scv));
             avx2::pin(sumi[t]);
+#endif
         }
     };
     step(std::integral_constant<int, 0>{});
@@ -327,6 +380,10 @@ static inline void lowk_block_sums(const uint8_t* p, const TokenAct* act, int64_
     step(std::integral_constant<int, 5>{});
     step(std::integral_constant<int, 6>{});
     step(std::integral_constant<int, 7>{});
+#if HEARTH_KQUANT_VNNI
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) sumi[t] = _mm256_add_epi32(sumi[t], sum_odd[t]);
+#endif
 }
 
 // Prefetches super-block b of rows [i0, i0 + n) (row i at w + i·w_stride) for the tiles:

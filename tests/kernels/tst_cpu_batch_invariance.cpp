@@ -115,8 +115,8 @@ class TestBatchInvariance : public QObject {
         for (const auto& d : decode) {
             for (const auto& p : prefill) {
                 CpuBackend b(2);
-                const std::string t(type_name(type).toStdString());
-                QVERIFY(b.force_kernels(t + ".decode=" + d.name + "," + t + ".prefill=" + p.name)
+                const std::string tn(type_name(type).toStdString());
+                QVERIFY(b.force_kernels(tn + ".decode=" + d.name + "," + tn + ".prefill=" + p.name)
                             .empty());
                 auto w = b.load_weight(WeightSource{"w", type, rows, cols, bytes.data()});
                 QVERIFY(w);

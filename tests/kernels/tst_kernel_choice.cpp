@@ -227,7 +227,9 @@ class TestKernelChoice : public QObject {
         } else if (edit == "threads") {
             replace("threads 2", "threads 16");
         } else if (edit == "garbage") {
-            const char garbage[] = "\x7f" "ELF\x01\x02\x00 not a choice file";
+            const char garbage[] =
+                "\x7f"
+                "ELF\x01\x02\x00 not a choice file";
             text.assign(garbage, sizeof garbage - 1);
         } else if (edit == "truncated") {
             text += "Q4_K decode\n";

@@ -25,6 +25,8 @@ std::unique_ptr<Rig> Rig::make(const RigOptions& o) {
     spec.weight_type = o.weight_type;
     spec.seed = 11;
     spec.architecture = o.architecture;
+    if (o.n_embd > 0) spec.n_embd = o.n_embd;
+    if (o.n_ff > 0) spec.n_ff = o.n_ff;
     if (o.sliding_window > 0) {
         spec.sliding_window = o.sliding_window;
         spec.swa_period = 2;

@@ -26,6 +26,8 @@ struct RigOptions {
     quant::TensorType weight_type = quant::TensorType::F32;
     std::string architecture = "llama";  // SyntheticModelSpec's
     int32_t sliding_window = 0;          // gemma3: the local layers' window (every 2nd layer)
+    // Widths other than SyntheticModelSpec's (0: its own): the K-quants need multiples of 256.
+    int32_t n_embd = 0, n_ff = 0;
     int32_t block_size = 16;
     int32_t n_blocks = 512;
     bool prefix_caching = true;

@@ -5,6 +5,9 @@
 // frees everything; bad requests are errors.
 #include <QTest>
 
+#include <algorithm>
+
+#include "cpu/kernel_choice.h"
 #include "sched_rig.h"
 
 using namespace hearth;
@@ -122,6 +125,57 @@ class TestScheduler : public QObject {
             QCOMPARE(ss.preemptions, int64_t{0});
         }
         QVERIFY(rig->cache->pool().check_consistency());
+    }
+
+    // Caching on = off under every kernel the choice can make (kernels/cpu/kernel_choice.h)
+    // for a K-quant model, whose decode kernels differ (prefetch distances; at the AVX-512
+    // level also the AVX2 kernels): cached KV computed by one kernel equals what another
+    // recomputes, and the replies and logits are the default kernels' bits.
+    void cachingOnEqualsOffEveryKernel() {
+        using kernels::cpu::ShapeClass;
+        const kernels::cpu::SimdLevel level = kernels::CpuBackend(1).simd_level();
+        const auto decode =
+            kernels::cpu::kernel_variants(TensorType::Q4_K, ShapeClass::Decode, level);
+        const auto prefill =
+            kernels::cpu::kernel_variants(TensorType::Q4_K, ShapeClass::Prefill, level);
+        const Workload w = Workload::random(kSeed + 7, 4, 2, 2, synthetic_vocab_size());
+        RigOptions off;
+        off.weight_type = TensorType::Q4_K;
+        off.n_embd = 256;
+        off.n_ff = 512;
+        off.prefix_caching = false;
+        off.scheduler.max_running = 1;
+        std::vector<std::vector<Turn>> expected;
+        std::string error;
+        QVERIFY2(run_workload(*Rig::make(off), w, expected, error), error.c_str());
+        for (std::size_t i = 0; i < std::max(decode.size(), prefill.size()); ++i) {
+            const std::string spec = "Q4_K.decode=" + decode[i % decode.size()].name +
+                                     ",Q4_K.prefill=" + prefill[i % prefill.size()].name;
+            RigOptions on = off;
+            on.prefix_caching = true;
+            on.scheduler.max_running = 4;
+            on.scheduler.max_batch_tokens = 64;
+            on.backend = [spec] {
+                auto b = std::make_unique<kernels::CpuBackend>(2);
+                if (!b->force_kernels(spec).empty()) qFatal("cannot force %s", spec.c_str());
+                return std::unique_ptr<kernels::Backend>(std::move(b));
+            };
+            std::vector<std::vector<Turn>> got;
+            QVERIFY2(run_workload(*Rig::make(on), w, got, error), error.c_str());
+            for (int c = 0; c < w.n_conversations(); ++c)
+                for (int t = 0; t < w.n_turns(); ++t) {
+                    QCOMPARE(got[c][t].reply, expected[c][t].reply);
+                    QCOMPARE(got[c][t].logits.size(), expected[c][t].logits.size());
+                    for (std::size_t k = 0; k < got[c][t].logits.size(); ++k) {
+                        const std::string diff =
+                            first_difference(got[c][t].logits[k], expected[c][t].logits[k]);
+                        QVERIFY2(diff.empty(),
+                                 qPrintable(QString::fromStdString(
+                                     spec + ": " + diff + " (conversation " + std::to_string(c) +
+                                     ", turn " + std::to_string(t) + ")")));
+                    }
+                }
+        }
     }
 
     void resumeComputesOnlyTheNewTokens() {

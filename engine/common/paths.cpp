@@ -24,6 +24,12 @@ std::string data_dir() {
 #endif
 }
 
+#ifdef _WIN32
+constexpr const char* kSep = "\\";
+#else
+constexpr const char* kSep = "/";
+#endif
+
 std::string cache_dir() {
 #ifdef _WIN32
     std::string base = env("LOCALAPPDATA");
@@ -37,19 +43,11 @@ std::string cache_dir() {
 }
 
 std::string kv_cache_dir() {
-#ifdef _WIN32
-    return cache_dir() + "\\kv";
-#else
-    return cache_dir() + "/kv";
-#endif
+    return cache_dir() + kSep + "kv";
 }
 
 std::string kernel_choice_file() {
-#ifdef _WIN32
-    return cache_dir() + "\\kernel-choices.txt";
-#else
-    return cache_dir() + "/kernel-choices.txt";
-#endif
+    return cache_dir() + kSep + "kernel-choices.txt";
 }
 
 std::string default_model_path() {

@@ -189,13 +189,21 @@ static inline void lowk_scales(const uint8_t* p, __m256i& sc16, __m256i& aux16) 
         aux16 = sc16;
     } else {
         static_assert(T == quant::TensorType::IQ4_XS);
-        const uint32_t h = avx2::load_u16(p + 2);
-        const uint32_t l = avx2::load_u32(p + 4);
-        alignas(16) int16_t ls[16];
-        for (int j = 0; j < 8; ++j)
-            ls[2 * j] = ls[2 * j + 1] =
-                static_cast<int16_t>((((l >> (4 * j)) & 15) | (((h >> (2 * j)) & 3) << 4)) - 32);
-        sc16 = _mm256_load_si256(reinterpret_cast<const __m256i*>(ls));
+        // Lane j: ((l >> 4j) & 15) | (((h >> 2j) & 3) << 4), less 32, as the int16 pair
+        // (ls_j, ls_j). (A scalar loop through a stack array cost a store-forwarding stall
+        // per super-block, a large share of a decode step's time.)
+        const __m256i l = _mm256_set1_epi32(static_cast<int>(avx2::load_u32(p + 4)));
+        const __m256i h = _mm256_set1_epi32(static_cast<int>(avx2::load_u16(p + 2)));
+        const __m256i lo =
+            _mm256_and_si256(_mm256_srlv_epi32(l, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+                             _mm256_set1_epi32(15));
+        const __m256i hi =
+            _mm256_and_si256(_mm256_srlv_epi32(h, _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)),
+                             _mm256_set1_epi32(3));
+        const __m256i v =
+            _mm256_sub_epi32(_mm256_or_si256(lo, _mm256_slli_epi32(hi, 4)), _mm256_set1_epi32(32));
+        sc16 = _mm256_or_si256(_mm256_and_si256(v, _mm256_set1_epi32(0xffff)),
+                               _mm256_slli_epi32(v, 16));
         aux16 = _mm256_setzero_si256();
     }
 }
@@ -353,8 +361,10 @@ static inline void lowk_block_sums(const uint8_t* p, const TokenAct* act, int64_
     const auto step = [&](auto k_const) {
         constexpr int k = decltype(k_const)::value;
         const __m256i q = lowk_quants<T, k>(p);
+        // IQ4_XS: sub-blocks 2k and 2k+1 share a scale, so lane k is already the pair.
+        const __m256i lane_k = _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(k));
         const __m256i scv =
-            _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(k)), pick);
+            T == quant::TensorType::IQ4_XS ? lane_k : _mm256_shuffle_epi8(lane_k, pick);
         const __m256i q_abs = kK<T>.sign ? _mm256_abs_epi8(q) : q;
         HEARTH_UNROLL
         for (int t = 0; t < N; ++t) {

@@ -340,13 +340,14 @@ static inline void q6k_block_sums(const uint8_t* p, const TokenAct* act, int64_t
 #endif
 }
 
-// Q2_K / Q3_K / IQ4_XS super-block p against N tokens' activations of block b: per token,
-// 8 int32 lanes whose sum is Σ_j sc_j · Σ_{i∈j} q_i·a_i over the 16-element sub-blocks,
-// with q as lowk_quants gives it (Q3_K's + 4 offset left to the caller: 4 · Σ_j sc_j ·
-// bsums_j); sc16 and aux16 as lowk_scales gives them.
+// Q2_K / Q3_K super-block p against N tokens' activations of block b: per token, 8 int32
+// lanes whose sum is Σ_j sc_j · Σ_{i∈j} q_i·a_i over the 16-element sub-blocks, with q as
+// lowk_quants gives it (Q3_K's + 4 offset left to the caller: 4 · Σ_j sc_j · bsums_j); sc16
+// and aux16 as lowk_scales gives them. (IQ4_XS: iq4xs_block_sums.)
 template <quant::TensorType T, int N>
 static inline void lowk_block_sums(const uint8_t* p, const TokenAct* act, int64_t b, __m256i* sumi,
                                    __m256i& sc16, __m256i& aux16) {
+    static_assert(!kK<T>.sign);
     // Per 32-element group k the scales of sub-blocks 2k (low 128 bits) and 2k+1 (high).
     const __m256i pick = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2,
                                           3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
@@ -361,23 +362,18 @@ static inline void lowk_block_sums(const uint8_t* p, const TokenAct* act, int64_
     const auto step = [&](auto k_const) {
         constexpr int k = decltype(k_const)::value;
         const __m256i q = lowk_quants<T, k>(p);
-        // IQ4_XS: sub-blocks 2k and 2k+1 share a scale, so lane k is already the pair.
         const __m256i lane_k = _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(k));
-        const __m256i scv =
-            T == quant::TensorType::IQ4_XS ? lane_k : _mm256_shuffle_epi8(lane_k, pick);
-        const __m256i q_abs = kK<T>.sign ? _mm256_abs_epi8(q) : q;
+        const __m256i scv = _mm256_shuffle_epi8(lane_k, pick);
         HEARTH_UNROLL
         for (int t = 0; t < N; ++t) {
-            __m256i a =
+            const __m256i a =
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(act[t].qa + 256 * b + 32 * k));
-            if constexpr (kK<T>.sign) a = _mm256_sign_epi8(a, q);
 #if HEARTH_KQUANT_VNNI
             __m256i& acc = k % 2 == 0 ? sumi[t] : sum_odd[t];
-            acc = _mm256_dpwssd_epi32(acc, _mm256_maddubs_epi16(q_abs, a), scv);
+            acc = _mm256_dpwssd_epi32(acc, _mm256_maddubs_epi16(q, a), scv);
             avx2::pin(acc);
 #else
-            sumi[t] =
-                _mm256_add_epi32(sumi[t], _mm256_madd_epi16(_mm256_maddubs_epi16(q_abs, a), scv));
+            sumi[t] = _mm256_add_epi32(sumi[t], _mm256_madd_epi16(_mm256_maddubs_epi16(q, a), scv));
             avx2::pin(sumi[t]);
 #endif
         }
@@ -393,6 +389,66 @@ static inline void lowk_block_sums(const uint8_t* p, const TokenAct* act, int64_
 #if HEARTH_KQUANT_VNNI
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) sumi[t] = _mm256_add_epi32(sumi[t], sum_odd[t]);
+#endif
+}
+
+// IQ4_XS super-block p against N tokens' activations of block b: per token, 8 int32 lanes
+// whose sum is S1 = Σ_j sc_j · Σ_{i∈j} w_i·a_i (w the signed grid values); sc16 as
+// lowk_scales gives it. Two 32-element groups at a time: one 32-byte load holds both
+// groups' index bytes, whose low nibbles are elements 0..15 of each and high nibbles
+// elements 16..31, so the grid look-up makes [group 2m, 0..15 | group 2m+1, 0..15] and
+// [.., 16..31 | .., 16..31], each against the activations laid out alike (two 16-byte
+// loads) and one scale vector [sc_2m | sc_2m+1] for both: per pair of groups 17 vector
+// operations where one group at a time took 20. Products as |w| · (a with w's sign).
+template <int N>
+static inline void iq4xs_block_sums(const uint8_t* p, const TokenAct* act, int64_t b, __m256i* sumi,
+                                    __m256i& sc16) {
+    __m256i aux16;
+    lowk_scales<quant::TensorType::IQ4_XS>(p, sc16, aux16);
+    const __m256i grid = avx2::iq4_grid();
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
+#if HEARTH_KQUANT_VNNI
+    __m256i sum_hi[N];  // the high halves' chain
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) sum_hi[t] = _mm256_setzero_si256();
+#endif
+    const auto halves = [](const int8_t* lo, const int8_t* hi) {
+        return _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(lo))),
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(hi)), 1);
+    };
+    HEARTH_UNROLL
+    for (int m = 0; m < 4; ++m) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 8 + 32 * m));
+        const __m256i w_lo = _mm256_shuffle_epi8(grid, _mm256_and_si256(v, m4));
+        const __m256i w_hi =
+            _mm256_shuffle_epi8(grid, _mm256_and_si256(_mm256_srli_epi16(v, 4), m4));
+        const __m256i abs_lo = _mm256_abs_epi8(w_lo), abs_hi = _mm256_abs_epi8(w_hi);
+        const __m256i scv = _mm256_permutevar8x32_epi32(
+            sc16, _mm256_setr_epi32(2 * m, 2 * m, 2 * m, 2 * m, 2 * m + 1, 2 * m + 1, 2 * m + 1,
+                                    2 * m + 1));
+        HEARTH_UNROLL
+        for (int t = 0; t < N; ++t) {
+            const int8_t* q8 = act[t].qa + 256 * b + 64 * m;
+            const __m256i a_lo = _mm256_sign_epi8(halves(q8, q8 + 32), w_lo);
+            const __m256i a_hi = _mm256_sign_epi8(halves(q8 + 16, q8 + 48), w_hi);
+#if HEARTH_KQUANT_VNNI
+            sumi[t] = _mm256_dpwssd_epi32(sumi[t], _mm256_maddubs_epi16(abs_lo, a_lo), scv);
+            sum_hi[t] = _mm256_dpwssd_epi32(sum_hi[t], _mm256_maddubs_epi16(abs_hi, a_hi), scv);
+            avx2::pin(sum_hi[t]);
+#else
+            const __m256i p_lo = _mm256_madd_epi16(_mm256_maddubs_epi16(abs_lo, a_lo), scv);
+            const __m256i p_hi = _mm256_madd_epi16(_mm256_maddubs_epi16(abs_hi, a_hi), scv);
+            sumi[t] = _mm256_add_epi32(sumi[t], _mm256_add_epi32(p_lo, p_hi));
+#endif
+            avx2::pin(sumi[t]);
+        }
+    }
+#if HEARTH_KQUANT_VNNI
+    HEARTH_UNROLL
+    for (int t = 0; t < N; ++t) sumi[t] = _mm256_add_epi32(sumi[t], sum_hi[t]);
 #endif
 }
 

@@ -75,7 +75,12 @@ static inline void block_sums(const uint8_t* p, std::size_t ahead, const TokenAc
     for (std::size_t line = 0; line < kKBlockBytes<T>; line += 64)
         _mm_prefetch(reinterpret_cast<const char*>(p + ahead + line), _MM_HINT_T0);
     __m256i sumi[N];
-    if constexpr (kLowK<T>) {
+    if constexpr (T == TensorType::IQ4_XS) {
+        __m256i sc16;
+        iq4xs_block_sums<N>(p, act, b, sumi, sc16);
+        HEARTH_UNROLL
+        for (int t = 0; t < N; ++t) s1[t * kRows] = sumi[t];
+    } else if constexpr (kLowK<T>) {
         __m256i sc16, aux16;
         lowk_block_sums<T, N>(p, act, b, sumi, sc16, aux16);
         HEARTH_UNROLL
@@ -85,11 +90,9 @@ static inline void block_sums(const uint8_t* p, std::size_t ahead, const TokenAc
             if constexpr (kK<T>.mins) {  // Q2_K
                 s1[t * kRows] = sumi[t];
                 s2[t * kRows] = _mm256_madd_epi16(aux16, bs);
-            } else if constexpr (kK<T>.shift > 0) {  // Q3_K
+            } else {  // Q3_K
                 s1[t * kRows] = _mm256_sub_epi32(
                     sumi[t], _mm256_slli_epi32(_mm256_madd_epi16(aux16, bs), kK<T>.shift));
-            } else {  // IQ4_XS
-                s1[t * kRows] = sumi[t];
             }
         }
     } else if constexpr (T == TensorType::Q6_K) {

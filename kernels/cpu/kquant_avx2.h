@@ -220,6 +220,24 @@ static inline void lowk_scales(const uint8_t* p, __m256i& sc16, __m256i& aux16) 
 #define HEARTH_KQUANT_VNNI 0
 #endif
 
+// sum += madd(maddubs(u0, a0), s0) + madd(maddubs(u1, a1), s1): two 32-byte products of
+// unsigned by signed bytes, their int16 pair sums weighted by s0 and s1 into int32. With
+// VNNI the second adds into its own chain, sum_odd (the caller adds the chains at the
+// end); without, sum_odd is not touched.
+static inline void add_two_products(__m256i& sum, [[maybe_unused]] __m256i& sum_odd, __m256i u0,
+                                    __m256i a0, __m256i s0, __m256i u1, __m256i a1, __m256i s1) {
+#if HEARTH_KQUANT_VNNI
+    sum = _mm256_dpwssd_epi32(sum, _mm256_maddubs_epi16(u0, a0), s0);
+    sum_odd = _mm256_dpwssd_epi32(sum_odd, _mm256_maddubs_epi16(u1, a1), s1);
+    avx2::pin(sum_odd);
+#else
+    const __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(u0, a0), s0);
+    const __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(u1, a1), s1);
+    sum = _mm256_add_epi32(sum, _mm256_add_epi32(p0, p1));
+#endif
+    avx2::pin(sum);
+}
+
 // Token t's Q8xK activations in a tile.
 static inline TokenAct token_act(const GemmArgs& a, int t) {
     const uint8_t* row = a.act + static_cast<std::size_t>(t) * a.act_stride;
@@ -246,11 +264,9 @@ static inline void q45k_block_sums(const uint8_t* p, const TokenAct* act, int64_
         kFive ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh)) : _mm256_setzero_si256();
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
-#if HEARTH_KQUANT_VNNI
-    __m256i sum_hi[N];  // the odd sub-blocks' chain
+    __m256i sum_hi[N];  // VNNI: the odd sub-blocks' chain
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) sum_hi[t] = _mm256_setzero_si256();
-#endif
     const auto step = [&](auto c_const) {
         constexpr int c = decltype(c_const)::value;
         __m256i lo, hi;
@@ -265,16 +281,7 @@ static inline void q45k_block_sums(const uint8_t* p, const TokenAct* act, int64_
             const __m256i a_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c));
             const __m256i a_hi =
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q8 + 64 * c + 32));
-#if HEARTH_KQUANT_VNNI
-            sumi[t] = _mm256_dpwssd_epi32(sumi[t], _mm256_maddubs_epi16(lo, a_lo), s_lo);
-            sum_hi[t] = _mm256_dpwssd_epi32(sum_hi[t], _mm256_maddubs_epi16(hi, a_hi), s_hi);
-            avx2::pin(sum_hi[t]);
-#else
-            const __m256i p_lo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, a_lo), s_lo);
-            const __m256i p_hi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, a_hi), s_hi);
-            sumi[t] = _mm256_add_epi32(sumi[t], _mm256_add_epi32(p_lo, p_hi));
-#endif
-            avx2::pin(sumi[t]);
+            add_two_products(sumi[t], sum_hi[t], lo, a_lo, s_lo, hi, a_hi, s_hi);
         }
     };
     step(std::integral_constant<int, 0>{});
@@ -409,11 +416,9 @@ static inline void iq4xs_block_sums(const uint8_t* p, const TokenAct* act, int64
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) sumi[t] = _mm256_setzero_si256();
-#if HEARTH_KQUANT_VNNI
-    __m256i sum_hi[N];  // the high halves' chain
+    __m256i sum_hi[N];  // VNNI: the high halves' chain
     HEARTH_UNROLL
     for (int t = 0; t < N; ++t) sum_hi[t] = _mm256_setzero_si256();
-#endif
     const auto halves = [](const int8_t* lo, const int8_t* hi) {
         return _mm256_inserti128_si256(
             _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(lo))),
@@ -434,16 +439,7 @@ static inline void iq4xs_block_sums(const uint8_t* p, const TokenAct* act, int64
             const int8_t* q8 = act[t].qa + 256 * b + 64 * m;
             const __m256i a_lo = _mm256_sign_epi8(halves(q8, q8 + 32), w_lo);
             const __m256i a_hi = _mm256_sign_epi8(halves(q8 + 16, q8 + 48), w_hi);
-#if HEARTH_KQUANT_VNNI
-            sumi[t] = _mm256_dpwssd_epi32(sumi[t], _mm256_maddubs_epi16(abs_lo, a_lo), scv);
-            sum_hi[t] = _mm256_dpwssd_epi32(sum_hi[t], _mm256_maddubs_epi16(abs_hi, a_hi), scv);
-            avx2::pin(sum_hi[t]);
-#else
-            const __m256i p_lo = _mm256_madd_epi16(_mm256_maddubs_epi16(abs_lo, a_lo), scv);
-            const __m256i p_hi = _mm256_madd_epi16(_mm256_maddubs_epi16(abs_hi, a_hi), scv);
-            sumi[t] = _mm256_add_epi32(sumi[t], _mm256_add_epi32(p_lo, p_hi));
-#endif
-            avx2::pin(sumi[t]);
+            add_two_products(sumi[t], sum_hi[t], abs_lo, a_lo, scv, abs_hi, a_hi, scv);
         }
     }
 #if HEARTH_KQUANT_VNNI

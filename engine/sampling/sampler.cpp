@@ -12,10 +12,24 @@ int32_t argmax(std::span<const float> values) {
     return best;
 }
 
-Sampler::Sampler(const SamplingParams& params) : params_(params), rng_(params.seed) {}
+Sampler::Sampler(const SamplingParams& params) : params_(params) {}
 
-double Sampler::uniform() {
-    return static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+namespace {
+
+uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+}  // namespace
+
+double Sampler::uniform(uint64_t position) const {
+    // Two rounds: seeds and positions are small consecutive integers, the mix must still
+    // spread (seed, position) and (seed + 1, position - 1) apart.
+    const uint64_t bits = splitmix64(splitmix64(params_.seed) ^ position);
+    return static_cast<double>(bits >> 11) * 0x1.0p-53;
 }
 
 bool Sampler::penalties_on(std::span<const int32_t> history) const {
@@ -77,7 +91,7 @@ Result<int32_t> Sampler::sample(std::span<const float> logits, std::span<const i
     candidates_.reserve(scores.size());
     for (size_t i = 0; i < scores.size(); ++i)
         if (scores[i] != -INFINITY) candidates_.push_back({static_cast<int32_t>(i), scores[i]});
-    return draw();
+    return draw(history.size());
 }
 
 std::vector<int32_t> Sampler::penalised_tokens(std::span<const int32_t> history) const {
@@ -129,10 +143,10 @@ Result<int32_t> Sampler::sample_top(std::span<const int32_t> top_ids,
             if (c.logit > best.logit || (c.logit == best.logit && c.id < best.id)) best = c;
         return best.id;
     }
-    return draw();
+    return draw(history.size());
 }
 
-Result<int32_t> Sampler::draw() {
+Result<int32_t> Sampler::draw(uint64_t position) {
     const SamplingParams& p = params_;
     if (candidates_.empty()) return make_error("every token is masked out");
     // Candidates sorted by logit, descending (ties by id for determinism).
@@ -176,7 +190,7 @@ Result<int32_t> Sampler::draw() {
     for (size_t i = 0; i < keep; ++i)
         total += probs[i] =
             std::exp((static_cast<double>(candidates_[i].logit) - max_logit) / p.temperature);
-    double r = uniform() * total;
+    double r = uniform(position) * total;
     for (size_t i = 0; i < keep; ++i) {
         r -= probs[i];
         if (r < 0) return candidates_[i].id;

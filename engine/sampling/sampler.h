@@ -1,10 +1,15 @@
 // Token sampling: repetition/frequency/presence penalties, then top-k, top-p, min-p and
-// temperature, then a draw from a seeded RNG (greedy when temperature is 0). The same
-// seed, logits and history give the same token on every platform.
+// temperature, then a draw (greedy when temperature is 0). The same seed, logits and
+// history give the same token on every platform.
+//
+// The draw's random number is a function of (seed, position), the position being the
+// index the new token will have in its sequence (history.size()), not of how many draws
+// came before: sampling a position again gives the same token. Speculative decoding
+// (sched/scheduler.h) relies on it: verifying a draft token at position p draws exactly
+// the number plain decoding would draw there, so accepted text equals plain text.
 #pragma once
 
 #include <cstdint>
-#include <random>
 #include <span>
 #include <utility>
 #include <vector>
@@ -61,21 +66,22 @@ class Sampler {
     const SamplingParams& params() const { return params_; }
 
   private:
-    double uniform();  // [0, 1), 53 bits, independent of the standard library
+    // [0, 1), 53 bits, from (seed, position) alone (splitmix64; independent of the
+    // standard library).
+    double uniform(uint64_t position) const;
     bool penalties_on(std::span<const int32_t> history) const;
     // Token → how often it occurs in the penalty window, by token id.
     std::vector<std::pair<int32_t, int>> penalty_counts(std::span<const int32_t> history) const;
     float penalised(float logit, int count) const;
     // From candidates_ (every token that can still be drawn, any order): top-k, top-p,
-    // min-p, temperature and the draw.
-    Result<int32_t> draw();
+    // min-p, temperature and the draw for the token at `position`.
+    Result<int32_t> draw(uint64_t position);
 
     struct Candidate {
         int32_t id;
         float logit;
     };
     SamplingParams params_;
-    std::mt19937_64 rng_;
     // Scratch reused across calls: sampling runs once per generated token.
     std::vector<Candidate> candidates_;
     std::vector<float> penalised_;

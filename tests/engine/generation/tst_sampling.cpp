@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <span>
 
 #include "generation/text_stream.h"
 #include "sampling/sampler.h"
@@ -23,6 +24,12 @@ std::vector<float> random_logits(uint32_t seed, size_t n) {
     std::vector<float> v(n);
     for (float& x : v) x = dist(rng);
     return v;
+}
+
+// A history of length i (contents unused with the penalties off): the draw for position i.
+std::span<const int32_t> at(size_t i) {
+    static const std::vector<int32_t> zeros(20000, 0);
+    return std::span(zeros).first(i);
 }
 
 // Ids sorted by logit, best first.
@@ -73,16 +80,48 @@ class TestSampling : public QObject {
         const auto logits = random_logits(2, 300);
         Sampler a(p), b(p);
         std::vector<int32_t> ta, tb;
-        for (int i = 0; i < 200; ++i) {
-            ta.push_back(*a.sample(logits, {}));
-            tb.push_back(*b.sample(logits, {}));
+        for (size_t i = 0; i < 200; ++i) {
+            ta.push_back(*a.sample(logits, at(i)));
+            tb.push_back(*b.sample(logits, at(i)));
         }
         QCOMPARE(ta, tb);
         p.seed = 1235;
         Sampler c(p);
         std::vector<int32_t> tc;
-        for (int i = 0; i < 200; ++i) tc.push_back(*c.sample(logits, {}));
+        for (size_t i = 0; i < 200; ++i) tc.push_back(*c.sample(logits, at(i)));
         QVERIFY(ta != tc);
+    }
+
+    // The draw at a position depends on (seed, position) only: positions sampled in any
+    // order, again, or by another sampler give the same tokens (what speculative decoding
+    // needs to reproduce plain decoding), and neighbouring positions are not correlated.
+    void drawsDependOnSeedAndPositionOnly() {
+        SamplingParams p;
+        p.temperature = 1.0f;
+        p.top_k = 0;
+        p.top_p = 1.0f;
+        p.min_p = 0.0f;
+        p.seed = 77;
+        const auto logits = random_logits(4, 64);
+        Sampler forward(p), backward(p);
+        std::vector<int32_t> ta(300), tb(300);
+        for (size_t i = 0; i < ta.size(); ++i) ta[i] = *forward.sample(logits, at(i));
+        for (size_t i = tb.size(); i-- > 0;) tb[i] = *backward.sample(logits, at(i));
+        QCOMPARE(ta, tb);
+        for (size_t i = 0; i < ta.size(); i += 37) QCOMPARE(*forward.sample(logits, at(i)), ta[i]);
+        // Uncorrelated: with two equally likely tokens, equal neighbours about half the time.
+        const std::vector<float> coin = {0.0f, 0.0f};
+        Sampler c(p);
+        int same = 0, ones = 0;
+        int32_t prev = *c.sample(coin, at(0));
+        for (size_t i = 1; i < 4001; ++i) {
+            const int32_t t = *c.sample(coin, at(i));
+            same += t == prev;
+            ones += t;
+            prev = t;
+        }
+        QVERIFY2(std::abs(same - 2000) < 150, qPrintable(QString::number(same)));
+        QVERIFY2(std::abs(ones - 2000) < 150, qPrintable(QString::number(ones)));
     }
 
     void filtersKeepOnlyWhatTheyMay() {
@@ -104,15 +143,15 @@ class TestSampling : public QObject {
         Sampler topk(p);
         const std::set<int32_t> top5(order.begin(), order.begin() + 5);
         std::set<int32_t> seen;
-        for (int i = 0; i < 2000; ++i) seen.insert(*topk.sample(logits, {}));
+        for (size_t i = 0; i < 2000; ++i) seen.insert(*topk.sample(logits, at(i)));
         for (int32_t id : seen) QVERIFY2(top5.count(id), "top-k sampled outside the k best");
         QCOMPARE(seen.size(), size_t{5});  // at temperature 1.5 all five appear in 2000 draws
 
         p.top_k = 0;
         p.min_p = 0.2f;
         Sampler minp(p);
-        for (int i = 0; i < 2000; ++i) {
-            const int32_t id = *minp.sample(logits, {});
+        for (size_t i = 0; i < 2000; ++i) {
+            const int32_t id = *minp.sample(logits, at(i));
             QVERIFY(prob[size_t(id)] >= 0.2 * prob[size_t(order[0])] - 1e-12);
         }
 
@@ -127,7 +166,7 @@ class TestSampling : public QObject {
             cumulative += prob[size_t(id)];
             if (cumulative >= 0.5) break;
         }
-        for (int i = 0; i < 2000; ++i) QVERIFY(nucleus.count(*topp.sample(logits, {})));
+        for (size_t i = 0; i < 2000; ++i) QVERIFY(nucleus.count(*topp.sample(logits, at(i))));
     }
 
     void temperatureFollowsTheDistribution() {
@@ -142,7 +181,7 @@ class TestSampling : public QObject {
         const std::vector<float> logits = {0.0f, std::log(3.0f)};
         int ones = 0;
         const int n = 20000;
-        for (int i = 0; i < n; ++i) ones += *s.sample(logits, {}) == 1;
+        for (size_t i = 0; i < size_t{n}; ++i) ones += *s.sample(logits, at(i)) == 1;
         // 4.5 standard deviations of a binomial(20000, 0.75) is about 275.
         QVERIFY2(std::abs(ones - 15000) < 275, qPrintable(QString::number(ones)));
     }
@@ -219,7 +258,7 @@ class TestSampling : public QObject {
             }
             std::vector<float> penalised;
             for (int32_t id : top.penalised_tokens(history)) penalised.push_back(row[id]);
-            for (int step = 0; step < 3; ++step) {  // the RNG advances alike
+            for (int step = 0; step < 3; ++step) {  // the same draws at the same position
                 auto a = whole.sample(row, history);
                 auto b = top.sample_top(ids, values, penalised, history);
                 QVERIFY(a && b);

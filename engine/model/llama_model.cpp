@@ -200,20 +200,27 @@ Result<void> LlamaModel::run_launch(std::span<const SequenceStep> seqs, KvStorag
             pos.push_back(p);
             slots.push_back(s.block_table[static_cast<size_t>(p / bs)] * bs + p % bs);
         }
-        if (s.want_logits && top_k > 0) {
-            if (s.pick.size() > static_cast<size_t>(kernels::Backend::kMaxTopK))
-                return make_error("top-k logits: more than " +
-                                  std::to_string(kernels::Backend::kMaxTopK) +
-                                  " picked tokens in a row");
-            const auto row = static_cast<int64_t>(logit_rows.size());
-            for (int32_t t : s.pick) {
-                if (t < 0 || t >= config_.n_vocab)
-                    return make_error("picked token id " + std::to_string(t) +
-                                      " is outside the vocabulary");
-                picks.push_back(static_cast<int32_t>(row * config_.n_vocab + t));
+        if (s.want_logits && (s.n_logits < 1 || s.n_logits > n))
+            return make_error("a sequence step asks for " + std::to_string(s.n_logits) +
+                              " logit rows of its " + std::to_string(n) + " tokens");
+        const int32_t rows = s.want_logits ? s.n_logits : 0;
+        if (rows > 0 && top_k > 0 &&
+            s.pick.size() > static_cast<size_t>(kernels::Backend::kMaxTopK))
+            return make_error("top-k logits: more than " +
+                              std::to_string(kernels::Backend::kMaxTopK) +
+                              " picked tokens in a row");
+        for (int32_t r = 0; r < rows; ++r) {
+            if (top_k > 0) {
+                const auto row = static_cast<int64_t>(logit_rows.size());
+                for (int32_t t : s.pick) {
+                    if (t < 0 || t >= config_.n_vocab)
+                        return make_error("picked token id " + std::to_string(t) +
+                                          " is outside the vocabulary");
+                    picks.push_back(static_cast<int32_t>(row * config_.n_vocab + t));
+                }
             }
+            logit_rows.push_back(static_cast<int32_t>(ids.size()) - rows + r);
         }
-        if (s.want_logits) logit_rows.push_back(static_cast<int32_t>(ids.size()) - 1);
         max_q = std::max(max_q, n);
         max_kv = std::max(max_kv, static_cast<int32_t>(end));
     }

@@ -33,11 +33,17 @@ struct SequenceStep {
     std::span<const int32_t> block_table;
     bool want_logits = true;  // logits of the last token of this step
     // With a top-k step (StepLogits::top_k > 0): tokens whose raw logits the step also
-    // returns (the ones a sampler's penalties change), each in [0, n_vocab).
+    // returns for each of its logit rows (the ones a sampler's penalties change), each in
+    // [0, n_vocab).
     std::span<const int32_t> pick;
+    // With want_logits: logit rows for the last n_logits tokens of this step, in order (1:
+    // the last token only; more: a speculative step's draft tokens, each row verifying the
+    // next), 1 ≤ n_logits ≤ tokens.size().
+    int32_t n_logits = 1;
 };
 
-// What a step returns for its logit rows (the sequences with want_logits, in order).
+// What a step returns for its logit rows (the sequences with want_logits, in order, each
+// with its n_logits rows).
 // Whole rows (top_k == 0): n_vocab floats per row, downloaded in full. Top-k: the k best
 // logits of each row as Backend::top_k gives them, each row's first invalid index, and
 // the raw logits of the rows' `pick` tokens: a few values per row instead of the

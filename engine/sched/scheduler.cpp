@@ -50,6 +50,8 @@ Scheduler::Scheduler(LlamaModel& model, KvStorage& storage, kv::KvCacheManager& 
     : model_(model), storage_(storage), cache_(cache), tokenizer_(tokenizer), config_(config) {
     config_.max_batch_tokens = std::max(config_.max_batch_tokens, 1);
     config_.max_running = std::max(config_.max_running, 1);
+    if (config_.speculation.max_step_tokens <= 0)
+        config_.speculation.max_step_tokens = model_.backend().host_memory() ? 8 : 64;
     overlap_ =
         config_.overlap == SchedulerConfig::Overlap::On ||
         (config_.overlap == SchedulerConfig::Overlap::Auto && model_.backend().asynchronous());
@@ -70,6 +72,8 @@ SchedulerStats Scheduler::stats() const {
                       tokens_computed_,        tokens_generated_,       top_k_steps_};
     for (const auto& s : running_)
         if (s->load_job != 0) ++st.loading;
+    st.tokens_drafted = tokens_drafted_;
+    st.tokens_accepted = tokens_accepted_;
     st.host_ns = host_ns_;
     st.step_ns = step_ns_;
     st.step_cpu_ns = step_cpu_ns_;
@@ -342,9 +346,11 @@ void Scheduler::plan_logits(std::span<Seq* const> batch, std::vector<SequenceSte
     for (std::size_t i = 0; i < batch.size() && !whole; ++i) {
         if (!steps[i].want_logits) continue;
         const Seq& s = *batch[i];
-        const int32_t needed =
-            s.req.record_logits ? 0 : s.sampler.top_needed(cache_.tokens(s.req.conversation));
-        whole = needed <= 0;
+        const auto history = cache_.tokens(s.req.conversation);
+        const int32_t needed = s.req.record_logits ? 0 : s.sampler.top_needed(history);
+        // A draft's rows follow histories that grow through the draft: the penalised
+        // tokens differ row by row, which one pick list cannot give.
+        whole = needed <= 0 || (!s.draft.empty() && !s.sampler.penalised_tokens(history).empty());
         k = std::max(k, needed);
     }
     logits_.top_k = whole ? 0 : std::min(k, static_cast<int32_t>(model_.config().n_vocab));
@@ -359,26 +365,41 @@ void Scheduler::plan_logits(std::span<Seq* const> batch, std::vector<SequenceSte
 }
 
 void Scheduler::sample(Seq& s, std::size_t row, std::size_t pick, std::vector<Event>& events) {
+    std::span<const float> logits;
+    if (const auto token = draw(s, row, pick, logits, events)) accept(s, *token, logits, events);
+}
+
+std::optional<int32_t> Scheduler::draw(Seq& s, std::size_t row, std::size_t pick,
+                                       std::span<const float>& logits, std::vector<Event>& events) {
     const auto history = cache_.tokens(s.req.conversation);
     const StepLogits& out = logits_;
     if (out.top_k == 0) {
         const auto n_vocab = static_cast<std::size_t>(model_.config().n_vocab);
-        const auto logits = std::span(out.rows).subspan(row * n_vocab, n_vocab);
+        logits = std::span(out.rows).subspan(row * n_vocab, n_vocab);
         auto next = s.sampler.sample(logits, history);
-        if (!next) return fail(s, next.message(), events);
-        return accept(s, *next, logits, events);
+        if (!next) {
+            fail(s, next.message(), events);
+            return std::nullopt;
+        }
+        return *next;
     }
-    if (const int32_t bad = out.invalid[row]; bad >= 0)
-        return fail(s,
-                    "the model produced an invalid logit (NaN or +Inf) for token " +
-                        std::to_string(bad) + "; the model file may be broken",
-                    events);
+    logits = {};
+    if (const int32_t bad = out.invalid[row]; bad >= 0) {
+        fail(s,
+             "the model produced an invalid logit (NaN or +Inf) for token " + std::to_string(bad) +
+                 "; the model file may be broken",
+             events);
+        return std::nullopt;
+    }
     const auto k = static_cast<std::size_t>(out.top_k);
     auto next = s.sampler.sample_top(std::span(out.top_ids).subspan(row * k, k),
                                      std::span(out.top_values).subspan(row * k, k),
                                      std::span(out.picked).subspan(pick, s.pick.size()), history);
-    if (!next) return fail(s, next.message(), events);
-    accept(s, *next, {}, events);
+    if (!next) {
+        fail(s, next.message(), events);
+        return std::nullopt;
+    }
+    return *next;
 }
 
 void Scheduler::accept(Seq& s, int32_t token, std::span<const float> logits,
@@ -484,8 +505,10 @@ Result<void> Scheduler::start_step(std::vector<Event>& events) {
         idle_step_ = true;
         return {};
     }
+    // 3. Drafts, in what the step leaves.
+    add_drafts(batch, budget);
 
-    // 3. One forward pass over the batch, launched.
+    // 4. One forward pass over the batch, launched.
     std::vector<SequenceStep>& steps = flight_.steps;
     steps.clear();
     for (Seq* s : batch) {
@@ -493,11 +516,19 @@ Result<void> Scheduler::start_step(std::vector<Event>& events) {
         const auto known = cache_.tokens(conv);
         const int32_t computed = cache_.n_computed(conv);
         SequenceStep st;
-        st.tokens =
-            known.subspan(static_cast<std::size_t>(computed), static_cast<std::size_t>(s->take));
         st.start_pos = computed;
         st.block_table = cache_.block_table(conv);
-        st.want_logits = computed + s->take == to_i32(known.size()) && s->req.max_tokens > 0;
+        if (s->draft.empty()) {
+            st.tokens = known.subspan(static_cast<std::size_t>(computed),
+                                      static_cast<std::size_t>(s->take));
+            st.want_logits = computed + s->take == to_i32(known.size()) && s->req.max_tokens > 0;
+        } else {  // the next token, then the draft: a row for each
+            s->step_tokens.assign(1, known[static_cast<std::size_t>(computed)]);
+            s->step_tokens.insert(s->step_tokens.end(), s->draft.begin(), s->draft.end());
+            st.tokens = s->step_tokens;
+            st.want_logits = true;
+            st.n_logits = to_i32(s->step_tokens.size());
+        }
         steps.push_back(st);
         tokens_computed_ += s->take;
     }
@@ -540,11 +571,13 @@ Result<void> Scheduler::finish_step(std::vector<Event>& events) {
         const kv::SeqId conv = s.req.conversation;
         const std::size_t row = logit_row, picks_at = pick;
         if (steps[i].want_logits) {
-            ++logit_row;
-            pick += s.pick.size();
+            const auto rows = static_cast<std::size_t>(steps[i].n_logits);
+            logit_row += rows;
+            pick += s.pick.size() * rows;
         }
         if (s.done) continue;
-        if (auto r = cache_.mark_computed(conv, s.take); !r) {
+        // A draft's tokens are not the sequence's yet: verify() marks those it keeps.
+        if (auto r = cache_.mark_computed(conv, s.draft.empty() ? s.take : 1); !r) {
             fail(s, r.message(), events);
             continue;
         }
@@ -553,7 +586,10 @@ Result<void> Scheduler::finish_step(std::vector<Event>& events) {
             continue;
         }
         if (steps[i].want_logits) {
-            sample(s, row, picks_at, events);
+            if (s.draft.empty())
+                sample(s, row, picks_at, events);
+            else
+                verify(s, row, picks_at, events);
             continue;
         }
         const int32_t computed = cache_.n_computed(conv);

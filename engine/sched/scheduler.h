@@ -30,6 +30,7 @@
 #include "kv/kv_cache_manager.h"
 #include "model/llama_model.h"
 #include "sampling/sampler.h"
+#include "spec/drafter.h"
 
 namespace hearth {
 
@@ -68,6 +69,10 @@ struct Request {
     // holds of it (K rotated to its new positions) into the sequence's own new blocks,
     // under `lineage`, instead of computing it; what is not held is computed.
     std::optional<kv::KvShift> shift;
+    // Speculative decoding for this request, where the scheduler has it on
+    // (SchedulerConfig::speculation): the same tokens either way; off saves the drafts'
+    // compute when the caller knows they will miss.
+    bool speculate = true;
 };
 
 struct RequestStats {
@@ -79,6 +84,8 @@ struct RequestStats {
     int32_t generated_tokens = 0;
     int32_t preemptions = 0;
     int32_t recomputed_tokens = 0;  // computed again after preemptions
+    int32_t draft_tokens = 0;       // speculative decoding: draft tokens verified
+    int32_t draft_accepted = 0;     // of those, kept (each saved a step)
     double queue_ms = 0;            // submit to first admission
     double ttft_ms = 0;             // submit to first token
     double decode_ms = 0;           // first token to last
@@ -105,6 +112,46 @@ struct Event {
     std::vector<float> logits;                // Token, with record_logits
 };
 
+// Speculative decoding (spec/drafter.h). A decoding sequence's step computes, after the
+// token just sampled, up to max_draft tokens a drafter expects next, with a logit row for
+// each; the sequence keeps the drafts its own sampling reproduces, one by one, and the
+// token sampled after the last of them. Each row samples what plain decoding would sample
+// at that position (batch-invariant numerics, and the sampler's draws keyed by position),
+// so the text is the same as without speculation, token for token; what changes is how
+// many tokens a step gives.
+//
+// Exactness, and how it relates to speculative sampling: with a draft q that puts all its
+// mass on token x, standard speculative sampling accepts x with probability p(x) and else
+// draws from p with x removed, renormalised. Here x is accepted exactly when the draw from
+// p at that position gives x, which happens with probability p(x); otherwise the drawn
+// token is kept, which is p's draw given that it is not x: the same distribution. It is a
+// coupling of that rule with plain decoding under the same seed, which is what makes the
+// output identical rather than only equally distributed.
+//
+// Drafts never touch shared or stored KV: a draft token's KV goes to the sequence's own
+// slots past its computed tokens (never hashed, never shared), and only accepted tokens are
+// committed to the cache and marked computed. A rejected draft's rows are overwritten by
+// the next step; rollback is nothing at all.
+//
+// Never slower by much: drafts are added after the step is planned, only while the step's
+// tokens stay within max_step_tokens (past that a step is bound by compute, not by reading
+// the weights, and extra tokens cost their full price), only in slots the table covers or
+// the free queue gives (no parked tail reclaimed, no sequence preempted), and per sequence
+// the draft length follows its acceptance (a run of misses pauses drafting for a growing
+// number of steps). Sequences with penalties on take their rows whole (plan_logits).
+struct SpeculationConfig {
+    enum class Mode { Off, Ngram };
+    Mode mode = Mode::Ngram;
+    int32_t max_draft = 7;  // most draft tokens per sequence and step
+    // Drafts only while the step has at most this many tokens. 0: by backend, 8 on the CPU
+    // (the few-token kernels read the weights once for up to 8 tokens; measured in
+    // docs/benchmarks.md) and 64 on a GPU (a decode step reads its weights once for many
+    // more tokens; not yet measured on one).
+    int32_t max_step_tokens = 0;
+    // Tests: the drafter each sequence gets (null: the mode's).
+    std::function<std::unique_ptr<spec::Drafter>()> make_drafter;
+};
+
 struct SchedulerConfig {
     int32_t max_batch_tokens = 256;  // tokens per forward step (decode + prefill chunks)
     int32_t max_running = 16;        // sequences in the running set
@@ -122,6 +169,7 @@ struct SchedulerConfig {
     // either way; a request submitted meanwhile is admitted one step later.
     enum class Overlap { Auto, On, Off };
     Overlap overlap = Overlap::Auto;
+    SpeculationConfig speculation;
 };
 
 // How fast the requests that are producing tokens produce them, each by RequestStats'
@@ -138,8 +186,10 @@ struct SchedulerStats {
     int64_t preemptions = 0;
     int64_t tokens_computed = 0;  // every token of every forward pass
     int64_t tokens_generated = 0;
-    int64_t top_k_steps = 0;  // steps whose logit rows came back as top-k candidates
-    int32_t loading = 0;      // running requests waiting for blocks from the disk tier
+    int64_t top_k_steps = 0;      // steps whose logit rows came back as top-k candidates
+    int64_t tokens_drafted = 0;   // speculative decoding: draft tokens verified
+    int64_t tokens_accepted = 0;  // of those, kept
+    int32_t loading = 0;          // running requests waiting for blocks from the disk tier
     // Time in step() outside the model's launch and collect: planning, sampling and
     // bookkeeping (staging a step's arrays is part of the launch). With overlapped steps
     // on a device, most of what the device waits for between steps.
@@ -220,9 +270,17 @@ class Scheduler {
     void release(Seq& s, bool park);
     // Plans the step's logit rows (whole or top-k, and each row's picked tokens).
     void plan_logits(std::span<Seq* const> batch, std::vector<SequenceStep>& steps);
-    // Samples s's next token from logit row `row` of the step (its picks start at `pick`).
+    // Samples s's next token from logit row `row` of the step (its picks start at `pick`)
+    // and accepts it. draw() only samples (logits: the row, when whole); nullopt: s failed.
     void sample(Seq& s, std::size_t row, std::size_t pick, std::vector<Event>& events);
+    std::optional<int32_t> draw(Seq& s, std::size_t row, std::size_t pick,
+                                std::span<const float>& logits, std::vector<Event>& events);
     void accept(Seq& s, int32_t token, std::span<const float> logits, std::vector<Event>& events);
+    // Speculative decoding (spec_step.cpp): drafts for the step's decoding sequences, within
+    // what is left of the budget; then, after the step, each draft's rows sampled in order.
+    void add_drafts(std::span<Seq* const> batch, int32_t budget);
+    bool may_draft(const Seq& s) const;
+    void verify(Seq& s, std::size_t row, std::size_t pick, std::vector<Event>& events);
     void remove_finished();
     // Disk tier: starts s's load after admission (false: nothing below memory), applies
     // finished loads, writes a sequence's full blocks down.
@@ -257,6 +315,7 @@ class Scheduler {
     int64_t tokens_computed_ = 0;
     int64_t tokens_generated_ = 0;
     int64_t top_k_steps_ = 0;
+    int64_t tokens_drafted_ = 0, tokens_accepted_ = 0;
     int64_t host_ns_ = 0;
     int64_t step_ns_ = 0, step_cpu_ns_ = 0;
     int64_t model_ns_ = 0;  // in the model's launch and collect, this step() call
@@ -273,7 +332,7 @@ class Scheduler {
     // results are dropped).
     struct Flight {
         std::vector<Seq*> batch;
-        std::vector<SequenceStep> steps;  // after the launch only want_logits is read
+        std::vector<SequenceStep> steps;  // after the launch only want_logits, n_logits are read
     };
     Flight flight_;
     std::vector<std::unique_ptr<Seq>> retired_;

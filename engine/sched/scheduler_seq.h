@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "generation/text_stream.h"
@@ -39,6 +40,15 @@ struct Scheduler::Seq {
     bool first_admission = false;
     // A shift's rows after its gap: in the cache, counted as computed once the gap is.
     int32_t island_begin = 0, island_end = 0;
+    // Speculative decoding: the drafter (made at the first draft), this step's draft, the
+    // step's tokens when it drafts (the next token, then the draft), the longest draft it
+    // may have now, its run of fully missed drafts and the steps left without drafting.
+    std::unique_ptr<spec::Drafter> drafter;
+    std::vector<int32_t> draft;
+    std::vector<int32_t> step_tokens;
+    int32_t draft_len = 0;
+    int32_t draft_misses = 0;
+    int32_t draft_pause = 0;
 
     Seq(RequestId rid, Request r)
         : id(rid),

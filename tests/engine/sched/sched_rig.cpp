@@ -77,6 +77,7 @@ std::unique_ptr<Rig> Rig::make(const RigOptions& o) {
 bool Rig::drain(std::vector<sched::Event>& events, int max_steps) {
     for (int i = 0; i < max_steps && scheduler->has_work(); ++i) {
         if (!scheduler->step(events)) return false;
+        if (after_step && !after_step()) return false;
         if (disk && scheduler->waiting_for_loads()) disk->flush();
     }
     return !scheduler->has_work();
@@ -126,6 +127,7 @@ bool run_workload(Rig& rig, const Workload& w, std::vector<std::vector<Turn>>& r
             r.conversation = c;
             r.prompt = h;
             r.max_tokens = w.reply_tokens;
+            r.sampling = w.sampling;
             r.stop_at_end_of_generation = false;
             r.record_logits = true;
             const sched::RequestId id = next_id++;

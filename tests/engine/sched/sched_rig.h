@@ -54,8 +54,9 @@ struct Rig {
     static std::unique_ptr<Rig> make(const RigOptions& o);
 
     // Steps until no work is left (waiting for disk loads when nothing else runs); returns
-    // every event. Fails the step loop on error.
+    // every event. Fails the step loop on error, or when after_step (if set) says no.
     bool drain(std::vector<sched::Event>& events, int max_steps = 100000);
+    std::function<bool()> after_step;
 };
 
 struct Turn {
@@ -70,6 +71,7 @@ struct Workload {
     std::vector<int> persona_of;                          // per conversation
     std::vector<std::vector<std::vector<int32_t>>> user;  // [conversation][turn]
     int32_t reply_tokens = 6;
+    SamplingParams sampling = SamplingParams::greedy();  // every request's
 
     static Workload random(uint32_t seed, int n_conversations, int n_turns, int n_personas,
                            int32_t vocab);

@@ -66,6 +66,9 @@ Outcome run(const Workload& w, RigOptions o, Overlap overlap) {
     o.n_blocks = 12;  // 10 conversations of 40-90 tokens in 16-token blocks: preemption
     o.scheduler.max_batch_tokens = 48;
     o.scheduler.overlap = overlap;
+    // A token a step, so that the cancellation lands after three tokens either way
+    // (tst_speculation compares overlapped steps with drafts).
+    o.scheduler.speculation.mode = sched::SpeculationConfig::Mode::Off;
     auto rig = Rig::make(o);
     Outcome out;
     std::vector<sched::Event> ev;

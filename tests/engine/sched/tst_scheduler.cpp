@@ -257,11 +257,14 @@ class TestScheduler : public QObject {
         params[8].top_p = 1.0f;
         params[8].min_p = 0.0f;
         params[8].seed = 7;
+        // (Step counts below assume a token a step: speculation off, except in a third run
+        // whose replies must be the same, its drafts' rows top-k or whole.)
         const auto run = [&](bool top_k, const std::vector<int>& which,
-                             sched::SchedulerStats& stats) {
+                             sched::SchedulerStats& stats, bool speculate = false) {
             const int n_requests = static_cast<int>(which.size());
             RigOptions o;
             o.scheduler.top_k_sampling = top_k;
+            if (!speculate) o.scheduler.speculation.mode = sched::SpeculationConfig::Mode::Off;
             o.scheduler.max_batch_tokens = 64;
             auto rig = Rig::make(o);
             for (int c = 0; c < n_requests; ++c) {
@@ -291,14 +294,23 @@ class TestScheduler : public QObject {
             sched::SchedulerStats stats_on, stats_off;
             const std::vector<Turn> on = run(true, which, stats_on);
             const std::vector<Turn> off = run(false, which, stats_off);
+            sched::SchedulerStats stats_spec;
+            const std::vector<Turn> spec = run(true, which, stats_spec, true);
             QCOMPARE(on.size(), static_cast<std::size_t>(n));
             QCOMPARE(off.size(), static_cast<std::size_t>(n));
+            QCOMPARE(spec.size(), static_cast<std::size_t>(n));
             for (int c = 0; c < n; ++c) {
                 QCOMPARE(on[static_cast<std::size_t>(c)].reply.size(), std::size_t{24});
                 QVERIFY2(
                     on[static_cast<std::size_t>(c)].reply == off[static_cast<std::size_t>(c)].reply,
                     qPrintable(QString("request %1 of %2").arg(c).arg(n)));
+                QVERIFY2(on[static_cast<std::size_t>(c)].reply ==
+                             spec[static_cast<std::size_t>(c)].reply,
+                         qPrintable(QString("request %1 of %2, speculating").arg(c).arg(n)));
             }
+            qInfo("speculating: %lld of %lld drafted tokens kept",
+                  static_cast<long long>(stats_spec.tokens_accepted),
+                  static_cast<long long>(stats_spec.tokens_drafted));
             QCOMPARE(stats_off.top_k_steps, int64_t{0});
             // Without requests 6 (top-k off) and 7 (recorded logits) every step that
             // samples does it from the top k; with them, the steps they sample in (at

@@ -16,6 +16,9 @@
 //                  --context-shift as the peer (bench_overflow.cpp)
 //   shift-quality  what a context shift costs: logits and greedy tokens against recomputing
 //                  after 1, 5 and 20 steps, and perplexity, on a long text (--text)
+//   speculate      speculative decoding against plain decoding: code editing, a summary and
+//                  free chat at 1 and 8 conversations; llama-server's as the peer
+//                  (bench_speculate.cpp)
 //   gpu            the CUDA backend (engine/bench/gpu_bench.h): prefill, decode at batch
 //                  1/8/32, bandwidth and tensor-core fractions, a shared persona; JSON
 #include <QFile>
@@ -65,12 +68,18 @@ std::vector<OptionSpec> bench_options() {
          "starting over (default 0)"},
         {"overlap", true,
          "soak: overlapped steps: auto (default: on a GPU), on or off (the reference's: off)"},
-        {"rounds", true, "switch: round-robin rounds (default 5)"},
+        {"rounds", true, "switch: round-robin rounds (default 5); speculate: runs each way (2)"},
+        {"batches", true, "speculate: conversations at once, comma-separated (default 1,8)"},
+        {"workloads", true, "speculate: code, summary, chat (default all)"},
+        {"max-draft", true, "speculate: most draft tokens per sequence and step (default 7)"},
+        {"draft-step-tokens", true,
+         "speculate: drafts only while a step has at most this many tokens (default: 8 on "
+         "the CPU, 64 on a GPU)"},
         {"dump-workload", true,
-         "switch, restart, overflow, knowledge: write the workload as JSON and exit"},
+         "switch, restart, overflow, knowledge, speculate: write the workload as JSON and exit"},
         {"peer", true,
-         "switch, restart, overflow, knowledge: JSON with peers' TTFTs (scripts/bench/switch, "
-         "restart, overflow, knowledge)"},
+         "switch, restart, overflow, knowledge, speculate: JSON with peers' results "
+         "(scripts/bench/switch, restart, overflow, knowledge, speculate)"},
         {"document-tokens", true, "knowledge: the persona's document (default 6000)"},
         {"turns", true, "overflow: the chat's turns (default 60)"},
         {"persona-tokens", true, "overflow: the persona's length (default 500)"},
@@ -514,11 +523,11 @@ int run_bench(const CommandArgs& argv) {
     if (args->flag("help") || pos.size() != 1 ||
         (name != "shared-prefix" && name != "switch" && name != "memory" && name != "gpu" &&
          name != "restart" && name != "soak" && name != "overflow" && name != "shift-quality" &&
-         name != "knowledge")) {
+         name != "knowledge" && name != "speculate")) {
         std::fprintf(
             args->flag("help") ? stdout : stderr,
             "usage: hearth-cli bench (shared-prefix | switch | memory | restart | knowledge | "
-            "overflow | shift-quality | soak | gpu) [options]\n%s",
+            "overflow | shift-quality | soak | speculate | gpu) [options]\n%s",
             usage_of(options).c_str());
         return args->flag("help") ? 0 : 2;
     }
@@ -529,7 +538,7 @@ int run_bench(const CommandArgs& argv) {
     if (!args->value("kv-disk-mb")) config->kv_disk_mb = 0;
     if (name == "soak") return bench_soak(*args, *config);
     if (name == "shift-quality") return bench_shift_quality(*args, *config);
-    if (args->value("cache"))
+    if (args->value("cache") && name != "speculate")
         std::fprintf(stderr,
                      "hearth-cli: bench runs with the cache on and off; --cache is ignored\n");
 
@@ -553,6 +562,8 @@ int run_bench(const CommandArgs& argv) {
         rc = bench_knowledge(*args, *config, out);
     else if (name == "overflow")
         rc = bench_overflow(*args, *config, out);
+    else if (name == "speculate")
+        rc = bench_speculate(*args, *config, out);
     else
         rc = bench_memory(*args, *config, out);
     if (rc == -1) return 0;

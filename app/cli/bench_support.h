@@ -93,6 +93,8 @@ struct BenchOutput {
 int bench_overflow(const Args& args, const EngineConfig& base, BenchOutput& out);
 // hearth-cli bench knowledge (bench_knowledge.cpp): -1 after --dump-workload.
 int bench_knowledge(const Args& args, const EngineConfig& base, BenchOutput& out);
+// hearth-cli bench speculate (bench_speculate.cpp): -1 after --dump-workload.
+int bench_speculate(const Args& args, const EngineConfig& base, BenchOutput& out);
 // hearth-cli bench restart (bench_restart.cpp).
 int bench_restart(const Args& args, const EngineConfig& base, BenchOutput& out);
 // What a context shift costs in quality (engine/bench/shift_quality.h): a table or JSON.

@@ -22,6 +22,9 @@ std::vector<OptionSpec> engine_options() {
          "KV blocks kept in RAM under a GPU's KV cache, in MiB (default 2048; 0: none)"},
         {"context", true,
          "context to serve, in tokens (default: the model's own; less saves KV memory)"},
+        {"speculate", true,
+         "speculative decoding: auto (default), off or ngram (drafts from the conversation's "
+         "own text; the same tokens either way)"},
         {"kernel-choices", true,
          "the CPU kernels measured fastest here (default: the user's cache folder, "
          "Hearth/kernel-choices.txt; none: each type's default kernel)"},
@@ -57,6 +60,13 @@ Result<EngineConfig> engine_config(const Args& args) {
     auto context = args.integer("context", 0, 2, 1 << 24);
     if (!context) return context.error();
     c.context_length = *context;
+    const std::string speculate = args.value("speculate").value_or("auto");
+    if (speculate == "off")
+        c.scheduler.speculation.mode = sched::SpeculationConfig::Mode::Off;
+    else if (speculate == "auto" || speculate == "ngram")
+        c.scheduler.speculation.mode = sched::SpeculationConfig::Mode::Ngram;
+    else
+        return make_error("--speculate expects auto, off or ngram, got '" + speculate + "'");
     const std::string choices = args.value("kernel-choices").value_or(paths::kernel_choice_file());
     c.kernel_choice_file = choices == "none" ? std::string() : choices;
     return c;
@@ -114,6 +124,8 @@ QJsonObject request_stats_json(const sched::RequestStats& s, StopReason stop) {
     o["decode_ms"] = s.decode_ms;
     o["decode_tokens_per_s"] = s.decode_tokens_per_s();
     o["preemptions"] = s.preemptions;
+    o["draft_tokens"] = s.draft_tokens;
+    o["draft_accepted"] = s.draft_accepted;
     o["stop_reason"] = stop_reason_name(stop);
     return o;
 }

@@ -1,6 +1,6 @@
 // What the inference subcommands of hearth-cli (generate, chat, bench) share: options
 // that configure the engine (--device, --cache, --kv-mb, --batch, --model, --threads,
-// --kv-disk-mb, --kv-disk-dir, --context),
+// --kv-disk-mb, --kv-disk-dir, --context, --speculate),
 // and the JSON form of a request's statistics.
 #pragma once
 
@@ -19,7 +19,7 @@ namespace hearth::cli {
 std::vector<OptionSpec> engine_options();
 
 // The engine configuration from --model, --device, --threads, --cache, --kv-mb, --batch,
-// --kv-disk-mb, --kv-disk-dir and --context.
+// --kv-disk-mb, --kv-disk-dir, --context and --speculate.
 Result<EngineConfig> engine_config(const Args& args);
 // Loads the model and starts the engine; errors say how to get the default model.
 Result<std::unique_ptr<Engine>> start_engine(const Args& args);

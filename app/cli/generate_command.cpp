@@ -115,6 +115,9 @@ int run_generate(const CommandArgs& argv) {
             s.prompt_tokens, s.prompt_tokens_cached,
             prefill_ms > 0 ? s.prompt_tokens_computed * 1000.0 / prefill_ms : 0.0, s.ttft_ms,
             s.generated_tokens, s.decode_tokens_per_s(), stop_reason_name(last.stop));
+        if (s.draft_tokens > 0)
+            std::fprintf(stderr, "[speculative decoding: %d of %d drafted tokens kept]\n",
+                         s.draft_accepted, s.draft_tokens);
         return code;
     }
     QJsonObject out;

@@ -20,7 +20,12 @@ json usage(const sched::RequestStats& s) {
     return {{"prompt_tokens", s.prompt_tokens},
             {"completion_tokens", s.generated_tokens},
             {"total_tokens", s.prompt_tokens + s.generated_tokens},
-            {"prompt_tokens_details", {{"cached_tokens", s.prompt_tokens_cached}}}};
+            {"prompt_tokens_details", {{"cached_tokens", s.prompt_tokens_cached}}},
+            // Speculative decoding's drafts, in the fields OpenAI gives its predicted outputs:
+            // draft tokens the reply kept and those it did not.
+            {"completion_tokens_details",
+             {{"accepted_prediction_tokens", s.draft_accepted},
+              {"rejected_prediction_tokens", s.draft_tokens - s.draft_accepted}}}};
 }
 
 json base(const AnswerHeader& h, bool chunk) {

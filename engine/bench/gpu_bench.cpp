@@ -138,6 +138,9 @@ EngineConfig engine_config(const GpuBenchOptions& o, const std::string& path, bo
     c.batch_invariant = invariant;
     c.scheduler.max_batch_tokens = 2048;
     c.scheduler.max_running = 64;
+    // The kernels' speed, one token a step as llama-bench's: a random-weight model's text
+    // repeats, and drafts from it would measure the drafter instead.
+    c.scheduler.speculation.mode = sched::SpeculationConfig::Mode::Off;
     return c;
 }
 

@@ -364,6 +364,35 @@ class TestApiServer : public QObject {
         QCOMPARE(ok->status, 200);
     }
 
+    // Speculative decoding's drafts, as OpenAI reports predicted outputs: a reply that
+    // repeats its prompt keeps drafted tokens; the counts add up.
+    void draftsAreReportedInUsage() {
+        auto c = client(*server_);
+        const json request = {{"model", "smol"},
+                              {"temperature", 0},
+                              {"max_tokens", 60},
+                              {"messages",
+                               {{{"role", "user"},
+                                 {"content",
+                                  "Repeat this list exactly, once: red, green, blue, yellow, red, "
+                                  "green, blue, yellow, red, green, blue, yellow."}}}}};
+        const std::string body = request.dump();
+        auto res = c.Post("/v1/chat/completions", body, "application/json");
+        QVERIFY(res);
+        QCOMPARE(res->status, 200);
+        const json u = json::parse(res->body)["usage"];
+        const json d = u["completion_tokens_details"];
+        const auto accepted = d["accepted_prediction_tokens"].get<int64_t>();
+        const auto rejected = d["rejected_prediction_tokens"].get<int64_t>();
+        qInfo("%lld of %lld completion tokens came from kept drafts (%lld rejected)",
+              static_cast<long long>(accepted),
+              static_cast<long long>(u["completion_tokens"].get<int64_t>()),
+              static_cast<long long>(rejected));
+        QVERIFY(accepted > 0);
+        QVERIFY(rejected >= 0);
+        QVERIFY(accepted < u["completion_tokens"].get<int64_t>());
+    }
+
     // A null field is an absent one (as OpenAI's clients send them).
     void nullFieldsAreAbsent() {
         auto c = client(*server_);

@@ -26,6 +26,8 @@ Item {
     required property int promptTokensCached
     required property int promptTokensShifted
     required property int promptTokensLoaded
+    required property int draftTokens
+    required property int draftAccepted
     required property int messagesDropped
     required property int promptTokensComputed
     required property int generatedTokens
@@ -102,6 +104,8 @@ Item {
         if (ttftMs >= 0) parts.push(qsTr("first token in %1").arg(Format.duration(ttftMs)))
         if (tokensPerSecond > 0) parts.push(qsTr("%1 tokens/s").arg(Format.decimal(tokensPerSecond, 1)))
         if (generatedTokens > 0) parts.push(qsTr("%n token(s)", "", generatedTokens))
+        // Speculative decoding: how many of the guessed tokens the model kept.
+        if (draftTokens > 0) parts.push(qsTr("%1 of %2 drafted kept").arg(draftAccepted).arg(draftTokens))
         // Where the prompt came from: memory, the disk tier, a context shift, or computed.
         if (promptTokensCached + promptTokensShifted + promptTokensComputed > 0) {
             const from = []

@@ -278,6 +278,17 @@ Page {
                     }
                 }
                 SettingRow {
+                    label: qsTr("Speculative decoding")
+                    tip: qsTr("The model checks several guessed tokens at once, guessed from text already in the conversation. A reply that repeats what is there (code being edited, a quoted passage) comes faster; the reply is the same either way.")
+                    Switch {
+                        objectName: "speculateSwitch"
+                        Accessible.name: qsTr("Speculative decoding")
+                        text: checked ? qsTr("on") : qsTr("off")
+                        checked: page.settings.speculate
+                        onToggled: page.settings.speculate = checked
+                    }
+                }
+                SettingRow {
                     label: qsTr("KV cache (MiB)")
                     SpinBox {
                         Accessible.name: parent.label  // the row's label names it

@@ -48,6 +48,7 @@ constexpr auto model_folders = "models/folders";
 constexpr auto model_last_used = "models/lastUsed";  // a map: model path → time
 constexpr auto theme = "appearance/theme";
 constexpr auto catalog_updates = "catalog/updates";
+constexpr auto speculate = "engine/speculate";
 constexpr auto language = "appearance/language";
 }  // namespace key
 
@@ -159,6 +160,7 @@ void AppSettings::load() {
     theme_ = valid_theme(s.value(QLatin1String(key::theme)).toString());
     language_ = valid_language(s.value(QLatin1String(key::language)).toString());
     catalog_updates_ = s.value(QLatin1String(key::catalog_updates), true).toBool();
+    speculate_ = s.value(QLatin1String(key::speculate), true).toBool();
     load_model_context();
 }
 
@@ -395,6 +397,10 @@ void AppSettings::setCatalogUpdates(bool on) {
     HEARTH_SETTING_SET(catalog_updates_, key::catalog_updates, on, catalogUpdatesChanged);
 }
 
+void AppSettings::setSpeculate(bool on) {
+    HEARTH_SETTING_SET(speculate_, key::speculate, on, speculateChanged);
+}
+
 #undef HEARTH_SETTING_SET
 
 void AppSettings::resetSampling() {
@@ -415,6 +421,7 @@ void AppSettings::resetEngine() {
     setPinnedShare(kEngine.max_pinned_share);
     setThreads(kEngine.n_threads);
     setBackend(QStringLiteral("auto"));
+    setSpeculate(true);
 }
 
 void AppSettings::sync() {

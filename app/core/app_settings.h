@@ -88,6 +88,10 @@ class AppSettings : public QObject {
     // Whether the model catalog checks for a newer list once a day (core/model_catalog.h).
     Q_PROPERTY(bool catalogUpdates READ catalogUpdates WRITE setCatalogUpdates NOTIFY
                    catalogUpdatesChanged)
+    // Speculative decoding for local replies (sched/scheduler.h): drafts from the
+    // conversation's own text, verified by the model; the same reply either way, faster when
+    // it repeats what is there. Takes effect with the next reply.
+    Q_PROPERTY(bool speculate READ speculate WRITE setSpeculate NOTIFY speculateChanged)
     // The open model's own defaults (below): what its replies and new chats start from.
     Q_PROPERTY(QVariantMap openModelSampling READ openModelSampling NOTIFY modelDefaultsChanged)
     Q_PROPERTY(int openModelPersona READ openModelPersona NOTIFY modelDefaultsChanged)
@@ -157,6 +161,7 @@ class AppSettings : public QObject {
     QString theme() const { return theme_; }
     QString language() const { return language_; }
     bool catalogUpdates() const { return catalog_updates_; }
+    bool speculate() const { return speculate_; }
     hearth::chat::ContextPolicy overflowPolicy() const;
     // The context setting of another model file (what opening it serves; 0: its own).
     int contextLengthFor(const QString& model_path) const;
@@ -199,6 +204,7 @@ class AppSettings : public QObject {
     void setTheme(const QString& v);     // unknown names become "" (follow the system)
     void setLanguage(const QString& v);  // a code of letters (and "_"), else "" (the system's)
     void setCatalogUpdates(bool on);
+    void setSpeculate(bool on);
 
     // Back to the defaults (the last model path is kept).
     Q_INVOKABLE void resetSampling();
@@ -233,6 +239,7 @@ class AppSettings : public QObject {
     void themeChanged();
     void languageChanged();
     void catalogUpdatesChanged();
+    void speculateChanged();
     void modelDefaultsChanged();  // a model's own defaults, or which model is open
     void settingsChanged();
 
@@ -272,4 +279,5 @@ class AppSettings : public QObject {
     QString theme_;
     QString language_;
     bool catalog_updates_ = true;
+    bool speculate_ = true;
 };

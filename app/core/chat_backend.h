@@ -33,6 +33,7 @@ struct TurnRequest {
     bool stop_at_end_of_turn = true;
     // Texts that end the reply where they appear (left out of it), UTF-8.
     std::vector<std::string> stop_strings;
+    bool speculate = true;  // speculative decoding, where the backend has it (local)
 };
 
 class ChatBackend : public QObject {

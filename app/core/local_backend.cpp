@@ -52,6 +52,7 @@ Result<ChatBackend::Started> LocalBackend::start(const TurnRequest& r) {
     req.max_tokens = planned->max_tokens;
     req.stop_at_end_of_generation = r.stop_at_end_of_turn;
     req.stop_strings = r.stop_strings;
+    req.speculate = r.speculate;
     req.lineage = planned->lineage;
     req.shift = std::move(planned->shift);
     const RequestId id = bridge_->submit(std::move(req));

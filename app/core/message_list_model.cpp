@@ -182,6 +182,7 @@ ReplyDefaults MessageListModel::reply_defaults(qint64 conversation) const {
     if (settings_) {
         d.overflow = settings_->overflowPolicy();
         d.keep = settings_->contextKeep();
+        d.speculate = settings_->speculate();
     }
     if (const auto it = overflow_.find(conversation); it != overflow_.end())
         d.overflow = it->second;
@@ -357,6 +358,8 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
         {PromptTokensShiftedRole, "promptTokensShifted"},
         {PromptTokensLoadedRole, "promptTokensLoaded"},
         {SourcesRole, "sources"},
+        {DraftTokensRole, "draftTokens"},
+        {DraftAcceptedRole, "draftAccepted"},
     };
 }
 
@@ -433,6 +436,10 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
             return static_cast<int>(stats.prompt_tokens_loaded.value_or(-1));
         case SourcesRole:
             return sources_of(index.row());
+        case DraftTokensRole:
+            return static_cast<int>(stats.draft_tokens.value_or(0));
+        case DraftAcceptedRole:
+            return static_cast<int>(stats.draft_accepted.value_or(0));
         case GeneratedTokensRole:
             return static_cast<int>(live ? s->base_tokens + s->new_tokens
                                          : stats.generated_tokens.value_or(0));

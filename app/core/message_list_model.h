@@ -129,6 +129,10 @@ class MessageListModel : public RowListModel {
         // (document_lookup.h), best first, as [{name, heading, snippet, path, url, exists}]
         // (path: the file it was read from, "" if none; exists: it is still there).
         SourcesRole,
+        // Speculative decoding: draft tokens the model checked for the reply, and those it
+        // kept (0 and 0: none, or not measured).
+        DraftTokensRole,
+        DraftAcceptedRole,
     };
     Q_ENUM(Roles)
 

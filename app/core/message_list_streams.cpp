@@ -271,6 +271,10 @@ void MessageListModel::on_event(const sched::Event& e) {
     if (!backend_ || backend_->has_kv_cache())
         s.stats.prompt_tokens_loaded = rs.prompt_tokens_loaded;
     if (rs.prompt_tokens_shifted > 0) s.stats.prompt_tokens_shifted = rs.prompt_tokens_shifted;
+    if (rs.draft_tokens > 0) {
+        s.stats.draft_tokens = rs.draft_tokens;
+        s.stats.draft_accepted = rs.draft_accepted;
+    }
     s.stats.generated_tokens = s.base_tokens + s.new_tokens;
     if (s.begin_failed) {
         streams_.erase(it);

@@ -123,6 +123,7 @@ Result<PlannedReply> plan_reply(const ThreadSnapshot& snap, st::Id parent,
     plan.request.conversation = snap.conversation.id;
     plan.request.sampling = sp;
     plan.request.stop_at_end_of_turn = defaults.stop_at_end_of_turn;
+    plan.request.speculate = defaults.speculate;
     // Stop strings: the first list set (an empty list: none).
     if (const auto stop = first(&st::SamplingSettings::stop))
         for (const QString& text : *stop) plan.request.stop_strings.push_back(text.toStdString());

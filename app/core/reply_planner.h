@@ -64,6 +64,7 @@ struct ReplyDefaults {
     // The open model's own settings (a layer over the app's; a remote backend has none).
     hearth::store::SamplingSettings model;
     bool stop_at_end_of_turn = true;
+    bool speculate = true;  // AppSettings::speculate
     // A chat that outgrows the context (chat/turn_planner.h): the model's settings, or
     // what the user chose for this conversation when asked.
     hearth::chat::ContextPolicy overflow = hearth::chat::ContextPolicy::DropInSteps;

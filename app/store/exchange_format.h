@@ -16,7 +16,9 @@
 //                                "prompt_tokens_computed", "generated_tokens",
 //                                "seed": "decimal string",
 //                                "finish_reason": "stop"|"length"|"cancelled"|"error",
-//                                "reasoning_ms",
+//                                "reasoning_ms", "messages_dropped",
+//                                "prompt_tokens_shifted", "prompt_tokens_loaded",
+//                                "draft_tokens", "draft_accepted",
 //                                "error": "why a failed reply failed" } } ],
 //                                                                               (optional)
 //     "active_leaf": null | index }

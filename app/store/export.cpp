@@ -59,6 +59,8 @@ QJsonObject stats_json(const GenerationStats& s) {
     put64("messages_dropped", s.messages_dropped);
     put64("prompt_tokens_shifted", s.prompt_tokens_shifted);
     put64("prompt_tokens_loaded", s.prompt_tokens_loaded);
+    put64("draft_tokens", s.draft_tokens);
+    put64("draft_accepted", s.draft_accepted);
     // A string: an unsigned 64-bit seed may be past what JSON numbers hold exactly.
     if (s.seed) o.insert(QLatin1String("seed"), QString::number(*s.seed));
     if (s.finish_reason)

@@ -52,10 +52,11 @@ Result<Conversation> Store::fork_conversation(Id message_id, const QString& titl
         "token_fingerprint, state, created_at, updated_at, ttft_ms, tokens_per_second, "
         "prompt_tokens_cached, prompt_tokens_computed, generated_tokens, seed, finish_reason, "
         "reasoning_ms, error, messages_dropped, prompt_tokens_shifted, prompt_tokens_loaded, "
-        "sources) SELECT ?1, ?2, role, content, token_ids, token_fingerprint, state, created_at, "
-        "updated_at, ttft_ms, tokens_per_second, prompt_tokens_cached, prompt_tokens_computed, "
-        "generated_tokens, seed, finish_reason, reasoning_ms, error, messages_dropped, "
-        "prompt_tokens_shifted, prompt_tokens_loaded, sources FROM messages WHERE id = ?3");
+        "sources, draft_tokens, draft_accepted) SELECT ?1, ?2, role, content, token_ids, "
+        "token_fingerprint, state, created_at, updated_at, ttft_ms, tokens_per_second, "
+        "prompt_tokens_cached, prompt_tokens_computed, generated_tokens, seed, finish_reason, "
+        "reasoning_ms, error, messages_dropped, prompt_tokens_shifted, prompt_tokens_loaded, "
+        "sources, draft_tokens, draft_accepted FROM messages WHERE id = ?3");
     if (!copy) return copy.error();
     std::optional<Id> parent;
     for (auto it = path.rbegin(); it != path.rend(); ++it) {

@@ -181,6 +181,14 @@ Result<GenerationStats> read_stats(const QJsonObject& o, const std::string& wher
     s.messages_dropped = *dropped;
     s.prompt_tokens_shifted = *shifted;
     s.prompt_tokens_loaded = *loaded;
+    auto drafted = integer_field(o, "draft_tokens", where, 0, kI64Max);
+    if (!drafted) return drafted.error();
+    auto accepted = integer_field(o, "draft_accepted", where, 0, kI64Max);
+    if (!accepted) return accepted.error();
+    if (*drafted && *accepted && *accepted > *drafted)
+        return invalid(at(where, "draft_accepted"), "exceeds draft_tokens");
+    s.draft_tokens = *drafted;
+    s.draft_accepted = *accepted;
     // Exported as a decimal string (64 unsigned bits); a plain whole number is taken too.
     const QJsonValue seed = o.value(QLatin1String("seed"));
     if (seed.isString()) {
@@ -443,7 +451,8 @@ Result<Id> Store::import_json(const QByteArray& data) {
         "token_fingerprint, state, created_at, updated_at, ttft_ms, tokens_per_second, "
         "prompt_tokens_cached, prompt_tokens_computed, generated_tokens, seed, finish_reason, "
         "reasoning_ms, error, messages_dropped, prompt_tokens_shifted, prompt_tokens_loaded, "
-        "sources) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "sources, draft_tokens, draft_accepted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!stmt) return stmt.error();
     std::vector<Id> ids;
     ids.reserve(messages.size());
@@ -478,6 +487,7 @@ Result<Id> Store::import_json(const QByteArray& data) {
             stmt->bind_null(22);
         else
             stmt->bind(22, detail::sources_to_json(m.sources));
+        stmt->bind(23, m.stats.draft_tokens).bind(24, m.stats.draft_accepted);
         if (auto rc = stmt->run(); !rc) return context("importing the conversation", rc.error());
         ids.push_back(db_.last_insert_id());
     }

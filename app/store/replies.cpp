@@ -111,7 +111,7 @@ Result<void> Store::finish_reply(Id message_id, const GenerationStats& stats,
         "ttft_ms = ?6, tokens_per_second = ?7, prompt_tokens_cached = ?8, "
         "prompt_tokens_computed = ?9, generated_tokens = ?10, seed = ?12, finish_reason = ?13, "
         "reasoning_ms = ?14, error = ?15, messages_dropped = ?16, prompt_tokens_shifted = ?17, "
-        "prompt_tokens_loaded = ?18 WHERE id = ?11");
+        "prompt_tokens_loaded = ?18, draft_tokens = ?19, draft_accepted = ?20 WHERE id = ?11");
     if (!stmt) return stmt.error();
     stmt->bind(1, have_text);
     if (have_text)
@@ -137,6 +137,7 @@ Result<void> Store::finish_reply(Id message_id, const GenerationStats& stats,
         stmt->bind_null(15);
     stmt->bind(16, stats.messages_dropped).bind(17, stats.prompt_tokens_shifted);
     stmt->bind(18, stats.prompt_tokens_loaded);
+    stmt->bind(19, stats.draft_tokens).bind(20, stats.draft_accepted);
     if (auto rc = stmt->run(); !rc) return context("saving the reply", rc.error());
     auto touch = db_.prepare("UPDATE conversations SET updated_at = ? WHERE id = ?");
     if (!touch) return touch.error();

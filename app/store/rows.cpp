@@ -189,6 +189,8 @@ Result<Message> read_message(const Statement& row, int c) {
         if (!sources) return context("message " + std::to_string(m.id), sources.error());
         m.sources = std::move(*sources);
     }
+    m.stats.draft_tokens = row.column_optional_int64(c + 23);
+    m.stats.draft_accepted = row.column_optional_int64(c + 24);
     return m;
 }
 

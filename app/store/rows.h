@@ -34,8 +34,8 @@ inline constexpr const char* kMessageColumns =
     "m.state, m.created_at, m.updated_at, m.ttft_ms, m.tokens_per_second, "
     "m.prompt_tokens_cached, m.prompt_tokens_computed, m.generated_tokens, m.seed, "
     "m.finish_reason, m.reasoning_ms, m.error, m.messages_dropped, m.prompt_tokens_shifted, "
-    "m.prompt_tokens_loaded, m.sources";
-inline constexpr int kMessageColumnCount = 23;
+    "m.prompt_tokens_loaded, m.sources, m.draft_tokens, m.draft_accepted";
+inline constexpr int kMessageColumnCount = 25;
 
 Result<Message> read_message(const Statement& row, int first_column = 0);
 

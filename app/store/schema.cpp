@@ -229,6 +229,12 @@ CREATE TRIGGER document_chunks_fts_delete AFTER DELETE ON document_chunks BEGIN
 END;
 )sql";
 
+// v12: a reply's speculative decoding: draft tokens checked and kept.
+constexpr const char* kV12 = R"sql(
+ALTER TABLE messages ADD COLUMN draft_tokens INTEGER;
+ALTER TABLE messages ADD COLUMN draft_accepted INTEGER;
+)sql";
+
 // Runs one step: its SQL and the version bump commit together or not at all.
 Result<void> step(Database& db, int to, int target, const char* sql) {
     if (to > target) return {};
@@ -303,6 +309,9 @@ Result<void> migrate(Database& db, int target) {
             [[fallthrough]];
         case 10:
             if (auto rc = step(db, 11, target, kV11); !rc) return rc;
+            [[fallthrough]];
+        case 11:
+            if (auto rc = step(db, 12, target, kV12); !rc) return rc;
             [[fallthrough]];
         case kSchemaVersion:
             break;

@@ -8,7 +8,7 @@ namespace hearth::store {
 
 // The schema version this build writes. A database with a higher user_version was written
 // by a newer Hearth and is refused (never modified).
-inline constexpr int kSchemaVersion = 11;
+inline constexpr int kSchemaVersion = 12;
 
 // Upgrades the database step by step from its user_version to `target` (tests stop at
 // earlier versions to build old databases). Each step runs in one transaction together

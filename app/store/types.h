@@ -72,6 +72,9 @@ struct GenerationStats {
     // step), and prompt tokens a context shift moved instead of computing.
     std::optional<std::int64_t> messages_dropped;
     std::optional<std::int64_t> prompt_tokens_shifted;
+    // Speculative decoding: draft tokens the model checked, and how many of them it kept.
+    std::optional<std::int64_t> draft_tokens;
+    std::optional<std::int64_t> draft_accepted;
     bool operator==(const GenerationStats&) const = default;
 };
 

@@ -101,6 +101,8 @@ class TestStoreExchange : public QObject {
         stats.messages_dropped = 6;
         stats.prompt_tokens_shifted = 2048;
         stats.prompt_tokens_loaded = 9;
+        stats.draft_tokens = 70;
+        stats.draft_accepted = 52;
         stats.error = QStringLiteral("the forward pass failed: \"quoted\", ünïcode");
         if (auto f = store_->finish_reply(*r, stats, MessageState::Interrupted); !f)
             return f.error();
@@ -177,6 +179,8 @@ class TestStoreExchange : public QObject {
         QCOMPARE(b->back().message.stats.messages_dropped, std::optional<std::int64_t>(6));
         QCOMPARE(b->back().message.stats.prompt_tokens_shifted, std::optional<std::int64_t>(2048));
         QCOMPARE(b->back().message.stats.prompt_tokens_loaded, std::optional<std::int64_t>(9));
+        QCOMPARE(b->back().message.stats.draft_tokens, std::optional<std::int64_t>(70));
+        QCOMPARE(b->back().message.stats.draft_accepted, std::optional<std::int64_t>(52));
         QCOMPARE(b->back().message.stats.error,
                  std::optional(QStringLiteral("the forward pass failed: \"quoted\", ünïcode")));
         auto personas = store_->personas();

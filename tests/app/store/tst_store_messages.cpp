@@ -177,6 +177,8 @@ class TestStoreMessages : public QObject {
         GenerationStats stats;
         stats.prompt_tokens_cached = 30;
         stats.prompt_tokens_loaded = 20;
+        stats.draft_tokens = 14;
+        stats.draft_accepted = 9;
         stats.seed = 42;
         HEARTH_CHECK(store_->finish_reply(*r, stats));
         auto after = store_->append_message(conv_, draft(Role::User, QStringLiteral("later")));

@@ -174,6 +174,8 @@ class TestStoreSchema : public QObject {
         QVERIFY(!reply->stats.messages_dropped);  // and v8's
         QVERIFY(!reply->stats.prompt_tokens_shifted);
         QVERIFY(!reply->stats.prompt_tokens_loaded);  // and v9's
+        QVERIFY(!reply->stats.draft_tokens);          // and v12's
+        QVERIFY(!reply->stats.draft_accepted);
         QVERIFY(!c->sampling.stop);
         QVERIFY(!c->forked_from);
         if (from >= 10) {  // a v10 document is looked up from now on, where it is needed

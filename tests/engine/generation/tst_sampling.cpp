@@ -26,6 +26,17 @@ std::vector<float> random_logits(uint32_t seed, size_t n) {
     return v;
 }
 
+// Temperature 1, no filters: every token drawn with its softmax probability.
+SamplingParams unfiltered(uint64_t seed) {
+    SamplingParams p;
+    p.temperature = 1.0f;
+    p.top_k = 0;
+    p.top_p = 1.0f;
+    p.min_p = 0.0f;
+    p.seed = seed;
+    return p;
+}
+
 // A history of length i (contents unused with the penalties off): the draw for position i.
 std::span<const int32_t> at(size_t i) {
     static const std::vector<int32_t> zeros(20000, 0);
@@ -71,12 +82,7 @@ class TestSampling : public QObject {
     }
 
     void sameSeedSameTokens() {
-        SamplingParams p;
-        p.temperature = 1.0f;
-        p.top_k = 0;
-        p.top_p = 1.0f;
-        p.min_p = 0.0f;
-        p.seed = 1234;
+        SamplingParams p = unfiltered(1234);
         const auto logits = random_logits(2, 300);
         Sampler a(p), b(p);
         std::vector<int32_t> ta, tb;
@@ -96,12 +102,7 @@ class TestSampling : public QObject {
     // order, again, or by another sampler give the same tokens (what speculative decoding
     // needs to reproduce plain decoding), and neighbouring positions are not correlated.
     void drawsDependOnSeedAndPositionOnly() {
-        SamplingParams p;
-        p.temperature = 1.0f;
-        p.top_k = 0;
-        p.top_p = 1.0f;
-        p.min_p = 0.0f;
-        p.seed = 77;
+        SamplingParams p = unfiltered(77);
         const auto logits = random_logits(4, 64);
         Sampler forward(p), backward(p);
         std::vector<int32_t> ta(300), tb(300);
@@ -171,12 +172,7 @@ class TestSampling : public QObject {
 
     void temperatureFollowsTheDistribution() {
         // Two tokens with logits 0 and ln 3 at temperature 1: p = 1/4, 3/4.
-        SamplingParams p;
-        p.temperature = 1.0f;
-        p.top_k = 0;
-        p.top_p = 1.0f;
-        p.min_p = 0.0f;
-        p.seed = 5;
+        SamplingParams p = unfiltered(5);
         Sampler s(p);
         const std::vector<float> logits = {0.0f, std::log(3.0f)};
         int ones = 0;

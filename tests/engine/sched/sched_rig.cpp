@@ -166,6 +166,28 @@ bool run_workload(Rig& rig, const Workload& w, std::vector<std::vector<Turn>>& r
     return true;
 }
 
+std::string first_turn_difference(const std::vector<std::vector<Turn>>& got,
+                                  const std::vector<std::vector<Turn>>& want,
+                                  const std::string& what) {
+    if (got.size() != want.size()) return what + ": another number of conversations";
+    for (std::size_t c = 0; c < got.size(); ++c) {
+        if (got[c].size() != want[c].size()) return what + ": another number of turns";
+        for (std::size_t t = 0; t < got[c].size(); ++t) {
+            const Turn& a = got[c][t];
+            const Turn& b = want[c][t];
+            const std::string where =
+                "conversation " + std::to_string(c) + " turn " + std::to_string(t) + ", " + what;
+            if (a.reply != b.reply) return where + ": other reply tokens";
+            if (a.logits.size() != b.logits.size() || a.logits.empty() || a.logits.front().empty())
+                return where + ": logit rows missing or of another count";
+            for (std::size_t i = 0; i < a.logits.size(); ++i)
+                if (const std::string d = first_difference(a.logits[i], b.logits[i]); !d.empty())
+                    return where + ", token " + std::to_string(i) + ": " + d;
+        }
+    }
+    return {};
+}
+
 std::string first_difference(const std::vector<float>& a, const std::vector<float>& b) {
     if (a.size() != b.size())
         return "sizes differ: " + std::to_string(a.size()) + " and " + std::to_string(b.size());

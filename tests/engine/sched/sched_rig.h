@@ -90,6 +90,13 @@ bool run_workload(Rig& rig, const Workload& w, std::vector<std::vector<Turn>>& r
 // values and their bits.
 std::string first_difference(const std::vector<float>& a, const std::vector<float>& b);
 
+// Empty when two runs of a workload (results[c][t], as run_workload gives them) have the
+// same replies and the same logits bit for bit; else where they first differ, `what`
+// naming the comparison ("caching on vs off").
+std::string first_turn_difference(const std::vector<std::vector<Turn>>& got,
+                                  const std::vector<std::vector<Turn>>& want,
+                                  const std::string& what);
+
 // A greedy request with a fixed reply length (no stop at end-of-generation tokens).
 inline sched::Request greedy(kv::SeqId conversation, std::vector<int32_t> prompt,
                              int32_t max_tokens) {

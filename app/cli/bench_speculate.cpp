@@ -44,8 +44,7 @@ std::vector<Workload> workloads() {
              "function only.",
          640},
         {"summary",
-         std::string("Summarise the following article in about 200 words.\n\n") +
-             kSpeculateArticle,
+         std::string("Summarise the following article in about 200 words.\n\n") + kSpeculateArticle,
          320},
         {"chat",
          "I have trouble falling asleep and often wake up tired. What are some practical "
@@ -148,8 +147,9 @@ int bench_speculate(const Args& args, const EngineConfig& base, BenchOutput& out
     if (!step_tokens) return fail(2, step_tokens.message());
     config.scheduler.speculation.max_step_tokens = static_cast<int32_t>(*step_tokens);
     if (config.scheduler.speculation.mode == sched::SpeculationConfig::Mode::Off)
-        return fail(2, "bench speculate compares speculation with plain decoding: not --speculate "
-                       "off");
+        return fail(2,
+                    "bench speculate compares speculation with plain decoding: not --speculate "
+                    "off");
     // Every conversation at once, and room for their KV.
     config.scheduler.max_running = std::max(config.scheduler.max_running, 64);
     auto engine = Engine::create(config);
@@ -173,8 +173,11 @@ int bench_speculate(const Args& args, const EngineConfig& base, BenchOutput& out
         return -1;
     }
 
-    Plot plot{"speculate: decode tokens/s", "", "tokens/s", {}, {{"plain", {}, {}},
-                                                                  {"speculative", {}, {}}}};
+    Plot plot{"speculate: decode tokens/s",
+              "",
+              "tokens/s",
+              {},
+              {{"plain", {}, {}}, {"speculative", {}, {}}}};
     Table table({"workload", "conversations", "plain tok/s", "speculative tok/s", "ratio",
                  "accepted / drafted", "tokens / step", "same tokens"});
     QJsonArray results;
@@ -183,7 +186,8 @@ int bench_speculate(const Args& args, const EngineConfig& base, BenchOutput& out
     for (const Workload& w : chosen) {
         auto prompt = chat_prompt(e.file(), e.tokenizer(), "", w.user, context);
         if (!prompt) return fail(1, w.name + ": " + prompt.message());
-        const int32_t max_tokens = std::min(w.max_tokens, context - static_cast<int32_t>(prompt->size()));
+        const int32_t max_tokens =
+            std::min(w.max_tokens, context - static_cast<int32_t>(prompt->size()));
         for (int batch : batches) {
             Runs plain, spec;
             for (int r = 0; r < *rounds; ++r) {
@@ -201,7 +205,8 @@ int bench_speculate(const Args& args, const EngineConfig& base, BenchOutput& out
             seeded.temperature = 0.7f;
             seeded.seed = 7;
             Runs plain_s, spec_s;
-            if (auto ok = run_batch(e, *prompt, max_tokens, batch, false, seeded, next_conv, plain_s);
+            if (auto ok =
+                    run_batch(e, *prompt, max_tokens, batch, false, seeded, next_conv, plain_s);
                 !ok)
                 return fail(1, w.name + ": " + ok.message());
             if (auto ok = run_batch(e, *prompt, max_tokens, batch, true, seeded, next_conv, spec_s);

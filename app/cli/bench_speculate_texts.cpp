@@ -5,7 +5,8 @@
 
 namespace hearth::cli {
 
-const char* const kSpeculateCode = R"CODE(def reconcile_ledger(entries, accounts, fx_rates, period_start, period_end, tolerance=0.01):
+const char* const kSpeculateCode =
+    R"CODE(def reconcile_ledger(entries, accounts, fx_rates, period_start, period_end, tolerance=0.01):
     """Reconcile ledger entries against account balances for one period.
 
     entries:   list of dicts with id, account, date, amount, currency, kind, reference
@@ -159,7 +160,8 @@ const char* const kSpeculateCode = R"CODE(def reconcile_ledger(entries, accounts
     return report
 )CODE";
 
-const char* const kSpeculateArticle = R"TEXT(The history of the bicycle is a story of many small inventions, each one solving a problem that the previous design had made obvious. The first machine that most historians accept as a bicycle appeared in 1817, when Karl Drais, a civil servant in the German state of Baden, built what he called a running machine. It had two wheels of equal size joined by a wooden frame, a padded seat, and a handlebar that turned the front wheel. There were no pedals. The rider sat on the frame and pushed against the ground with both feet, gliding between pushes. Drais was reportedly motivated by a series of poor harvests that had made horses expensive to feed, and he hoped that a cheap personal vehicle might replace them for short journeys. His machine attracted attention across Europe, and copies soon appeared in France and Britain, where they were known as hobby horses or dandy horses. The fashion faded within a few years, partly because the machines were heavy, partly because riders damaged footpaths and collided with pedestrians, and partly because several cities banned them.
+const char* const kSpeculateArticle =
+    R"TEXT(The history of the bicycle is a story of many small inventions, each one solving a problem that the previous design had made obvious. The first machine that most historians accept as a bicycle appeared in 1817, when Karl Drais, a civil servant in the German state of Baden, built what he called a running machine. It had two wheels of equal size joined by a wooden frame, a padded seat, and a handlebar that turned the front wheel. There were no pedals. The rider sat on the frame and pushed against the ground with both feet, gliding between pushes. Drais was reportedly motivated by a series of poor harvests that had made horses expensive to feed, and he hoped that a cheap personal vehicle might replace them for short journeys. His machine attracted attention across Europe, and copies soon appeared in France and Britain, where they were known as hobby horses or dandy horses. The fashion faded within a few years, partly because the machines were heavy, partly because riders damaged footpaths and collided with pedestrians, and partly because several cities banned them.
 
 For the next four decades inventors experimented with three- and four-wheeled machines driven by hand cranks and treadles, but none became popular. The decisive step came in the 1860s in Paris, when pedals were attached directly to the hub of the front wheel. Who first had this idea is still disputed. Pierre Michaux, a maker of carriages, and his son Ernest are often credited, as is Pierre Lallement, a mechanic who later patented a similar design in the United States. Whoever deserves the credit, the result was the velocipede, a machine with an iron frame, wooden wheels with iron tyres, and cranks on the front axle. It was faster than the running machine and could be ridden without touching the ground, but it was also extremely uncomfortable on the cobbled streets of the period, which earned it the English nickname boneshaker. Even so, velocipedes became a craze in the late 1860s. Riding schools opened in Paris, London and New York, races were organised, and manufacturers struggled to keep up with demand.
 

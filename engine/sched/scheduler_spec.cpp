@@ -56,12 +56,12 @@ void Scheduler::add_drafts(std::span<Seq* const> batch, int32_t budget) {
         const int32_t covered = to_i32(cache_.block_table(conv).size()) * bs - to_i32(known.size());
         const int32_t room = std::max(0, covered) + free_slots;
         if (s->draft_len <= 0) s->draft_len = sp.max_draft;
-        const int32_t k = std::min({s->draft_len, cap - total, room,
-                                    s->req.max_tokens - to_i32(s->generated.size()) - 1});
+        const int32_t k = std::min(
+            {s->draft_len, cap - total, room, s->req.max_tokens - to_i32(s->generated.size()) - 1});
         if (k <= 0) continue;
         if (!s->drafter) {
-            s->drafter = sp.make_drafter ? sp.make_drafter()
-                                         : std::make_unique<spec::NgramDrafter>();
+            s->drafter =
+                sp.make_drafter ? sp.make_drafter() : std::make_unique<spec::NgramDrafter>();
         }
         s->drafter->propose(known, k, s->draft);
         if (to_i32(s->draft.size()) > k) s->draft.resize(static_cast<std::size_t>(k));

@@ -23,8 +23,8 @@ uint64_t NgramDrafter::hash(std::span<const int32_t> gram) {
 void NgramDrafter::index(std::span<const int32_t> tokens) {
     // Not an extension of what was indexed (a new turn that changed earlier text): start
     // again. Extensions are the rule: a step adds the tokens it accepted.
-    const bool extends = seen_.size() <= tokens.size() &&
-                         std::equal(seen_.begin(), seen_.end(), tokens.begin());
+    const bool extends =
+        seen_.size() <= tokens.size() && std::equal(seen_.begin(), seen_.end(), tokens.begin());
     if (!extends) {
         seen_.clear();
         for (auto& m : latest_) m.clear();

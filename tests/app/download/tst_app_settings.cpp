@@ -60,6 +60,7 @@ void TestAppSettings::defaults() {
     QCOMPARE(s.threads(), 0);
     QCOMPARE(s.backend(), QStringLiteral("auto"));
     QCOMPARE(s.effectiveBackend(), QStringLiteral("cpu"));
+    QVERIFY(s.speculate());
     QVERIFY(s.lastModelPath().isEmpty());
     QVERIFY(s.maxThreads() >= 1);
     QCOMPARE(s.fileName(), ini());
@@ -80,6 +81,7 @@ void TestAppSettings::roundTrip() {
         s.setPinnedShare(0.4);
         s.setThreads(3);
         s.setBackend(QStringLiteral("cuda"));
+        s.setSpeculate(false);
         s.setLastModelPath(QStringLiteral("/models/a b/ü.gguf"));
     }
     AppSettings s(ini());
@@ -98,6 +100,7 @@ void TestAppSettings::roundTrip() {
     QCOMPARE(s.effectiveBackend(), QStringLiteral("cpu"));
     QVERIFY(s.backendNote().contains(QLatin1String("CUDA")));
     QCOMPARE(s.lastModelPath(), QStringLiteral("/models/a b/ü.gguf"));
+    QVERIFY(!s.speculate());
 
     // What is on disk is what a QSettings reader sees.
     QSettings raw(ini(), QSettings::IniFormat);
@@ -304,14 +307,17 @@ void TestAppSettings::resets() {
     s.setTopK(3);
     s.setThreads(4);
     s.setBackend(QStringLiteral("cuda"));
+    s.setSpeculate(false);
     s.setLastModelPath(QStringLiteral("/x.gguf"));
     s.resetSampling();
     QCOMPARE(s.temperature(), 0.8);
     QCOMPARE(s.topK(), 40);
     QCOMPARE(s.threads(), 4);  // engine settings untouched
+    QVERIFY(!s.speculate());
     s.resetEngine();
     QCOMPARE(s.threads(), 0);
     QCOMPARE(s.backend(), QStringLiteral("auto"));
+    QVERIFY(s.speculate());
     QCOMPARE(s.lastModelPath(), QStringLiteral("/x.gguf"));
 }
 

@@ -1398,7 +1398,7 @@
 <context>
     <name>MessageDelegate</name>
     <message>
-        <location filename="../MessageDelegate.qml" line="+94"/>
+        <location filename="../MessageDelegate.qml" line="+96"/>
         <source>(empty)</source>
         <translation>(leer)</translation>
     </message>
@@ -1419,6 +1419,11 @@
             <numerusform>%n Token</numerusform>
             <numerusform>%n Token</numerusform>
         </translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 of %2 drafted kept</source>
+        <translation>%1 von %2 vorausgeschätzten behalten</translation>
     </message>
     <message>
         <location line="+6"/>
@@ -2810,17 +2815,33 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+18"/>
+        <location line="+29"/>
         <source>automatic</source>
         <translation>automatisch</translation>
     </message>
     <message>
-        <location line="-15"/>
+        <location line="-26"/>
         <source>automatic: all cores but one (kept for the window) when there are more than two</source>
         <translation>automatisch: alle Kerne bis auf einen (für das Fenster reserviert), wenn es mehr als zwei sind</translation>
     </message>
     <message>
         <location line="+9"/>
+        <location line="+4"/>
+        <source>Speculative decoding</source>
+        <translation>Spekulatives Dekodieren</translation>
+    </message>
+    <message>
+        <location line="-3"/>
+        <source>The model checks several guessed tokens at once, guessed from text already in the conversation. A reply that repeats what is there (code being edited, a quoted passage) comes faster; the reply is the same either way.</source>
+        <translation>Das Modell prüft mehrere geschätzte Tokens auf einmal, geschätzt aus Text, der schon im Gespräch steht. Eine Antwort, die Vorhandenes wiederholt (bearbeiteter Code, eine zitierte Stelle), kommt schneller; die Antwort ist in beiden Fällen dieselbe.</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>on</source>
+        <translation>ein</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>KV cache (MiB)</source>
         <translation>KV-Cache (MiB)</translation>
     </message>
@@ -2830,7 +2851,8 @@
         <translation>KV-Cache auf Datenträger (MiB)</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-16"/>
+        <location line="+23"/>
         <location line="+48"/>
         <source>off</source>
         <translation>aus</translation>

@@ -1423,7 +1423,7 @@
     <message>
         <location line="+2"/>
         <source>%1 of %2 drafted kept</source>
-        <translation>%1 von %2 vorausgeschätzten behalten</translation>
+        <translation>%1 von %2 Entwurfstokens behalten</translation>
     </message>
     <message>
         <location line="+6"/>

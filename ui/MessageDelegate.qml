@@ -104,8 +104,6 @@ Item {
         if (ttftMs >= 0) parts.push(qsTr("first token in %1").arg(Format.duration(ttftMs)))
         if (tokensPerSecond > 0) parts.push(qsTr("%1 tokens/s").arg(Format.decimal(tokensPerSecond, 1)))
         if (generatedTokens > 0) parts.push(qsTr("%n token(s)", "", generatedTokens))
-        // Speculative decoding: how many of the guessed tokens the model kept.
-        if (draftTokens > 0) parts.push(qsTr("%1 of %2 drafted kept").arg(draftAccepted).arg(draftTokens))
         // Where the prompt came from: memory, the disk tier, a context shift, or computed.
         if (promptTokensCached + promptTokensShifted + promptTokensComputed > 0) {
             const from = []
@@ -553,6 +551,13 @@ Item {
                     wrapMode: Text.Wrap
                     color: root.subtleText
                     font.pixelSize: 11
+                    // Speculative decoding's count, on the line's tooltip: a longer line that
+                    // wraps once more kept a reply finished in another chat from being
+                    // scrolled into view on return (tst_ui_replies).
+                    HoverHandler { id: statsHover }
+                    ToolTip.visible: statsHover.hovered && root.draftTokens > 0
+                    ToolTip.delay: 400
+                    ToolTip.text: qsTr("Speculative decoding: %1 of %2 drafted tokens kept").arg(root.draftAccepted).arg(root.draftTokens)
                 }
             }
         }

@@ -1421,11 +1421,6 @@
         </translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>%1 of %2 drafted kept</source>
-        <translation>%1 von %2 Entwurfstokens behalten</translation>
-    </message>
-    <message>
         <location line="+6"/>
         <source>%1 from memory</source>
         <translation>%1 aus dem Speicher</translation>
@@ -1525,6 +1520,11 @@
         <translation>Diese Antwort ist vor ihrem Ende fehlgeschlagen.</translation>
     </message>
     <message>
+        <location line="+158"/>
+        <source>Speculative decoding: %1 of %2 drafted tokens kept</source>
+        <translation>Spekulatives Dekodieren: %1 von %2 Entwurfstokens behalten</translation>
+    </message>
+    <message>
         <source>Sources</source>
         <translation type="vanished">Quellen</translation>
     </message>
@@ -1541,7 +1541,7 @@
         <translation type="vanished">Dieses Dokument wurde nicht aus einer Datei gelesen</translation>
     </message>
     <message numerus="yes">
-        <location line="+22"/>
+        <location line="-136"/>
         <source>cut at the length limit (%n token(s))</source>
         <translation>
             <numerusform>an der Längengrenze abgeschnitten (%n Token)</numerusform>
